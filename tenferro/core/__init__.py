@@ -1,0 +1,35 @@
+"""The core: values, runtime, sessions, trace, reverse sweep, registry, engine, errors.
+
+It knows no op by name (apart from ``add_any``, its own cotangent accumulation); every
+op comes from a plugin through :mod:`tenferro.core.hookspecs`.
+"""
+
+from . import errors
+from .eager import EagerTensor
+from .engine import CpuEngine, Engine
+from .hookspecs import hookimpl
+from .registry import REQUIRED, ErrorInput, OpSpec, Registry, SampleInput, default_registry, load_registry
+from .runtime import EagerRuntime, Gradients
+from .session import EagerSession
+from .tensor import Tensor
+from .trace import TraceListing
+
+__all__ = [
+    "REQUIRED",
+    "CpuEngine",
+    "EagerRuntime",
+    "EagerSession",
+    "EagerTensor",
+    "Engine",
+    "ErrorInput",
+    "Gradients",
+    "OpSpec",
+    "Registry",
+    "SampleInput",
+    "Tensor",
+    "TraceListing",
+    "default_registry",
+    "errors",
+    "hookimpl",
+    "load_registry",
+]

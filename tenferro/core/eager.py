@@ -1,0 +1,108 @@
+"""`EagerTensor`: a value that belongs to a runtime and may carry its recorded history."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .tensor import Tensor, describe
+from .trace import Node, TraceListing, listing
+
+if TYPE_CHECKING:
+    from .engine import Engine
+    from .runtime import EagerRuntime, Gradients
+
+
+class EagerTensor:
+    """A tensor of an :class:`~tenferro.EagerRuntime`.
+
+    Three kinds exist: *variables* (``rt.variable_from``; leaves with a gradient slot),
+    *constants* (``rt.constant_from``, or anything computed with nothing to track), and
+    *results* recorded from a variable, which carry the :class:`Node` that made them.
+    Only variables have a gradient slot; :meth:`grad` of anything else is ``None``.
+
+    Hashing and ``==`` are by identity, so tensors can key dicts (see ``Gradients``).
+    """
+
+    __slots__ = ("_value", "_rt", "_node", "_leaf", "_grad")
+
+    def __init__(self, value: np.ndarray, rt: EagerRuntime, node: Node | None = None, leaf: bool = False):
+        self._value = value
+        self._rt = rt
+        self._node = node
+        self._leaf = leaf
+        self._grad: np.ndarray | None = None
+
+    # -- value ---------------------------------------------------------------------------
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self._value.shape
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self._value.dtype
+
+    @property
+    def ndim(self) -> int:
+        return self._value.ndim
+
+    @property
+    def runtime(self) -> EagerRuntime:
+        return self._rt
+
+    def value(self) -> Tensor:
+        """The number this tensor holds, as an immutable :class:`Tensor` (no copy)."""
+        return Tensor(self._value)
+
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
+        return Tensor(self._value).__array__(dtype, copy)
+
+    # -- gradient bookkeeping ------------------------------------------------------------
+    def tracks_grad(self) -> bool:
+        """True for variables and for results recorded from one (torch's ``requires_grad``)."""
+        return self._leaf or self._node is not None
+
+    def is_variable(self) -> bool:
+        """True for leaves made by ``rt.variable_from``: the only tensors with a grad slot."""
+        return self._leaf
+
+    def grad(self) -> Tensor | None:
+        """The gradient accumulated in this variable's slot by ``backward``; ``None`` if no
+        backward has reached it yet, and always ``None`` for non-variables (no warning)."""
+        return None if self._grad is None else Tensor(self._grad)
+
+    def clear_grad(self) -> None:
+        """Empty the slot (torch's ``x.grad = None``); call it before each training step,
+        since every ``backward`` adds to the slot."""
+        self._grad = None
+
+    def backward(self, engine: Engine | None = None) -> Gradients:
+        """Gradient of this scalar with respect to every variable it depends on, added
+        into their slots. Returns the gradients of this call (see ``Gradients``).
+
+        Raises ``NonScalarGrad`` for a non-scalar (use :meth:`backward_with`). A tensor
+        that tracks nothing (e.g. computed under ``no_grad``) gives an empty ``Gradients``.
+        """
+        return self._rt._backward(engine, self, None)
+
+    def backward_with(self, *engine_and_cotangent: Any) -> Gradients:
+        """``backward_with([engine,] v)``: backward seeded with the cotangent ``v`` (an
+        EagerTensor of this runtime, or a Tensor, of this tensor's shape and dtype); each
+        slot receives ⟨v, ∂self/∂x⟩. torch's ``backward(gradient=v)``, JAX's ``vjp``."""
+        engine, (cotangent,) = self._rt._split_engine(engine_and_cotangent, "backward_with", ("v",))
+        return self._rt._backward(engine, self, cotangent)
+
+    def detach(self, engine: Engine | None = None) -> EagerTensor:
+        """A constant copy of this tensor's value: gradients do not flow through it
+        (torch's ``detach``, JAX's ``stop_gradient``)."""
+        return self._rt._detach(engine, self)
+
+    def trace(self) -> TraceListing:
+        """The recorded program that computed this tensor, one op per line."""
+        return listing(self)
+
+    def __repr__(self) -> str:
+        kind = "variable" if self._leaf else "result" if self._node is not None else "constant"
+        body = np.array2string(self._value, threshold=6, edgeitems=3, separator=", ")
+        return f"EagerTensor({describe(self.shape, self.dtype)}, {kind}, {body})"

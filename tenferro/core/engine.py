@@ -1,0 +1,76 @@
+"""Engines: what executes kernels, lent to one session or backward pass at a time.
+
+The engine is an explicit object (as in the seed, where the caller owns a CPU thread pool
+and lends it) so that other engines (threaded, Dask, CuPy) can come later behind the same
+two methods: :meth:`Engine.lend` and :meth:`Engine.run`.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+import numpy as np
+
+from .errors import EngineBusy
+
+
+class Engine:
+    """Base class of engines. Subclasses define :meth:`run`."""
+
+    __slots__ = ("name", "_lock", "_holder")
+
+    def __init__(self, name: str):
+        self.name = name
+        self._lock = threading.Lock()
+        self._holder = ""
+
+    @contextmanager
+    def lend(self, holder: str) -> Iterator[Engine]:
+        """Lend the engine to ``holder`` for the duration of the block.
+
+        A second borrow while the first is active raises :class:`EngineBusy` at once (it
+        never waits, so a nested session on the same engine cannot deadlock). While lent,
+        NumPy floating-point warnings are silenced: kernels return IEEE results
+        (``log(0) = -inf``, ``1/0 = inf``) without warnings, as PyTorch and JAX do.
+        """
+        if not self._lock.acquire(blocking=False):
+            raise EngineBusy(
+                f"{self!r} is already lent to {self._holder}; one engine serves one session or "
+                f"backward pass at a time. Call backward/rt.grad after the session returns, "
+                f"or give the inner call an engine of its own"
+            )
+        self._holder = holder
+        try:
+            with np.errstate(all="ignore"):
+                yield self
+        finally:
+            self._holder = ""
+            self._lock.release()
+
+    @property
+    def busy(self) -> bool:
+        """True while the engine is lent."""
+        return self._lock.locked()
+
+    def run(self, kernel: Callable[..., Any], args: Sequence[Any], params: Mapping[str, Any]) -> Any:
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}.{self.name}()"
+
+
+class CpuEngine(Engine):
+    """Runs kernels with NumPy on the calling thread."""
+
+    __slots__ = ()
+
+    @classmethod
+    def serial(cls) -> CpuEngine:
+        """An engine that runs every kernel on the calling thread, one after another."""
+        return cls("serial")
+
+    def run(self, kernel: Callable[..., Any], args: Sequence[Any], params: Mapping[str, Any]) -> Any:
+        return kernel(*args, **params)

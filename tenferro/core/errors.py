@@ -1,0 +1,78 @@
+"""Every error tenferro raises, in one hierarchy under :class:`TenferroError`.
+
+Messages name the op and the argument at fault and say what to do about it. Where a
+built-in Python exception has the same meaning (``TypeError`` for a wrong argument,
+``AttributeError`` for an unknown op name, ``IndexError`` for a bad axis) the tenferro error
+derives from it too, so generic ``except`` clauses keep working.
+"""
+
+from __future__ import annotations
+
+
+class TenferroError(Exception):
+    """Base of every error raised by tenferro."""
+
+
+class NonScalarGrad(TenferroError):
+    """``backward``/``rt.grad`` was asked for a gradient of a non-scalar output."""
+
+    def __init__(self, shape: tuple[int, ...]):
+        self.shape = tuple(shape)
+        super().__init__(f"grad requires a scalar output, got shape {list(self.shape)}")
+
+
+class ContextMismatch(TenferroError):
+    """Tensors of two different runtimes were combined."""
+
+
+class GradInactive(TenferroError):
+    """A gradient was asked with respect to something the output does not depend on
+    as a variable (an intermediate result, a constant, an unused variable)."""
+
+
+class ShapeMismatch(TenferroError, ValueError):
+    """Shapes that must agree (broadcasting, cotangents, declared shapes) do not."""
+
+
+class DTypeError(TenferroError, TypeError):
+    """A tensor has a dtype the op or call does not accept."""
+
+
+class AxisError(TenferroError, IndexError):
+    """An axis argument is out of range, repeated or not an integer."""
+
+
+class ArgumentError(TenferroError, TypeError):
+    """An op or API call got the wrong number or kind of arguments."""
+
+
+class UnknownOp(TenferroError, AttributeError):
+    """No registered op has this name."""
+
+
+class PluginError(TenferroError):
+    """A plugin failed to load, registered a bad spec, or reused another plugin's op name."""
+
+
+class RuleError(TenferroError):
+    """A VJP rule returned the wrong number of cotangents, or one of the wrong shape/dtype."""
+
+
+class NotDifferentiable(TenferroError):
+    """A derivative was needed through an op that declares no VJP rule."""
+
+
+class KernelError(TenferroError):
+    """An op's forward kernel failed in a way its own checks did not foresee."""
+
+
+class SessionEntryError(TenferroError):
+    """A session or engine cannot be used right now."""
+
+
+class EngineBusy(SessionEntryError):
+    """The engine is already lent to a session or a backward pass."""
+
+
+class SessionClosed(SessionEntryError):
+    """An op was called on a session after its ``with`` block or callback ended."""

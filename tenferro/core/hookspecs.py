@@ -1,0 +1,38 @@
+"""The hooks a tenferro plugin implements (pluggy project name ``tenferro``).
+
+A plugin is any module or object with functions marked ``@hookimpl``. Built-in op families
+and third-party packages are found the same way: through the ``tenferro`` entry-point group
+in the distribution's metadata, e.g. in ``pyproject.toml``::
+
+    [project.entry-points.tenferro]
+    mymath = "mymath.ops"
+
+pluggy is used only to find and load plugins when a registry is built; calling an op is a
+plain dict/attribute lookup and never goes through a hook.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pluggy
+
+if TYPE_CHECKING:
+    from .registry import PluginRegistrar
+
+PROJECT = "tenferro"
+
+hookspec = pluggy.HookspecMarker(PROJECT)
+hookimpl = pluggy.HookimplMarker(PROJECT)
+
+
+@hookspec
+def tenferro_register_ops(registry: PluginRegistrar) -> None:
+    """Register this plugin's ops by calling ``registry.add(OpSpec(...))`` once per op.
+
+    Called once per plugin each time a registry is built (usually once per process).
+    ``registry`` records which plugin added each spec, so an op name used by two plugins
+    is reported as a :class:`~tenferro.core.errors.PluginError` naming both. Do no heavy
+    work here: import hypothesis and other test-only packages lazily, inside the spec's
+    ``sample`` factory.
+    """

@@ -1,0 +1,287 @@
+"""`EagerRuntime`: the entry point. It owns the op registry and the recording switch, makes
+variables and constants, opens sessions, and runs backward passes and ``rt.grad``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any, TypeVar
+
+import numpy as np
+
+from .eager import EagerTensor
+from .engine import Engine
+from .errors import ArgumentError, ContextMismatch, DTypeError, GradInactive, NonScalarGrad, ShapeMismatch
+from .registry import Registry, default_registry, load_registry
+from .session import EagerSession, session_class
+from .sweep import reverse_sweep
+from .tensor import Tensor, describe, freeze
+from .trace import topological_order
+
+T = TypeVar("T")
+
+
+class Gradients:
+    """The gradients one ``backward`` call computed, keyed by variable.
+
+    ``len(grads)``, ``grads[x]`` (a :class:`Tensor`), ``x in grads`` and iteration over
+    ``(variable, Tensor)`` pairs. These are the gradients of this call alone; the slots
+    (``x.grad()``) hold the sum over every backward since the last ``clear_grad``.
+    """
+
+    __slots__ = ("_items",)
+
+    def __init__(self, items: dict[int, tuple[EagerTensor, np.ndarray]]):
+        self._items = items
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __getitem__(self, variable: EagerTensor) -> Tensor:
+        try:
+            return Tensor(self._items[id(variable)][1])
+        except KeyError:
+            raise KeyError(
+                f"{variable!r} received no gradient in this backward pass (it is not a variable "
+                f"the output depends on)"
+            ) from None
+
+    def __contains__(self, variable: object) -> bool:
+        return id(variable) in self._items
+
+    def __iter__(self) -> Iterator[tuple[EagerTensor, Tensor]]:
+        for variable, value in self._items.values():
+            yield variable, Tensor(value)
+
+    def __repr__(self) -> str:
+        kinds = ", ".join(describe(v.shape, v.dtype) for v, _ in self._items.values())
+        return f"Gradients({len(self)} variables: {kinds})"
+
+
+class EagerRuntime:
+    """Owns the ops (every installed plugin, see ``tenferro ops``) and the recording state.
+
+    ``EagerRuntime()`` loads every plugin registered under the ``tenferro`` entry point.
+    ``engine=`` sets a default engine so the ``eng`` argument of ``with_eager_session``,
+    ``eager_session``, ``backward``, ``backward_with``, ``detach`` and ``grad`` may be
+    omitted. ``plugins=`` adds plugin objects (modules with ``@hookimpl`` functions) that
+    are not installed as entry points; ``entry_points=False`` loads none from the
+    environment (only ``add_any``, the core's accumulation op, and ``plugins``).
+    """
+
+    def __init__(
+        self,
+        engine: Engine | None = None,
+        *,
+        plugins: Iterable[Any] = (),
+        entry_points: bool = True,
+        registry: Registry | None = None,
+    ):
+        plugins = tuple(plugins)
+        if registry is None:
+            registry = default_registry() if entry_points and not plugins else load_registry(plugins, entry_points=entry_points)
+        self.registry = registry
+        self._session_class = session_class(registry)
+        self._engine = engine
+        self._recording = True
+
+    # -- values --------------------------------------------------------------------------
+    def variable_from(self, tensor: Tensor | Any) -> EagerTensor:
+        """A leaf that requires gradients (torch's ``requires_grad=True``); float32/float64."""
+        value = _as_tensor(tensor, "variable_from")._array
+        if value.dtype.kind != "f":
+            raise DTypeError(
+                f"variable_from: a variable must be float32 or float64, got {value.dtype}; "
+                f"convert first (Tensor.from_numpy(a.astype(np.float64))) or use constant_from"
+            )
+        return EagerTensor(value, self, None, leaf=True)
+
+    def constant_from(self, tensor: Tensor | Any) -> EagerTensor:
+        """A plain tensor: no gradient flows into it."""
+        return EagerTensor(_as_tensor(tensor, "constant_from")._array, self)
+
+    # -- sessions ------------------------------------------------------------------------
+    def with_eager_session(self, *engine_and_fn: Any) -> Any:
+        """``with_eager_session([engine,] fn)``: lend ``engine`` to a new session, call
+        ``fn(session)`` and return what it returns. Every result already holds its number."""
+        engine, (fn,) = self._split_engine(engine_and_fn, "with_eager_session", ("fn",))
+        if not callable(fn):
+            raise ArgumentError(f"with_eager_session: fn must be callable, got {type(fn).__name__}")
+        with self.eager_session(engine) as session:
+            return fn(session)
+
+    @contextmanager
+    def eager_session(self, engine: Engine | None = None) -> Iterator[EagerSession]:
+        """``with rt.eager_session(eng) as s:`` — the context-manager form of
+        :meth:`with_eager_session`; the session is closed when the block ends."""
+        engine = self._engine_or_default(engine, "eager_session")
+        with engine.lend("a session"):
+            session = self._session_class(self, engine)
+            try:
+                yield session
+            finally:
+                session._close()
+
+    @contextmanager
+    def no_grad(self) -> Iterator[None]:
+        """Within the block ops compute but record nothing (torch's ``no_grad``); their
+        results do not track gradients and ``backward`` on them returns empty Gradients."""
+        previous = self._recording
+        self._recording = False
+        try:
+            yield
+        finally:
+            self._recording = previous
+
+    # -- derivatives ---------------------------------------------------------------------
+    def grad(self, *engine_out_wrt: Any) -> EagerTensor | list[EagerTensor]:
+        """``grad([engine,] out, wrt)``: the gradient of scalar ``out`` with respect to the
+        variable ``wrt`` (or a list of them, giving a list), without touching any slot.
+
+        Like ``jax.grad``, the result is recorded, so it can be differentiated again:
+        ``rt.grad(s.reduce_sum(s.mul(rt.grad(out, x), v)), x)`` is a Hessian-vector product.
+        (Under ``rt.no_grad()`` nothing is recorded.) ``wrt`` must be variables ``out``
+        depends on; anything else raises ``GradInactive``.
+        """
+        engine, (out, wrt) = self._split_engine(engine_out_wrt, "grad", ("out", "wrt"))
+        single = isinstance(wrt, EagerTensor)
+        targets = [wrt] if single else list(wrt) if isinstance(wrt, (list, tuple)) else None
+        if targets is None:
+            raise ArgumentError(f"grad: wrt must be an EagerTensor or a list of them, got {type(wrt).__name__}")
+        self._check_member(out, "grad: out")
+        for index, target in enumerate(targets):
+            self._check_member(target, f"grad: wrt[{index}]")
+        if not out.tracks_grad():
+            raise GradInactive(
+                "grad is inactive: the output does not track gradients (it was computed from "
+                "constants only, or under rt.no_grad())"
+            )
+        order = topological_order(out)
+        needed = _needed(order, targets)
+        for index, target in enumerate(targets):
+            if not target._leaf:
+                raise GradInactive(
+                    f"grad is inactive: wrt[{index}] ({describe(target.shape, target.dtype)}) is "
+                    f"{'an intermediate result' if target._node is not None else 'a constant'}, not a "
+                    f"variable; rt.grad differentiates with respect to variables only (make it one "
+                    f"with rt.variable_from(t.value()) and recompute from it)"
+                )
+            if id(target) not in needed:
+                raise GradInactive(
+                    f"grad is inactive: the output does not depend on wrt[{index}] "
+                    f"({describe(target.shape, target.dtype)}), so its derivative is identically zero"
+                )
+        with engine.lend("rt.grad"):
+            session = self._session_class(self, engine, record=self._recording, needed=needed)
+            leaves = reverse_sweep(session, out, self._seed(out), order)
+            session._close()
+        grads = [_zero_if_none(self, *leaves[id(t)]) for t in targets]
+        return grads[0] if single else grads
+
+    def _backward(self, engine: Engine | None, out: EagerTensor, cotangent: Any) -> Gradients:
+        engine = self._engine_or_default(engine, "backward")
+        self._check_member(out, "backward")
+        seed = self._seed(out) if cotangent is None else self._cotangent(out, cotangent)
+        if not out.tracks_grad():
+            return Gradients({})
+        order = topological_order(out)
+        with engine.lend("backward"):
+            session = self._session_class(self, engine, record=False)
+            leaves = reverse_sweep(session, out, seed, order)
+            session._close()
+        # Every gradient is computed before any slot is written: a failing rule leaves
+        # all slots as they were.
+        computed = {
+            key: (variable, _zero_if_none(self, variable, ct)._value) for key, (variable, ct) in leaves.items()
+        }
+        for variable, value in computed.values():
+            variable._grad = value if variable._grad is None else freeze(variable._grad + value)
+        return Gradients(computed)
+
+    def _detach(self, engine: Engine | None, tensor: EagerTensor) -> EagerTensor:
+        engine = self._engine_or_default(engine, "detach")
+        self._check_member(tensor, "detach")
+        with engine.lend("detach"):
+            return EagerTensor(freeze(tensor._value.copy()), self)
+
+    # -- argument checks -----------------------------------------------------------------
+    def _engine_or_default(self, engine: Engine | None, call: str) -> Engine:
+        if engine is None:
+            engine = self._engine
+            if engine is None:
+                raise ArgumentError(
+                    f"{call}: pass an engine (e.g. CpuEngine.serial()), or create the runtime "
+                    f"with EagerRuntime(engine=CpuEngine.serial()) to make one the default"
+                )
+        elif not isinstance(engine, Engine):
+            raise ArgumentError(f"{call}: expected an engine such as CpuEngine.serial(), got {type(engine).__name__}")
+        return engine
+
+    def _split_engine(self, args: Sequence[Any], call: str, names: tuple[str, ...]) -> tuple[Engine, tuple[Any, ...]]:
+        """Accept ``call(engine, *names)`` or, with a default engine, ``call(*names)``."""
+        if len(args) == len(names) + 1:
+            return self._engine_or_default(args[0], call), tuple(args[1:])
+        if len(args) == len(names) and not isinstance(args[0], Engine):
+            return self._engine_or_default(None, call), tuple(args)
+        raise ArgumentError(f"{call} takes ([engine,] {', '.join(names)}), got {len(args)} arguments")
+
+    def _check_member(self, tensor: Any, what: str) -> None:
+        if not isinstance(tensor, EagerTensor):
+            raise ArgumentError(f"{what} must be an EagerTensor, got {type(tensor).__name__}")
+        if tensor._rt is not self:
+            raise ContextMismatch(f"{what} belongs to {tensor._rt!r}, not to {self!r}; tensors of two runtimes cannot be mixed")
+
+    def _seed(self, out: EagerTensor) -> EagerTensor:
+        if out.shape != ():
+            raise NonScalarGrad(out.shape)
+        return EagerTensor(freeze(np.ones((), out.dtype)), self)
+
+    def _cotangent(self, out: EagerTensor, cotangent: Any) -> EagerTensor:
+        if isinstance(cotangent, EagerTensor):
+            self._check_member(cotangent, "backward_with: the cotangent v")
+            value = cotangent._value
+        elif isinstance(cotangent, Tensor):
+            value = cotangent._array
+        else:
+            raise ArgumentError(
+                f"backward_with: the cotangent v must be an EagerTensor or a Tensor, got "
+                f"{type(cotangent).__name__}"
+            )
+        if value.shape != out.shape:
+            raise ShapeMismatch(
+                f"backward_with: the cotangent v has shape {list(value.shape)}, but the output "
+                f"has shape {list(out.shape)}; they must be equal"
+            )
+        if value.dtype != out.dtype:
+            raise DTypeError(
+                f"backward_with: the cotangent v has dtype {value.dtype}, but the output has "
+                f"dtype {out.dtype}; they must be equal"
+            )
+        return EagerTensor(value, self)
+
+    def __repr__(self) -> str:
+        return f"<EagerRuntime {id(self):#x}>"
+
+
+def _as_tensor(tensor: Any, call: str) -> Tensor:
+    if isinstance(tensor, Tensor):
+        return tensor
+    if isinstance(tensor, EagerTensor):
+        raise ArgumentError(f"{call}: got an EagerTensor; pass its value (x.value()) to make a new leaf")
+    return Tensor.from_numpy(tensor)
+
+
+def _needed(order: list[EagerTensor], targets: list[EagerTensor]) -> set[int]:
+    """ids of the tensors in ``order`` from which some target can be reached."""
+    needed = {id(t) for t in targets}
+    for tensor in order:
+        node = tensor._node
+        if node is not None and any(id(arg) in needed for arg in node.inputs):
+            needed.add(id(tensor))
+    return needed & {id(t) for t in order}
+
+
+def _zero_if_none(rt: EagerRuntime, variable: EagerTensor, ct: EagerTensor | None) -> EagerTensor:
+    if ct is not None:
+        return ct
+    return EagerTensor(freeze(np.zeros(variable.shape, variable.dtype)), rt)

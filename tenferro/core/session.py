@@ -1,0 +1,234 @@
+"""`EagerSession`: where ops are called, and the one function every op call goes through.
+
+A session is handed to the callback of ``rt.with_eager_session`` (or bound by
+``with rt.eager_session(eng) as s``). Its methods are the registry's ops, installed once
+per registry on a session subclass, so ``s.mul(a, b)`` is a plain method call: no pluggy,
+no per-call name lookup.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .eager import EagerTensor
+from .errors import (
+    ArgumentError,
+    ContextMismatch,
+    DTypeError,
+    KernelError,
+    PluginError,
+    SessionClosed,
+    TenferroError,
+)
+from .registry import REQUIRED, OpSpec, Registry
+from .tensor import dtype_name
+from .trace import Node
+
+if TYPE_CHECKING:
+    from .engine import Engine
+    from .runtime import EagerRuntime
+
+#: NumPy dtype kind of each Python scalar type accepted as a constant operand.
+_SCALAR_KINDS = {bool: "b", int: "i", float: "f", complex: "c"}
+_KIND_WORDS = {"b": "bool", "i": "integer", "u": "unsigned integer", "f": "float", "c": "complex"}
+_NO_PARAMS: Mapping[str, Any] = {}
+
+
+class EagerSession:
+    """The ops of a runtime, bound to a lent engine.
+
+    Every op takes its tensor arguments positionally (EagerTensors of the session's
+    runtime, or Python/NumPy scalars as constants) followed by its static params, and
+    returns a new EagerTensor; no op modifies its arguments. ``tenferro ops`` lists them.
+    """
+
+    def __init__(self, rt: EagerRuntime, engine: Engine, record: bool = True, needed: set[int] | None = None):
+        self._rt = rt
+        self._engine = engine
+        self._record = record
+        self._needed = needed
+        self._open = True
+
+    @property
+    def runtime(self) -> EagerRuntime:
+        return self._rt
+
+    def needs_grad(self, arg: Any) -> bool:
+        """Whether a VJP rule must produce a cotangent for ``arg``: it tracks gradients and,
+        inside ``rt.grad``, leads to one of the requested variables."""
+        return (
+            type(arg) is EagerTensor
+            and (arg._leaf or arg._node is not None)
+            and (self._needed is None or id(arg) in self._needed)
+        )
+
+    def _close(self) -> None:
+        self._open = False
+
+    def __getattr__(self, name: str) -> Any:
+        # Only reached when no op of this name is installed on the session class.
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise self._rt.registry.unknown(name)
+
+    def _apply(self, spec: OpSpec, args: tuple[Any, ...], params: Mapping[str, Any]) -> EagerTensor:
+        """Run one op: check the arguments, run the kernel on the engine, record a node."""
+        if not self._open:
+            raise SessionClosed(
+                f"{spec.name}: this session has ended; call ops inside the session's callback or with-block"
+            )
+        rt = self._rt
+        values = []
+        tracked = False
+        has_tensor = False
+        for index, arg in enumerate(args):
+            if type(arg) is EagerTensor:
+                if arg._rt is not rt:
+                    raise ContextMismatch(
+                        f"{spec.name}: argument {spec.inputs[index]!r} belongs to {arg._rt!r}, "
+                        f"but this session belongs to {rt!r}; tensors of two runtimes cannot be mixed"
+                    )
+                value = arg._value
+                kind = value.dtype.kind
+                has_tensor = True
+                if arg._leaf or arg._node is not None:
+                    tracked = True
+            else:
+                value = arg
+                kind = _scalar_kind(spec, index, arg)
+            if kind not in spec.accepts[index]:
+                raise _dtype_error(spec, index, value)
+            values.append(value)
+        if not has_tensor:
+            raise ArgumentError(
+                f"{spec.name}: every argument is a scalar; pass at least one tensor "
+                f"(rt.constant_from(...)) or compute scalars in Python"
+            )
+        try:
+            out = self._engine.run(spec.forward, values, params)
+        except TenferroError:
+            raise
+        except Exception as exc:
+            raise _explain(spec, values, params, exc) from None
+        if type(out) is not np.ndarray:
+            out = np.asarray(out)
+        out.flags.writeable = False
+        node = None
+        if tracked and self._record and rt._recording:
+            if out.dtype.kind == "f":
+                node = Node(spec, args, params)
+            elif out.dtype.kind == "c":
+                raise DTypeError(
+                    f"{spec.name}: the result is complex, and derivatives of complex results are "
+                    f"not supported yet; compute it under rt.no_grad() or from constants"
+                )
+        return EagerTensor(out, rt, node)
+
+
+def _scalar_kind(spec: OpSpec, index: int, arg: Any) -> str:
+    kind = _SCALAR_KINDS.get(type(arg))
+    if kind is not None:
+        return kind
+    if isinstance(arg, np.generic):
+        return arg.dtype.kind
+    hint = (
+        "wrap arrays with rt.constant_from(Tensor.from_numpy(a)) or rt.variable_from(...)"
+        if isinstance(arg, (np.ndarray, list, tuple))
+        else "pass an EagerTensor of this session's runtime or a Python number"
+    )
+    raise ArgumentError(
+        f"{spec.name}: argument {spec.inputs[index]!r} is a {type(arg).__name__}; {hint}"
+    )
+
+
+def _dtype_error(spec: OpSpec, index: int, value: Any) -> DTypeError:
+    dtype = value.dtype if isinstance(value, (np.ndarray, np.generic)) else type(value).__name__
+    shown = dtype_name(dtype) if isinstance(dtype, np.dtype) else dtype
+    allowed = " or ".join(_KIND_WORDS[k] for k in spec.accepts[index])
+    return DTypeError(
+        f"{spec.name}: argument {spec.inputs[index]!r} has dtype {shown}; "
+        f"{spec.name} accepts {allowed} tensors there"
+    )
+
+
+def _explain(spec: OpSpec, values: list[Any], params: Mapping[str, Any], exc: Exception) -> TenferroError:
+    """Turn a kernel's NumPy/Python exception into the TenferroError that names the cause."""
+    if spec.explain is not None:
+        try:
+            error = spec.explain(*values, **params)
+        except TenferroError as explained:
+            error = explained
+        if error is not None:
+            return error
+    return KernelError(
+        f"{spec.name} (plugin {spec.plugin!r}) failed: {type(exc).__name__}: {exc}; "
+        f"check its arguments against its signature {spec.signature}"
+    )
+
+
+def _bind(spec: OpSpec, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    """Split a call into tensor arguments and params, applying defaults; ArgumentError
+    for a wrong count or an unknown/duplicate name."""
+    names = spec.inputs + tuple(spec.params)
+    if len(args) > len(names):
+        raise ArgumentError(
+            f"{spec.name} takes at most {len(names)} arguments ({spec.signature}), got {len(args)}"
+        )
+    bound = dict(zip(names, args))
+    for key, value in kwargs.items():
+        if key not in names:
+            raise ArgumentError(f"{spec.name} has no argument {key!r}; its signature is {spec.signature}")
+        if key in bound:
+            raise ArgumentError(f"{spec.name} got argument {key!r} twice")
+        bound[key] = value
+    missing = [n for n in spec.inputs if n not in bound]
+    missing += [n for n, d in spec.params.items() if d is REQUIRED and n not in bound]
+    if missing:
+        raise ArgumentError(
+            f"{spec.name} is missing argument {', '.join(map(repr, missing))}; its signature is {spec.signature}"
+        )
+    tensors = tuple(bound[n] for n in spec.inputs)
+    params = {n: bound.get(n, d) for n, d in spec.params.items()}
+    return tensors, params
+
+
+def _method(spec: OpSpec) -> Any:
+    arity = len(spec.inputs)
+
+    if spec.params:
+        def op(self: EagerSession, *args: Any, **kwargs: Any) -> EagerTensor:
+            return self._apply(spec, *_bind(spec, args, kwargs))
+    else:
+        def op(self: EagerSession, *args: Any, **kwargs: Any) -> EagerTensor:
+            if kwargs or len(args) != arity:
+                return self._apply(spec, *_bind(spec, args, kwargs))
+            return self._apply(spec, args, _NO_PARAMS)
+
+    parameters = [inspect.Parameter("self", inspect.Parameter.POSITIONAL_ONLY)]
+    parameters += [inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD) for n in spec.inputs]
+    parameters += [
+        inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=inspect.Parameter.empty if d is REQUIRED else d)
+        for n, d in spec.params.items()
+    ]
+    op.__name__ = op.__qualname__ = spec.name
+    op.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
+    op.__doc__ = f"{spec.doc.strip()}\n\nOp of plugin {spec.plugin!r}." if spec.doc else f"Op of plugin {spec.plugin!r}."
+    return op
+
+
+def session_class(registry: Registry) -> type[EagerSession]:
+    """The EagerSession subclass with one method per op of ``registry`` (built once)."""
+    cls = getattr(registry, "_session_class", None)
+    if cls is None:
+        methods = {spec.name: _method(spec) for spec in registry}
+        clashes = sorted(set(methods) & set(dir(EagerSession)))
+        if clashes:
+            owners = ", ".join(f"{n!r} (plugin {registry[n].plugin!r})" for n in clashes)
+            raise PluginError(f"op names {owners} clash with EagerSession attributes; rename the ops")
+        cls = type("EagerSession", (EagerSession,), {"__module__": __name__, **methods})
+        registry._session_class = cls  # type: ignore[attr-defined]
+    return cls

@@ -1,0 +1,102 @@
+"""The reverse sweep: walk a trace from its output back to the variables, calling each
+op's VJP rule and adding up cotangents.
+
+The sweep runs the rules on a session. In ``backward`` that session records nothing, so
+no derivative trace is built; in ``rt.grad`` it records, so the gradient it returns is
+itself a traced result and can be differentiated again.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .eager import EagerTensor
+from .errors import NotDifferentiable, RuleError
+from .registry import OpSpec
+from .tensor import describe
+
+if TYPE_CHECKING:
+    from .session import EagerSession
+
+
+def _add_any_sample() -> Any:
+    from tenferro.testing.strategies import same_shape_arrays
+
+    return same_shape_arrays(2)
+
+
+#: The core's only primitive: adds two cotangents that reach the same tensor. It is an op
+#: (not a bare ``+``) so that accumulation inside ``rt.grad`` is recorded and differentiable.
+ADD_ANY = OpSpec(
+    name="add_any",
+    inputs=("a", "b"),
+    forward=np.add,
+    vjp=lambda s, g, inputs, out: (g, g),
+    accepts="f",
+    sample=_add_any_sample,
+    reference=np.add,
+    doc="a + b for two cotangents of one shape and dtype; how the reverse sweep accumulates.",
+)
+
+
+def _check_cotangent(spec: OpSpec, index: int, arg: EagerTensor, ct: Any, rt: Any) -> None:
+    if type(ct) is not EagerTensor or ct._rt is not rt:
+        raise RuleError(
+            f"the VJP of {spec.name} (plugin {spec.plugin!r}) returned {type(ct).__name__} for input "
+            f"{index} ({spec.inputs[index]!r}); a cotangent must be None or an EagerTensor made "
+            f"with the session's ops"
+        )
+    value = ct._value
+    if value.shape != arg._value.shape or value.dtype != arg._value.dtype:
+        raise RuleError(
+            f"the VJP of {spec.name} (plugin {spec.plugin!r}) returned a cotangent of type "
+            f"{describe(value.shape, value.dtype)} for input {index} ({spec.inputs[index]!r}) of type "
+            f"{describe(arg.shape, arg.dtype)}; a cotangent must have its input's shape and dtype "
+            f"(sum broadcast axes back, cast mixed precision back)"
+        )
+
+
+def reverse_sweep(
+    session: EagerSession, output: EagerTensor, seed: EagerTensor, order: list[EagerTensor]
+) -> dict[int, tuple[EagerTensor, EagerTensor | None]]:
+    """Cotangents of the variables in ``order`` (a topological order ending in ``output``),
+    given the cotangent ``seed`` of ``output``: ``{id(variable): (variable, cotangent)}``,
+    where ``None`` means the derivative is identically zero.
+
+    Only tensors for which ``session.needs_grad`` is true receive cotangents; a cotangent
+    is dropped as soon as the node that consumes it has run.
+    """
+    rt = session._rt
+    add_any = rt.registry["add_any"]
+    pending: dict[int, EagerTensor] = {id(output): seed}
+    leaves: dict[int, tuple[EagerTensor, EagerTensor | None]] = {}
+    for tensor in reversed(order):
+        g = pending.pop(id(tensor), None)
+        node = tensor._node
+        if node is None:
+            leaves[id(tensor)] = (tensor, g)
+            continue
+        if g is None:
+            continue
+        spec = node.spec
+        inputs = node.inputs
+        if spec.vjp is None:
+            raise NotDifferentiable(
+                f"op {spec.name} (plugin {spec.plugin!r}) has no VJP rule, so derivatives cannot "
+                f"flow through it; compute it from constants or under rt.no_grad()"
+            )
+        cotangents = spec.vjp(session, g, inputs, tensor, **node.params)
+        if len(cotangents) != len(inputs):
+            raise RuleError(
+                f"the VJP of {spec.name} (plugin {spec.plugin!r}) returned {len(cotangents)} "
+                f"cotangents for {len(inputs)} inputs; return one per input (None for zero)"
+            )
+        for index, (arg, ct) in enumerate(zip(inputs, cotangents)):
+            if ct is None or not session.needs_grad(arg):
+                continue
+            _check_cotangent(spec, index, arg, ct, rt)
+            previous = pending.get(id(arg))
+            pending[id(arg)] = ct if previous is None else session._apply(add_any, (previous, ct), {})
+    return leaves

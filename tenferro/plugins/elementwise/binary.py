@@ -1,0 +1,316 @@
+"""Binary arithmetic with NumPy broadcasting, and the selection ops built on comparisons.
+
+Either operand may be a Python scalar (a constant with NumPy's "weak" dtype, so
+``mul(x_f32, 2.0)`` stays float32). Cotangents are summed back to each input's shape and
+cast back to its dtype by :func:`unbroadcast`.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from tenferro.core.eager import EagerTensor
+from tenferro.core.errors import ArgumentError, DTypeError, ShapeMismatch, TenferroError
+from tenferro.core.registry import REQUIRED, ErrorInput, OpSpec
+
+from .broadcasting import unbroadcast
+
+COMPARISONS: dict[str, Callable[[Any, Any], np.ndarray]] = {
+    "lt": np.less, "le": np.less_equal, "gt": np.greater,
+    "ge": np.greater_equal, "eq": np.equal, "ne": np.not_equal,
+}
+_SYMBOLS = {"<": "lt", "<=": "le", ">": "gt", ">=": "ge", "==": "eq", "!=": "ne"}
+
+
+def explain_broadcast(name: str, names: tuple[str, ...]) -> Callable[..., TenferroError | None]:
+    """``explain`` for ops whose tensor arguments broadcast together."""
+
+    def explain(*args: Any, **params: Any) -> TenferroError | None:
+        shapes = [np.shape(a) for a in args]
+        try:
+            np.broadcast_shapes(*shapes)
+        except ValueError:
+            listed = ", ".join(f"{list(sh)} ({n})" for n, sh in zip(names, shapes))
+            return ShapeMismatch(
+                f"{name}: shapes {listed} do not broadcast together; sizes must match or be 1 "
+                f"in every trailing axis"
+            )
+        return None
+
+    return explain
+
+
+def _pairs(**kwargs: Any) -> Callable[[], Any]:
+    def sample() -> Any:
+        from tenferro.testing.strategies import broadcast_pair
+
+        return broadcast_pair(**kwargs)
+
+    return sample
+
+
+def _separated() -> Any:
+    from tenferro.testing.strategies import separated_pair
+
+    return separated_pair()
+
+
+def _binary_errors() -> list[ErrorInput]:
+    return [
+        ErrorInput((np.zeros(2), np.zeros(3)), {}, ShapeMismatch, "do not broadcast"),
+        ErrorInput((np.zeros(2), np.array([True, False])), {}, DTypeError, "argument 'b' has dtype bool"),
+    ]
+
+
+def _binary(name: str, forward: Any, vjp: Any, reference: Any, doc: str, sample: Callable[[], Any] = _pairs()) -> OpSpec:
+    return OpSpec(
+        name=name,
+        inputs=("a", "b"),
+        forward=forward,
+        vjp=vjp,
+        accepts="fiu",
+        explain=explain_broadcast(name, ("a", "b")),
+        sample=sample,
+        reference=reference,
+        error_inputs=_binary_errors,
+        doc=doc,
+    )
+
+
+# -- VJP rules -------------------------------------------------------------------------
+def _add_vjp(s: Any, g: Any, inputs: tuple[Any, Any], out: Any) -> tuple[Any, Any]:
+    a, b = inputs
+    return (
+        unbroadcast(s, g, a) if s.needs_grad(a) else None,
+        unbroadcast(s, g, b) if s.needs_grad(b) else None,
+    )
+
+
+def _sub_vjp(s: Any, g: Any, inputs: tuple[Any, Any], out: Any) -> tuple[Any, Any]:
+    a, b = inputs
+    return (
+        unbroadcast(s, g, a) if s.needs_grad(a) else None,
+        unbroadcast(s, s.neg(g), b) if s.needs_grad(b) else None,
+    )
+
+
+def _mul_vjp(s: Any, g: Any, inputs: tuple[Any, Any], out: Any) -> tuple[Any, Any]:
+    a, b = inputs
+    return (
+        unbroadcast(s, s.mul(g, b), a) if s.needs_grad(a) else None,
+        unbroadcast(s, s.mul(g, a), b) if s.needs_grad(b) else None,
+    )
+
+
+def _div_vjp(s: Any, g: Any, inputs: tuple[Any, Any], out: Any) -> tuple[Any, Any]:
+    a, b = inputs
+    g_over_b = s.div(g, b)
+    return (
+        unbroadcast(s, g_over_b, a) if s.needs_grad(a) else None,
+        # d(a/b)/db = -a/b**2 = -(1/b)(a/b)
+        unbroadcast(s, s.neg(s.mul(g_over_b, out)), b) if s.needs_grad(b) else None,
+    )
+
+
+def _pow_vjp(s: Any, g: Any, inputs: tuple[Any, Any], out: Any) -> tuple[Any, Any]:
+    a, b = inputs
+    ga = gb = None
+    if s.needs_grad(a):
+        if type(b) is not EagerTensor:  # a scalar exponent: b - 1 in plain Python
+            ga = None if b == 0 else unbroadcast(s, s.mul(g, s.mul(s.pow(a, b - 1), b)), a)
+        else:
+            # b·a**(b-1) is 0·inf at a == b == 0; take base 1 there (value 0, and its
+            # derivative in b stays right wherever a != 0)
+            degenerate = s.where_select(s.compare(a, 0, "eq"), s.compare(b, 0, "eq"), False)
+            base = s.where_select(degenerate, 1.0, a)
+            ga = unbroadcast(s, s.mul(g, s.mul(s.pow(base, s.sub(b, 1)), b)), a)
+    if s.needs_grad(b):
+        # d(a**b)/db = a**b log(a), taken as 0 where a == 0 (PyTorch's convention)
+        if type(a) is not EagerTensor:
+            log_a = float(np.log(a)) if a != 0 else 0.0
+        else:
+            log_a = s.log(s.where_select(s.compare(a, 0, "eq"), 1.0, a))
+        gb = unbroadcast(s, s.mul(g, s.mul(out, log_a)), b)
+    return ga, gb
+
+
+def select_vjp(s: Any, g: Any, a: Any, b: Any, wins: str, want: tuple[bool, bool]) -> tuple[Any, Any]:
+    """Cotangents of maximum (``wins="gt"``) or minimum (``"lt"``) of ``a`` and ``b``;
+    ties split the cotangent evenly, half to each operand (PyTorch's convention)."""
+    a_wins = s.compare(a, b, wins)
+    tie = s.compare(a, b, "eq")
+    half = s.mul(g, 0.5)
+    ga = unbroadcast(s, s.where_select(a_wins, g, s.where_select(tie, half, 0.0)), a) if want[0] else None
+    gb = unbroadcast(s, s.where_select(a_wins, 0.0, s.where_select(tie, half, g)), b) if want[1] else None
+    return ga, gb
+
+
+def _extremum_vjp(wins: str) -> Callable[..., tuple[Any, Any]]:
+    def vjp(s: Any, g: Any, inputs: tuple[Any, Any], out: Any) -> tuple[Any, Any]:
+        a, b = inputs
+        return select_vjp(s, g, a, b, wins, (s.needs_grad(a), s.needs_grad(b)))
+
+    return vjp
+
+
+def _where_vjp(s: Any, g: Any, inputs: tuple[Any, Any, Any], out: Any) -> tuple[Any, Any, Any]:
+    cond, a, b = inputs
+    return (
+        None,
+        unbroadcast(s, s.where_select(cond, g, 0.0), a) if s.needs_grad(a) else None,
+        unbroadcast(s, s.where_select(cond, 0.0, g), b) if s.needs_grad(b) else None,
+    )
+
+
+def _clamp_vjp(s: Any, g: Any, inputs: tuple[Any, Any, Any], out: Any) -> tuple[Any, Any, Any]:
+    # clamp(x, lo, hi) = minimum(maximum(x, lo), hi), differentiated as that composition.
+    x, lo, hi = inputs
+    want_x, want_lo, want_hi = (s.needs_grad(v) for v in inputs)
+    inner = s.maximum(x, lo)
+    g_inner, g_hi = select_vjp(s, g, inner, hi, "lt", (want_x or want_lo, want_hi))
+    g_x, g_lo = select_vjp(s, g_inner, x, lo, "gt", (want_x, want_lo)) if g_inner is not None else (None, None)
+    return g_x, g_lo, g_hi
+
+
+# -- kernels ---------------------------------------------------------------------------
+def _pow(a: Any, b: Any) -> np.ndarray:
+    integers = all(np.asarray(v).dtype.kind in "iu" for v in (a, b))
+    if integers and np.any(np.asarray(b) < 0):
+        raise DTypeError("pow: an integer base with a negative integer exponent; make the base a float tensor")
+    return np.power(a, b)
+
+
+def _compare(a: Any, b: Any, op: str) -> np.ndarray:
+    ufunc = COMPARISONS.get(_SYMBOLS.get(op, op)) if isinstance(op, str) else None
+    if ufunc is None:
+        raise ArgumentError(
+            f"compare: op must be one of {', '.join(COMPARISONS)} (or {', '.join(_SYMBOLS)}), got {op!r}"
+        )
+    return ufunc(a, b)
+
+
+def _where(cond: Any, a: Any, b: Any) -> np.ndarray:
+    return np.where(cond, a, b)
+
+
+def _clamp(x: Any, lo: Any, hi: Any) -> np.ndarray:
+    return np.minimum(np.maximum(x, lo), hi)
+
+
+def _select_sample() -> Any:
+    from hypothesis import strategies as st
+    from hypothesis.extra import numpy as hnp
+
+    from tenferro.core.registry import SampleInput
+    from tenferro.testing.strategies import floats_array
+
+    @st.composite
+    def sample(draw: Any) -> SampleInput:
+        shapes = draw(hnp.mutually_broadcastable_shapes(num_shapes=3, min_dims=0, max_dims=3, max_side=3))
+        cond = draw(hnp.arrays(np.bool_, shapes.input_shapes[0]))
+        return SampleInput((cond, *(draw(floats_array(sh)) for sh in shapes.input_shapes[1:])))
+
+    return sample()
+
+
+def _clamp_sample() -> Any:
+    from hypothesis import strategies as st
+    from hypothesis.extra import numpy as hnp
+
+    from tenferro.core.registry import SampleInput
+    from tenferro.testing.strategies import floats_array
+
+    @st.composite
+    def sample(draw: Any) -> SampleInput:
+        # bounds on a grid of halves, x kept a quarter away from every grid point: no ties
+        shapes = draw(hnp.mutually_broadcastable_shapes(num_shapes=3, min_dims=0, max_dims=3, max_side=3))
+        x = draw(floats_array(shapes.input_shapes[0], -3.0, 3.0, avoid=tuple(np.arange(-3.0, 3.01, 0.5)), margin=0.25))
+        lo = draw(hnp.arrays(np.int64, shapes.input_shapes[1], elements=st.integers(-6, 0))) / 2.0
+        hi = lo + draw(hnp.arrays(np.int64, shapes.input_shapes[2], elements=st.integers(1, 6))) / 2.0
+        return SampleInput((x, lo, hi))
+
+    return sample()
+
+
+def _compare_sample() -> Any:
+    from hypothesis import strategies as st
+
+    from tenferro.core.registry import SampleInput
+    from tenferro.testing.strategies import broadcast_pair
+
+    return st.tuples(broadcast_pair(), st.sampled_from(sorted(COMPARISONS))).map(
+        lambda pair_op: SampleInput(pair_op[0].args, {"op": pair_op[1]})
+    )
+
+
+_V = np.zeros(2)
+
+SPECS = [
+    _binary("add", np.add, _add_vjp, lambda a, b: np.asarray(a) + b, "a + b."),
+    _binary("sub", np.subtract, _sub_vjp, lambda a, b: np.asarray(a) - b, "a - b."),
+    _binary("mul", np.multiply, _mul_vjp, lambda a, b: np.asarray(a) * b, "a * b."),
+    _binary(
+        "div", np.true_divide, _div_vjp, lambda a, b: np.asarray(a) / b,
+        "a / b (true division; integers give float64). x/0 = ±inf.", _pairs(b_avoid=(0.0,)),
+    ),
+    _binary(
+        "pow", _pow, _pow_vjp, lambda a, b: np.exp(np.log(a) * b),
+        "a ** b. Conventions (PyTorch's): d/da = b·a**(b-1) is 0 where b == 0 (also at a == 0); "
+        "d/db = a**b·log(a) is 0 where a == 0 and nan where a < 0.", _pairs(a_range=(0.5, 3.0), b_range=(-2.0, 2.5)),
+    ),
+    _binary(
+        "maximum", np.maximum, _extremum_vjp("gt"), lambda a, b: np.where(np.greater(a, b), a, b),
+        "Elementwise max. Convention: where a == b the cotangent is split evenly, half to each.", _separated,
+    ),
+    _binary(
+        "minimum", np.minimum, _extremum_vjp("lt"), lambda a, b: np.where(np.less(a, b), a, b),
+        "Elementwise min. Convention: where a == b the cotangent is split evenly, half to each.", _separated,
+    ),
+    OpSpec(
+        name="where_select",
+        inputs=("cond", "a", "b"),
+        forward=_where,
+        vjp=_where_vjp,
+        accepts=("b", "biuf", "biuf"),
+        explain=explain_broadcast("where_select", ("cond", "a", "b")),
+        sample=_select_sample,
+        reference=lambda c, a, b: np.asarray(c) * np.asarray(a) + (~np.asarray(c)) * np.asarray(b),
+        error_inputs=lambda: [
+            ErrorInput((np.array([1.0, 0.0]), _V, _V), {}, DTypeError, "argument 'cond' has dtype f64"),
+            ErrorInput((np.array([True, False]), _V, np.zeros(3)), {}, ShapeMismatch, "do not broadcast"),
+        ],
+        doc="a where cond is true, else b (NumPy's where); cond is a bool tensor and gets no gradient.",
+    ),
+    OpSpec(
+        name="clamp",
+        inputs=("x", "lo", "hi"),
+        forward=_clamp,
+        vjp=_clamp_vjp,
+        accepts="fiu",
+        explain=explain_broadcast("clamp", ("x", "lo", "hi")),
+        sample=_clamp_sample,
+        reference=lambda x, lo, hi: np.clip(x, lo, hi),
+        error_inputs=lambda: [ErrorInput((_V, 0.0, np.zeros(3)), {}, ShapeMismatch, "do not broadcast")],
+        doc="minimum(maximum(x, lo), hi), differentiated as that composition: ties at a bound split "
+        "the cotangent evenly between x and the bound; lo and hi may be tensors or scalars.",
+    ),
+    OpSpec(
+        name="compare",
+        inputs=("a", "b"),
+        params={"op": REQUIRED},
+        forward=_compare,
+        accepts="biuf",
+        explain=explain_broadcast("compare", ("a", "b")),
+        sample=_compare_sample,
+        reference=lambda a, b, op: getattr(operator, op)(np.asarray(a), b),
+        error_inputs=lambda: [
+            ErrorInput((_V, _V), {"op": "approx"}, ArgumentError, "op must be one of"),
+            ErrorInput((_V, np.zeros(3)), {"op": "lt"}, ShapeMismatch, "do not broadcast"),
+        ],
+        doc="a <op> b as a bool tensor, op one of lt le gt ge eq ne (or < <= > >= == !=); no gradient.",
+    ),
+]

@@ -1,0 +1,155 @@
+"""Broadcasting as ops: ``broadcast_to``, its adjoint ``sum_to``, and ``astype``.
+
+Binary ops broadcast like NumPy, so their VJPs must sum cotangents back to each input's
+shape (and cast mixed precision back to the input's dtype). These three ops do that, and
+since each one's VJP is another of them, every derivative stays differentiable.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from tenferro.core.errors import ArgumentError, DTypeError, ShapeMismatch
+from tenferro.core.registry import REQUIRED, ErrorInput, OpSpec, SampleInput
+
+
+def _shape(shape: Any, op: str) -> tuple[int, ...]:
+    try:
+        dims = tuple(int(d) for d in shape)
+    except TypeError:
+        raise ArgumentError(f"{op}: shape must be a tuple of ints, got {shape!r}") from None
+    if any(d < 0 for d in dims):
+        raise ArgumentError(f"{op}: shape must not have negative sizes, got {list(dims)}")
+    return dims
+
+
+def sum_to_axes(shape: tuple[int, ...], target: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
+    """Axes to sum so that an array of ``shape`` becomes ``target`` (the inverse of
+    NumPy broadcasting): (leading axes to drop, axes to keep with size 1), or None when
+    ``target`` does not broadcast to ``shape``."""
+    lead = len(shape) - len(target)
+    if lead < 0:
+        return None
+    keep = []
+    for axis, (size, want) in enumerate(zip(shape[lead:], target)):
+        if want == 1 and size != 1:
+            keep.append(lead + axis)
+        elif want != size:
+            return None
+    return tuple(range(lead)), tuple(keep)
+
+
+def _sum_to(x: np.ndarray, shape: Any) -> np.ndarray:
+    target = _shape(shape, "sum_to")
+    axes = sum_to_axes(x.shape, target)
+    if axes is None:
+        raise ShapeMismatch(
+            f"sum_to: shape {list(target)} does not broadcast to the argument's shape "
+            f"{list(x.shape)}, so the argument cannot be summed down to it"
+        )
+    lead, keep = axes
+    return np.sum(x, axis=lead + keep).reshape(target)
+
+
+def _broadcast_to(x: np.ndarray, shape: Any) -> np.ndarray:
+    target = _shape(shape, "broadcast_to")
+    if sum_to_axes(target, x.shape) is None:
+        raise ShapeMismatch(
+            f"broadcast_to: the argument of shape {list(x.shape)} cannot be broadcast to {list(target)}"
+        )
+    return np.broadcast_to(x, target)
+
+
+def _astype(x: np.ndarray, dtype: Any) -> np.ndarray:
+    try:
+        target = np.dtype(dtype)
+    except TypeError:
+        raise DTypeError(f"astype: {dtype!r} is not a dtype; use e.g. 'float32' or np.float64") from None
+    if target.kind not in "biuf":
+        raise DTypeError(f"astype: cannot cast to {target}; supported targets are bool, integer and float")
+    return x.astype(target)
+
+
+def unbroadcast(s: Any, g: Any, arg: Any) -> Any:
+    """The cotangent ``g`` of a broadcast result, summed to ``arg``'s shape and cast to its
+    dtype: what a binary op's VJP returns for input ``arg``."""
+    if g.shape != arg.shape:
+        g = s.sum_to(g, arg.shape)
+    if g.dtype != arg.dtype:
+        g = s.astype(g, arg.dtype)
+    return g
+
+
+def _shape_pair_sample(array_is_larger: bool) -> Any:
+    """Factory of samples (array, target shape) where one shape broadcasts to the other."""
+    from hypothesis import strategies as st
+    from hypothesis.extra import numpy as hnp
+
+    from tenferro.testing.strategies import floats_array
+
+    @st.composite
+    def sample(draw: Any) -> SampleInput:
+        large = draw(hnp.array_shapes(min_dims=0, max_dims=3, max_side=3))
+        small = draw(
+            hnp.broadcastable_shapes(large, min_dims=0, max_side=3).filter(
+                lambda shape: np.broadcast_shapes(shape, large) == large
+            )
+        )
+        x_shape, target = (large, small) if array_is_larger else (small, large)
+        return SampleInput((draw(floats_array(x_shape)),), {"shape": target})
+
+    return sample()
+
+
+def _cast_sample() -> Any:
+    from tenferro.testing.strategies import floats_array
+
+    # float64 only: a float32 result is too coarse for the finite-difference oracle, so
+    # the float32 round trip is covered by tests/test_elementwise.py instead.
+    return floats_array().map(lambda x: SampleInput((x,), {"dtype": "float64"}))
+
+
+_F = np.zeros(3)
+
+SPECS = [
+    OpSpec(
+        name="broadcast_to",
+        inputs=("x",),
+        params={"shape": REQUIRED},
+        forward=_broadcast_to,
+        vjp=lambda s, g, inputs, out, shape: (s.sum_to(g, inputs[0].shape),),
+        accepts="biuf",
+        sample=lambda: _shape_pair_sample(array_is_larger=False),
+        reference=lambda x, shape: np.ones(shape) * x,
+        error_inputs=lambda: [ErrorInput((_F,), {"shape": (2,)}, ShapeMismatch, "cannot be broadcast")],
+        doc="x broadcast to `shape` by NumPy's rules (a read-only view; no copy).",
+    ),
+    OpSpec(
+        name="sum_to",
+        inputs=("x",),
+        params={"shape": REQUIRED},
+        forward=_sum_to,
+        vjp=lambda s, g, inputs, out, shape: (s.broadcast_to(g, inputs[0].shape),),
+        accepts="iuf",
+        sample=lambda: _shape_pair_sample(array_is_larger=True),
+        reference=lambda x, shape: x.sum(axis=tuple(range(x.ndim - len(shape)))).sum(
+            axis=tuple(i for i, n in enumerate(shape) if n == 1), keepdims=True
+        ).reshape(shape),
+        error_inputs=lambda: [ErrorInput((_F,), {"shape": (2,)}, ShapeMismatch, "does not broadcast")],
+        doc="x summed down to `shape` (the adjoint of broadcast_to: how broadcasting VJPs unbroadcast).",
+    ),
+    OpSpec(
+        name="astype",
+        inputs=("x",),
+        params={"dtype": REQUIRED},
+        forward=_astype,
+        vjp=lambda s, g, inputs, out, dtype: (s.astype(g, inputs[0].dtype),),
+        accepts="biuf",
+        sample=_cast_sample,
+        reference=lambda x, dtype: np.asarray(x, dtype=dtype),
+        error_inputs=lambda: [ErrorInput((_F,), {"dtype": "complex128"}, DTypeError, "cannot cast")],
+        doc="x converted to `dtype` (bool, integer or float); float-to-float casts carry gradients.",
+    ),
+]

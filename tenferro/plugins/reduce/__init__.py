@@ -1,0 +1,13 @@
+"""Plugin ``reduce``: reductions over axes (sum, prod, max, min, mean, logsumexp) and the
+ops their VJPs use (expand_to, prod_except, prod_except_vjp)."""
+
+from tenferro.core.hookspecs import hookimpl
+from tenferro.core.registry import PluginRegistrar
+
+from . import axes, product, reductions
+
+
+@hookimpl
+def tenferro_register_ops(registry: PluginRegistrar) -> None:
+    for spec in (*reductions.SPECS, *product.SPECS, axes.EXPAND_TO):
+        registry.add(spec)

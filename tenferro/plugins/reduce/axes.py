@@ -1,0 +1,80 @@
+"""The ``axes`` argument shared by every reduction, and the ``expand_to`` op that undoes one."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from tenferro.core.errors import AxisError, ShapeMismatch
+from tenferro.core.registry import REQUIRED, ErrorInput, OpSpec, SampleInput
+
+
+def normalize_axes(axes: Any, ndim: int, op: str) -> tuple[int, ...]:
+    """``None`` (all axes), an int or a sequence of ints, possibly negative, as a sorted
+    tuple of non-negative axes; AxisError for anything out of range, repeated or not an int."""
+    if axes is None:
+        return tuple(range(ndim))
+    items = (axes,) if isinstance(axes, (int, np.integer)) else axes
+    try:
+        items = tuple(items)
+    except TypeError:
+        raise AxisError(f"{op}: axes must be None, an int or a tuple of ints, got {axes!r}") from None
+    result = []
+    for axis in items:
+        if isinstance(axis, bool) or not isinstance(axis, (int, np.integer)):
+            raise AxisError(f"{op}: axes must be None, an int or a tuple of ints, got {axes!r}")
+        if not -ndim <= axis < ndim:
+            raise AxisError(
+                f"{op}: axis {int(axis)} is out of range for a tensor with {ndim} dims "
+                f"(valid: {-ndim}..{ndim - 1})"
+            )
+        result.append(int(axis) % ndim)
+    if len(set(result)) != len(result):
+        raise AxisError(f"{op}: axes {axes!r} name the same axis twice")
+    return tuple(sorted(result))
+
+
+def _expand_to(x: np.ndarray, shape: Any, axes: Any) -> np.ndarray:
+    shape = tuple(shape)
+    axes = normalize_axes(axes, len(shape), "expand_to")
+    kept = tuple(n for i, n in enumerate(shape) if i not in axes)
+    if x.shape != kept:
+        raise ShapeMismatch(
+            f"expand_to: an argument of shape {list(x.shape)} is not {list(shape)} with axes "
+            f"{list(axes)} removed ({list(kept)})"
+        )
+    return np.broadcast_to(np.expand_dims(x, axes), shape)
+
+
+def _expand_sample() -> Any:
+    from hypothesis import strategies as st
+
+    from tenferro.testing.strategies import SHAPES, floats_array
+
+    @st.composite
+    def sample(draw: Any) -> SampleInput:
+        shape = draw(SHAPES)
+        axes = tuple(draw(st.lists(st.integers(0, max(len(shape) - 1, 0)), unique=True, max_size=len(shape))))
+        kept = tuple(n for i, n in enumerate(shape) if i not in axes)
+        return SampleInput((draw(floats_array(kept)),), {"shape": shape, "axes": axes})
+
+    return sample()
+
+
+EXPAND_TO = OpSpec(
+    name="expand_to",
+    inputs=("x",),
+    params={"shape": REQUIRED, "axes": REQUIRED},
+    forward=_expand_to,
+    vjp=lambda s, g, inputs, out, shape, axes: (s.reduce_sum(g, axes),),
+    accepts="biuf",
+    sample=_expand_sample,
+    reference=lambda x, shape, axes: np.ones(shape) * np.expand_dims(x, axes),
+    error_inputs=lambda: [
+        ErrorInput((np.zeros(3),), {"shape": (2, 4), "axes": 0}, ShapeMismatch, "removed"),
+        ErrorInput((np.zeros(3),), {"shape": (2, 3), "axes": 2}, AxisError, "out of range"),
+    ],
+    doc="x with the dropped `axes` of `shape` put back and broadcast: the inverse of reducing "
+    "over `axes` (a read-only view; how reduction VJPs spread their cotangent).",
+)

@@ -1,0 +1,162 @@
+"""``reduce_prod`` and the two ops that make its derivatives exact where elements are zero.
+
+The gradient of a product is, per element, the product of all *other* elements. The usual
+``out / x`` is 0/0 at zeros, so ``prod_except`` computes the leave-one-out products
+directly from exclusive cumulative products (exact with any number of zeros). Its own VJP,
+``prod_except_vjp``, is a kernel built from two scans (no division); it has no VJP
+of its own, so ``reduce_prod`` is exact to second order and a third derivative raises
+``NotDifferentiable`` rather than returning a wrong number.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from tenferro.core.registry import OpSpec, SampleInput
+
+from .axes import normalize_axes
+from .reductions import reduction, reduction_errors, sequential_reference
+
+
+def _rows(x: np.ndarray, axes: tuple[int, ...]) -> tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]]:
+    """``x`` with the reduced axes moved last and flattened to shape (rows, n), and the
+    function that puts an array of that shape back into ``x``'s layout."""
+    rest = [i for i in range(x.ndim) if i not in axes]
+    perm = rest + list(axes)
+    moved = np.transpose(x, perm)
+    n = int(np.prod([x.shape[a] for a in axes], dtype=np.int64))
+    rows = moved.reshape(int(np.prod([x.shape[a] for a in rest], dtype=np.int64)), n)
+    return rows, lambda y: np.transpose(y.reshape(moved.shape), np.argsort(perm))
+
+
+def _exclusive_products(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per row and element, the product of the elements left of it and right of it."""
+    ones = np.ones((rows.shape[0], 1), rows.dtype)
+    left = np.cumprod(np.concatenate([ones, rows[:, :-1]], axis=1), axis=1)
+    right = np.cumprod(np.concatenate([ones, rows[:, :0:-1]], axis=1), axis=1)[:, ::-1]
+    return left, right
+
+
+def _prod_except(x: np.ndarray, axes: Any = None) -> np.ndarray:
+    rows, restore = _rows(x, normalize_axes(axes, x.ndim, "prod_except"))
+    if rows.shape[1] == 0:
+        return restore(rows.copy())
+    left, right = _exclusive_products(rows)
+    return restore(left * right)
+
+
+def _affine_scan(scale: np.ndarray, shift: np.ndarray) -> np.ndarray:
+    """Per row, y_k = scale_k · y_(k-1) + shift_k with y_(-1) = 0, for every k at once:
+    a Hillis-Steele scan over the composition of affine maps (log2(n) passes, no division)."""
+    y, factor = shift.copy(), scale.copy()
+    step = 1
+    while step < y.shape[1]:
+        y[:, step:] = factor[:, step:] * y[:, :-step] + y[:, step:]
+        factor[:, step:] = factor[:, step:] * factor[:, :-step]
+        step *= 2
+    return y
+
+
+def _exclusive_shift(y: np.ndarray) -> np.ndarray:
+    """y shifted one place right along each row, with 0 first."""
+    return np.concatenate([np.zeros((y.shape[0], 1), y.dtype), y[:, :-1]], axis=1)
+
+
+def _prod_except_vjp(x: np.ndarray, g: np.ndarray, axes: Any = None) -> np.ndarray:
+    """ct_k = sum over i != k of g_i · prod(x_j for j not in {i, k}), per row of the reduced
+    axes. With L_k, R_k the products of the elements left and right of k, the part with
+    i < k is A_k·R_k where A_(k+1) = x_k·A_k + g_k·L_k (a scan), and symmetrically on the
+    right; only products and sums, so zeros need no special case."""
+    axes = normalize_axes(axes, x.ndim, "prod_except_vjp")
+    rows, restore = _rows(x, axes)
+    if rows.shape[1] == 0:
+        return restore(rows.copy())
+    g_rows, _ = _rows(g, axes)
+    left, right = _exclusive_products(rows)
+    from_left = _exclusive_shift(_affine_scan(rows, g_rows * left))
+    from_right = _exclusive_shift(_affine_scan(rows[:, ::-1], (g_rows * right)[:, ::-1]))[:, ::-1]
+    return restore(from_left * right + from_right * left)
+
+
+def _prod_vjp(s: Any, g: Any, inputs: tuple[Any], out: Any, axes: Any) -> tuple[Any]:
+    (x,) = inputs
+    axes = normalize_axes(axes, x.ndim, "reduce_prod")
+    return (s.mul(s.expand_to(g, x.shape, axes), s.prod_except(x, axes)),)
+
+
+# -- references: brute force over each row -----------------------------------------------
+def _brute_prod_except(x: np.ndarray, axes: Any = None) -> np.ndarray:
+    rows, restore = _rows(np.asarray(x), normalize_axes(axes, np.ndim(x), "reference"))
+    n = rows.shape[1]
+    out = np.array([[np.prod(np.delete(row, k)) for k in range(n)] for row in rows]).reshape(rows.shape)
+    return restore(out)
+
+
+def _brute_prod_except_vjp(x: np.ndarray, g: np.ndarray, axes: Any = None) -> np.ndarray:
+    axes = normalize_axes(axes, np.ndim(x), "reference")
+    rows, restore = _rows(np.asarray(x), axes)
+    g_rows, _ = _rows(np.asarray(g), axes)
+    out = np.zeros(rows.shape)
+    for r, (row, g_row) in enumerate(zip(rows, g_rows)):
+        for k in range(rows.shape[1]):
+            out[r, k] = sum(g_row[i] * np.prod(np.delete(row, [i, k])) for i in range(rows.shape[1]) if i != k)
+    return restore(out)
+
+
+def _with_zeros_sample(cotangent: bool) -> Callable[[], Any]:
+    """Samples of (x[, g], axes) where x often holds exact zeros: products are polynomials,
+    smooth at zeros, so finite differences check the zero cases too."""
+
+    def make() -> Any:
+        from hypothesis import strategies as st
+        from hypothesis.extra import numpy as hnp
+
+        from tenferro.testing.strategies import SHAPES, axes_for, floats_array
+
+        @st.composite
+        def sample(draw: Any) -> SampleInput:
+            shape = draw(SHAPES)
+            x = draw(floats_array(shape, -2.0, 2.0))
+            x = np.where(draw(hnp.arrays(np.bool_, shape)), 0.0, x)
+            args = (x, draw(floats_array(shape))) if cotangent else (x,)
+            return SampleInput(args, {"axes": draw(axes_for(len(shape)))})
+
+        return sample()
+
+    return make
+
+
+SPECS = [
+    reduction(
+        "reduce_prod", np.prod, _prod_vjp, sequential_reference(lambda x, a: np.multiply.reduce(x, axis=a)),
+        "Product over `axes`. Its gradient is exact where elements are zero (to second order).",
+        sample=_with_zeros_sample(cotangent=False),
+    ),
+    OpSpec(
+        name="prod_except",
+        inputs=("x",),
+        params={"axes": None},
+        forward=_prod_except,
+        vjp=lambda s, g, inputs, out, axes: (s.prod_except_vjp(inputs[0], g, axes),),
+        accepts="f",
+        sample=_with_zeros_sample(cotangent=False),
+        reference=_brute_prod_except,
+        error_inputs=reduction_errors("prod_except"),
+        second_order=False,
+        doc="For each element, the product of the other elements along `axes` (same shape as x); "
+        "reduce_prod's VJP.",
+    ),
+    OpSpec(
+        name="prod_except_vjp",
+        inputs=("x", "g"),
+        params={"axes": None},
+        forward=_prod_except_vjp,
+        accepts="f",
+        sample=_with_zeros_sample(cotangent=True),
+        reference=_brute_prod_except_vjp,
+        doc="The VJP of prod_except with cotangent g; exact with zeros, not differentiable itself.",
+    ),
+]

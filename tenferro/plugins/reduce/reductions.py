@@ -1,0 +1,165 @@
+"""Reductions over ``axes`` (None = all, an int, or a tuple; reduced axes are dropped).
+
+Every VJP spreads the cotangent back with ``expand_to``. The products live in
+:mod:`.product`, which needs more care at zeros.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from tenferro.core.errors import AxisError, DTypeError, ShapeMismatch, TenferroError
+from tenferro.core.registry import ErrorInput, OpSpec
+
+from .axes import normalize_axes
+
+
+def _spread(s: Any, g: Any, x: Any, axes: tuple[int, ...]) -> Any:
+    """The cotangent of a reduction broadcast back over the reduced axes of ``x``."""
+    return s.expand_to(g, x.shape, axes)
+
+
+def _sum_vjp(s: Any, g: Any, inputs: tuple[Any], out: Any, axes: Any) -> tuple[Any]:
+    (x,) = inputs
+    return (_spread(s, g, x, normalize_axes(axes, x.ndim, "reduce_sum")),)
+
+
+def _mean_vjp(s: Any, g: Any, inputs: tuple[Any], out: Any, axes: Any) -> tuple[Any]:
+    (x,) = inputs
+    axes = normalize_axes(axes, x.ndim, "reduce_mean")
+    count = int(np.prod([x.shape[a] for a in axes], dtype=np.int64))
+    return (_spread(s, s.div(g, count), x, axes),)
+
+
+def _extremum_vjp(name: str) -> Callable[..., tuple[Any]]:
+    def vjp(s: Any, g: Any, inputs: tuple[Any], out: Any, axes: Any) -> tuple[Any]:
+        # The cotangent goes to the elements equal to the extremum, split evenly among ties.
+        (x,) = inputs
+        axes = normalize_axes(axes, x.ndim, name)
+        hit = s.compare(x, _spread(s, out, x, axes), "eq")
+        weight = s.where_select(hit, x.dtype.type(1), x.dtype.type(0))
+        share = s.div(g, s.reduce_sum(weight, axes))
+        return (s.mul(weight, _spread(s, share, x, axes)),)
+
+    return vjp
+
+
+def _logsumexp_vjp(s: Any, g: Any, inputs: tuple[Any], out: Any, axes: Any) -> tuple[Any]:
+    (x,) = inputs
+    axes = normalize_axes(axes, x.ndim, "logsumexp")
+    softmax = s.exp(s.sub(x, _spread(s, out, x, axes)))
+    return (s.mul(_spread(s, g, x, axes), softmax),)
+
+
+def _logsumexp(x: np.ndarray, axis: tuple[int, ...]) -> np.ndarray:
+    """log(sum(exp(x))) shifted by the max so that nothing overflows; -inf over no elements."""
+    shift = np.max(x, axis=axis, keepdims=True, initial=-np.inf)
+    shift = np.where(np.isfinite(shift), shift, 0.0)
+    return np.log(np.sum(np.exp(x - shift), axis=axis)) + np.squeeze(shift, axis=axis)
+
+
+def explain_empty(name: str) -> Callable[..., TenferroError | None]:
+    def explain(x: np.ndarray, axes: Any = None) -> TenferroError | None:
+        reduced = normalize_axes(axes, x.ndim, name)
+        if any(x.shape[a] == 0 for a in reduced):
+            return ShapeMismatch(f"{name}: cannot reduce over an axis of size 0 (the result has no value)")
+        return None
+
+    return explain
+
+
+def reduction_errors(name: str) -> Callable[[], list[ErrorInput]]:
+    def errors() -> list[ErrorInput]:
+        x = np.zeros((2, 3))
+        return [
+            ErrorInput((x,), {"axes": 2}, AxisError, "out of range"),
+            ErrorInput((x,), {"axes": (1, -1)}, AxisError, "same axis twice"),
+            ErrorInput((x,), {"axes": 0.5}, AxisError, "tuple of ints"),
+            ErrorInput((np.zeros(2, dtype=bool),), {"axes": None}, DTypeError, "argument 'x' has dtype bool"),
+        ]
+
+    return errors
+
+
+def reduction(
+    name: str,
+    kernel: Callable[..., np.ndarray],
+    vjp: Callable[..., tuple[Any]] | None,
+    reference: Callable[..., np.ndarray],
+    doc: str,
+    sample: Callable[[], Any] | None = None,
+    explain: Callable[..., TenferroError | None] | None = None,
+    second_order: bool = True,
+) -> OpSpec:
+    """Spec of an op ``name(x, axes=None)`` computed by ``kernel(x, axis=<normalized axes>)``."""
+
+    def forward(x: np.ndarray, axes: Any = None) -> np.ndarray:
+        return kernel(x, axis=normalize_axes(axes, x.ndim, name))
+
+    return OpSpec(
+        name=name,
+        inputs=("x",),
+        params={"axes": None},
+        forward=forward,
+        vjp=vjp,
+        accepts="fiu",
+        explain=explain,
+        sample=sample or samples(),
+        reference=reference,
+        error_inputs=reduction_errors(name),
+        second_order=second_order,
+        doc=doc,
+    )
+
+
+def samples(**kwargs: Any) -> Callable[[], Any]:
+    """Sample factory: an array and an ``axes`` argument (see ``strategies.reduction``)."""
+
+    def make() -> Any:
+        from tenferro.testing.strategies import reduction as reduction_sample
+
+        return reduction_sample(**kwargs)
+
+    return make
+
+
+def sequential_reference(fn: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
+    """A reference that reduces one axis at a time (a different summation order)."""
+
+    def reference(x: np.ndarray, axes: Any = None) -> np.ndarray:
+        for axis in sorted(normalize_axes(axes, np.ndim(x), "reference"), reverse=True):
+            x = fn(x, axis)
+        return np.asarray(x)
+
+    return reference
+
+
+SPECS = [
+    reduction(
+        "reduce_sum", np.sum, _sum_vjp, sequential_reference(lambda x, a: np.add.reduce(x, axis=a)),
+        "Sum over `axes` (None = all).",
+    ),
+    reduction(
+        "reduce_mean", np.mean, _mean_vjp, sequential_reference(lambda x, a: np.add.reduce(x, axis=a) / x.shape[a]),
+        "Mean over `axes` (None = all).",
+    ),
+    reduction(
+        "reduce_max", np.max, _extremum_vjp("reduce_max"), sequential_reference(lambda x, a: np.maximum.reduce(x, axis=a)),
+        "Max over `axes`. Convention: the cotangent is split evenly among the elements tied for the max.",
+        samples(distinct=True), explain_empty("reduce_max"),
+    ),
+    reduction(
+        "reduce_min", np.min, _extremum_vjp("reduce_min"), sequential_reference(lambda x, a: np.minimum.reduce(x, axis=a)),
+        "Min over `axes`. Convention: the cotangent is split evenly among the elements tied for the min.",
+        samples(distinct=True), explain_empty("reduce_min"),
+    ),
+    reduction(
+        "logsumexp", _logsumexp, _logsumexp_vjp,
+        sequential_reference(lambda x, a: np.log(np.sum(np.exp(x), axis=a))),
+        "log(sum(exp(x))) over `axes`, without overflow; its gradient is the softmax.",
+        samples(low=-20.0, high=20.0),
+    ),
+]

@@ -1,0 +1,187 @@
+"""The finite-difference oracle: VJPs checked against ``scipy.differentiate.derivative``.
+
+For an op F, inputs x, a random cotangent u and random directions v, the AD side is
+⟨VJP(u), v⟩ and the numeric side is d/dt ⟨u, F(x + t v)⟩ at t = 0. At second order the
+function is G(x, u) = ⟨VJP_x(u), w⟩ for a random w: its gradient comes from ``rt.grad``
+of the recorded first derivative, and its directional derivative from finite differences
+of first-order gradients. The tolerance is widened by scipy's own error estimate.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import scipy.differentiate
+
+from tenferro.core.eager import EagerTensor
+from tenferro.core.errors import GradInactive
+from tenferro.core.registry import OpSpec, SampleInput
+from tenferro.core.runtime import EagerRuntime
+from tenferro.core.tensor import Tensor
+
+from .strategies import FD_STEP
+
+#: Relative tolerance of the AD-vs-FD comparison (before adding scipy's error estimate).
+RTOL = 1e-6
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """One AD-versus-finite-difference comparison."""
+
+    ad: float
+    fd: float
+    fd_error: float
+    fd_success: bool
+    tolerance: float
+
+    @property
+    def error(self) -> float:
+        return abs(self.ad - self.fd)
+
+    @property
+    def ok(self) -> bool:
+        return self.error <= self.tolerance
+
+    def __str__(self) -> str:
+        relation = "<=" if self.ok else ">"
+        return (
+            f"AD {self.ad:.17g} vs finite differences {self.fd:.17g}: error {self.error:.3g} "
+            f"{relation} tolerance {self.tolerance:.3g} (scipy error estimate {self.fd_error:.3g})"
+        )
+
+
+def fd_directional(f: Callable[[float], float], step: float = FD_STEP) -> tuple[float, float, bool]:
+    """d/dt f(t) at t = 0 with scipy.differentiate (central, order 8, steps <= ``step``):
+    (derivative, error estimate, converged)."""
+
+    def vectorised(t: np.ndarray) -> np.ndarray:
+        return np.array([f(float(ti)) for ti in np.ravel(t)], dtype=np.float64).reshape(np.shape(t))
+
+    result = scipy.differentiate.derivative(vectorised, 0.0, initial_step=step, tolerances={"rtol": 1e-10})
+    return float(result.df), float(result.error), bool(result.success)
+
+
+def compare(ad: float, f: Callable[[float], float], rtol: float = RTOL) -> Comparison:
+    fd, error, success = fd_directional(f)
+    tolerance = rtol * max(1.0, abs(fd), abs(ad)) + 4.0 * error
+    return Comparison(ad, fd, error, success, tolerance)
+
+
+def differentiable_positions(spec: OpSpec, sample: SampleInput) -> list[int]:
+    """Inputs of ``sample`` that receive gradients: float arrays at differentiable slots."""
+    return [
+        i
+        for i, arg in enumerate(sample.args)
+        if spec.differentiable[i] and isinstance(arg, np.ndarray) and arg.dtype.kind == "f"
+    ]
+
+
+def vdot(a: Any, b: Any) -> float:
+    return float(np.sum(np.asarray(a, dtype=np.float64) * np.asarray(b, dtype=np.float64)))
+
+
+class OpHarness:
+    """Calls one op of a runtime on sample arguments, some of them as variables."""
+
+    def __init__(self, rt: EagerRuntime, spec: OpSpec, sample: SampleInput):
+        self.rt = rt
+        self.spec = spec
+        self.sample = sample
+        self.positions = differentiable_positions(spec, sample)
+
+    def tensors(self, shifted: dict[int, np.ndarray], variables: bool) -> list[Any]:
+        """The op's arguments: arrays as constants (or variables at differentiable positions
+        when ``variables``), scalars as they are; ``shifted`` replaces some arrays."""
+        args = []
+        for i, arg in enumerate(self.sample.args):
+            value = shifted.get(i, arg)
+            if not isinstance(value, np.ndarray):
+                args.append(value)
+            elif variables and i in self.positions:
+                args.append(self.rt.variable_from(Tensor.from_numpy(value)))
+            else:
+                args.append(self.rt.constant_from(Tensor.from_numpy(value)))
+        return args
+
+    def call(self, s: Any, args: Sequence[Any]) -> EagerTensor:
+        return getattr(s, self.spec.name)(*args, **self.sample.params)
+
+    def value(self, shifted: dict[int, np.ndarray]) -> np.ndarray:
+        with self.rt.no_grad():
+            out = self.rt.with_eager_session(lambda s: self.call(s, self.tensors(shifted, False)))
+        return np.asarray(out)
+
+    def shifted(self, t: float, directions: dict[int, np.ndarray]) -> dict[int, np.ndarray]:
+        return {i: np.asarray(self.sample.args[i] + t * d) for i, d in directions.items()}
+
+
+def _directions(rng: np.random.Generator, harness: OpHarness) -> dict[int, np.ndarray]:
+    """Random directions of max-norm 1 (so FD steps stay within FD_STEP of the sample)."""
+    return {i: rng.uniform(-1.0, 1.0, np.shape(harness.sample.args[i])) for i in harness.positions}
+
+
+def check_first_order(rt: EagerRuntime, spec: OpSpec, sample: SampleInput, seed: int) -> Comparison:
+    """⟨VJP(u), v⟩ versus d/dt ⟨u, F(x + t v)⟩."""
+    rng = np.random.default_rng(seed)
+    harness = OpHarness(rt, spec, sample)
+    out0 = harness.value({})
+    u = rng.standard_normal(out0.shape).astype(out0.dtype)
+    v = _directions(rng, harness)
+    args = harness.tensors({}, variables=True)
+    out = rt.with_eager_session(lambda s: harness.call(s, args))
+    out.backward_with(rt.constant_from(Tensor.from_numpy(u)))
+    ad = sum(vdot(args[i].grad().to_numpy(), v[i]) for i in harness.positions)
+    return compare(ad, lambda t: vdot(u, harness.value(harness.shifted(t, v))))
+
+
+def _first_derivatives(rt: EagerRuntime, harness: OpHarness, args: list[Any], u: EagerTensor) -> list[EagerTensor]:
+    """Recorded gradients of ⟨u, F(args)⟩ with respect to each differentiable input."""
+    loss = rt.with_eager_session(lambda s: s.reduce_sum(s.mul(u, harness.call(s, args)), None))
+    return rt.grad(loss, [args[i] for i in harness.positions])
+
+
+def check_second_order(rt: EagerRuntime, spec: OpSpec, sample: SampleInput, seed: int) -> Comparison:
+    """Gradient of G(x, u) = Σ_i ⟨∂⟨u, F(x)⟩/∂x_i, w_i⟩ along (v_x, v_u) versus finite
+    differences of G, where the gradient comes from differentiating the recorded VJP."""
+    rng = np.random.default_rng(seed)
+    harness = OpHarness(rt, spec, sample)
+    out0 = harness.value({})
+    u0 = rng.standard_normal(out0.shape)
+    v = _directions(rng, harness)
+    v_u = rng.uniform(-1.0, 1.0, out0.shape)
+    w = {i: rng.standard_normal(np.shape(sample.args[i])) for i in harness.positions}
+
+    def g_dot_w(shifted: dict[int, np.ndarray], u_value: np.ndarray, variables: bool) -> tuple[Any, list[Any], Any]:
+        args = harness.tensors(shifted, variables=True)
+        u = (rt.variable_from if variables else rt.constant_from)(Tensor.from_numpy(u_value.astype(out0.dtype)))
+        grads = _first_derivatives(rt, harness, args, u)
+        weights = [rt.constant_from(Tensor.from_numpy(w[i])) for i in harness.positions]
+        total = rt.with_eager_session(
+            lambda s: _sum_all(s, [s.reduce_sum(s.mul(g, wi), None) for g, wi in zip(grads, weights)])
+        )
+        return total, args, u
+
+    total, args, u = g_dot_w({}, u0, variables=True)
+    ad = 0.0
+    for tensor, direction in [(args[i], v[i]) for i in harness.positions] + [(u, v_u)]:
+        try:
+            ad += vdot(np.asarray(rt.grad(total, tensor)), direction)
+        except GradInactive:
+            pass  # G does not depend on this input: its part of the derivative is 0
+
+    def fd(t: float) -> float:
+        value, _, _ = g_dot_w(harness.shifted(t, v), u0 + t * v_u, variables=False)
+        return float(np.asarray(value))
+
+    return compare(ad, fd)
+
+
+def _sum_all(s: Any, terms: list[Any]) -> Any:
+    total = terms[0]
+    for term in terms[1:]:
+        total = s.add(total, term)
+    return total

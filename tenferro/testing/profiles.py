@@ -1,0 +1,32 @@
+"""Hypothesis profiles for tenferro's tests and conformance runs.
+
+``dev`` (randomised, the default outside CI), ``ci`` (derandomised and bounded, so a run
+is reproducible and fast) and ``nightly`` (many examples). Select one with
+``TENFERRO_HYPOTHESIS_PROFILE=<name>`` or pytest's ``--hypothesis-profile=<name>``; with
+neither, ``ci`` is used when the ``CI`` environment variable is set, else ``dev``.
+"""
+
+from __future__ import annotations
+
+import os
+
+from hypothesis import HealthCheck, settings
+
+PROFILE_ENV = "TENFERRO_HYPOTHESIS_PROFILE"
+
+_COMMON = {"deadline": None, "suppress_health_check": [HealthCheck.too_slow, HealthCheck.data_too_large]}
+
+settings.register_profile("dev", max_examples=25, **_COMMON)
+settings.register_profile("ci", max_examples=15, derandomize=True, print_blob=True, **_COMMON)
+settings.register_profile("nightly", max_examples=500, **_COMMON)
+
+
+def default_profile() -> str:
+    return os.environ.get(PROFILE_ENV) or ("ci" if os.environ.get("CI") else "dev")
+
+
+def load_default_profile() -> str:
+    """Load the profile chosen by the environment and return its name."""
+    name = default_profile()
+    settings.load_profile(name)
+    return name

@@ -1,0 +1,54 @@
+import numpy as np
+import pytest
+
+from tenferro import CpuEngine, EagerRuntime, Tensor
+from tenferro.testing.profiles import load_default_profile
+
+load_default_profile()
+
+N = 1000
+
+
+@pytest.fixture
+def rt():
+    """A runtime with a default engine, so the engine argument can be left out."""
+    return EagerRuntime(engine=CpuEngine.serial())
+
+
+@pytest.fixture
+def eng():
+    return CpuEngine.serial()
+
+
+@pytest.fixture
+def seed_xs():
+    """The seed page's x: -2 + 4 i / (N - 1)."""
+    return -2 + 4 * np.arange(N) / (N - 1)
+
+
+@pytest.fixture
+def seed_vs():
+    """The seed page's v: cos(i)."""
+    return np.cos(np.arange(N))
+
+
+def exact_grad(xs):
+    return np.cos(xs) * xs**2 + 2 * xs * np.sin(xs)
+
+
+def exact_hvp(xs, vs):
+    return (-np.sin(xs) * xs**2 + 4 * xs * np.cos(xs) + 2 * np.sin(xs)) * vs
+
+
+def seed_program(rt, eng, xs):
+    """The seed workload: returns x, p = sin(x) x^2, loss = sum(p)."""
+    x = rt.variable_from(Tensor.from_vec_col_major([len(xs)], xs))
+
+    def body(s):
+        sx = s.sin(x)
+        x2 = s.mul(x, x)
+        p = s.mul(sx, x2)
+        return p, s.reduce_sum(p, None)
+
+    p, loss = rt.with_eager_session(eng, body)
+    return x, p, loss
