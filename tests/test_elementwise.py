@@ -1,0 +1,112 @@
+"""Conventions of the elementwise plugin at kinks, ties and poles, and broadcasting."""
+
+import numpy as np
+import pytest
+
+from tenferro import Tensor
+
+
+def _grads(rt, fn, *arrays):
+    variables = [rt.variable_from(Tensor.from_numpy(np.asarray(a, dtype=np.float64))) for a in arrays]
+    loss = rt.with_eager_session(lambda s: s.reduce_sum(fn(s, *variables), None))
+    grads = rt.grad(loss, variables)
+    return [np.asarray(g) for g in grads]
+
+
+def test_abs_and_sign_at_zero(rt):
+    (g,) = _grads(rt, lambda s, x: s.abs(x), [-1.0, 0.0, 2.0])
+    np.testing.assert_array_equal(g, [-1.0, 0.0, 1.0])
+    (g,) = _grads(rt, lambda s, x: s.sign(x), [-1.0, 0.0, 2.0])
+    np.testing.assert_array_equal(g, [0.0, 0.0, 0.0])
+
+
+def test_sqrt_derivative_at_zero_is_inf(rt):
+    (g,) = _grads(rt, lambda s, x: s.sqrt(x), [0.0, 4.0])
+    np.testing.assert_array_equal(g, [np.inf, 0.25])
+
+
+@pytest.mark.parametrize("op", ["maximum", "minimum"])
+def test_ties_split_evenly(rt, op):
+    ga, gb = _grads(rt, lambda s, a, b: getattr(s, op)(a, b), [1.0, 2.0, 3.0], [1.0, 5.0, 0.0])
+    wins = [0.0, 0.0, 1.0] if op == "maximum" else [0.0, 1.0, 0.0]
+    np.testing.assert_array_equal(ga, [0.5, *wins[1:]])
+    np.testing.assert_array_equal(gb, [0.5, *(1 - np.array(wins[1:]))])
+
+
+def test_clamp_routes_the_cotangent_and_splits_ties_at_bounds(rt):
+    gx, glo, ghi = _grads(rt, lambda s, x, lo, hi: s.clamp(x, lo, hi), [-2.0, 0.5, 3.0, 0.0, 1.0], [0.0] * 5, [1.0] * 5)
+    np.testing.assert_array_equal(gx, [0.0, 1.0, 0.0, 0.5, 0.5])
+    np.testing.assert_array_equal(glo, [1.0, 0.0, 0.0, 0.5, 0.0])
+    np.testing.assert_array_equal(ghi, [0.0, 0.0, 1.0, 0.0, 0.5])
+
+
+def test_clamp_with_scalar_bounds(rt):
+    x = rt.variable_from(Tensor.from_numpy(np.array([-2.0, 0.5, 3.0])))
+    out = rt.with_eager_session(lambda s: s.clamp(x, -1.0, 1.0))
+    np.testing.assert_array_equal(np.asarray(out), [-1.0, 0.5, 1.0])
+
+
+def test_where_select_sends_cotangents_to_the_chosen_side(rt):
+    cond = rt.constant_from(Tensor.from_numpy(np.array([True, False, True])))
+    ga, gb = _grads(rt, lambda s, a, b: s.where_select(cond, a, b), [1.0, 2.0, 3.0], [4.0])
+    np.testing.assert_array_equal(ga, [1.0, 0.0, 1.0])
+    np.testing.assert_array_equal(gb, [1.0])
+
+
+def test_compare_gives_bool_and_accepts_symbols(rt):
+    a = rt.variable_from(Tensor.from_numpy(np.array([1.0, 2.0, 3.0])))
+    out = rt.with_eager_session(lambda s: [s.compare(a, 2.0, op) for op in ("<", "le", "==", "ne", ">=", "gt")])
+    table = [np.asarray(o).tolist() for o in out]
+    assert table == [
+        [True, False, False], [True, True, False], [False, True, False],
+        [True, False, True], [False, True, True], [False, False, True],
+    ]
+
+
+def test_pow_conventions(rt):
+    ga, gb = _grads(rt, lambda s, a, b: s.pow(a, b), [0.0, 0.0, 2.0, -8.0], [0.0, 2.0, 0.0, 0.5])
+    np.testing.assert_array_equal(ga[:3], [0.0, 0.0, 0.0])
+    assert np.isnan(gb[3])
+    np.testing.assert_array_equal(gb[:3], [0.0, 0.0, np.log(2.0)])
+
+
+def test_pow_second_derivative_in_b_at_b_zero(rt):
+    a = rt.variable_from(Tensor.from_numpy(np.array([2.0])))
+    b = rt.variable_from(Tensor.from_numpy(np.array([0.0])))
+    loss = rt.with_eager_session(lambda s: s.reduce_sum(s.pow(a, b), None))
+    ga = rt.grad(loss, a)
+    # d/db (b a^(b-1)) = a^(b-1) (1 + b log a) = 1/2 at a = 2, b = 0
+    np.testing.assert_allclose(np.asarray(rt.grad(rt.with_eager_session(lambda s: s.reduce_sum(ga, None)), b)), [0.5])
+
+
+def test_binary_cotangents_come_back_in_each_input_shape(rt):
+    ga, gb = _grads(rt, lambda s, a, b: s.mul(a, b), np.ones((2, 1, 3)), np.arange(4.0).reshape(4, 1))
+    assert ga.shape == (2, 1, 3) and gb.shape == (4, 1)
+    np.testing.assert_array_equal(ga, np.full((2, 1, 3), 6.0))
+    np.testing.assert_array_equal(gb, np.full((4, 1), 6.0))
+
+
+def test_astype_float32_round_trip_gradient(rt):
+    x = rt.variable_from(Tensor.from_numpy(np.array([1.5, 2.5])))
+    loss = rt.with_eager_session(lambda s: s.reduce_sum(s.mul(s.astype(x, "float32"), 2.0), None))
+    assert loss.dtype == np.float32
+    loss.backward()
+    assert x.grad().dtype == np.float64
+    np.testing.assert_array_equal(x.grad().to_numpy(), [2.0, 2.0])
+
+
+def test_integer_inputs_compute_but_are_constants(rt):
+    n = rt.constant_from(Tensor.from_numpy(np.array([1, 2, 4])))
+    out = rt.with_eager_session(lambda s: [s.sin(n), s.square(n), s.reciprocal(n), s.div(n, 2)])
+    assert [o.dtype for o in out] == [np.float64, np.int64, np.float64, np.float64]
+    np.testing.assert_array_equal(np.asarray(out[2]), [1.0, 0.5, 0.25])
+
+
+def test_ieee_results_without_warnings(rt):
+    import warnings
+
+    x = rt.constant_from(Tensor.from_numpy(np.array([0.0, -1.0])))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        out = rt.with_eager_session(lambda s: s.log(x))
+    assert np.asarray(out)[0] == -np.inf and np.isnan(np.asarray(out)[1])

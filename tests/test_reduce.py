@@ -1,0 +1,117 @@
+"""The reduce plugin: axes conventions, products with zeros, ties, overflow."""
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+from tenferro import NotDifferentiable, Tensor
+
+X = np.arange(24.0).reshape(2, 3, 4)
+
+
+@pytest.mark.parametrize(
+    "axes, shape",
+    [(None, ()), (0, (3, 4)), (-1, (2, 3)), ((0, 2), (3,)), ((2, 0), (3,)), ((), (2, 3, 4)), ([1], (2, 4))],
+)
+def test_axes_forms_and_dropped_axes(rt, axes, shape):
+    x = rt.constant_from(Tensor.from_numpy(X))
+    for op, ref in [("reduce_sum", np.sum), ("reduce_max", np.max), ("reduce_mean", np.mean)]:
+        out = rt.with_eager_session(lambda s: getattr(s, op)(x, axes))
+        assert out.shape == shape
+        ref_axes = tuple(axes) if isinstance(axes, list) else axes
+        np.testing.assert_array_equal(np.asarray(out), ref(X, axis=ref_axes))
+
+
+def _hessian(rt, fn, values):
+    """Full Hessian of fn by rt.grad of rt.grad, one row per unit vector."""
+    x = rt.variable_from(Tensor.from_numpy(np.asarray(values, dtype=np.float64)))
+    g = rt.grad(rt.with_eager_session(lambda s: fn(s, x)), x)
+    rows = []
+    for i in range(len(values)):
+        e = rt.constant_from(Tensor.from_numpy(np.eye(len(values))[i]))
+        try:
+            rows.append(np.asarray(rt.grad(rt.with_eager_session(lambda s: s.reduce_sum(s.mul(g, e), None)), x)))
+        except Exception as exc:  # GradInactive: this row of the Hessian is zero
+            assert "grad is inactive" in str(exc)
+            rows.append(np.zeros(len(values)))
+    return np.asarray(g), np.array(rows)
+
+
+def _brute_hessian_of_prod(values):
+    n = len(values)
+    h = np.zeros((n, n))
+    for i in range(n):
+        for k in range(n):
+            if i != k:
+                h[i, k] = np.prod(np.delete(values, [i, k]))
+    return h
+
+
+@pytest.mark.parametrize(
+    "values",
+    [[2.0, 3.0, 5.0, 7.0], [0.0, 3.0, 5.0, 7.0], [0.0, 3.0, 0.0, 7.0], [0.0, 0.0, 0.0, 7.0], [1e-300, 1.0, 1e300, 2.0]],
+)
+def test_prod_gradient_and_hessian_are_exact_with_zeros(rt, values):
+    g, h = _hessian(rt, lambda s, x: s.reduce_prod(x, None), values)
+    expected = np.array([np.prod(np.delete(values, i)) for i in range(len(values))])
+    np.testing.assert_array_equal(g, expected)
+    np.testing.assert_allclose(h, _brute_hessian_of_prod(np.array(values)), rtol=1e-15, atol=0)
+
+
+def test_prod_third_derivative_raises_instead_of_lying(rt):
+    x = rt.variable_from(Tensor.from_numpy(np.array([0.0, 2.0, 3.0])))
+    g = rt.grad(rt.with_eager_session(lambda s: s.reduce_prod(x, None)), x)
+    h = rt.grad(rt.with_eager_session(lambda s: s.reduce_sum(g, None)), x)
+    with pytest.raises(NotDifferentiable, match="op prod_except_vjp \\(plugin 'reduce'\\) has no VJP rule"):
+        rt.grad(rt.with_eager_session(lambda s: s.reduce_sum(h, None)), x)
+
+
+@given(
+    hnp.arrays(np.float64, hnp.array_shapes(min_dims=1, max_dims=3, max_side=4), elements=st.sampled_from([0.0, 1.0, -2.0, 0.5])),
+    st.data(),
+)
+def test_prod_except_vjp_matches_brute_force_on_zero_heavy_inputs(x, data):
+    from tenferro.core.registry import default_registry
+    from tenferro.testing.strategies import axes_for
+
+    spec = default_registry()["prod_except_vjp"]
+    axes = data.draw(axes_for(x.ndim))
+    g = data.draw(hnp.arrays(np.float64, x.shape, elements=st.floats(-2, 2)))
+    np.testing.assert_allclose(spec.forward(x, g, axes), spec.reference(x, g, axes), rtol=1e-13, atol=1e-13)
+
+
+@pytest.mark.parametrize("op, pick", [("reduce_max", np.max), ("reduce_min", np.min)])
+def test_extremum_ties_split_evenly(rt, op, pick):
+    values = np.array([[1.0, 3.0, 3.0, -1.0], [2.0, 2.0, 2.0, 2.0]])
+    x = rt.variable_from(Tensor.from_numpy(values))
+    out = rt.with_eager_session(lambda s: s.reduce_sum(getattr(s, op)(x, 1), None))
+    g = np.asarray(rt.grad(out, x))
+    expected = (values == pick(values, axis=1, keepdims=True)) / np.sum(values == pick(values, axis=1, keepdims=True), axis=1, keepdims=True)
+    np.testing.assert_array_equal(g, expected)
+    assert g[0].tolist() == ([0.0, 0.5, 0.5, 0.0] if op == "reduce_max" else [0.0, 0.0, 0.0, 1.0])
+
+
+def test_logsumexp_does_not_overflow(rt):
+    x = rt.variable_from(Tensor.from_numpy(np.array([1000.0, 1000.0, -np.inf])))
+    out = rt.with_eager_session(lambda s: s.logsumexp(x, None))
+    assert float(np.asarray(out)) == pytest.approx(1000.0 + np.log(2.0))
+    np.testing.assert_allclose(np.asarray(rt.grad(out, x)), [0.5, 0.5, 0.0])
+
+
+def test_mean_gradient_divides_by_the_count(rt):
+    x = rt.variable_from(Tensor.from_numpy(np.ones((2, 5), np.float32)))
+    out = rt.with_eager_session(lambda s: s.reduce_sum(s.reduce_mean(x, 1), None))
+    g = rt.grad(out, x)
+    assert g.dtype == np.float32
+    np.testing.assert_array_equal(np.asarray(g), np.full((2, 5), 0.2, np.float32))
+
+
+def test_empty_max_is_a_shape_error(rt):
+    from tenferro import ShapeMismatch
+
+    x = rt.constant_from(Tensor.from_numpy(np.zeros((0, 3))))
+    with pytest.raises(ShapeMismatch, match="reduce_max: cannot reduce over an axis of size 0"):
+        rt.with_eager_session(lambda s: s.reduce_max(x, 0))
+    assert rt.with_eager_session(lambda s: s.reduce_sum(x, 0)).shape == (3,)

@@ -1,0 +1,120 @@
+"""The pluggy registry: built-ins load through entry points like third-party plugins; bad
+plugins are reported by name; the core knows no op by name."""
+
+import ast
+import pathlib
+
+import numpy as np
+import pytest
+
+import tenferro
+from tenferro import CpuEngine, EagerRuntime, OpSpec, PluginError, Tensor, hookimpl
+from tenferro.core.registry import load_registry
+
+
+def _plugin(name, *specs):
+    class Plugin:
+        @hookimpl
+        def tenferro_register_ops(self, registry):
+            for spec in specs:
+                registry.add(spec)
+
+    Plugin.__name__ = name
+    return Plugin()
+
+
+def _op(name, **kwargs):
+    return OpSpec(name=name, inputs=("x",), forward=np.negative, **kwargs)
+
+
+def test_builtin_families_come_from_the_entry_point_group():
+    registry = load_registry()
+    assert registry.plugins["elementwise"].distribution == "tenferro"
+    assert registry.plugins["reduce"].version == tenferro.__version__
+    assert registry["sin"].plugin == "elementwise"
+    assert registry["reduce_sum"].plugin == "reduce"
+    assert registry["add_any"].plugin == "core"
+
+
+def test_no_entry_points_means_only_the_core_op():
+    registry = load_registry(entry_points=False)
+    assert [spec.name for spec in registry] == ["add_any"]
+
+
+def test_duplicate_op_names_name_both_plugins():
+    with pytest.raises(PluginError, match="op 'sin' is registered by both plugin 'elementwise' and plugin 'mine'"):
+        load_registry([_plugin("mine", _op("sin"))])
+
+
+def test_blocked_plugins_are_not_loaded(monkeypatch):
+    assert "sin" not in load_registry(blocked=["elementwise"])
+    monkeypatch.setenv("TENFERRO_BLOCK_PLUGINS", "reduce, elementwise")
+    assert len(load_registry()) == 1
+    # blocking lets a plugin replace a built-in op
+    assert load_registry([_plugin("mine", _op("sin"))], blocked=["elementwise"])["sin"].plugin == "mine"
+
+
+@pytest.mark.parametrize(
+    "spec, message",
+    [
+        (_op("9lives"), "'9lives' is not a valid Python identifier"),
+        (_op("_private"), "must not start with an underscore"),
+        (OpSpec(name="f", inputs=("x", "x"), forward=np.add), "must be distinct"),
+        (OpSpec(name="f", inputs=(), forward=np.add), "at least one tensor input"),
+        (_op("f", accepts="xyz"), "dtype kinds"),
+        (_op("needs_grad"), "clash with EagerSession attributes"),
+    ],
+)
+def test_bad_specs_are_rejected_naming_the_plugin(spec, message):
+    with pytest.raises(PluginError, match=message) as info:
+        EagerRuntime(plugins=[_plugin("shoddy", spec)], entry_points=False)
+    if "clash" not in message:
+        assert "plugin 'shoddy'" in str(info.value)
+
+
+def test_a_plugin_that_raises_while_registering():
+    class Crashing:
+        @hookimpl
+        def tenferro_register_ops(self, registry):
+            raise RuntimeError("boom")
+
+    with pytest.raises(PluginError, match="plugin 'Crashing' failed while registering its ops: RuntimeError\\('boom'\\)"):
+        load_registry([Crashing()], entry_points=False)
+
+
+def test_a_runtime_with_an_extra_plugin_calls_its_ops():
+    def double_vjp(s, g, inputs, out):
+        return (s.mul(g, 2.0),)
+
+    plugin = _plugin("doubling", OpSpec(name="double", inputs=("x",), forward=lambda x: 2 * x, vjp=double_vjp))
+    rt = EagerRuntime(engine=CpuEngine.serial(), plugins=[plugin])
+    x = rt.variable_from(Tensor.from_numpy(np.array([1.0, 2.0])))
+    rt.with_eager_session(lambda s: s.reduce_sum(s.double(x), None)).backward()
+    np.testing.assert_array_equal(x.grad().to_numpy(), [2.0, 2.0])
+    assert rt.registry["double"].plugin == "doubling"
+
+
+def test_session_methods_carry_signature_and_doc():
+    import inspect
+
+    rt = EagerRuntime(engine=CpuEngine.serial())
+    with rt.eager_session() as s:
+        assert str(inspect.signature(s.reduce_sum)) == "(x, axes=None)"
+        assert "Sum over `axes`" in s.reduce_sum.__doc__
+        assert "plugin 'reduce'" in s.reduce_sum.__doc__
+
+
+def test_the_core_knows_no_op_by_name():
+    """No string in tenferro/core names a plugin op, and no op is called on a session there
+    (add_any is the core's own)."""
+    op_names = {spec.name for spec in load_registry() if spec.plugin != "core"}
+    core = pathlib.Path(tenferro.__file__).parent / "core"
+    used = set()
+    for path in core.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                used.add(node.value)
+            elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+                if node.value.id in ("s", "session", "self"):
+                    used.add(node.attr)
+    assert used & op_names == set()

@@ -1,0 +1,149 @@
+"""The reverse sweep: deep chains, the needs-grad mask, recording only inside rt.grad,
+accumulation, dtypes and Python scalars."""
+
+import gc
+
+import numpy as np
+import pytest
+
+from tenferro import CpuEngine, EagerRuntime, OpSpec, Tensor, hookimpl
+
+
+def test_a_100000_op_chain_backpropagates_without_recursion(rt):
+    x = rt.variable_from(Tensor.from_numpy(np.array([0.5, -0.25])))
+
+    def chain(s):
+        y = x
+        for _ in range(100_000):
+            y = s.mul(y, 1.0)
+        return s.reduce_sum(y, None)
+
+    loss = rt.with_eager_session(chain)
+    loss.backward()
+    np.testing.assert_array_equal(x.grad().to_numpy(), [1.0, 1.0])
+    assert len(str(loss.trace()).splitlines()) == 100_003
+    gx = rt.grad(loss, x)
+    np.testing.assert_array_equal(np.asarray(gx), [1.0, 1.0])
+    del loss, gx
+    gc.collect()  # freeing a deep trace must not overflow the C stack either
+
+
+class _Probe:
+    """An op `probe` = sin whose VJP logs whether its session records and which inputs it is asked for."""
+
+    def __init__(self):
+        self.calls = []
+
+    @hookimpl
+    def tenferro_register_ops(self, registry):
+        def vjp(s, g, inputs, out):
+            ct = s.mul(g, s.cos(inputs[0]))
+            self.calls.append({"records": ct.tracks_grad(), "needs": s.needs_grad(inputs[0])})
+            return (ct,)
+
+        registry.add(OpSpec(name="probe", inputs=("x",), forward=np.sin, vjp=vjp))
+
+
+@pytest.fixture
+def probe_rt():
+    probe = _Probe()
+    rt = EagerRuntime(engine=CpuEngine.serial(), plugins=[probe])
+    return rt, probe
+
+
+def test_backward_builds_no_derivative_trace_but_grad_does(probe_rt):
+    rt, probe = probe_rt
+    x = rt.variable_from(Tensor.from_numpy(np.array([0.3])))
+    loss = rt.with_eager_session(lambda s: s.reduce_sum(s.probe(x), None))
+    loss.backward()
+    assert probe.calls == [{"records": False, "needs": True}]
+    probe.calls.clear()
+    rt.grad(loss, x)
+    assert probe.calls == [{"records": True, "needs": True}]
+    probe.calls.clear()
+    with rt.no_grad():
+        g = rt.grad(loss, x)
+    assert probe.calls == [{"records": False, "needs": True}] and not g.tracks_grad()
+
+
+def test_constants_and_branches_that_lead_nowhere_get_no_work(probe_rt):
+    rt, probe = probe_rt
+    x = rt.variable_from(Tensor.from_numpy(np.array([0.3])))
+    y = rt.variable_from(Tensor.from_numpy(np.array([0.7])))
+    c = rt.constant_from(Tensor.from_numpy(np.array([0.1])))
+
+    def body(s):
+        return s.reduce_sum(s.add(s.mul(x, s.probe(c)), s.probe(y)), None)
+
+    loss = rt.with_eager_session(body)
+    loss.backward()
+    assert len(probe.calls) == 1  # probe(c) has nothing to differentiate
+    probe.calls.clear()
+    gx = rt.grad(loss, x)  # probe(y) does not lead to x
+    assert probe.calls == []
+    np.testing.assert_allclose(np.asarray(gx), np.sin([0.1]))
+
+
+def test_cotangents_reaching_a_tensor_twice_are_added(rt):
+    x = rt.variable_from(Tensor.from_numpy(np.array([2.0])))
+    loss = rt.with_eager_session(lambda s: s.reduce_sum(s.add(s.mul(x, x), s.mul(x, 3.0)), None))
+    assert "add_any" not in str(loss.trace())
+    g = rt.grad(loss, x)
+    np.testing.assert_array_equal(np.asarray(g), [7.0])
+    assert "add_any" in str(g.trace())
+    np.testing.assert_array_equal(np.asarray(rt.grad(rt.with_eager_session(lambda s: s.reduce_sum(g, None)), x)), [2.0])
+
+
+def test_float32_stays_float32_and_mixed_precision_casts_back(rt):
+    x32 = rt.variable_from(Tensor.from_numpy(np.array([1.0, 2.0], np.float32)))
+    y64 = rt.variable_from(Tensor.from_numpy(np.array([3.0], np.float64)))
+    same = rt.with_eager_session(lambda s: s.mul(s.sin(x32), 2.0))
+    assert same.dtype == np.float32
+    mixed = rt.with_eager_session(lambda s: s.reduce_sum(s.mul(x32, y64), None))
+    assert mixed.dtype == np.float64
+    grads = mixed.backward()
+    assert grads[x32].dtype == np.float32 and grads[y64].dtype == np.float64
+    np.testing.assert_array_equal(grads[x32].to_numpy(), [3.0, 3.0])
+    np.testing.assert_array_equal(grads[y64].to_numpy(), [3.0])
+
+
+def test_python_and_numpy_scalars_are_constants(rt):
+    x = rt.variable_from(Tensor.from_numpy(np.array([1.0, 4.0])))
+    loss = rt.with_eager_session(lambda s: s.reduce_sum(s.add(s.pow(x, 2), s.div(3.0, x)), None))
+    g = rt.grad(loss, x)
+    np.testing.assert_allclose(np.asarray(g), 2 * np.array([1.0, 4.0]) - 3.0 / np.array([1.0, 16.0]))
+    x32 = rt.variable_from(Tensor.from_numpy(np.array([1.0], np.float32)))
+    assert rt.with_eager_session(lambda s: s.mul(x32, np.float64(2.0))).dtype == np.float64
+
+
+def test_integer_and_bool_results_are_constants(rt):
+    x = rt.variable_from(Tensor.from_numpy(np.array([1.0, -2.0])))
+    mask = rt.with_eager_session(lambda s: s.compare(x, 0.0, "gt"))
+    assert mask.dtype == np.bool_ and not mask.tracks_grad()
+    as_int = rt.with_eager_session(lambda s: s.astype(x, "int64"))
+    assert as_int.dtype == np.int64 and not as_int.tracks_grad()
+
+
+def test_backward_of_a_variable_itself(rt):
+    x = rt.variable_from(Tensor.from_numpy(np.array(3.0)))
+    x.backward()
+    assert x.grad().to_numpy() == 1.0
+
+
+def test_zero_derivative_paths_give_zeros(rt):
+    x = rt.variable_from(Tensor.from_numpy(np.array([1.5, -2.0])))
+    loss = rt.with_eager_session(lambda s: s.reduce_sum(s.sign(x), None))
+    grads = loss.backward()
+    np.testing.assert_array_equal(grads[x].to_numpy(), [0.0, 0.0])
+    np.testing.assert_array_equal(np.asarray(rt.grad(loss, x)), [0.0, 0.0])
+
+
+def test_the_default_engine_can_be_left_out(seed_xs):
+    rt = EagerRuntime(engine=CpuEngine.serial())
+    x = rt.variable_from(Tensor.from_numpy(seed_xs))
+    with rt.eager_session() as s:
+        loss = s.reduce_sum(s.mul(x, x), None)
+    loss.backward()
+    loss.backward_with(rt.constant_from(Tensor.from_numpy(np.array(1.0))))
+    np.testing.assert_array_equal(x.grad().to_numpy(), 4 * seed_xs)
+    assert not x.detach().tracks_grad()
