@@ -58,8 +58,12 @@ def test_compare_gives_bool_and_accepts_symbols(rt):
     out = rt.with_eager_session(lambda s: [s.compare(a, 2.0, op) for op in ("<", "le", "==", "ne", ">=", "gt")])
     table = [np.asarray(o).tolist() for o in out]
     assert table == [
-        [True, False, False], [True, True, False], [False, True, False],
-        [True, False, True], [False, True, True], [False, False, True],
+        [True, False, False],
+        [True, True, False],
+        [False, True, False],
+        [True, False, True],
+        [False, True, True],
+        [False, False, True],
     ]
 
 

@@ -21,7 +21,10 @@ from tenferro import (
 
 RT = EagerRuntime(engine=CpuEngine.serial())
 ALL_ERROR_INPUTS = [
-    (spec, case) for spec in sorted(RT.registry, key=lambda s: s.name) if spec.error_inputs for case in spec.error_inputs()
+    (spec, case)
+    for spec in sorted(RT.registry, key=lambda s: s.name)
+    if spec.error_inputs
+    for case in spec.error_inputs()
 ]
 
 
@@ -44,7 +47,11 @@ def test_declared_error_inputs_raise_the_declared_error(spec, case):
 
 
 def test_every_op_declares_error_inputs():
-    missing = [spec.name for spec in RT.registry if spec.error_inputs is None and spec.name not in ("add_any", "prod_except_vjp")]
+    missing = [
+        spec.name
+        for spec in RT.registry
+        if spec.error_inputs is None and spec.name not in ("add_any", "prod_except_vjp")
+    ]
     assert missing == []
 
 
@@ -65,7 +72,9 @@ def test_bool_into_sin(rt):
 
 def test_axis_errors(rt):
     x = rt.variable_from(Tensor.from_numpy(np.zeros((2, 3))))
-    with pytest.raises(AxisError, match=r"reduce_sum: axis 2 is out of range for a tensor with 2 dims \(valid: -2..1\)"):
+    with pytest.raises(
+        AxisError, match=r"reduce_sum: axis 2 is out of range for a tensor with 2 dims \(valid: -2..1\)"
+    ):
         _call(rt, "reduce_sum", x, 2)
     with pytest.raises(AxisError, match="reduce_max: axes \\(0, -2\\) name the same axis twice"):
         _call(rt, "reduce_max", x, (0, -2))
@@ -80,7 +89,9 @@ def test_wrong_number_of_arguments(rt):
         _call(rt, "mul", x)
     with pytest.raises(ArgumentError, match=r"sin takes at most 1 arguments \(sin\(x\)\), got 2"):
         _call(rt, "sin", x, x)
-    with pytest.raises(ArgumentError, match="reduce_sum has no argument 'axis'; its signature is reduce_sum\\(x, axes=None\\)"):
+    with pytest.raises(
+        ArgumentError, match="reduce_sum has no argument 'axis'; its signature is reduce_sum\\(x, axes=None\\)"
+    ):
         _call(rt, "reduce_sum", x, axis=0)
     with pytest.raises(ArgumentError, match="compare is missing argument 'op'"):
         _call(rt, "compare", x, x)
@@ -148,11 +159,15 @@ class _BadRules:
         )
         registry.add(
             OpSpec(
-                name="wrong_dtype", inputs=("x",), forward=np.sin,
+                name="wrong_dtype",
+                inputs=("x",),
+                forward=np.sin,
                 vjp=lambda s, g, inputs, out: (s.astype(g, "float32"),),
             )
         )
-        registry.add(OpSpec(name="raw_array", inputs=("x",), forward=np.sin, vjp=lambda s, g, inputs, out: (np.ones(2),)))
+        registry.add(
+            OpSpec(name="raw_array", inputs=("x",), forward=np.sin, vjp=lambda s, g, inputs, out: (np.ones(2),))
+        )
 
 
 @pytest.fixture

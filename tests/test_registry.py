@@ -78,7 +78,9 @@ def test_a_plugin_that_raises_while_registering():
         def tenferro_register_ops(self, registry):
             raise RuntimeError("boom")
 
-    with pytest.raises(PluginError, match="plugin 'Crashing' failed while registering its ops: RuntimeError\\('boom'\\)"):
+    with pytest.raises(
+        PluginError, match="plugin 'Crashing' failed while registering its ops: RuntimeError\\('boom'\\)"
+    ):
         load_registry([Crashing()], entry_points=False)
 
 

@@ -195,9 +195,7 @@ class Registry:
         """The error for an op name nobody registered, with the closest names as a hint."""
         close = difflib.get_close_matches(name, self._specs, n=3)
         hint = f"; did you mean {' or '.join(map(repr, close))}?" if close else ""
-        return UnknownOp(
-            f"no op named {name!r} is registered{hint} (`tenferro ops` lists every op)"
-        )
+        return UnknownOp(f"no op named {name!r} is registered{hint} (`tenferro ops` lists every op)")
 
     def __contains__(self, name: object) -> bool:
         return name in self._specs
@@ -282,9 +280,7 @@ def load_registry(
         except TenferroError:
             raise
         except Exception as exc:
-            raise PluginError(
-                f"plugin {impl.plugin_name!r} failed while registering its ops: {exc!r}"
-            ) from exc
+            raise PluginError(f"plugin {impl.plugin_name!r} failed while registering its ops: {exc!r}") from exc
     return registry
 
 

@@ -3,7 +3,7 @@ variables and constants, opens sessions, and runs backward passes and ``rt.grad`
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
@@ -42,8 +42,7 @@ class Gradients:
             return Tensor(self._items[id(variable)][1])
         except KeyError:
             raise KeyError(
-                f"{variable!r} received no gradient in this backward pass (it is not a variable "
-                f"the output depends on)"
+                f"{variable!r} received no gradient in this backward pass (it is not a variable the output depends on)"
             ) from None
 
     def __contains__(self, variable: object) -> bool:
@@ -79,7 +78,11 @@ class EagerRuntime:
     ):
         plugins = tuple(plugins)
         if registry is None:
-            registry = default_registry() if entry_points and not plugins else load_registry(plugins, entry_points=entry_points)
+            registry = (
+                default_registry()
+                if entry_points and not plugins
+                else load_registry(plugins, entry_points=entry_points)
+            )
         self.registry = registry
         self._session_class = session_class(registry)
         self._engine = engine
@@ -191,9 +194,7 @@ class EagerRuntime:
             session._close()
         # Every gradient is computed before any slot is written: a failing rule leaves
         # all slots as they were.
-        computed = {
-            key: (variable, _zero_if_none(self, variable, ct)._value) for key, (variable, ct) in leaves.items()
-        }
+        computed = {key: (variable, _zero_if_none(self, variable, ct)._value) for key, (variable, ct) in leaves.items()}
         for variable, value in computed.values():
             variable._grad = value if variable._grad is None else freeze(variable._grad + value)
         return Gradients(computed)
@@ -229,7 +230,9 @@ class EagerRuntime:
         if not isinstance(tensor, EagerTensor):
             raise ArgumentError(f"{what} must be an EagerTensor, got {type(tensor).__name__}")
         if tensor._rt is not self:
-            raise ContextMismatch(f"{what} belongs to {tensor._rt!r}, not to {self!r}; tensors of two runtimes cannot be mixed")
+            raise ContextMismatch(
+                f"{what} belongs to {tensor._rt!r}, not to {self!r}; tensors of two runtimes cannot be mixed"
+            )
 
     def _seed(self, out: EagerTensor) -> EagerTensor:
         if out.shape != ():
@@ -244,8 +247,7 @@ class EagerRuntime:
             value = cotangent._array
         else:
             raise ArgumentError(
-                f"backward_with: the cotangent v must be an EagerTensor or a Tensor, got "
-                f"{type(cotangent).__name__}"
+                f"backward_with: the cotangent v must be an EagerTensor or a Tensor, got {type(cotangent).__name__}"
             )
         if value.shape != out.shape:
             raise ShapeMismatch(

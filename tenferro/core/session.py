@@ -140,9 +140,7 @@ def _scalar_kind(spec: OpSpec, index: int, arg: Any) -> str:
         if isinstance(arg, (np.ndarray, list, tuple))
         else "pass an EagerTensor of this session's runtime or a Python number"
     )
-    raise ArgumentError(
-        f"{spec.name}: argument {spec.inputs[index]!r} is a {type(arg).__name__}; {hint}"
-    )
+    raise ArgumentError(f"{spec.name}: argument {spec.inputs[index]!r} is a {type(arg).__name__}; {hint}")
 
 
 def _dtype_error(spec: OpSpec, index: int, value: Any) -> DTypeError:
@@ -150,8 +148,7 @@ def _dtype_error(spec: OpSpec, index: int, value: Any) -> DTypeError:
     shown = dtype_name(dtype) if isinstance(dtype, np.dtype) else dtype
     allowed = " or ".join(_KIND_WORDS[k] for k in spec.accepts[index])
     return DTypeError(
-        f"{spec.name}: argument {spec.inputs[index]!r} has dtype {shown}; "
-        f"{spec.name} accepts {allowed} tensors there"
+        f"{spec.name}: argument {spec.inputs[index]!r} has dtype {shown}; {spec.name} accepts {allowed} tensors there"
     )
 
 
@@ -175,9 +172,7 @@ def _bind(spec: OpSpec, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[
     for a wrong count or an unknown/duplicate name."""
     names = spec.inputs + tuple(spec.params)
     if len(args) > len(names):
-        raise ArgumentError(
-            f"{spec.name} takes at most {len(names)} arguments ({spec.signature}), got {len(args)}"
-        )
+        raise ArgumentError(f"{spec.name} takes at most {len(names)} arguments ({spec.signature}), got {len(args)}")
     bound = dict(zip(names, args))
     for key, value in kwargs.items():
         if key not in names:
@@ -200,9 +195,11 @@ def _method(spec: OpSpec) -> Any:
     arity = len(spec.inputs)
 
     if spec.params:
+
         def op(self: EagerSession, *args: Any, **kwargs: Any) -> EagerTensor:
             return self._apply(spec, *_bind(spec, args, kwargs))
     else:
+
         def op(self: EagerSession, *args: Any, **kwargs: Any) -> EagerTensor:
             if kwargs or len(args) != arity:
                 return self._apply(spec, *_bind(spec, args, kwargs))
@@ -211,12 +208,16 @@ def _method(spec: OpSpec) -> Any:
     parameters = [inspect.Parameter("self", inspect.Parameter.POSITIONAL_ONLY)]
     parameters += [inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD) for n in spec.inputs]
     parameters += [
-        inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=inspect.Parameter.empty if d is REQUIRED else d)
+        inspect.Parameter(
+            n, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=inspect.Parameter.empty if d is REQUIRED else d
+        )
         for n, d in spec.params.items()
     ]
     op.__name__ = op.__qualname__ = spec.name
     op.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
-    op.__doc__ = f"{spec.doc.strip()}\n\nOp of plugin {spec.plugin!r}." if spec.doc else f"Op of plugin {spec.plugin!r}."
+    op.__doc__ = (
+        f"{spec.doc.strip()}\n\nOp of plugin {spec.plugin!r}." if spec.doc else f"Op of plugin {spec.plugin!r}."
+    )
     return op
 
 

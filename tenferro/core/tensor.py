@@ -39,9 +39,7 @@ def describe(shape: tuple[int, ...], dtype: np.dtype) -> str:
 
 def check_dtype(dtype: np.dtype, where: str) -> None:
     if dtype.kind not in SUPPORTED_KINDS:
-        raise DTypeError(
-            f"{where}: dtype {dtype} is not supported; use a bool, integer, float or complex array"
-        )
+        raise DTypeError(f"{where}: dtype {dtype} is not supported; use a bool, integer, float or complex array")
 
 
 class Tensor:
@@ -75,8 +73,7 @@ class Tensor:
         size = int(np.prod(shape, dtype=np.int64))
         if flat.size != size:
             raise ShapeMismatch(
-                f"Tensor.from_vec_col_major: shape {list(shape)} holds {size} elements, "
-                f"but data has {flat.size}"
+                f"Tensor.from_vec_col_major: shape {list(shape)} holds {size} elements, but data has {flat.size}"
             )
         check_dtype(flat.dtype, "Tensor.from_vec_col_major")
         return cls(freeze(np.ascontiguousarray(flat.reshape(shape, order="F"))))

@@ -47,11 +47,7 @@ def topological_order(output: EagerTensor) -> list[EagerTensor]:
         while position < len(inputs):
             arg = inputs[position]
             position += 1
-            if (
-                type(arg) is EagerTensor
-                and (arg._leaf or arg._node is not None)
-                and id(arg) not in seen
-            ):
+            if type(arg) is EagerTensor and (arg._leaf or arg._node is not None) and id(arg) not in seen:
                 seen.add(id(arg))
                 stack[-1] = (tensor, position)
                 stack.append((arg, 0))

@@ -50,7 +50,9 @@ def floats_array(
     )
 
 
-def unary(low: float = -3.0, high: float = 3.0, avoid: Sequence[float] = (), margin: float = MARGIN) -> st.SearchStrategy[SampleInput]:
+def unary(
+    low: float = -3.0, high: float = 3.0, avoid: Sequence[float] = (), margin: float = MARGIN
+) -> st.SearchStrategy[SampleInput]:
     """One array argument in a domain."""
     return floats_array(SHAPES, low, high, avoid, margin).map(lambda x: SampleInput((x,)))
 
@@ -95,7 +97,9 @@ def separated_pair(draw: Callable[[Any], Any], scalars: bool = True) -> SampleIn
     a = banded(shapes.input_shapes[0], low_band)
     b = banded(shapes.input_shapes[1], high_band)
     which = draw(st.sampled_from(["a", "b", "none"]))
-    return SampleInput((_maybe_scalar(a, draw, scalars and which == "a"), _maybe_scalar(b, draw, scalars and which == "b")))
+    return SampleInput(
+        (_maybe_scalar(a, draw, scalars and which == "a"), _maybe_scalar(b, draw, scalars and which == "b"))
+    )
 
 
 @st.composite

@@ -20,8 +20,12 @@ from tenferro.core.registry import REQUIRED, ErrorInput, OpSpec
 from .broadcasting import unbroadcast
 
 COMPARISONS: dict[str, Callable[[Any, Any], np.ndarray]] = {
-    "lt": np.less, "le": np.less_equal, "gt": np.greater,
-    "ge": np.greater_equal, "eq": np.equal, "ne": np.not_equal,
+    "lt": np.less,
+    "le": np.less_equal,
+    "gt": np.greater,
+    "ge": np.greater_equal,
+    "eq": np.equal,
+    "ne": np.not_equal,
 }
 _SYMBOLS = {"<": "lt", "<=": "le", ">": "gt", ">=": "ge", "==": "eq", "!=": "ne"}
 
@@ -36,8 +40,7 @@ def explain_broadcast(name: str, names: tuple[str, ...]) -> Callable[..., Tenfer
         except ValueError:
             listed = ", ".join(f"{list(sh)} ({n})" for n, sh in zip(names, shapes))
             return ShapeMismatch(
-                f"{name}: shapes {listed} do not broadcast together; sizes must match or be 1 "
-                f"in every trailing axis"
+                f"{name}: shapes {listed} do not broadcast together; sizes must match or be 1 in every trailing axis"
             )
         return None
 
@@ -66,7 +69,12 @@ def _binary_errors() -> list[ErrorInput]:
     ]
 
 
-def _binary(name: str, forward: Any, vjp: Any, reference: Any, doc: str, sample: Callable[[], Any] = _pairs()) -> OpSpec:
+_ANY_PAIR = _pairs()
+
+
+def _binary(
+    name: str, forward: Any, vjp: Any, reference: Any, doc: str, sample: Callable[[], Any] = _ANY_PAIR
+) -> OpSpec:
     return OpSpec(
         name=name,
         inputs=("a", "b"),
@@ -254,21 +262,37 @@ SPECS = [
     _binary("sub", np.subtract, _sub_vjp, lambda a, b: np.asarray(a) - b, "a - b."),
     _binary("mul", np.multiply, _mul_vjp, lambda a, b: np.asarray(a) * b, "a * b."),
     _binary(
-        "div", np.true_divide, _div_vjp, lambda a, b: np.asarray(a) / b,
-        "a / b (true division; integers give float64). x/0 = ±inf.", _pairs(b_avoid=(0.0,)),
+        "div",
+        np.true_divide,
+        _div_vjp,
+        lambda a, b: np.asarray(a) / b,
+        "a / b (true division; integers give float64). x/0 = ±inf.",
+        _pairs(b_avoid=(0.0,)),
     ),
     _binary(
-        "pow", _pow, _pow_vjp, lambda a, b: np.exp(np.log(a) * b),
+        "pow",
+        _pow,
+        _pow_vjp,
+        lambda a, b: np.exp(np.log(a) * b),
         "a ** b. Conventions (PyTorch's): d/da = b·a**(b-1) is 0 where b == 0 (also at a == 0); "
-        "d/db = a**b·log(a) is 0 where a == 0 and nan where a < 0.", _pairs(a_range=(0.5, 3.0), b_range=(-2.0, 2.5)),
+        "d/db = a**b·log(a) is 0 where a == 0 and nan where a < 0.",
+        _pairs(a_range=(0.5, 3.0), b_range=(-2.0, 2.5)),
     ),
     _binary(
-        "maximum", np.maximum, _extremum_vjp("gt"), lambda a, b: np.where(np.greater(a, b), a, b),
-        "Elementwise max. Convention: where a == b the cotangent is split evenly, half to each.", _separated,
+        "maximum",
+        np.maximum,
+        _extremum_vjp("gt"),
+        lambda a, b: np.where(np.greater(a, b), a, b),
+        "Elementwise max. Convention: where a == b the cotangent is split evenly, half to each.",
+        _separated,
     ),
     _binary(
-        "minimum", np.minimum, _extremum_vjp("lt"), lambda a, b: np.where(np.less(a, b), a, b),
-        "Elementwise min. Convention: where a == b the cotangent is split evenly, half to each.", _separated,
+        "minimum",
+        np.minimum,
+        _extremum_vjp("lt"),
+        lambda a, b: np.where(np.less(a, b), a, b),
+        "Elementwise min. Convention: where a == b the cotangent is split evenly, half to each.",
+        _separated,
     ),
     OpSpec(
         name="where_select",

@@ -134,9 +134,11 @@ SPECS = [
         vjp=lambda s, g, inputs, out, shape: (s.broadcast_to(g, inputs[0].shape),),
         accepts="iuf",
         sample=lambda: _shape_pair_sample(array_is_larger=True),
-        reference=lambda x, shape: x.sum(axis=tuple(range(x.ndim - len(shape)))).sum(
-            axis=tuple(i for i, n in enumerate(shape) if n == 1), keepdims=True
-        ).reshape(shape),
+        reference=lambda x, shape: (
+            x.sum(axis=tuple(range(x.ndim - len(shape))))
+            .sum(axis=tuple(i for i, n in enumerate(shape) if n == 1), keepdims=True)
+            .reshape(shape)
+        ),
         error_inputs=lambda: [ErrorInput((_F,), {"shape": (2,)}, ShapeMismatch, "does not broadcast")],
         doc="x summed down to `shape` (the adjoint of broadcast_to: how broadcasting VJPs unbroadcast).",
     ),

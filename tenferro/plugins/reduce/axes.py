@@ -26,8 +26,7 @@ def normalize_axes(axes: Any, ndim: int, op: str) -> tuple[int, ...]:
             raise AxisError(f"{op}: axes must be None, an int or a tuple of ints, got {axes!r}")
         if not -ndim <= axis < ndim:
             raise AxisError(
-                f"{op}: axis {int(axis)} is out of range for a tensor with {ndim} dims "
-                f"(valid: {-ndim}..{ndim - 1})"
+                f"{op}: axis {int(axis)} is out of range for a tensor with {ndim} dims (valid: {-ndim}..{ndim - 1})"
             )
         result.append(int(axis) % ndim)
     if len(set(result)) != len(result):

@@ -131,7 +131,10 @@ def _with_zeros_sample(cotangent: bool) -> Callable[[], Any]:
 
 SPECS = [
     reduction(
-        "reduce_prod", np.prod, _prod_vjp, sequential_reference(lambda x, a: np.multiply.reduce(x, axis=a)),
+        "reduce_prod",
+        np.prod,
+        _prod_vjp,
+        sequential_reference(lambda x, a: np.multiply.reduce(x, axis=a)),
         "Product over `axes`. Its gradient is exact where elements are zero (to second order).",
         sample=_with_zeros_sample(cotangent=False),
     ),
@@ -146,8 +149,7 @@ SPECS = [
         reference=_brute_prod_except,
         error_inputs=reduction_errors("prod_except"),
         second_order=False,
-        doc="For each element, the product of the other elements along `axes` (same shape as x); "
-        "reduce_prod's VJP.",
+        doc="For each element, the product of the other elements along `axes` (same shape as x); reduce_prod's VJP.",
     ),
     OpSpec(
         name="prod_except_vjp",

@@ -1,0 +1,46 @@
+"""The ``tenferro`` command: ``tour`` (the seed page, run) and ``ops`` (what is registered)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+
+def _tour(args: argparse.Namespace) -> int:
+    from . import tour
+
+    ours = tour.run()
+    if args.compare:
+        from . import tour_compare
+
+        tour_compare.run(ours)
+    return 0
+
+
+def _ops(args: argparse.Namespace) -> int:
+    from .core.registry import default_registry
+
+    registry = default_registry()
+    specs = sorted(registry, key=lambda spec: (spec.plugin, spec.name))
+    width = max(len(spec.signature) for spec in specs)
+    for spec in specs:
+        print(f"{spec.plugin:<12} {spec.signature:<{width}}  {spec.summary}")
+    print(f"{len(specs)} ops from {len(registry.plugins)} plugins")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="tenferro", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True)
+    tour = commands.add_parser("tour", help="run the seed page end to end and print its numbers")
+    tour.add_argument("--compare", action="store_true", help="also run PyTorch and JAX where installed")
+    tour.set_defaults(run=_tour)
+    ops = commands.add_parser("ops", help="list every registered op with its plugin and signature")
+    ops.set_defaults(run=_ops)
+    args = parser.parse_args(argv)
+    return args.run(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

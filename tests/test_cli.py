@@ -1,0 +1,60 @@
+"""The `tenferro` command: tour (with and without comparison libraries) and ops."""
+
+import subprocess
+import sys
+
+import pytest
+
+from tenferro.cli import main
+
+
+def test_tour_prints_every_section_with_the_seed_numbers(capsys):
+    assert main(["tour"]) == 0
+    out = capsys.readouterr().out
+    for line in [
+        "x.grad = [1.972602, 1.993120, 2.013449, ...]  max|x.grad - exact| = 0.000e+00",
+        "p.grad = None  loss.grad = None",
+        "second backward: Ok",
+        "x.grad = [3.945205, 3.986240, 4.026898, ...]  x.grad == 2*first bitwise: True",
+        "p.backward(): Err(grad requires a scalar output, got shape [1000])",
+        "p.backward_with(v): max|x.grad - v*g_exact| = 8.882e-16",
+        "backward_with(ones) == backward bitwise: True",
+        "  ContextMismatch",
+        "rt.grad == first bitwise: True  x.grad slot = None  gf.tracks_grad = True",
+        "hvp = grad(<grad, v>): max|hvp - exact| = 1.776e-15",
+        "rt.grad(loss, p): Err(grad is inactive",
+        "y.backward(): Ok, Gradients.len() = 0, x.grad = None",
+        "grad of sum(detach(x)*x) == x: bitwise 1000/1000",
+        "  c = mul a a",
+    ]:
+        assert line in out, line
+
+
+def test_tour_compare_says_when_libraries_are_missing(capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "torch", None)
+    monkeypatch.setitem(sys.modules, "jax", None)
+    assert main(["tour", "--compare"]) == 0
+    out = capsys.readouterr().out
+    assert "# PyTorch: not installed (pip install torch==2.13.0 to compare)" in out
+    assert '# JAX: not installed (pip install "jax[cpu]" to compare)' in out
+
+
+def test_ops_lists_every_op_with_plugin_and_signature(capsys):
+    from tenferro.core.registry import default_registry
+
+    assert main(["ops"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[-1] == f"{len(default_registry())} ops from 3 plugins"
+    assert any(line.startswith("reduce") and "reduce_sum(x, axes=None)" in line for line in lines)
+    assert any(line.startswith("elementwise") and "compare(a, b, op)" in line for line in lines)
+
+
+def test_module_entry_point_runs():
+    result = subprocess.run([sys.executable, "-m", "tenferro", "ops"], capture_output=True, text=True, check=True)
+    assert "where_select(cond, a, b)" in result.stdout
+
+
+def test_unknown_command_is_a_usage_error(capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["frobnicate"])
+    assert info.value.code == 2
