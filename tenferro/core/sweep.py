@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .eager import EagerTensor
-from .errors import NotDifferentiable, RuleError
-from .registry import OpSpec
+from .errors import DTypeError, NotDifferentiable, RuleError, ShapeMismatch
+from .registry import ErrorInput, OpSpec
 from .tensor import describe
 
 if TYPE_CHECKING:
@@ -29,14 +29,31 @@ def _add_any_sample() -> Any:
 
 #: The core's only primitive: adds two cotangents that reach the same tensor. It is an op
 #: (not a bare ``+``) so that accumulation inside ``rt.grad`` is recorded and differentiable.
+def _add_any(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    if a.shape != b.shape:
+        raise ShapeMismatch(
+            f"add_any: cotangents of shapes {list(a.shape)} (a) and {list(b.shape)} (b) cannot be "
+            f"accumulated; add_any does not broadcast"
+        )
+    return np.add(a, b)
+
+
+def _add_any_errors() -> list[ErrorInput]:
+    return [
+        ErrorInput((np.zeros(2), np.zeros((3, 2))), {}, ShapeMismatch, "does not broadcast"),
+        ErrorInput((np.zeros(2), np.zeros(2, np.int64)), {}, DTypeError, "argument 'b' has dtype i64"),
+    ]
+
+
 ADD_ANY = OpSpec(
     name="add_any",
     inputs=("a", "b"),
-    forward=np.add,
+    forward=_add_any,
     vjp=lambda s, g, inputs, out: (g, g),
     accepts="f",
     sample=_add_any_sample,
-    reference=np.add,
+    reference=lambda a, b: a + b,
+    error_inputs=_add_any_errors,
     doc="a + b for two cotangents of one shape and dtype; how the reverse sweep accumulates.",
 )
 

@@ -15,7 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from tenferro.core.registry import OpSpec, SampleInput
+from tenferro.core.errors import AxisError, ShapeMismatch
+from tenferro.core.registry import ErrorInput, OpSpec, SampleInput
 
 from .axes import normalize_axes
 from .reductions import reduction, reduction_errors, sequential_reference
@@ -71,6 +72,8 @@ def _prod_except_vjp(x: np.ndarray, g: np.ndarray, axes: Any = None) -> np.ndarr
     i < k is A_k·R_k where A_(k+1) = x_k·A_k + g_k·L_k (a scan), and symmetrically on the
     right; only products and sums, so zeros need no special case."""
     axes = normalize_axes(axes, x.ndim, "prod_except_vjp")
+    if g.shape != x.shape:
+        raise ShapeMismatch(f"prod_except_vjp: g has shape {list(g.shape)}; it must have x's shape {list(x.shape)}")
     rows, restore = _rows(x, axes)
     if rows.shape[1] == 0:
         return restore(rows.copy())
@@ -159,6 +162,10 @@ SPECS = [
         accepts="f",
         sample=_with_zeros_sample(cotangent=True),
         reference=_brute_prod_except_vjp,
+        error_inputs=lambda: [
+            ErrorInput((np.zeros(2), np.zeros(3)), {"axes": None}, ShapeMismatch, "must have x's shape"),
+            ErrorInput((np.zeros(2), np.zeros(2)), {"axes": 1}, AxisError, "out of range"),
+        ],
         doc="The VJP of prod_except with cotangent g; exact with zeros, not differentiable itself.",
     ),
 ]
