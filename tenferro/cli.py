@@ -1,4 +1,5 @@
-"""The ``tenferro`` command: ``tour`` (the seed page, run) and ``ops`` (what is registered)."""
+"""The ``tenferro`` command: ``tour`` (the seed page, run), ``ops`` (what is registered) and
+``bench`` (timings beside NumPy, PyTorch, JAX and HIPS autograd)."""
 
 from __future__ import annotations
 
@@ -30,6 +31,12 @@ def _ops(args: argparse.Namespace) -> int:
     return 0
 
 
+def _bench(args: argparse.Namespace) -> int:
+    from . import benchmark
+
+    return benchmark.main(quick=args.quick, json_path=args.json, only=args.only)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="tenferro", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -38,6 +45,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     tour.set_defaults(run=_tour)
     ops = commands.add_parser("ops", help="list every registered op with its plugin and signature")
     ops.set_defaults(run=_ops)
+    bench = commands.add_parser("bench", help="time tenferro beside NumPy, PyTorch, JAX and HIPS autograd")
+    bench.add_argument("--quick", action="store_true", help="tiny sizes and few repeats (a smoke test)")
+    bench.add_argument("--json", metavar="PATH", help="also write the results as JSON")
+    bench.add_argument("--only", default="", metavar="TEXT", help="only the workloads whose title contains TEXT")
+    bench.set_defaults(run=_bench)
     args = parser.parse_args(argv)
     return args.run(args)
 

@@ -7,12 +7,12 @@ op comes from a plugin through :mod:`tenferro.core.hookspecs`.
 from . import errors
 from .eager import EagerTensor
 from .engine import CpuEngine, Engine
+from .graph import TraceListing
 from .hookspecs import hookimpl
 from .registry import REQUIRED, ErrorInput, OpSpec, Registry, SampleInput, default_registry, load_registry
 from .runtime import EagerRuntime, Gradients
 from .session import EagerSession
 from .tensor import Tensor
-from .trace import TraceListing
 
 __all__ = [
     "REQUIRED",

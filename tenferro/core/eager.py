@@ -7,11 +7,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .tensor import Tensor, describe
-from .trace import Node, TraceListing, listing
 
 if TYPE_CHECKING:
     from .engine import Engine
+    from .graph import TraceListing
     from .runtime import EagerRuntime, Gradients
+    from .trace import Node
 
 
 class EagerTensor:
@@ -100,6 +101,8 @@ class EagerTensor:
 
     def trace(self) -> TraceListing:
         """The recorded program that computed this tensor, one op per line."""
+        from .graph import listing  # graph.py imports this module
+
         return listing(self)
 
     def __repr__(self) -> str:

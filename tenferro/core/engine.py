@@ -18,9 +18,12 @@ from .errors import EngineBusy
 
 
 class Engine:
-    """Base class of engines. Subclasses define :meth:`run`."""
+    """Base class of engines. Subclasses define :meth:`run`; one whose ``run`` is a plain
+    call on the calling thread sets ``inline = True``, and sessions then call kernels
+    directly."""
 
     __slots__ = ("name", "_lock", "_holder")
+    inline = False
 
     def __init__(self, name: str):
         self.name = name
@@ -66,6 +69,7 @@ class CpuEngine(Engine):
     """Runs kernels with NumPy on the calling thread."""
 
     __slots__ = ()
+    inline = True
 
     @classmethod
     def serial(cls) -> CpuEngine:

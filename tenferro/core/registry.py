@@ -78,6 +78,11 @@ class OpSpec:
     is called only when ``forward`` raised a non-tenferro exception and returns the
     TenferroError that says what the caller did wrong (or ``None``).
 
+    ``residuals`` names the inputs (and ``"out"``, the result) whose *values* the VJP reads;
+    the trace keeps only those, and the rest become hollow (shape and dtype only), so that
+    e.g. ``reduce_sum`` does not keep its input alive. ``None`` (the default) keeps all.
+    A VJP that reads a value it did not declare raises RuleError.
+
     ``sample`` is a zero-argument factory returning a hypothesis strategy of
     :class:`SampleInput` (valid inputs, away from kinks and poles); ``reference`` is an
     independent NumPy implementation; ``error_inputs`` a zero-argument factory of
@@ -98,8 +103,13 @@ class OpSpec:
     error_inputs: Callable[[], Iterable[ErrorInput]] | None = None
     differentiable: tuple[bool, ...] | None = None
     second_order: bool = True
+    residuals: tuple[str, ...] | None = None
     doc: str = ""
     plugin: str = ""
+    #: Derived from ``residuals``: per input, whether the trace keeps its value (None: all
+    #: inputs kept), and whether it keeps the result's.
+    keeps: tuple[bool, ...] | None = field(init=False, repr=False, compare=False)
+    keeps_out: bool = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         accepts = self.accepts
@@ -111,6 +121,10 @@ class OpSpec:
             object.__setattr__(self, "differentiable", flags)
         object.__setattr__(self, "inputs", tuple(self.inputs))
         object.__setattr__(self, "params", dict(self.params))
+        kept = set(self.inputs) | {"out"} if self.residuals is None else set(self.residuals)
+        keeps = tuple(name in kept for name in self.inputs)
+        object.__setattr__(self, "keeps", None if all(keeps) else keeps)
+        object.__setattr__(self, "keeps_out", "out" in kept)
 
     @property
     def signature(self) -> str:
@@ -145,6 +159,10 @@ def _validate(spec: OpSpec, plugin: str) -> None:
         raise bad("input and param names must be distinct")
     if not spec.inputs:
         raise bad("an op needs at least one tensor input")
+    if "out" in spec.inputs:
+        raise bad("'out' is reserved for the result (in residuals); name the input differently")
+    if spec.residuals is not None and set(spec.residuals) - set(spec.inputs) - {"out"}:
+        raise bad(f"residuals {spec.residuals!r} must name inputs or 'out'")
     if len(spec.accepts) != len(spec.inputs):
         raise bad(f"accepts has {len(spec.accepts)} entries for {len(spec.inputs)} inputs")
     for kinds in spec.accepts:

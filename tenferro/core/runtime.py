@@ -12,11 +12,12 @@ import numpy as np
 from .eager import EagerTensor
 from .engine import Engine
 from .errors import ArgumentError, ContextMismatch, DTypeError, GradInactive, NonScalarGrad, ShapeMismatch
+from .graph import Vertex, input_vertices, topological_order
 from .registry import Registry, default_registry, load_registry
 from .session import EagerSession, session_class
 from .sweep import reverse_sweep
-from .tensor import Tensor, describe, freeze
-from .trace import topological_order
+from .tensor import Tensor, describe
+from .trace import Node
 
 T = TypeVar("T")
 
@@ -161,6 +162,7 @@ class EagerRuntime:
             )
         order = topological_order(out)
         needed = _needed(order, targets)
+        reached = {id(v) for v in order}
         for index, target in enumerate(targets):
             if not target._leaf:
                 raise GradInactive(
@@ -169,14 +171,14 @@ class EagerRuntime:
                     f"variable; rt.grad differentiates with respect to variables only (make it one "
                     f"with rt.variable_from(t.value()) and recompute from it)"
                 )
-            if id(target) not in needed:
+            if id(target) not in reached:
                 raise GradInactive(
                     f"grad is inactive: the output does not depend on wrt[{index}] "
                     f"({describe(target.shape, target.dtype)}), so its derivative is identically zero"
                 )
         with engine.lend("rt.grad"):
             session = self._session_class(self, engine, record=self._recording, needed=needed)
-            leaves = reverse_sweep(session, out, self._seed(out), order)
+            leaves = reverse_sweep(session, self._seed(out), order)
             session._close()
         grads = [_zero_if_none(self, *leaves[id(t)]) for t in targets]
         return grads[0] if single else grads
@@ -190,20 +192,20 @@ class EagerRuntime:
         order = topological_order(out)
         with engine.lend("backward"):
             session = self._session_class(self, engine, record=False)
-            leaves = reverse_sweep(session, out, seed, order)
+            leaves = reverse_sweep(session, seed, order)
             session._close()
         # Every gradient is computed before any slot is written: a failing rule leaves
         # all slots as they were.
         computed = {key: (variable, _zero_if_none(self, variable, ct)._value) for key, (variable, ct) in leaves.items()}
         for variable, value in computed.values():
-            variable._grad = value if variable._grad is None else freeze(variable._grad + value)
+            variable._grad = value if variable._grad is None else variable._grad + value
         return Gradients(computed)
 
     def _detach(self, engine: Engine | None, tensor: EagerTensor) -> EagerTensor:
         engine = self._engine_or_default(engine, "detach")
         self._check_member(tensor, "detach")
         with engine.lend("detach"):
-            return EagerTensor(freeze(tensor._value.copy()), self)
+            return EagerTensor(tensor._value.copy(), self)
 
     # -- argument checks -----------------------------------------------------------------
     def _engine_or_default(self, engine: Engine | None, call: str) -> Engine:
@@ -237,7 +239,7 @@ class EagerRuntime:
     def _seed(self, out: EagerTensor) -> EagerTensor:
         if out.shape != ():
             raise NonScalarGrad(out.shape)
-        return EagerTensor(freeze(np.ones((), out.dtype)), self)
+        return EagerTensor(np.ones((), out.dtype), self)
 
     def _cotangent(self, out: EagerTensor, cotangent: Any) -> EagerTensor:
         if isinstance(cotangent, EagerTensor):
@@ -273,17 +275,16 @@ def _as_tensor(tensor: Any, call: str) -> Tensor:
     return Tensor.from_numpy(tensor)
 
 
-def _needed(order: list[EagerTensor], targets: list[EagerTensor]) -> set[int]:
-    """ids of the tensors in ``order`` from which some target can be reached."""
+def _needed(order: list[Vertex], targets: list[EagerTensor]) -> set[int]:
+    """ids of the vertices in ``order`` from which some target can be reached."""
     needed = {id(t) for t in targets}
-    for tensor in order:
-        node = tensor._node
-        if node is not None and any(id(arg) in needed for arg in node.inputs):
-            needed.add(id(tensor))
-    return needed & {id(t) for t in order}
+    for vertex in order:
+        if type(vertex) is Node and any(id(v) in needed for v in input_vertices(vertex)):
+            needed.add(id(vertex))
+    return needed
 
 
 def _zero_if_none(rt: EagerRuntime, variable: EagerTensor, ct: EagerTensor | None) -> EagerTensor:
     if ct is not None:
         return ct
-    return EagerTensor(freeze(np.zeros(variable.shape, variable.dtype)), rt)
+    return EagerTensor(np.zeros(variable.shape, variable.dtype), rt)

@@ -14,8 +14,10 @@ import numpy as np
 
 from .eager import EagerTensor
 from .errors import DTypeError, NotDifferentiable, RuleError, ShapeMismatch
+from .graph import Vertex
 from .registry import ErrorInput, OpSpec
 from .tensor import describe
+from .trace import Node
 
 if TYPE_CHECKING:
     from .session import EagerSession
@@ -51,6 +53,7 @@ ADD_ANY = OpSpec(
     forward=_add_any,
     vjp=lambda s, g, inputs, out: (g, g),
     accepts="f",
+    residuals=(),
     sample=_add_any_sample,
     reference=lambda a, b: a + b,
     error_inputs=_add_any_errors,
@@ -76,44 +79,49 @@ def _check_cotangent(spec: OpSpec, index: int, arg: EagerTensor, ct: Any, rt: An
 
 
 def reverse_sweep(
-    session: EagerSession, output: EagerTensor, seed: EagerTensor, order: list[EagerTensor]
+    session: EagerSession, seed: EagerTensor, order: list[Vertex]
 ) -> dict[int, tuple[EagerTensor, EagerTensor | None]]:
-    """Cotangents of the variables in ``order`` (a topological order ending in ``output``),
-    given the cotangent ``seed`` of ``output``: ``{id(variable): (variable, cotangent)}``,
-    where ``None`` means the derivative is identically zero.
+    """Cotangents of the variables in ``order`` (a topological order of vertices ending in
+    the output's), given the output's cotangent ``seed``: ``{id(variable): (variable,
+    cotangent)}``, where ``None`` means the derivative is identically zero.
 
-    Only tensors for which ``session.needs_grad`` is true receive cotangents; a cotangent
-    is dropped as soon as the node that consumes it has run.
+    Only inputs for which ``session.needs_grad`` is true receive cotangents, and each
+    cotangent is dropped as soon as the node that consumes it has run.
     """
     rt = session._rt
     add_any = rt.registry["add_any"]
-    pending: dict[int, EagerTensor] = {id(output): seed}
+    needed = session._needed
+    pending: dict[int, EagerTensor] = {id(order[-1]): seed}
     leaves: dict[int, tuple[EagerTensor, EagerTensor | None]] = {}
-    for tensor in reversed(order):
-        g = pending.pop(id(tensor), None)
-        node = tensor._node
-        if node is None:
-            leaves[id(tensor)] = (tensor, g)
+    for vertex in reversed(order):
+        g = pending.pop(id(vertex), None)
+        if type(vertex) is not Node:
+            leaves[id(vertex)] = (vertex, g)
             continue
         if g is None:
             continue
-        spec = node.spec
-        inputs = node.inputs
+        spec = vertex.spec
+        inputs = vertex.inputs
         if spec.vjp is None:
             raise NotDifferentiable(
                 f"op {spec.name} (plugin {spec.plugin!r}) has no VJP rule, so derivatives cannot "
                 f"flow through it; compute it from constants or under rt.no_grad()"
             )
-        cotangents = spec.vjp(session, g, inputs, tensor, **node.params)
+        cotangents = spec.vjp(session, g, inputs, EagerTensor(vertex.result(), rt, vertex), **vertex.params)
+        del g  # free the output's cotangent before its inputs' cotangents pile up
         if len(cotangents) != len(inputs):
             raise RuleError(
                 f"the VJP of {spec.name} (plugin {spec.plugin!r}) returned {len(cotangents)} "
                 f"cotangents for {len(inputs)} inputs; return one per input (None for zero)"
             )
-        for index, (arg, ct) in enumerate(zip(inputs, cotangents)):
-            if ct is None or not session.needs_grad(arg):
+        for index, arg in enumerate(inputs):
+            ct = cotangents[index]
+            if ct is None or type(arg) is not EagerTensor:
+                continue
+            target = arg._node if arg._node is not None else arg if arg._leaf else None
+            if target is None or (needed is not None and id(target) not in needed):
                 continue
             _check_cotangent(spec, index, arg, ct, rt)
-            previous = pending.get(id(arg))
-            pending[id(arg)] = ct if previous is None else session._apply(add_any, (previous, ct), {})
+            previous = pending.get(id(target))
+            pending[id(target)] = ct if previous is None else session._apply(add_any, (previous, ct), {})
     return leaves

@@ -1,8 +1,10 @@
 """`Tensor`: an immutable n-dimensional value, the thing that goes in and comes out.
 
-A `Tensor` owns a read-only NumPy array. Nothing in tenferro ever writes into an array
-after it is wrapped, so values can be shared freely between tensors, traces and
-gradient slots without copies or version counters.
+A `Tensor` owns a read-only NumPy array. Nothing in tenferro ever writes into an array a
+kernel produced or a user handed in, so values are shared freely between tensors, traces
+and gradient slots without copies or version counters. Arrays reach users only through a
+`Tensor` (or ``np.asarray``), which is where read-only is enforced: kernel results inside
+the trace are not flagged one by one, since that costs a microsecond per op.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ SUPPORTED_KINDS = "biufc"
 
 
 def freeze(array: np.ndarray) -> np.ndarray:
-    """Mark ``array`` read-only and return it (kernel results are never written again)."""
+    """Mark ``array`` read-only and return it."""
     array.flags.writeable = False
     return array
 

@@ -73,7 +73,13 @@ _ANY_PAIR = _pairs()
 
 
 def _binary(
-    name: str, forward: Any, vjp: Any, reference: Any, doc: str, sample: Callable[[], Any] = _ANY_PAIR
+    name: str,
+    forward: Any,
+    vjp: Any,
+    reference: Any,
+    doc: str,
+    sample: Callable[[], Any] = _ANY_PAIR,
+    residuals: tuple[str, ...] = ("a", "b"),
 ) -> OpSpec:
     return OpSpec(
         name=name,
@@ -85,6 +91,7 @@ def _binary(
         sample=sample,
         reference=reference,
         error_inputs=_binary_errors,
+        residuals=residuals,
         doc=doc,
     )
 
@@ -108,6 +115,10 @@ def _sub_vjp(s: Any, g: Any, inputs: tuple[Any, Any], out: Any) -> tuple[Any, An
 
 def _mul_vjp(s: Any, g: Any, inputs: tuple[Any, Any], out: Any) -> tuple[Any, Any]:
     a, b = inputs
+    if a is b and s.needs_grad(a):
+        # x*x: one cotangent 2·g·x instead of g·x + g·x (bitwise the same: doubling is
+        # exact), saving an op and a temporary array
+        return unbroadcast(s, s.mul(s.mul(g, b), 2.0), a), None
     return (
         unbroadcast(s, s.mul(g, b), a) if s.needs_grad(a) else None,
         unbroadcast(s, s.mul(g, a), b) if s.needs_grad(b) else None,
@@ -258,8 +269,8 @@ def _compare_sample() -> Any:
 _V = np.zeros(2)
 
 SPECS = [
-    _binary("add", np.add, _add_vjp, lambda a, b: np.asarray(a) + b, "a + b."),
-    _binary("sub", np.subtract, _sub_vjp, lambda a, b: np.asarray(a) - b, "a - b."),
+    _binary("add", np.add, _add_vjp, lambda a, b: np.asarray(a) + b, "a + b.", residuals=()),
+    _binary("sub", np.subtract, _sub_vjp, lambda a, b: np.asarray(a) - b, "a - b.", residuals=()),
     _binary("mul", np.multiply, _mul_vjp, lambda a, b: np.asarray(a) * b, "a * b."),
     _binary(
         "div",
@@ -268,6 +279,7 @@ SPECS = [
         lambda a, b: np.asarray(a) / b,
         "a / b (true division; integers give float64). x/0 = ±inf.",
         _pairs(b_avoid=(0.0,)),
+        residuals=("b", "out"),
     ),
     _binary(
         "pow",
@@ -277,6 +289,7 @@ SPECS = [
         "a ** b. Conventions (PyTorch's): d/da = b·a**(b-1) is 0 where b == 0 (also at a == 0); "
         "d/db = a**b·log(a) is 0 where a == 0 and nan where a < 0.",
         _pairs(a_range=(0.5, 3.0), b_range=(-2.0, 2.5)),
+        residuals=("a", "b", "out"),
     ),
     _binary(
         "maximum",
@@ -300,6 +313,7 @@ SPECS = [
         forward=_where,
         vjp=_where_vjp,
         accepts=("b", "biuf", "biuf"),
+        residuals=("cond",),
         explain=explain_broadcast("where_select", ("cond", "a", "b")),
         sample=_select_sample,
         reference=lambda c, a, b: np.asarray(c) * np.asarray(a) + (~np.asarray(c)) * np.asarray(b),

@@ -50,7 +50,8 @@ def _sum_to(x: np.ndarray, shape: Any) -> np.ndarray:
             f"{list(x.shape)}, so the argument cannot be summed down to it"
         )
     lead, keep = axes
-    return np.sum(x, axis=lead + keep).reshape(target)
+    summed = np.add.reduce(x, axis=lead + keep) if x.dtype.kind == "f" else np.sum(x, axis=lead + keep)
+    return summed.reshape(target)
 
 
 def _broadcast_to(x: np.ndarray, shape: Any) -> np.ndarray:
@@ -117,6 +118,7 @@ SPECS = [
     OpSpec(
         name="broadcast_to",
         inputs=("x",),
+        residuals=(),
         params={"shape": REQUIRED},
         forward=_broadcast_to,
         vjp=lambda s, g, inputs, out, shape: (s.sum_to(g, inputs[0].shape),),
@@ -129,6 +131,7 @@ SPECS = [
     OpSpec(
         name="sum_to",
         inputs=("x",),
+        residuals=(),
         params={"shape": REQUIRED},
         forward=_sum_to,
         vjp=lambda s, g, inputs, out, shape: (s.broadcast_to(g, inputs[0].shape),),
@@ -145,6 +148,7 @@ SPECS = [
     OpSpec(
         name="astype",
         inputs=("x",),
+        residuals=(),
         params={"dtype": REQUIRED},
         forward=_astype,
         vjp=lambda s, g, inputs, out, dtype: (s.astype(g, inputs[0].dtype),),

@@ -45,6 +45,7 @@ def _unary(
     reference: Callable[[np.ndarray], np.ndarray],
     doc: str,
     domain: Callable[[], Any] = _ANYWHERE,
+    residuals: tuple[str, ...] = ("x",),
 ) -> OpSpec:
     def vjp(s: Any, g: Any, inputs: tuple[Any, ...], out: Any) -> tuple[Any]:
         return (derivative(s, g, inputs[0], out),)
@@ -58,6 +59,7 @@ def _unary(
         sample=domain,
         reference=reference,
         error_inputs=lambda: [ErrorInput((np.array([True, False]),), {}, DTypeError, "accepts float")],
+        residuals=residuals,
         doc=doc,
     )
 
@@ -65,8 +67,8 @@ def _unary(
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 
 SPECS = [
-    _unary("neg", np.negative, lambda s, g, x, out: s.neg(g), lambda x: 0.0 - x, "-x."),
-    _unary("exp", np.exp, lambda s, g, x, out: s.mul(g, out), _libm(math.exp), "e**x."),
+    _unary("neg", np.negative, lambda s, g, x, out: s.neg(g), lambda x: 0.0 - x, "-x.", residuals=()),
+    _unary("exp", np.exp, lambda s, g, x, out: s.mul(g, out), _libm(math.exp), "e**x.", residuals=("out",)),
     _unary(
         "log",
         np.log,
@@ -82,6 +84,7 @@ SPECS = [
         _libm(math.sqrt),
         "Square root. Convention: sqrt'(0) = inf (so a zero cotangent gives nan there, as in PyTorch).",
         _domain(0.2, 5.0),
+        residuals=("out",),
     ),
     _unary(
         "rsqrt",
@@ -90,6 +93,7 @@ SPECS = [
         lambda x: x**-0.5,
         "1/sqrt(x); rsqrt(0) = inf.",
         _domain(0.2, 5.0),
+        residuals=("x", "out"),
     ),
     _unary("sin", np.sin, lambda s, g, x, out: s.mul(g, s.cos(x)), _libm(math.sin), "Sine."),
     _unary("cos", np.cos, lambda s, g, x, out: s.mul(g, s.neg(s.sin(x))), _libm(math.cos), "Cosine."),
@@ -100,6 +104,7 @@ SPECS = [
         _libm(math.tan),
         "Tangent.",
         _domain(-1.3, 1.3),
+        residuals=("out",),
     ),
     _unary(
         "tanh",
@@ -107,6 +112,7 @@ SPECS = [
         lambda s, g, x, out: s.mul(g, s.sub(1.0, s.mul(out, out))),
         _libm(math.tanh),
         "Hyperbolic tangent.",
+        residuals=("out",),
     ),
     _unary(
         "sigmoid",
@@ -114,6 +120,7 @@ SPECS = [
         lambda s, g, x, out: s.mul(g, s.mul(out, s.sub(1.0, out))),
         lambda x: 1.0 / (1.0 + np.exp(-x)),
         "Logistic function 1/(1+e**-x), without overflow for large |x|.",
+        residuals=("out",),
     ),
     _unary(
         "expm1",
@@ -121,6 +128,7 @@ SPECS = [
         lambda s, g, x, out: s.mul(g, s.add(out, 1.0)),
         _libm(math.expm1),
         "e**x - 1, accurate near 0.",
+        residuals=("out",),
     ),
     _unary(
         "log1p",
@@ -145,6 +153,7 @@ SPECS = [
         lambda x: (x > 0) * 1.0 - (x < 0) * 1.0,
         "-1, 0 or 1. Its derivative is 0 everywhere (including at 0).",
         _domain(avoid=(0.0,)),
+        residuals=(),
     ),
     _unary("square", np.square, lambda s, g, x, out: s.mul(g, s.mul(x, 2.0)), lambda x: x * x, "x*x."),
     _unary(
@@ -154,6 +163,7 @@ SPECS = [
         lambda x: 1.0 / x,
         "1/x; 1/0 = inf.",
         _domain(avoid=(0.0,)),
+        residuals=("out",),
     ),
     _unary(
         "erf",

@@ -19,7 +19,7 @@ from tenferro.core.errors import AxisError, ShapeMismatch
 from tenferro.core.registry import ErrorInput, OpSpec, SampleInput
 
 from .axes import normalize_axes
-from .reductions import reduction, reduction_errors, sequential_reference
+from .reductions import float_fast, reduction, reduction_errors, sequential_reference
 
 
 def _rows(x: np.ndarray, axes: tuple[int, ...]) -> tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]]:
@@ -135,11 +135,12 @@ def _with_zeros_sample(cotangent: bool) -> Callable[[], Any]:
 SPECS = [
     reduction(
         "reduce_prod",
-        np.prod,
+        float_fast(np.multiply.reduce, np.prod),
         _prod_vjp,
         sequential_reference(lambda x, a: np.multiply.reduce(x, axis=a)),
         "Product over `axes`. Its gradient is exact where elements are zero (to second order).",
         sample=_with_zeros_sample(cotangent=False),
+        residuals=("x",),
     ),
     OpSpec(
         name="prod_except",
@@ -148,6 +149,7 @@ SPECS = [
         forward=_prod_except,
         vjp=lambda s, g, inputs, out, axes: (s.prod_except_vjp(inputs[0], g, axes),),
         accepts="f",
+        residuals=("x",),
         sample=_with_zeros_sample(cotangent=False),
         reference=_brute_prod_except,
         error_inputs=reduction_errors("prod_except"),

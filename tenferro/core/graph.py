@@ -1,0 +1,117 @@
+"""Walking the trace: vertices, topological order, and the jaxpr-like listing of B16.
+
+A *vertex* is a :class:`~tenferro.core.trace.Node` for a recorded result, or the
+EagerTensor itself for a variable. A result and its hollow copies share one node, so they
+are one vertex.
+"""
+
+from __future__ import annotations
+
+from .eager import EagerTensor
+from .tensor import describe
+from .trace import Node
+
+#: A vertex of the trace: a Node for a recorded result, the EagerTensor for a variable.
+Vertex = Node | EagerTensor
+
+
+def vertex(tensor: EagerTensor) -> Vertex:
+    """The vertex a tracked tensor stands for."""
+    return tensor._node if tensor._node is not None else tensor
+
+
+def input_vertices(node: Node) -> list[Vertex]:
+    """The vertices of a node's tracked inputs, in argument order."""
+    return [
+        arg._node if arg._node is not None else arg
+        for arg in node.inputs
+        if type(arg) is EagerTensor and (arg._leaf or arg._node is not None)
+    ]
+
+
+def topological_order(output: EagerTensor) -> list[Vertex]:
+    """Every vertex ``output`` was computed from (its own included), inputs before the
+    nodes that use them. Iterative depth-first search: a chain of 10^5 ops needs no
+    recursion."""
+    root = vertex(output)
+    order: list[Vertex] = []
+    seen = {id(root)}
+    stack: list[tuple[Vertex, list[Vertex], int]] = [(root, input_vertices(root) if type(root) is Node else [], 0)]
+    while stack:
+        current, inputs, position = stack[-1]
+        while position < len(inputs):
+            nxt = inputs[position]
+            position += 1
+            if id(nxt) not in seen:
+                seen.add(id(nxt))
+                stack[-1] = (current, inputs, position)
+                stack.append((nxt, input_vertices(nxt) if type(nxt) is Node else [], 0))
+                break
+        else:
+            stack.pop()
+            order.append(current)
+    return order
+
+
+class TraceListing(str):
+    """The recorded program as text; shows itself as the listing in a REPL."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return str(self)
+
+
+def _name(index: int) -> str:
+    """a, b, ..., z, ba, bb, ...: short variable names like a jaxpr's."""
+    letters = ""
+    while True:
+        letters = chr(ord("a") + index % 26) + letters
+        index //= 26
+        if index == 0:
+            return letters
+
+
+def listing(output: EagerTensor) -> TraceListing:
+    """A jaxpr-like listing of the program that computed ``output``: the variables it reads,
+    the constants, one ``c = mul a b`` line per op, and the output."""
+    order = topological_order(output)
+    names: dict[int, str] = {}
+
+    def name_of(key: object) -> str:
+        if id(key) not in names:
+            names[id(key)] = _name(len(names))
+        return names[id(key)]
+
+    variables = [v for v in order if type(v) is not Node]
+    for variable in variables:
+        name_of(variable)
+    constants: list[tuple[str, str]] = []
+    equations: list[tuple[str, str]] = []
+    for node in order:
+        if type(node) is not Node:
+            continue
+        args = []
+        for arg in node.inputs:
+            if type(arg) is not EagerTensor:
+                args.append(repr(arg))
+            elif arg._leaf or arg._node is not None:
+                args.append(name_of(vertex(arg)))
+            else:
+                if id(arg) not in names:
+                    constants.append((name_of(arg), describe(arg.shape, arg.dtype)))
+                args.append(name_of(arg))
+        params = ",".join(f"{k}={v!r}" for k, v in node.params.items())
+        op = f"{node.spec.name}[{params}]" if params else node.spec.name
+        equations.append((f"{name_of(node)} = {op} {' '.join(args)}", describe(node.shape, node.dtype)))
+
+    def declare(items: list[tuple[str, str]]) -> str:
+        return ", ".join(f"{name}:{kind}" for name, kind in items) or "-"
+
+    width = max((len(text) for text, _ in equations), default=0)
+    lines = [f"inputs {declare([(names[id(v)], describe(v.shape, v.dtype)) for v in variables])}"]
+    if constants:
+        lines.append(f"consts {declare(constants)}")
+    lines += [f"  {text.ljust(width)}  # {kind}" for text, kind in equations]
+    lines.append(f"output {name_of(vertex(output)) if output.tracks_grad() else '-'}")
+    return TraceListing("\n".join(lines))
