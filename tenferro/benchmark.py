@@ -8,6 +8,7 @@ without jit). Targets are ratios (DESIGN.md section 6); nothing here is a test.
 
 from __future__ import annotations
 
+import gc
 import json
 import platform
 import statistics
@@ -24,7 +25,7 @@ from tenferro import CpuEngine, EagerRuntime, Tensor
 Impl = Callable[[], Any]
 #: Rounds of interleaved measurement at most, seconds per block of calls, and the time
 #: budget of each implementation.
-ROUNDS, BLOCK_S, BUDGET_S = 15, 0.02, 0.3
+ROUNDS, BLOCK_S, BUDGET_S = 25, 0.02, 0.5
 #: The chain workload: CHAIN_STEPS × (sin, mul, add) = 300 ops on a 16-vector, then a sum.
 CHAIN_STEPS = 100
 CHAIN_OPS = 3 * CHAIN_STEPS
@@ -241,10 +242,13 @@ def median_seconds(fns: dict[str, Impl], rounds: int = ROUNDS, budget: float = B
             break
         for name in active:
             fn, calls = fns[name], block[name]
+            gc.collect()
+            gc.disable()  # as timeit does: a collection inside a block is noise, not cost
             start = time.perf_counter()
             for _ in range(calls):
                 fn()
             elapsed = time.perf_counter() - start
+            gc.enable()
             means[name].append(elapsed / calls)
             spent[name] += elapsed
     return {name: statistics.median(values) for name, values in means.items()}

@@ -136,6 +136,12 @@ def test_zero_derivative_paths_give_zeros(rt):
     grads = loss.backward()
     np.testing.assert_array_equal(grads[x].to_numpy(), [0.0, 0.0])
     np.testing.assert_array_equal(np.asarray(rt.grad(loss, x)), [0.0, 0.0])
+    # the zero branch hides variables further down: they are reached, so they get zeros too
+    y = rt.variable_from(Tensor.from_numpy(np.array([0.5])))
+    deep = rt.with_eager_session(lambda s: s.reduce_sum(s.add(s.sign(s.sin(s.mul(x, y))), s.mul(y, 3.0)), None))
+    grads = deep.backward()
+    np.testing.assert_array_equal(grads[x].to_numpy(), [0.0, 0.0])
+    np.testing.assert_array_equal(grads[y].to_numpy(), [6.0])  # y*3 is broadcast over 2 elements
 
 
 def test_the_default_engine_can_be_left_out(seed_xs):

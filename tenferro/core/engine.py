@@ -8,8 +8,7 @@ two methods: :meth:`Engine.lend` and :meth:`Engine.run`.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -30,28 +29,15 @@ class Engine:
         self._lock = threading.Lock()
         self._holder = ""
 
-    @contextmanager
-    def lend(self, holder: str) -> Iterator[Engine]:
-        """Lend the engine to ``holder`` for the duration of the block.
+    def lend(self, holder: str) -> Loan:
+        """Lend the engine to ``holder`` for the duration of a ``with`` block.
 
         A second borrow while the first is active raises :class:`EngineBusy` at once (it
         never waits, so a nested session on the same engine cannot deadlock). While lent,
         NumPy floating-point warnings are silenced: kernels return IEEE results
         (``log(0) = -inf``, ``1/0 = inf``) without warnings, as PyTorch and JAX do.
         """
-        if not self._lock.acquire(blocking=False):
-            raise EngineBusy(
-                f"{self!r} is already lent to {self._holder}; one engine serves one session or "
-                f"backward pass at a time. Call backward/rt.grad after the session returns, "
-                f"or give the inner call an engine of its own"
-            )
-        self._holder = holder
-        try:
-            with np.errstate(all="ignore"):
-                yield self
-        finally:
-            self._holder = ""
-            self._lock.release()
+        return Loan(self, holder)
 
     @property
     def busy(self) -> bool:
@@ -63,6 +49,35 @@ class Engine:
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}.{self.name}()"
+
+
+class Loan:
+    """The context manager of :meth:`Engine.lend` (a class, not a generator: it is entered
+    for every session and backward pass, and a generator costs ~1 µs more)."""
+
+    __slots__ = ("engine", "holder", "_quiet")
+
+    def __init__(self, engine: Engine, holder: str):
+        self.engine = engine
+        self.holder = holder
+
+    def __enter__(self) -> Engine:
+        engine = self.engine
+        if not engine._lock.acquire(blocking=False):
+            raise EngineBusy(
+                f"{engine!r} is already lent to {engine._holder}; one engine serves one session or "
+                f"backward pass at a time. Call backward/rt.grad after the session returns, "
+                f"or give the inner call an engine of its own"
+            )
+        engine._holder = self.holder
+        self._quiet = np.errstate(all="ignore")
+        self._quiet.__enter__()
+        return engine
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._quiet.__exit__(*exc_info)
+        self.engine._holder = ""
+        self.engine._lock.release()
 
 
 class CpuEngine(Engine):

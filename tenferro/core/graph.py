@@ -31,26 +31,24 @@ def input_vertices(node: Node) -> list[Vertex]:
 
 def topological_order(output: EagerTensor) -> list[Vertex]:
     """Every vertex ``output`` was computed from (its own included), inputs before the
-    nodes that use them. Iterative depth-first search: a chain of 10^5 ops needs no
-    recursion."""
-    root = vertex(output)
-    order: list[Vertex] = []
-    seen = {id(root)}
-    stack: list[tuple[Vertex, list[Vertex], int]] = [(root, input_vertices(root) if type(root) is Node else [], 0)]
+    nodes that use them: the variables, then the nodes in creation order. Iterative (a
+    chain of 10^5 ops needs no recursion)."""
+    return topological_order_from(vertex(output))
+
+
+def topological_order_from(root: Vertex) -> list[Vertex]:
+    """:func:`topological_order` of the vertex ``root``."""
+    seen: dict[int, Vertex] = {id(root): root}
+    stack = [root]
     while stack:
-        current, inputs, position = stack[-1]
-        while position < len(inputs):
-            nxt = inputs[position]
-            position += 1
-            if id(nxt) not in seen:
-                seen.add(id(nxt))
-                stack[-1] = (current, inputs, position)
-                stack.append((nxt, input_vertices(nxt) if type(nxt) is Node else [], 0))
-                break
-        else:
-            stack.pop()
-            order.append(current)
-    return order
+        current = stack.pop()
+        if type(current) is Node:
+            for nxt in input_vertices(current):
+                if id(nxt) not in seen:
+                    seen[id(nxt)] = nxt
+                    stack.append(nxt)
+    variables = [v for v in seen.values() if type(v) is not Node]
+    return variables + sorted((v for v in seen.values() if type(v) is Node), key=lambda node: node.seq)
 
 
 class TraceListing(str):

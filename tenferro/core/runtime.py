@@ -12,7 +12,7 @@ import numpy as np
 from .eager import EagerTensor
 from .engine import Engine
 from .errors import ArgumentError, ContextMismatch, DTypeError, GradInactive, NonScalarGrad, ShapeMismatch
-from .graph import Vertex, input_vertices, topological_order
+from .graph import Vertex, input_vertices, topological_order, vertex
 from .registry import Registry, default_registry, load_registry
 from .session import EagerSession, session_class
 from .sweep import reverse_sweep
@@ -111,8 +111,12 @@ class EagerRuntime:
         engine, (fn,) = self._split_engine(engine_and_fn, "with_eager_session", ("fn",))
         if not callable(fn):
             raise ArgumentError(f"with_eager_session: fn must be callable, got {type(fn).__name__}")
-        with self.eager_session(engine) as session:
-            return fn(session)
+        with engine.lend("a session"):
+            session = self._session_class(self, engine)
+            try:
+                return fn(session)
+            finally:
+                session._open = False
 
     @contextmanager
     def eager_session(self, engine: Engine | None = None) -> Iterator[EagerSession]:
@@ -124,7 +128,7 @@ class EagerRuntime:
             try:
                 yield session
             finally:
-                session._close()
+                session._open = False
 
     @contextmanager
     def no_grad(self) -> Iterator[None]:
@@ -178,8 +182,8 @@ class EagerRuntime:
                 )
         with engine.lend("rt.grad"):
             session = self._session_class(self, engine, record=self._recording, needed=needed)
-            leaves = reverse_sweep(session, self._seed(out), order)
-            session._close()
+            leaves = reverse_sweep(session, vertex(out), self._seed(out))
+            session._open = False
         grads = [_zero_if_none(self, *leaves[id(t)]) for t in targets]
         return grads[0] if single else grads
 
@@ -189,11 +193,10 @@ class EagerRuntime:
         seed = self._seed(out) if cotangent is None else self._cotangent(out, cotangent)
         if not out.tracks_grad():
             return Gradients({})
-        order = topological_order(out)
         with engine.lend("backward"):
             session = self._session_class(self, engine, record=False)
-            leaves = reverse_sweep(session, seed, order)
-            session._close()
+            leaves = reverse_sweep(session, vertex(out), seed)
+            session._open = False
         # Every gradient is computed before any slot is written: a failing rule leaves
         # all slots as they were.
         computed = {key: (variable, _zero_if_none(self, variable, ct)._value) for key, (variable, ct) in leaves.items()}
@@ -278,9 +281,9 @@ def _as_tensor(tensor: Any, call: str) -> Tensor:
 def _needed(order: list[Vertex], targets: list[EagerTensor]) -> set[int]:
     """ids of the vertices in ``order`` from which some target can be reached."""
     needed = {id(t) for t in targets}
-    for vertex in order:
-        if type(vertex) is Node and any(id(v) in needed for v in input_vertices(vertex)):
-            needed.add(id(vertex))
+    for node in order:
+        if type(node) is Node and any(id(v) in needed for v in input_vertices(node)):
+            needed.add(id(node))
     return needed
 
 

@@ -8,16 +8,17 @@ itself a traced result and can be differentiated again.
 
 from __future__ import annotations
 
+import heapq
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .eager import EagerTensor
 from .errors import DTypeError, NotDifferentiable, RuleError, ShapeMismatch
-from .graph import Vertex
+from .graph import Vertex, topological_order_from
 from .registry import ErrorInput, OpSpec
 from .tensor import describe
-from .trace import Node
+from .trace import Hollow, Node
 
 if TYPE_CHECKING:
     from .session import EagerSession
@@ -61,7 +62,8 @@ ADD_ANY = OpSpec(
 )
 
 
-def _check_cotangent(spec: OpSpec, index: int, arg: EagerTensor, ct: Any, rt: Any) -> None:
+def _reject_cotangent(spec: OpSpec, index: int, arg: EagerTensor, ct: Any, rt: Any) -> None:
+    """Raise the RuleError that says what is wrong with cotangent ``ct`` of input ``index``."""
     if type(ct) is not EagerTensor or ct._rt is not rt:
         raise RuleError(
             f"the VJP of {spec.name} (plugin {spec.plugin!r}) returned {type(ct).__name__} for input "
@@ -69,59 +71,82 @@ def _check_cotangent(spec: OpSpec, index: int, arg: EagerTensor, ct: Any, rt: An
             f"with the session's ops"
         )
     value = ct._value
-    if value.shape != arg._value.shape or value.dtype != arg._value.dtype:
-        raise RuleError(
-            f"the VJP of {spec.name} (plugin {spec.plugin!r}) returned a cotangent of type "
-            f"{describe(value.shape, value.dtype)} for input {index} ({spec.inputs[index]!r}) of type "
-            f"{describe(arg.shape, arg.dtype)}; a cotangent must have its input's shape and dtype "
-            f"(sum broadcast axes back, cast mixed precision back)"
-        )
+    raise RuleError(
+        f"the VJP of {spec.name} (plugin {spec.plugin!r}) returned a cotangent of type "
+        f"{describe(value.shape, value.dtype)} for input {index} ({spec.inputs[index]!r}) of type "
+        f"{describe(arg.shape, arg.dtype)}; a cotangent must have its input's shape and dtype "
+        f"(sum broadcast axes back, cast mixed precision back)"
+    )
 
 
-def reverse_sweep(
-    session: EagerSession, seed: EagerTensor, order: list[Vertex]
-) -> dict[int, tuple[EagerTensor, EagerTensor | None]]:
-    """Cotangents of the variables in ``order`` (a topological order of vertices ending in
-    the output's), given the output's cotangent ``seed``: ``{id(variable): (variable,
-    cotangent)}``, where ``None`` means the derivative is identically zero.
+def reverse_sweep(session: EagerSession, root: Vertex, seed: EagerTensor) -> dict[int, tuple[EagerTensor, Any]]:
+    """Cotangents of the variables ``root`` depends on, given the cotangent ``seed`` of
+    ``root``: ``{id(variable): (variable, cotangent)}``, where a cotangent of ``None`` means
+    the derivative is zero along every path (the variable is reached, but nothing flows).
 
-    Only inputs for which ``session.needs_grad`` is true receive cotangents, and each
-    cotangent is dropped as soon as the node that consumes it has run.
+    Nodes are taken in decreasing creation order from a heap, starting at ``root``: every
+    consumer of a node was created after it, so a node runs only once all of its cotangent
+    has arrived, and no separate topological sort is needed. Only inputs for which
+    ``session.needs_grad`` holds receive cotangents; each cotangent is dropped as soon as
+    the node that consumes it has run.
     """
+    if type(root) is not Node:
+        return {id(root): (root, seed)}
     rt = session._rt
-    add_any = rt.registry["add_any"]
     needed = session._needed
-    pending: dict[int, EagerTensor] = {id(order[-1]): seed}
-    leaves: dict[int, tuple[EagerTensor, EagerTensor | None]] = {}
-    for vertex in reversed(order):
-        g = pending.pop(id(vertex), None)
-        if type(vertex) is not Node:
-            leaves[id(vertex)] = (vertex, g)
-            continue
-        if g is None:
-            continue
-        spec = vertex.spec
-        inputs = vertex.inputs
+    pending: dict[int, EagerTensor] = {id(root): seed}
+    heap = [(-root.seq, root)]
+    leaves: dict[int, tuple[EagerTensor, Any]] = {}
+    while heap:
+        node = heapq.heappop(heap)[1]
+        g = pending.pop(id(node))
+        spec = node.spec
+        inputs = node.inputs
         if spec.vjp is None:
             raise NotDifferentiable(
                 f"op {spec.name} (plugin {spec.plugin!r}) has no VJP rule, so derivatives cannot "
                 f"flow through it; compute it from constants or under rt.no_grad()"
             )
-        cotangents = spec.vjp(session, g, inputs, EagerTensor(vertex.result(), rt, vertex), **vertex.params)
-        del g  # free the output's cotangent before its inputs' cotangents pile up
+        value = node.value
+        out = EagerTensor(value if value is not None else Hollow(node.shape, node.dtype, spec.name, "out"), rt, node)
+        cotangents = spec.vjp(session, g, inputs, out, **node.params)
+        del g, out  # free the output's cotangent before its inputs' cotangents pile up
         if len(cotangents) != len(inputs):
             raise RuleError(
                 f"the VJP of {spec.name} (plugin {spec.plugin!r}) returned {len(cotangents)} "
                 f"cotangents for {len(inputs)} inputs; return one per input (None for zero)"
             )
         for index, arg in enumerate(inputs):
+            if type(arg) is not EagerTensor:
+                continue
+            target = arg._node
+            key = id(target) if target is not None else id(arg) if arg._leaf else None
+            if key is None or (needed is not None and key not in needed):
+                continue
             ct = cotangents[index]
-            if ct is None or type(arg) is not EagerTensor:
+            if ct is None:
+                _reach_leaves(target if target is not None else arg, leaves)
                 continue
-            target = arg._node if arg._node is not None else arg if arg._leaf else None
-            if target is None or (needed is not None and id(target) not in needed):
-                continue
-            _check_cotangent(spec, index, arg, ct, rt)
-            previous = pending.get(id(target))
-            pending[id(target)] = ct if previous is None else session._apply(add_any, (previous, ct), {})
+            if type(ct) is not EagerTensor or ct._rt is not rt or ct.shape != arg.shape or ct.dtype != arg.dtype:
+                _reject_cotangent(spec, index, arg, ct, rt)
+            if target is None:
+                previous = leaves.get(key)
+                if previous is not None and previous[1] is not None:
+                    ct = session.add_any(previous[1], ct)
+                leaves[key] = (arg, ct)
+            elif key in pending:
+                pending[key] = session.add_any(pending[key], ct)
+            else:
+                pending[key] = ct
+                heapq.heappush(heap, (-target.seq, target))
     return leaves
+
+
+def _reach_leaves(start: Vertex, leaves: dict[int, tuple[EagerTensor, Any]]) -> None:
+    """Record every variable below ``start`` as reached (with a zero cotangent unless one
+    arrives): a branch whose cotangent is zero still depends on its variables, and
+    ``backward`` gives them zeros, as PyTorch and JAX do. Only zero branches pay for this
+    walk."""
+    for vertex in topological_order_from(start):
+        if type(vertex) is not Node:
+            leaves.setdefault(id(vertex), (vertex, None))

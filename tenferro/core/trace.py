@@ -12,6 +12,7 @@ freed as soon as the user drops it.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -50,14 +51,21 @@ class Hollow:
         raise ResidualNotSaved(self.origin)
 
 
+#: Node creation order. A node is always created after the nodes of its inputs, so
+#: sorting by ``seq`` is a topological order, and the reverse sweep can take nodes in
+#: decreasing ``seq`` (like PyTorch's sequence_nr) without a separate traversal.
+_SEQUENCE = itertools.count()
+
+
 class Node:
     """How one result was computed: the op, its arguments as recorded (EagerTensors, hollow
     where the VJP does not read them, or Python scalars), its static params, and the
     result's value (None when the VJP does not read it), shape and dtype."""
 
-    __slots__ = ("spec", "inputs", "params", "value", "shape", "dtype")
+    __slots__ = ("spec", "inputs", "params", "value", "shape", "dtype", "seq")
 
     def __init__(self, spec: OpSpec, inputs: tuple[Any, ...], params: Mapping[str, Any], out: np.ndarray):
+        self.seq = next(_SEQUENCE)
         self.spec = spec
         self.inputs = inputs
         self.params = params
