@@ -125,7 +125,10 @@ def reverse_sweep(session: EagerSession, root: Vertex, seed: EagerTensor) -> dic
                 continue
             ct = cotangents[index]
             if ct is None:
-                _reach_leaves(target if target is not None else arg, leaves)
+                if target is None:
+                    leaves.setdefault(key, (arg, None))
+                else:
+                    _reach_leaves(target, leaves)
                 continue
             if type(ct) is not EagerTensor or ct._rt is not rt or ct.shape != arg.shape or ct.dtype != arg.dtype:
                 _reject_cotangent(spec, index, arg, ct, rt)
@@ -142,7 +145,7 @@ def reverse_sweep(session: EagerSession, root: Vertex, seed: EagerTensor) -> dic
     return leaves
 
 
-def _reach_leaves(start: Vertex, leaves: dict[int, tuple[EagerTensor, Any]]) -> None:
+def _reach_leaves(start: Node, leaves: dict[int, tuple[EagerTensor, Any]]) -> None:
     """Record every variable below ``start`` as reached (with a zero cotangent unless one
     arrives): a branch whose cotangent is zero still depends on its variables, and
     ``backward`` gives them zeros, as PyTorch and JAX do. Only zero branches pay for this
