@@ -1,9 +1,10 @@
 """`tenferro bench`: tenferro beside hand-written NumPy, PyTorch, JAX and HIPS autograd.
 
-Every workload is timed in this one process, side by side: medians of repeated runs after
-a warm-up, with ``time.perf_counter``. The hand-written NumPy gradient is the limit for a
-NumPy engine; the other libraries are timed when importable (PyTorch on one thread, JAX
-without jit). Targets are ratios (DESIGN.md section 6); nothing here is a test.
+Every workload is timed in this one process, side by side, with ``time.perf_counter``:
+the best of interleaved blocks of calls after a warm-up (see :func:`best_seconds`). The
+hand-written NumPy gradient is the limit for a NumPy engine; the other libraries are
+timed when importable (PyTorch on one thread, JAX without jit). Targets are ratios
+(DESIGN.md section 6); nothing here is a test.
 """
 
 from __future__ import annotations
@@ -11,7 +12,6 @@ from __future__ import annotations
 import gc
 import json
 import platform
-import statistics
 import time
 import tracemalloc
 from collections.abc import Callable
@@ -25,7 +25,7 @@ from tenferro import CpuEngine, EagerRuntime, Tensor
 Impl = Callable[[], Any]
 #: Rounds of interleaved measurement at most, seconds per block of calls, and the time
 #: budget of each implementation.
-ROUNDS, BLOCK_S, BUDGET_S = 25, 0.02, 0.5
+ROUNDS, BLOCK_S, BUDGET_S = 30, 0.01, 0.6
 #: The chain workload: CHAIN_STEPS × (sin, mul, add) = 300 ops on a 16-vector, then a sum.
 CHAIN_STEPS = 100
 CHAIN_OPS = 3 * CHAIN_STEPS
@@ -222,12 +222,13 @@ LIBRARIES: dict[str, Callable[[int, int], dict[str, Impl]]] = {
 
 
 # -- measurement ---------------------------------------------------------------------------
-def median_seconds(fns: dict[str, Impl], rounds: int = ROUNDS, budget: float = BUDGET_S) -> dict[str, float]:
-    """Median time per call of each function, measured in interleaved blocks: each round
-    runs every function for a block of calls (about BLOCK_S long, so its caches are warm)
-    and records the mean; a machine that slows down for a while then slows all functions
-    alike, and the ratios stay fair. A function stops after ``budget`` seconds in total,
-    but has at least 3 rounds."""
+def best_seconds(fns: dict[str, Impl], rounds: int = ROUNDS, budget: float = BUDGET_S) -> dict[str, float]:
+    """Time per call of each function: the best of its block means, measured in
+    interleaved blocks. Each round runs every function for a block of calls (about BLOCK_S
+    long, so its caches are warm) and records the mean; interleaving exposes all functions
+    to the same spells of machine noise, and the minimum discards them (noise only ever
+    adds time, as the timeit docs note). A function stops after ``budget`` seconds in
+    total, but has at least 3 rounds."""
     block = {}
     for name, fn in fns.items():
         start = time.perf_counter()
@@ -251,7 +252,7 @@ def median_seconds(fns: dict[str, Impl], rounds: int = ROUNDS, budget: float = B
             gc.enable()
             means[name].append(elapsed / calls)
             spent[name] += elapsed
-    return {name: statistics.median(values) for name, values in means.items()}
+    return {name: min(values) for name, values in means.items()}
 
 
 def peak_bytes(fn: Impl) -> int:
@@ -323,7 +324,7 @@ def run(
         n = min(n, 100) if quick else n
         row = Row(title, target=target, target_ratio=ratio, per=CHAIN_OPS if impl == "chain" else 1)
         fns = {library: LIBRARIES[library](n, chain_size)[impl] for library in libraries}
-        seconds = median_seconds(fns, rounds=3, budget=0.0) if quick else median_seconds(fns)
+        seconds = best_seconds(fns, rounds=3, budget=0.0) if quick else best_seconds(fns)
         row.times_us = {library: seconds[library] * 1e6 / row.per for library in libraries}
         rows.append(row)
     n_mem = 1_000 if quick else 1_000_000

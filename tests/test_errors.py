@@ -164,6 +164,15 @@ class _BadRules:
         registry.add(
             OpSpec(name="raw_array", inputs=("x",), forward=np.sin, vjp=lambda s, g, inputs, out: (np.ones(2),))
         )
+        registry.add(
+            OpSpec(
+                name="undeclared_residual",
+                inputs=("x",),
+                forward=np.sin,
+                residuals=(),
+                vjp=lambda s, g, inputs, out: (s.mul(g, s.cos(inputs[0])),),
+            )
+        )
 
 
 @pytest.fixture
@@ -180,12 +189,13 @@ def bad_rt():
         ("wrong_shape", r"cotangent of type f64\[\] for input 0 \('x'\) of type f64\[2\]"),
         ("wrong_dtype", r"cotangent of type f32\[2\] for input 0 \('x'\) of type f64\[2\]"),
         ("raw_array", "returned ndarray for input 0"),
+        ("undeclared_residual", "argument 'x' is the result of add, whose value the trace did not keep"),
     ],
 )
 def test_a_failing_backward_leaves_every_slot_unchanged(bad_rt, op, message):
     x = bad_rt.variable_from(Tensor.from_numpy(np.array([1.0, 2.0])))
     y = bad_rt.variable_from(Tensor.from_numpy(np.array([3.0, 4.0])))
-    loss = bad_rt.with_eager_session(lambda s: s.reduce_sum(s.mul(y, s.add(y, getattr(s, op)(x))), None))
+    loss = bad_rt.with_eager_session(lambda s: s.reduce_sum(s.mul(y, s.add(y, getattr(s, op)(s.add(x, 0.0)))), None))
     first = bad_rt.with_eager_session(lambda s: s.reduce_sum(s.mul(y, y), None))
     first.backward()
     before = y.grad().to_numpy()

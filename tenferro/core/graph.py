@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from .eager import EagerTensor
 from .tensor import describe
-from .trace import Node
+from .trace import Hollow, Node
 
 #: A vertex of the trace: a Node for a recorded result, the EagerTensor for a variable.
 Vertex = Node | EagerTensor
@@ -21,12 +21,15 @@ def vertex(tensor: EagerTensor) -> Vertex:
 
 
 def input_vertices(node: Node) -> list[Vertex]:
-    """The vertices of a node's tracked inputs, in argument order."""
-    return [
-        arg._node if arg._node is not None else arg
-        for arg in node.inputs
-        if type(arg) is EagerTensor and (arg._leaf or arg._node is not None)
-    ]
+    """The vertices of a node's tracked inputs (an input kept as a handle is its node), in
+    argument order."""
+    found: list[Vertex] = []
+    for arg in node.inputs:
+        if type(arg) is Node:
+            found.append(arg)
+        elif type(arg) is EagerTensor and (arg._leaf or arg._node is not None):
+            found.append(arg._node if arg._node is not None else arg)
+    return found
 
 
 def topological_order(output: EagerTensor) -> list[Vertex]:
@@ -91,14 +94,16 @@ def listing(output: EagerTensor) -> TraceListing:
             continue
         args = []
         for arg in node.inputs:
-            if type(arg) is not EagerTensor:
-                args.append(repr(arg))
-            elif arg._leaf or arg._node is not None:
+            if type(arg) is Node:
+                args.append(name_of(arg))
+            elif type(arg) is EagerTensor and (arg._leaf or arg._node is not None):
                 args.append(name_of(vertex(arg)))
-            else:
+            elif type(arg) is EagerTensor or type(arg) is Hollow:  # a constant, or its handle
                 if id(arg) not in names:
                     constants.append((name_of(arg), describe(arg.shape, arg.dtype)))
                 args.append(name_of(arg))
+            else:
+                args.append(repr(arg))
         params = ",".join(f"{k}={v!r}" for k, v in node.params.items())
         op = f"{node.spec.name}[{params}]" if params else node.spec.name
         equations.append((f"{name_of(node)} = {op} {' '.join(args)}", describe(node.shape, node.dtype)))

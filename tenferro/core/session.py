@@ -62,11 +62,15 @@ class EagerSession:
     def needs_grad(self, arg: Any) -> bool:
         """Whether a VJP rule must produce a cotangent for ``arg``: it tracks gradients and,
         inside ``rt.grad``, leads to one of the requested variables."""
-        if type(arg) is not EagerTensor:
+        kind = type(arg)
+        if kind is EagerTensor:
+            if arg._node is not None:
+                arg = arg._node
+            elif not arg._leaf:
+                return False
+        elif kind is not Node:
             return False
-        if arg._node is not None:
-            return self._needed is None or id(arg._node) in self._needed
-        return arg._leaf and (self._needed is None or id(arg) in self._needed)
+        return self._needed is None or id(arg) in self._needed
 
     def __getattr__(self, name: str) -> Any:
         # Only reached when no op of this name is installed on the session class.
@@ -76,16 +80,17 @@ class EagerSession:
 
 
 def _hollowed(spec: OpSpec, args: tuple[Any, ...]) -> tuple[Any, ...]:
-    """``args`` with the tensors whose values ``spec``'s VJP does not read replaced by hollow
-    copies (same node, shape and dtype; no value). Variables are kept: the user holds them."""
-    kept = []
-    for name, keep, arg in zip(spec.inputs, spec.keeps, args):
-        if not keep and type(arg) is EagerTensor and not arg._leaf:
-            value = arg._value
-            hollow = Hollow(value.shape, value.dtype, spec.name, name)
-            arg = EagerTensor(hollow, arg._rt, arg._node)
-        kept.append(arg)
-    return tuple(kept)
+    """``args`` with every tensor whose value ``spec``'s VJP does not read replaced by its
+    handle: the node of a result, a Hollow of a constant. Variables are kept (the user
+    holds them anyway)."""
+    return tuple(
+        arg
+        if keep or type(arg) is not EagerTensor or arg._leaf
+        else arg._node
+        if arg._node is not None
+        else Hollow(arg.shape, arg.dtype)
+        for keep, arg in zip(spec.keeps, args)
+    )
 
 
 def _scalar_kind(spec: OpSpec, index: int, arg: Any) -> str:
@@ -94,6 +99,11 @@ def _scalar_kind(spec: OpSpec, index: int, arg: Any) -> str:
         return kind
     if isinstance(arg, np.generic):
         return arg.dtype.kind
+    if isinstance(arg, (Node, Hollow)):
+        raise RuleError(
+            f"{spec.name}: argument {spec.inputs[index]!r} is {arg.describe()}, whose value the trace "
+            f"did not keep; a VJP rule read a value its op's spec does not list in residuals (add it there)"
+        )
     hint = (
         "wrap arrays with rt.constant_from(Tensor.from_numpy(a)) or rt.variable_from(...)"
         if isinstance(arg, (np.ndarray, list, tuple))
@@ -113,12 +123,6 @@ def _dtype_error(spec: OpSpec, index: int, value: Any) -> DTypeError:
 
 def _explain(spec: OpSpec, values: list[Any], params: Mapping[str, Any], exc: Exception) -> TenferroError:
     """Turn a kernel's NumPy/Python exception into the TenferroError that names the cause."""
-    hollow = next((v for v in values if type(v) is Hollow), None)
-    if hollow is not None:
-        return RuleError(
-            f"{spec.name} was called on {hollow.origin}, whose value the trace did not keep: a VJP "
-            f"rule read a value its spec does not list in residuals; add it there"
-        )
     if spec.explain is not None:
         try:
             error = spec.explain(*values, **params)

@@ -18,7 +18,7 @@ from .errors import DTypeError, NotDifferentiable, RuleError, ShapeMismatch
 from .graph import Vertex, topological_order_from
 from .registry import ErrorInput, OpSpec
 from .tensor import describe
-from .trace import Hollow, Node
+from .trace import Node
 
 if TYPE_CHECKING:
     from .session import EagerSession
@@ -107,9 +107,12 @@ def reverse_sweep(session: EagerSession, root: Vertex, seed: EagerTensor) -> dic
                 f"op {spec.name} (plugin {spec.plugin!r}) has no VJP rule, so derivatives cannot "
                 f"flow through it; compute it from constants or under rt.no_grad()"
             )
-        value = node.value
-        out = EagerTensor(value if value is not None else Hollow(node.shape, node.dtype, spec.name, "out"), rt, node)
-        cotangents = spec.vjp(session, g, inputs, out, **node.params)
+        out = node if node.value is None else EagerTensor(node.value, rt, node)
+        params = node.params
+        try:
+            cotangents = spec.vjp(session, g, inputs, out, **params) if params else spec.vjp(session, g, inputs, out)
+        except Exception as exc:  # the inputs were checked when the op ran: this is the rule's bug
+            raise RuleError(f"the VJP of {spec.name} (plugin {spec.plugin!r}) failed: {exc}") from exc
         del g, out  # free the output's cotangent before its inputs' cotangents pile up
         if len(cotangents) != len(inputs):
             raise RuleError(
@@ -117,11 +120,17 @@ def reverse_sweep(session: EagerSession, root: Vertex, seed: EagerTensor) -> dic
                 f"cotangents for {len(inputs)} inputs; return one per input (None for zero)"
             )
         for index, arg in enumerate(inputs):
-            if type(arg) is not EagerTensor:
+            kind = type(arg)
+            if kind is EagerTensor:
+                target = arg._node
+                if target is None and not arg._leaf:
+                    continue
+            elif kind is Node:
+                target = arg
+            else:
                 continue
-            target = arg._node
-            key = id(target) if target is not None else id(arg) if arg._leaf else None
-            if key is None or (needed is not None and key not in needed):
+            key = id(target) if target is not None else id(arg)
+            if needed is not None and key not in needed:
                 continue
             ct = cotangents[index]
             if ct is None:

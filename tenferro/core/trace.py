@@ -5,9 +5,10 @@ result keeps its whole recorded program alive, and nothing is consumed by a back
 (which is why ``backward`` can run twice without ``retain_graph``).
 
 A node keeps only the values its VJP reads (the spec's ``residuals``, like the tensors a
-PyTorch autograd node saves). The others are replaced by *hollow* tensors: same node,
-shape and dtype, but a :class:`Hollow` instead of an array, so a value nobody needs is
-freed as soon as the user drops it.
+PyTorch autograd node saves). In place of a value it does not keep, it holds a *handle*
+with the value's shape and dtype only: the producing :class:`Node` for a recorded result
+(so the graph stays linked), a :class:`Hollow` for a constant. A value nobody needs is
+then freed as soon as the user drops it.
 """
 
 from __future__ import annotations
@@ -22,33 +23,21 @@ if TYPE_CHECKING:
     from .registry import OpSpec
 
 
-class ResidualNotSaved(Exception):
-    """Raised when a kernel reads a hollow value (turned into a RuleError by the session)."""
-
-
 class Hollow:
-    """Stands in for a value a node did not keep: it has a shape and a dtype, and reading
-    its elements raises. ``op`` and ``what`` (an input's name, or "out") say which value of
-    which op it replaces, for the error message."""
+    """The handle of a constant whose value a node did not keep: shape and dtype only."""
 
-    __slots__ = ("shape", "dtype", "op", "what")
+    __slots__ = ("shape", "dtype")
 
-    def __init__(self, shape: tuple[int, ...], dtype: np.dtype, op: str, what: str):
+    def __init__(self, shape: tuple[int, ...], dtype: np.dtype):
         self.shape = shape
         self.dtype = dtype
-        self.op = op
-        self.what = what
 
     @property
     def ndim(self) -> int:
         return len(self.shape)
 
-    @property
-    def origin(self) -> str:
-        return f"the result of {self.op}" if self.what == "out" else f"input {self.what!r} of {self.op}"
-
-    def __array__(self, *args: Any, **kwargs: Any) -> np.ndarray:
-        raise ResidualNotSaved(self.origin)
+    def describe(self) -> str:
+        return "a constant"
 
 
 #: Node creation order. A node is always created after the nodes of its inputs, so
@@ -58,9 +47,10 @@ _SEQUENCE = itertools.count()
 
 
 class Node:
-    """How one result was computed: the op, its arguments as recorded (EagerTensors, hollow
-    where the VJP does not read them, or Python scalars), its static params, and the
-    result's value (None when the VJP does not read it), shape and dtype."""
+    """How one result was computed: the op, its arguments as recorded (EagerTensors, or
+    handles where the VJP does not read the value, or Python scalars), its static params,
+    the result's value (None when the VJP does not read it), shape and dtype, and its
+    creation number. A node is also the handle of its result's shape and dtype."""
 
     __slots__ = ("spec", "inputs", "params", "value", "shape", "dtype", "seq")
 
@@ -73,6 +63,9 @@ class Node:
         self.shape = out.shape
         self.dtype = out.dtype
 
-    def result(self) -> np.ndarray | Hollow:
-        """The result's value as the VJP sees it: the array, or a Hollow if not kept."""
-        return self.value if self.value is not None else Hollow(self.shape, self.dtype, self.spec.name, "out")
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    def describe(self) -> str:
+        return f"the result of {self.spec.name}"
