@@ -237,8 +237,12 @@ def best_seconds(fns: dict[str, Impl], rounds: int = ROUNDS, budget: float = BUD
         block[name] = max(1, int(BLOCK_S / ((time.perf_counter() - start) / 3)))
     means: dict[str, list[float]] = {name: [] for name in fns}
     spent = dict.fromkeys(fns, 0.0)
-    for _ in range(rounds):
-        active = [name for name in fns if len(means[name]) < 3 or spent[name] < budget]
+    names = list(fns)
+    for round_ in range(rounds):
+        # rotate the order each round, so that no library always runs right after the
+        # same neighbour (JAX's worker threads, for one, linger after its calls)
+        shift = round_ % len(names)
+        active = [name for name in names[shift:] + names[:shift] if len(means[name]) < 3 or spent[name] < budget]
         if not active:
             break
         for name in active:

@@ -41,6 +41,13 @@ def topological_order(output: EagerTensor) -> list[Vertex]:
 
 def topological_order_from(root: Vertex) -> list[Vertex]:
     """:func:`topological_order` of the vertex ``root``."""
+    seen = reachable(root)
+    variables = [v for v in seen.values() if type(v) is not Node]
+    return variables + sorted((v for v in seen.values() if type(v) is Node), key=lambda node: node.seq)
+
+
+def reachable(root: Vertex) -> dict[int, Vertex]:
+    """Every vertex ``root`` was computed from, its own included, by id (iterative)."""
     seen: dict[int, Vertex] = {id(root): root}
     stack = [root]
     while stack:
@@ -50,8 +57,7 @@ def topological_order_from(root: Vertex) -> list[Vertex]:
                 if id(nxt) not in seen:
                     seen[id(nxt)] = nxt
                     stack.append(nxt)
-    variables = [v for v in seen.values() if type(v) is not Node]
-    return variables + sorted((v for v in seen.values() if type(v) is Node), key=lambda node: node.seq)
+    return seen
 
 
 class TraceListing(str):

@@ -79,8 +79,8 @@ class OpSpec:
     TenferroError that says what the caller did wrong (or ``None``).
 
     ``residuals`` names the inputs (and ``"out"``, the result) whose *values* the VJP reads;
-    the trace keeps only those, and the rest become hollow (shape and dtype only), so that
-    e.g. ``reduce_sum`` does not keep its input alive. ``None`` (the default) keeps all.
+    the trace keeps only those, and holds the rest as shape-and-dtype handles, so that e.g.
+    ``reduce_sum`` does not keep its input alive. ``None`` (the default) keeps all.
     A VJP that reads a value it did not declare raises RuleError.
 
     ``sample`` is a zero-argument factory returning a hypothesis strategy of
@@ -106,9 +106,9 @@ class OpSpec:
     residuals: tuple[str, ...] | None = None
     doc: str = ""
     plugin: str = ""
-    #: Derived from ``residuals``: per input, whether the trace keeps its value (None: all
-    #: inputs kept), and whether it keeps the result's.
-    keeps: tuple[bool, ...] | None = field(init=False, repr=False, compare=False)
+    #: Derived from ``residuals``: the positions of the inputs whose values the trace does
+    #: not keep, and whether it keeps the result's.
+    drops: tuple[int, ...] = field(init=False, repr=False, compare=False)
     keeps_out: bool = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -122,8 +122,7 @@ class OpSpec:
         object.__setattr__(self, "inputs", tuple(self.inputs))
         object.__setattr__(self, "params", dict(self.params))
         kept = set(self.inputs) | {"out"} if self.residuals is None else set(self.residuals)
-        keeps = tuple(name in kept for name in self.inputs)
-        object.__setattr__(self, "keeps", None if all(keeps) else keeps)
+        object.__setattr__(self, "drops", tuple(i for i, name in enumerate(self.inputs) if name not in kept))
         object.__setattr__(self, "keeps_out", "out" in kept)
 
     @property

@@ -12,7 +12,7 @@ import numpy as np
 from .eager import EagerTensor
 from .engine import Engine
 from .errors import ArgumentError, ContextMismatch, DTypeError, GradInactive, NonScalarGrad, ShapeMismatch
-from .graph import Vertex, input_vertices, topological_order, vertex
+from .graph import Vertex, input_vertices, reachable, vertex
 from .registry import Registry, default_registry, load_registry
 from .session import EagerSession, session_class
 from .sweep import reverse_sweep
@@ -164,9 +164,7 @@ class EagerRuntime:
                 "grad is inactive: the output does not track gradients (it was computed from "
                 "constants only, or under rt.no_grad())"
             )
-        order = topological_order(out)
-        needed = _needed(order, targets)
-        reached = {id(v) for v in order}
+        reached = reachable(vertex(out))
         for index, target in enumerate(targets):
             if not target._leaf:
                 raise GradInactive(
@@ -180,11 +178,15 @@ class EagerRuntime:
                     f"grad is inactive: the output does not depend on wrt[{index}] "
                     f"({describe(target.shape, target.dtype)}), so its derivative is identically zero"
                 )
+        wanted = {id(t) for t in targets}
+        variables = [v for v in reached.values() if type(v) is not Node]
+        # Prune branches that lead to no target, unless every variable reached is one.
+        needed = None if all(id(v) in wanted for v in variables) else _needed(reached, wanted)
         with engine.lend("rt.grad"):
             session = self._session_class(self, engine, record=self._recording, needed=needed)
             leaves = reverse_sweep(session, vertex(out), self._seed(out))
             session._open = False
-        grads = [_zero_if_none(self, *leaves[id(t)]) for t in targets]
+        grads = [_zero_if_none(self, *leaves.get(id(t), (t, None))) for t in targets]
         return grads[0] if single else grads
 
     def _backward(self, engine: Engine | None, out: EagerTensor, cotangent: Any) -> Gradients:
@@ -278,11 +280,11 @@ def _as_tensor(tensor: Any, call: str) -> Tensor:
     return Tensor.from_numpy(tensor)
 
 
-def _needed(order: list[Vertex], targets: list[EagerTensor]) -> set[int]:
-    """ids of the vertices in ``order`` from which some target can be reached."""
-    needed = {id(t) for t in targets}
-    for node in order:
-        if type(node) is Node and any(id(v) in needed for v in input_vertices(node)):
+def _needed(reached: dict[int, Vertex], wanted: set[int]) -> set[int]:
+    """ids of the reached vertices from which a wanted variable can be reached."""
+    needed = set(wanted)
+    for node in sorted((v for v in reached.values() if type(v) is Node), key=lambda node: node.seq):
+        if any(id(v) in needed for v in input_vertices(node)):
             needed.add(id(node))
     return needed
 

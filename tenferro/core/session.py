@@ -79,24 +79,20 @@ class EagerSession:
         raise self._rt.registry.unknown(name)
 
 
-def _hollowed(spec: OpSpec, args: tuple[Any, ...]) -> tuple[Any, ...]:
-    """``args`` with every tensor whose value ``spec``'s VJP does not read replaced by its
-    handle: the node of a result, a Hollow of a constant. Variables are kept (the user
-    holds them anyway)."""
-    return tuple(
-        arg
-        if keep or type(arg) is not EagerTensor or arg._leaf
-        else arg._node
-        if arg._node is not None
-        else Hollow(arg.shape, arg.dtype)
-        for keep, arg in zip(spec.keeps, args)
-    )
+def _hollowed(drops: tuple[int, ...], args: tuple[Any, ...]) -> tuple[Any, ...]:
+    """``args`` with the tensors at ``drops`` (whose values the VJP does not read) replaced
+    by their handles: the node of a result, a Hollow of a constant. Variables are kept (the
+    user holds them anyway)."""
+    kept = list(args)
+    for index in drops:
+        arg = kept[index]
+        if type(arg) is EagerTensor and not arg._leaf:
+            kept[index] = arg._node if arg._node is not None else Hollow(arg._value.shape, arg._value.dtype)
+    return tuple(kept)
 
 
 def _scalar_kind(spec: OpSpec, index: int, arg: Any) -> str:
-    kind = _SCALAR_KINDS.get(type(arg))
-    if kind is not None:
-        return kind
+    """The dtype kind of a non-tensor argument that is not a plain Python scalar."""
     if isinstance(arg, np.generic):
         return arg.dtype.kind
     if isinstance(arg, (Node, Hollow)):
@@ -169,7 +165,7 @@ def _method(spec: OpSpec) -> Any:
     op); keep it free of work the error contract does not need. Positional calls skip the
     general binder, which costs a few µs.
     """
-    name, accepts, forward, keeps = spec.name, spec.accepts, spec.forward, spec.keeps
+    name, accepts, forward, drops = spec.name, spec.accepts, spec.forward, spec.drops
     arity = len(spec.inputs)
     names = tuple(spec.params)
     full = arity + len(names)
@@ -207,7 +203,7 @@ def _method(spec: OpSpec) -> Any:
                     tracked = True
             else:
                 value = arg
-                if _scalar_kind(spec, index, arg) not in accepts[index]:
+                if (_SCALAR_KINDS.get(type(arg)) or _scalar_kind(spec, index, arg)) not in accepts[index]:
                     raise _dtype_error(spec, index, value)
             values.append(value)
         if not has_tensor:
@@ -230,7 +226,7 @@ def _method(spec: OpSpec) -> Any:
         if tracked and self._record and rt._recording:
             kind = out.dtype.kind
             if kind == "f":
-                node = Node(spec, args if keeps is None else _hollowed(spec, args), params, out)
+                node = Node(spec, _hollowed(drops, args) if drops else args, params, out)
             elif kind == "c":
                 raise DTypeError(
                     f"{name}: the result is complex, and derivatives of complex results are "

@@ -97,8 +97,9 @@ def reverse_sweep(session: EagerSession, root: Vertex, seed: EagerTensor) -> dic
     pending: dict[int, EagerTensor] = {id(root): seed}
     heap = [(-root.seq, root)]
     leaves: dict[int, tuple[EagerTensor, Any]] = {}
+    pop, push = heapq.heappop, heapq.heappush
     while heap:
-        node = heapq.heappop(heap)[1]
+        node = pop(heap)[1]
         g = pending.pop(id(node))
         spec = node.spec
         inputs = node.inputs
@@ -125,8 +126,9 @@ def reverse_sweep(session: EagerSession, root: Vertex, seed: EagerTensor) -> dic
                 target = arg._node
                 if target is None and not arg._leaf:
                     continue
+                like = arg._value
             elif kind is Node:
-                target = arg
+                target = like = arg
             else:
                 continue
             key = id(target) if target is not None else id(arg)
@@ -139,7 +141,10 @@ def reverse_sweep(session: EagerSession, root: Vertex, seed: EagerTensor) -> dic
                 else:
                     _reach_leaves(target, leaves)
                 continue
-            if type(ct) is not EagerTensor or ct._rt is not rt or ct.shape != arg.shape or ct.dtype != arg.dtype:
+            if type(ct) is not EagerTensor or ct._rt is not rt:
+                _reject_cotangent(spec, index, arg, ct, rt)
+            value = ct._value
+            if value.shape != like.shape or (value.dtype is not like.dtype and value.dtype != like.dtype):
                 _reject_cotangent(spec, index, arg, ct, rt)
             if target is None:
                 previous = leaves.get(key)
@@ -150,7 +155,7 @@ def reverse_sweep(session: EagerSession, root: Vertex, seed: EagerTensor) -> dic
                 pending[key] = session.add_any(pending[key], ct)
             else:
                 pending[key] = ct
-                heapq.heappush(heap, (-target.seq, target))
+                push(heap, (-target.seq, target))
     return leaves
 
 
