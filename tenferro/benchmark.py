@@ -10,6 +10,7 @@ timed when importable (PyTorch on one thread, JAX without jit). Targets are rati
 from __future__ import annotations
 
 import gc
+import importlib.util
 import json
 import platform
 import time
@@ -300,15 +301,8 @@ WORKLOADS = [
 
 
 def available() -> list[str]:
-    """Libraries importable here, tenferro and numpy first."""
-    names = ["tenferro", "numpy"]
-    for name in ("torch", "jax", "autograd"):
-        try:
-            __import__(name)
-        except ImportError:
-            continue
-        names.append(name)
-    return names
+    """Libraries installed here, tenferro and numpy first (found without importing them)."""
+    return ["tenferro", "numpy"] + [name for name in ("torch", "jax", "autograd") if importlib.util.find_spec(name)]
 
 
 def run(
@@ -365,8 +359,11 @@ def format_table(rows: list[Row], libraries: list[str], memory: dict[str, Any]) 
     return lines
 
 
-def main(quick: bool = False, json_path: str | None = None, only: str = "") -> int:
-    report = run(quick=quick, only=only)
+def main(quick: bool = False, json_path: str | None = None, only: str = "", libraries: list[str] | None = None) -> int:
+    missing = sorted(set(libraries or []) - set(available()))
+    if missing:
+        raise SystemExit(f"tenferro bench: not importable here: {', '.join(missing)} (known: {', '.join(LIBRARIES)})")
+    report = run(quick=quick, only=only, libraries=libraries)
     if json_path:
         with open(json_path, "w") as handle:
             json.dump(report, handle, indent=2)

@@ -34,7 +34,8 @@ def _ops(args: argparse.Namespace) -> int:
 def _bench(args: argparse.Namespace) -> int:
     from . import benchmark
 
-    return benchmark.main(quick=args.quick, json_path=args.json, only=args.only)
+    libraries = [name.strip() for name in args.libraries.split(",")] if args.libraries else None
+    return benchmark.main(quick=args.quick, json_path=args.json, only=args.only, libraries=libraries)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -49,6 +50,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     bench.add_argument("--quick", action="store_true", help="tiny sizes and few repeats (a smoke test)")
     bench.add_argument("--json", metavar="PATH", help="also write the results as JSON")
     bench.add_argument("--only", default="", metavar="TEXT", help="only the workloads whose title contains TEXT")
+    bench.add_argument("--libraries", metavar="A,B", help="compare only these (default: every importable one)")
     bench.set_defaults(run=_bench)
     args = parser.parse_args(argv)
     return args.run(args)
