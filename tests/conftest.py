@@ -6,6 +6,8 @@ from tenferro.testing.profiles import load_default_profile
 
 load_default_profile()
 
+pytest_plugins = ["pytester"]
+
 N = 1000
 
 

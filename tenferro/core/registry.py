@@ -83,6 +83,9 @@ class OpSpec:
     ``reduce_sum`` does not keep its input alive. ``None`` (the default) keeps all.
     A VJP that reads a value it did not declare raises RuleError.
 
+    ``returns_view`` declares that the result may share memory with an input (a read-only
+    view such as a broadcast); otherwise the conformance suite requires a fresh array.
+
     ``sample`` is a zero-argument factory returning a hypothesis strategy of
     :class:`SampleInput` (valid inputs, away from kinks and poles); ``reference`` is an
     independent NumPy implementation; ``error_inputs`` a zero-argument factory of
@@ -104,6 +107,7 @@ class OpSpec:
     differentiable: tuple[bool, ...] | None = None
     second_order: bool = True
     residuals: tuple[str, ...] | None = None
+    returns_view: bool = False
     doc: str = ""
     plugin: str = ""
     #: Derived from ``residuals``: the positions of the inputs whose values the trace does
@@ -175,12 +179,14 @@ def _validate(spec: OpSpec, plugin: str) -> None:
 
 @dataclass
 class PluginInfo:
-    """A loaded plugin: its name, the distribution that ships it, and its ops."""
+    """A loaded plugin: its name, the distribution that ships it, its ops, and the plugin
+    object itself (a module, or an instance with hook methods)."""
 
     name: str
     distribution: str = ""
     version: str = ""
     ops: list[str] = field(default_factory=list)
+    plugin: Any = None
 
 
 class Registry:
@@ -264,7 +270,8 @@ def load_registry(
 ) -> Registry:
     """Build a registry from the installed ``tenferro`` entry points (unless
     ``entry_points=False``) and the given plugin objects (modules or instances with
-    ``@hookimpl`` functions; named by their ``__name__`` or class name).
+    ``@hookimpl`` functions, named by their ``__name__`` or class name, or ``(name,
+    plugin)`` pairs).
 
     ``blocked`` names plugins to skip; by default it is read from ``TENFERRO_BLOCK_PLUGINS``.
     """
@@ -279,8 +286,8 @@ def load_registry(
     registry.add(ADD_ANY, "core")
     registry.plugins["core"].distribution = "tenferro"
     found = list(_entry_point_plugins(blocked)) if entry_points else []
-    for plugin in plugins:
-        name = getattr(plugin, "__name__", type(plugin).__name__)
+    for entry in plugins:
+        name, plugin = entry if isinstance(entry, tuple) else (getattr(entry, "__name__", type(entry).__name__), entry)
         if name not in blocked:
             found.append((name, plugin, "", ""))
     for name, plugin, dist, version in found:
@@ -290,7 +297,7 @@ def load_registry(
             pm.register(plugin, name=name)
         except Exception as exc:
             raise PluginError(f"plugin {name!r} could not be registered: {exc}") from exc
-        registry.plugins[name] = PluginInfo(name, dist, version)
+        registry.plugins[name] = PluginInfo(name, dist, version, plugin=plugin)
     for impl in pm.hook.tenferro_register_ops.get_hookimpls():
         try:
             impl.function(registry=PluginRegistrar(registry, impl.plugin_name))

@@ -126,6 +126,11 @@ def _explain(spec: OpSpec, values: list[Any], params: Mapping[str, Any], exc: Ex
             error = explained
         if error is not None:
             return error
+    if isinstance(exc, ValueError) and "read-only" in str(exc):
+        return KernelError(
+            f"{spec.name} (plugin {spec.plugin!r}): its forward kernel tried to write into an argument; "
+            f"tenferro values are read-only, and kernels must return new arrays"
+        )
     return KernelError(
         f"{spec.name} (plugin {spec.plugin!r}) failed: {type(exc).__name__}: {exc}; "
         f"check its arguments against its signature {spec.signature}"

@@ -266,8 +266,8 @@ def _clamp_sample() -> Any:
         # bounds on a grid of halves, x kept a quarter away from every grid point: no ties
         shapes = draw(hnp.mutually_broadcastable_shapes(num_shapes=3, min_dims=0, max_dims=3, max_side=3))
         x = draw(floats_array(shapes.input_shapes[0], -3.0, 3.0, avoid=tuple(np.arange(-3.0, 3.01, 0.5)), margin=0.25))
-        lo = draw(hnp.arrays(np.int64, shapes.input_shapes[1], elements=st.integers(-6, 0))) / 2.0
-        hi = lo + draw(hnp.arrays(np.int64, shapes.input_shapes[2], elements=st.integers(1, 6))) / 2.0
+        lo = np.asarray(draw(hnp.arrays(np.int64, shapes.input_shapes[1], elements=st.integers(-6, 0))) / 2.0)
+        hi = np.asarray(lo + draw(hnp.arrays(np.int64, shapes.input_shapes[2], elements=st.integers(1, 6))) / 2.0)
         return SampleInput((x, lo, hi))
 
     return sample()

@@ -119,6 +119,7 @@ SPECS = [
         name="broadcast_to",
         inputs=("x",),
         residuals=(),
+        returns_view=True,
         params={"shape": REQUIRED},
         forward=_broadcast_to,
         vjp=lambda s, g, inputs, out, shape: (s.sum_to(g, inputs[0].shape),),

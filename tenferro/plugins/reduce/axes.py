@@ -74,6 +74,7 @@ EXPAND_TO = OpSpec(
     vjp=lambda s, g, inputs, out, shape, axes: (s.reduce_sum(g, axes),),
     accepts="biuf",
     residuals=(),
+    returns_view=True,
     sample=_expand_sample,
     reference=lambda x, shape, axes: np.ones(shape) * np.expand_dims(x, axes),
     error_inputs=lambda: [

@@ -1,0 +1,117 @@
+"""The pytest plugin (entry point ``pytest11``): conformance test items on request.
+
+Inert unless ``--tenferro-conformance`` is given; it imports nothing heavy until then, so
+it never gets in the way of a project that merely has tenferro installed.
+
+    pytest --tenferro-conformance=mymath            # or a,b or all
+    pytest --tenferro-conformance=mymath --tenferro-load=mymath.ops   # not installed yet
+    pytest --tenferro-conformance=all --tenferro-max-examples=200 --tenferro-profile=nightly
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from typing import Any
+
+import pytest
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("tenferro", "tenferro op-plugin conformance")
+    group.addoption(
+        "--tenferro-conformance",
+        metavar="PLUGINS",
+        help="run the conformance checks on these plugins (comma-separated, or 'all')",
+    )
+    group.addoption(
+        "--tenferro-load",
+        action="append",
+        default=[],
+        metavar="[NAME=]MODULE[:ATTR]",
+        help="also load this plugin object, not installed through an entry point (repeatable)",
+    )
+    group.addoption("--tenferro-max-examples", type=int, metavar="N", help="hypothesis examples per check")
+    group.addoption(
+        "--tenferro-profile",
+        choices=["dev", "ci", "nightly"],
+        help="hypothesis profile (default: $TENFERRO_HYPOTHESIS_PROFILE, else ci when $CI is set, else dev)",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if config.getoption("tenferro_conformance"):
+        from hypothesis import settings
+
+        from .profiles import PROFILE_ENV, load_default_profile
+
+        profile = config.getoption("tenferro_profile")
+        if profile:
+            os.environ[PROFILE_ENV] = profile
+        if not config.getoption("hypothesis_profile", None):
+            load_default_profile()
+        config._tenferro_profile = settings._current_profile  # type: ignore[attr-defined]
+
+
+def load_plugin_object(text: str) -> tuple[str, Any]:
+    """``[NAME=]MODULE[:ATTR]`` -> (name, plugin); the name defaults to the last part of
+    the module path (or ATTR)."""
+    name, _, target = text.rpartition("=")
+    module_name, _, attr = target.partition(":")
+    plugin: Any = importlib.import_module(module_name)
+    if attr:
+        plugin = getattr(plugin, attr)
+    return name or attr or module_name.rpartition(".")[2], plugin
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+    wanted = config.getoption("tenferro_conformance")
+    if not wanted:
+        return
+    from .conformance import conformance_runtime, current_settings, expected_failures, selected
+
+    rt = conformance_runtime(load_plugin_object(text) for text in config.getoption("tenferro_load"))
+    hypothesis_settings = current_settings(config.getoption("tenferro_max_examples"))
+    plugins = [name.strip() for name in wanted.split(",") if name.strip()]
+    for spec, check in selected(rt.registry, plugins):
+        reason = expected_failures(rt.registry, spec.plugin).get((spec.name, check.name))
+        items.append(
+            ConformanceItem.from_parent(
+                session,
+                name=f"{spec.plugin}::{spec.name}::{check.name}",
+                nodeid=f"{spec.plugin}::{spec.name}::{check.name}",
+                rt=rt,
+                spec=spec,
+                check=check,
+                reason=reason,
+                hypothesis_settings=hypothesis_settings,
+            )
+        )
+
+
+class ConformanceItem(pytest.Item):
+    """One conformance check on one op."""
+
+    def __init__(self, *, rt: Any, spec: Any, check: Any, reason: str | None, hypothesis_settings: Any, **kwargs: Any):
+        super().__init__(**kwargs)
+        self.rt, self.spec, self.check, self.hypothesis_settings = rt, spec, check, hypothesis_settings
+        if reason is not None:
+            from .conformance import ConformanceFailure
+
+            self.add_marker(pytest.mark.xfail(reason=reason, strict=True, raises=ConformanceFailure))
+
+    def runtest(self) -> None:
+        from .conformance import run_check
+
+        run_check(self.rt, self.spec, self.check, self.hypothesis_settings)
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
+        from .conformance import ConformanceFailure
+
+        if isinstance(excinfo.value, ConformanceFailure):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo, style=style)
+
+    def reportinfo(self) -> tuple[Any, int | None, str]:
+        return self.path, None, self.name

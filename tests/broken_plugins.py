@@ -1,0 +1,105 @@
+"""Deliberately broken op plugins: the conformance suite must catch each one with the check
+named in tests/test_conformance.py. Each is a plugin object with one op."""
+
+import numpy as np
+
+from tenferro import OpSpec, Tensor, hookimpl
+from tenferro.core.registry import SampleInput
+
+
+class _OnePlugin:
+    def __init__(self, spec):
+        self.spec = spec
+
+    @hookimpl
+    def tenferro_register_ops(self, registry):
+        registry.add(self.spec)
+
+
+def _unary(low=-3.0, high=3.0):
+    def sample():
+        from tenferro.testing.strategies import unary
+
+        return unary(low, high)
+
+    return sample
+
+
+def _pairs():
+    from tenferro.testing.strategies import broadcast_pair
+
+    return broadcast_pair(scalars=False)
+
+
+def _sin_vjp_off(s, g, inputs, out):
+    return (s.mul(s.mul(g, s.cos(inputs[0])), 1.001),)  # 0.1 % too large
+
+
+def _mul_without_unbroadcast(s, g, inputs, out):
+    a, b = inputs
+    return s.mul(g, b), s.mul(g, a)  # forgets to sum back broadcast axes
+
+
+def _double_in_place(x):
+    x *= 2.0  # writes into its input
+    return x.copy()
+
+
+def _detached_vjp(s, g, inputs, out):
+    (x,) = inputs
+    cos = s.runtime.constant_from(Tensor.from_numpy(np.cos(np.asarray(x))))  # cut off from x
+    return (s.mul(g, cos),)
+
+
+def _relu_vjp(s, g, inputs, out):
+    (x,) = inputs
+    return (s.where_select(s.compare(x, 0.0, "gt"), g, 0.0),)
+
+
+def _relu_on_the_kink():
+    from tenferro.testing.strategies import floats_array
+
+    # half the elements sit exactly on relu's kink at 0
+    return floats_array().map(lambda x: SampleInput((np.where(np.abs(x) < 1.5, 0.0, x),)))
+
+
+VJP_OFF = _OnePlugin(
+    OpSpec(name="sin_off", inputs=("x",), forward=np.sin, vjp=_sin_vjp_off, sample=_unary(), reference=np.sin)
+)
+NO_UNBROADCAST = _OnePlugin(
+    OpSpec(name="mul_nb", inputs=("a", "b"), forward=np.multiply, vjp=_mul_without_unbroadcast, sample=_pairs)
+)
+MUTATING_FORWARD = _OnePlugin(
+    OpSpec(
+        name="double_in_place",
+        inputs=("x",),
+        forward=_double_in_place,
+        vjp=lambda s, g, inputs, out: (s.mul(g, 2.0),),
+        sample=_unary(),
+    )
+)
+WRONG_COUNT = _OnePlugin(
+    OpSpec(name="sin_two", inputs=("x",), forward=np.sin, vjp=lambda s, g, inputs, out: (g, g), sample=_unary())
+)
+ZERO_SECOND_ORDER = _OnePlugin(
+    OpSpec(name="sin_flat", inputs=("x",), forward=np.sin, vjp=_detached_vjp, sample=_unary(), reference=np.sin)
+)
+KINK_SAMPLER = _OnePlugin(
+    OpSpec(
+        name="relu",
+        inputs=("x",),
+        forward=lambda x: np.maximum(x, 0.0),
+        vjp=_relu_vjp,
+        sample=_relu_on_the_kink,
+        reference=lambda x: np.maximum(x, 0.0),
+    )
+)
+OUT_OF_DOMAIN = _OnePlugin(
+    OpSpec(
+        name="log_anywhere",
+        inputs=("x",),
+        forward=np.log,
+        vjp=lambda s, g, inputs, out: (s.div(g, inputs[0]),),
+        sample=_unary(-3.0, -0.5),  # log of negatives: nan everywhere
+    )
+)

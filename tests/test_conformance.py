@@ -1,0 +1,151 @@
+"""The conformance suite: every built-in op passes it, and it catches broken plugins."""
+
+import pathlib
+
+import numpy as np
+import pytest
+
+from tenferro.core.registry import default_registry
+from tenferro.testing.conformance import (
+    ConformanceFailure,
+    check_op,
+    check_plugin,
+    conformance_runtime,
+    expected_failures,
+    run_check,
+    selected,
+)
+
+RT = conformance_runtime()
+BUILTIN = list(selected(RT.registry, ["all"]))
+
+
+def _param(spec, check):
+    reason = expected_failures(RT.registry, spec.plugin).get((spec.name, check.name))
+    marks = [pytest.mark.xfail(reason=reason, strict=True, raises=ConformanceFailure)] if reason else []
+    return pytest.param(spec, check, id=f"{spec.plugin}::{spec.name}::{check.name}", marks=marks)
+
+
+@pytest.mark.parametrize("spec, check", [_param(spec, check) for spec, check in BUILTIN])
+def test_builtin_op_conforms(spec, check):
+    run_check(RT, spec, check)
+
+
+def test_every_builtin_op_gets_the_derivative_checks():
+    checked = {(spec.name, check.name) for spec, check in BUILTIN}
+    for spec in RT.registry:
+        for name in ("forward", "no_mutation", "deterministic", "error_inputs", "float32"):
+            assert (spec.name, name) in checked
+        if spec.vjp is not None:
+            for name in ("vjp_fd", "vjp2_fd", "vjp_shapes", "zero_cotangent"):
+                assert (spec.name, name) in checked, (spec.name, name)
+    assert len(BUILTIN) > 300
+
+
+BROKEN = pathlib.Path(__file__).parent
+
+#: plugin object in broken_plugins.py -> (the checks that must fail, a phrase of the report)
+CAUGHT = {
+    "VJP_OFF": ({"vjp_fd"}, "vjp_off::sin_off::vjp_fd failed"),
+    "NO_UNBROADCAST": ({"vjp_shapes", "vjp_fd", "vjp2_fd"}, "(missing unbroadcast or cast?)"),
+    "MUTATING_FORWARD": (None, "the forward kernel wrote into input 0 ('x')"),
+    "WRONG_COUNT": ({"vjp_shapes", "vjp_fd", "vjp2_fd"}, "the VJP returned 2 cotangents for 1 inputs"),
+    "ZERO_SECOND_ORDER": ({"vjp2_fd"}, "second order along input 0 ('x'): AD 0 vs finite differences"),
+    "KINK_SAMPLER": ({"vjp_fd", "vjp2_fd"}, "or the sample sits on a kink the strategy should avoid"),
+    "OUT_OF_DOMAIN": ({"vjp_fd"}, "the op's sample strategy leaves its domain"),
+}
+
+
+@pytest.mark.parametrize("attr", sorted(CAUGHT))
+def test_broken_plugins_are_caught_by_the_named_check(pytester, attr):
+    pytester.syspathinsert(BROKEN)
+    name = attr.lower()
+    result = pytester.runpytest(
+        f"--tenferro-conformance={name}",
+        f"--tenferro-load={name}=broken_plugins:{attr}",
+        "--tenferro-max-examples=5",
+        "--tenferro-profile=ci",
+        "-p",
+        "no:cacheprovider",
+    )
+    failing, phrase = CAUGHT[attr]
+    failed = {line.split("::")[2].split(" ")[0] for line in result.outlines if line.startswith(f"FAILED {name}::")}
+    if failing is None:  # a mutating forward breaks nearly everything; no_mutation says why
+        assert "no_mutation" in failed
+    else:
+        assert failed == failing
+    assert phrase in result.stdout.str()
+    assert "rerun: pytest --tenferro-conformance=" in result.stdout.str()
+
+
+def test_expected_failures_are_strict(pytester):
+    pytester.syspathinsert()
+    package = pytester.mkpydir("offplugin")
+    package.joinpath("__init__.py").write_text(
+        "import numpy as np\n"
+        "from tenferro import OpSpec, hookimpl\n"
+        "from tenferro.testing.strategies import unary\n"
+        "@hookimpl\n"
+        "def tenferro_register_ops(registry):\n"
+        "    registry.add(OpSpec(name='sin_off', inputs=('x',), forward=np.sin, reference=np.sin,\n"
+        "        vjp=lambda s, g, i, o: (s.mul(s.mul(g, s.cos(i[0])), 1.001),), sample=lambda: unary()))\n"
+    )
+    package.joinpath("tenferro-xfail.txt").write_text(
+        "# known problems\nsin_off::vjp_fd: the VJP is 0.1 % off\nsin_off::forward: claimed, but it passes\n"
+    )
+    result = pytester.runpytest(
+        "--tenferro-conformance=offplugin",
+        "--tenferro-load=offplugin",
+        "--tenferro-max-examples=5",
+        "-p",
+        "no:cacheprovider",
+    )
+    result.assert_outcomes(passed=7, xfailed=1, failed=1)
+    result.stdout.fnmatch_lines(["FAILED offplugin::sin_off::forward - [[]XPASS(strict)[]] claimed, but it passes"])
+
+
+def test_python_api(pytester):
+    outcomes = check_op(default_registry()["sin"], rt=RT, max_examples=3)
+    assert {o.status for o in outcomes} == {"passed"} and len(outcomes) == 10
+    assert outcomes[0].id == "elementwise::sin::forward"
+    import broken_plugins
+
+    broken = conformance_runtime([("vjp_off", broken_plugins.VJP_OFF)])
+    with pytest.raises(ConformanceFailure, match="1 of 9 checks failed") as info:
+        check_plugin("vjp_off", rt=broken, max_examples=5)
+    assert "vjp_off::sin_off::vjp_fd failed" in str(info.value)
+    with pytest.raises(ConformanceFailure, match="no plugin named 'nope' is loaded"):
+        check_plugin("nope", rt=RT)
+
+
+def test_the_pytest_plugin_is_inert_unless_asked(pytester):
+    pytester.makepyfile("def test_one():\n    assert True\n")
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1)
+
+
+def test_conformance_ids_select_with_k(pytester):
+    result = pytester.runpytest(
+        "--tenferro-conformance=reduce",
+        "-k",
+        "reduce_sum and vjp_fd",
+        "--tenferro-max-examples=3",
+        "-p",
+        "no:cacheprovider",
+        "-v",
+    )
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["*reduce::reduce_sum::vjp_fd PASSED*"])
+
+
+def test_float32_check_uses_rounded_inputs():
+    """float32 results are compared with float64 on the same rounded inputs, so a
+    steep function (tan near its pole) is not blamed for the input's rounding."""
+    from tenferro.core.registry import SampleInput
+    from tenferro.testing.checks import _forward
+
+    x = np.array([1.3], np.float32)
+    f32 = _forward(RT, RT.registry["tan"], SampleInput((x,)))
+    f64 = _forward(RT, RT.registry["tan"], SampleInput((x.astype(np.float64),)))
+    assert f32.dtype == np.float32
+    assert abs(float(f32[0]) - float(f64[0])) < 64 * np.finfo(np.float32).eps * abs(float(f64[0]))
