@@ -1,10 +1,15 @@
-"""The ``tenferro`` command: ``tour`` (the seed page, run), ``ops`` (what is registered) and
-``bench`` (timings beside NumPy, PyTorch, JAX and HIPS autograd)."""
+"""The ``tenferro`` command: ``tour`` (the seed page, run), ``ops`` and ``plugins`` (what is
+registered), ``check`` (the conformance suite) and ``bench`` (timings beside NumPy,
+PyTorch, JAX and HIPS autograd)."""
 
 from __future__ import annotations
 
 import argparse
+import importlib.metadata
+import os
+import pathlib
 import sys
+import tempfile
 from collections.abc import Sequence
 
 
@@ -31,6 +36,42 @@ def _ops(args: argparse.Namespace) -> int:
     return 0
 
 
+def _plugins(args: argparse.Namespace) -> int:
+    from .core.registry import BLOCK_ENV, default_registry
+
+    registry = default_registry()
+    for info in registry.plugins.values():
+        shipped = f"{info.distribution} {info.version}".strip() or "(not installed: loaded directly)"
+        print(f"{info.name:<14} {shipped:<22} {len(info.ops):>3} ops: {' '.join(info.ops)}")
+    blocked = os.environ.get(BLOCK_ENV, "")
+    print(f"blocked by {BLOCK_ENV}: {blocked}" if blocked else f"(set {BLOCK_ENV}=name,... to skip plugins)")
+    return 0
+
+
+def _check(args: argparse.Namespace) -> int:
+    try:
+        import pytest
+    except ImportError:
+        print("tenferro check needs pytest and hypothesis: pip install 'tenferro[test]'", file=sys.stderr)
+        return 2
+    ours = any(ep.value == "tenferro.testing.plugin" for ep in importlib.metadata.entry_points(group="pytest11"))
+    with tempfile.TemporaryDirectory() as empty:
+        # an empty rootdir: only the generated conformance items run, no project tests
+        pathlib.Path(empty, "pytest.ini").write_text("[pytest]\n")
+        argv = [empty, f"--tenferro-conformance={args.plugins}", "-p", "no:cacheprovider"]
+        argv += [] if ours else ["-p", "tenferro.testing.plugin"]
+        argv += [f"--tenferro-load={load}" for load in args.load]
+        argv += [f"--tenferro-max-examples={args.max_examples}"] if args.max_examples else []
+        argv += [f"--tenferro-profile={args.profile}"] if args.profile else []
+        here = os.getcwd()
+        sys.path.insert(0, here)  # so --load finds modules of the current directory
+        os.chdir(empty)  # test ids are reported relative to the working directory
+        try:
+            return int(pytest.main(argv + args.pytest_args))
+        finally:
+            os.chdir(here)
+
+
 def _bench(args: argparse.Namespace) -> int:
     from . import benchmark
 
@@ -46,13 +87,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     tour.set_defaults(run=_tour)
     ops = commands.add_parser("ops", help="list every registered op with its plugin and signature")
     ops.set_defaults(run=_ops)
+    plugins = commands.add_parser("plugins", help="list every loaded plugin with its distribution, version and ops")
+    plugins.set_defaults(run=_plugins)
+    check = commands.add_parser("check", help="run the conformance suite on plugins (needs the test extra)")
+    check.add_argument("plugins", help="plugin names, comma-separated, or 'all'")
+    check.add_argument(
+        "--load", action="append", default=[], metavar="[NAME=]MODULE[:ATTR]", help="an uninstalled plugin"
+    )
+    check.add_argument("--max-examples", type=int, metavar="N", help="hypothesis examples per check")
+    check.add_argument("--profile", choices=["dev", "ci", "nightly"], help="hypothesis profile")
+    check.set_defaults(run=_check)  # other arguments go on to pytest, e.g. -k sin -x
     bench = commands.add_parser("bench", help="time tenferro beside NumPy, PyTorch, JAX and HIPS autograd")
     bench.add_argument("--quick", action="store_true", help="tiny sizes and few repeats (a smoke test)")
     bench.add_argument("--json", metavar="PATH", help="also write the results as JSON")
     bench.add_argument("--only", default="", metavar="TEXT", help="only the workloads whose title contains TEXT")
     bench.add_argument("--libraries", metavar="A,B", help="compare only these (default: every importable one)")
     bench.set_defaults(run=_bench)
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra and args.run is not _check:
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    args.pytest_args = extra
     return args.run(args)
 
 

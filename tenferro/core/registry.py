@@ -284,7 +284,12 @@ def load_registry(
     pm.add_hookspecs(hookspecs)
     registry = Registry()
     registry.add(ADD_ANY, "core")
-    registry.plugins["core"].distribution = "tenferro"
+    core = registry.plugins["core"]
+    core.distribution = "tenferro"
+    try:
+        core.version = importlib.metadata.version("tenferro")
+    except importlib.metadata.PackageNotFoundError:
+        core.version = "(source checkout)"
     found = list(_entry_point_plugins(blocked)) if entry_points else []
     for entry in plugins:
         name, plugin = entry if isinstance(entry, tuple) else (getattr(entry, "__name__", type(entry).__name__), entry)

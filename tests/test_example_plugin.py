@@ -1,0 +1,60 @@
+"""The third-party example in examples/tenferro-mathx passes the conformance suite.
+
+CI also pip-installs it and runs `tenferro check mathx` (the entry-point path); here it is
+loaded directly, so the test needs no install step.
+"""
+
+import pathlib
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from tenferro import CpuEngine, EagerRuntime
+from tenferro.core.registry import load_registry
+from tenferro.testing.conformance import check_plugin
+
+SOURCE = pathlib.Path(__file__).parents[1] / "examples" / "tenferro-mathx" / "src"
+
+
+@pytest.fixture(scope="module")
+def mathx_rt():
+    """A runtime with the example loaded from its source (an installed copy is blocked)."""
+    sys.path.insert(0, str(SOURCE))
+    try:
+        import tenferro_mathx
+
+        registry = load_registry([("mathx_source", tenferro_mathx)], blocked=["mathx"])
+        yield EagerRuntime(engine=CpuEngine.serial(), registry=registry)
+    finally:
+        sys.path.remove(str(SOURCE))
+
+
+def test_example_plugin_passes_the_suite(mathx_rt):
+    outcomes = check_plugin("mathx_source", rt=mathx_rt, max_examples=5)
+    assert len(outcomes) == 50 and {o.status for o in outcomes} == {"passed"}
+
+
+def test_example_ops_are_session_methods(mathx_rt):
+    x = mathx_rt.variable_from(np.array([0.5, -1.0]))
+    loss = mathx_rt.with_eager_session(lambda s: s.reduce_sum(s.softplus(x), None))
+    loss.backward()
+    np.testing.assert_allclose(x.grad().to_numpy(), 1 / (1 + np.exp(-np.array([0.5, -1.0]))), rtol=1e-15)
+    rows = mathx_rt.constant_from(np.array([[1000.0, 1000.0], [0.0, np.log(3.0)]]))
+    out = np.asarray(mathx_rt.with_eager_session(lambda s: s.log_softmax(rows)))
+    np.testing.assert_allclose(out, np.log([[0.5, 0.5], [0.25, 0.75]]), rtol=1e-14)
+
+
+def test_tenferro_check_and_plugins_commands():
+    run = [sys.executable, "-m", "tenferro"]
+    ok = subprocess.run(
+        [*run, "check", "reduce", "--max-examples", "2", "-q", "-k", "reduce_sum"], capture_output=True, text=True
+    )
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    assert "10 passed" in ok.stdout
+    listing = subprocess.run([*run, "plugins"], capture_output=True, text=True, check=True).stdout
+    assert listing.splitlines()[0].startswith("core ")
+    assert any(line.startswith("reduce ") and "reduce_sum" in line for line in listing.splitlines())
+    missing = subprocess.run([*run, "check", "nope", "-q"], capture_output=True, text=True)
+    assert missing.returncode != 0 and "no plugin named 'nope' is loaded" in missing.stdout + missing.stderr
