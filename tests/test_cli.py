@@ -44,7 +44,8 @@ def test_ops_lists_every_op_with_plugin_and_signature(capsys):
 
     assert main(["ops"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[-1] == f"{len(default_registry())} ops from 3 plugins"
+    registry = default_registry()
+    assert lines[-1] == f"{len(registry)} ops from {len(registry.plugins)} plugins"
     assert any(line.startswith("reduce") and "reduce_sum(x, axes=None)" in line for line in lines)
     assert any(line.startswith("elementwise") and "compare(a, b, op)" in line for line in lines)
 

@@ -122,6 +122,11 @@ def test_the_pytest_plugin_is_inert_unless_asked(pytester):
     pytester.makepyfile("def test_one():\n    assert True\n")
     result = pytester.runpytest("-p", "no:cacheprovider")
     result.assert_outcomes(passed=1)
+    import subprocess
+    import sys
+
+    probe = "import sys, tenferro.testing.plugin; print('hypothesis' in sys.modules)"
+    assert subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True).stdout.strip() == "False"
 
 
 def test_conformance_ids_select_with_k(pytester):
