@@ -59,6 +59,8 @@ def _check(args: argparse.Namespace) -> int:
         # an empty rootdir: only the generated conformance items run, no project tests
         pathlib.Path(empty, "pytest.ini").write_text("[pytest]\n")
         argv = [empty, f"--tenferro-conformance={args.plugins}", "-p", "no:cacheprovider"]
+        # tenferro is imported already (this command is tenferro), so pytest cannot rewrite it
+        argv += ["-W", "ignore::pytest.PytestAssertRewriteWarning"]
         argv += [] if ours else ["-p", "tenferro.testing.plugin"]
         argv += [f"--tenferro-load={load}" for load in args.load]
         argv += [f"--tenferro-max-examples={args.max_examples}"] if args.max_examples else []
