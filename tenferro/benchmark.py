@@ -165,28 +165,36 @@ def torch_impls(n: int, chain_size: int) -> dict[str, Impl]:
     return {"grad": grad, "hvp": hvp, "vjp": vjp, "chain": chain}
 
 
+def _functional(xp: Any) -> tuple[Callable[[Any], Any], Callable[[Any], Any], Callable[[Any], Any]]:
+    """The seed's sin(x)·x², its sum, and the chain, written for a NumPy-like module (the
+    functional libraries differentiate functions, not recorded tensors)."""
+
+    def p(x: Any) -> Any:
+        return xp.sin(x) * x * x
+
+    def f(x: Any) -> Any:
+        return xp.sum(p(x))
+
+    def chain(x: Any) -> Any:
+        for _ in range(CHAIN_STEPS):
+            x = xp.sin(x) * 1.01 + 0.1
+        return xp.sum(x)
+
+    return p, f, chain
+
+
 def jax_impls(n: int, chain_size: int) -> dict[str, Impl]:
     import jax
     import jax.numpy as jnp
 
     jax.config.update("jax_enable_x64", True)
-    xs, vs = seed_x(n), seed_v(n)
-    v = jnp.asarray(vs)
-
-    def f(x: Any) -> Any:
-        return jnp.sum(jnp.sin(x) * x * x)
-
-    def chain_f(x: Any) -> Any:
-        for _ in range(CHAIN_STEPS):
-            x = jnp.sin(x) * 1.01 + 0.1
-        return jnp.sum(x)
-
-    chain_x = seed_x(chain_size)
+    xs, v, chain_x = seed_x(n), jnp.asarray(seed_v(n)), seed_x(chain_size)
+    p, f, chain = _functional(jnp)
     return {
         "grad": lambda: jax.grad(f)(xs).block_until_ready(),
         "hvp": lambda: jax.grad(lambda x: jnp.vdot(jax.grad(f)(x), v))(xs).block_until_ready(),
-        "vjp": lambda: jax.vjp(lambda x: jnp.sin(x) * x * x, xs)[1](v)[0].block_until_ready(),
-        "chain": lambda: jax.grad(chain_f)(chain_x).block_until_ready(),
+        "vjp": lambda: jax.vjp(p, xs)[1](v)[0].block_until_ready(),
+        "chain": lambda: jax.grad(chain)(chain_x).block_until_ready(),
     }
 
 
@@ -194,22 +202,13 @@ def autograd_impls(n: int, chain_size: int) -> dict[str, Impl]:
     import autograd.numpy as anp
     from autograd import grad, make_vjp
 
-    xs, vs = seed_x(n), seed_v(n)
-
-    def f(x: Any) -> Any:
-        return anp.sum(anp.sin(x) * x * x)
-
-    def chain_f(x: Any) -> Any:
-        for _ in range(CHAIN_STEPS):
-            x = anp.sin(x) * 1.01 + 0.1
-        return anp.sum(x)
-
-    chain_x = seed_x(chain_size)
+    xs, vs, chain_x = seed_x(n), seed_v(n), seed_x(chain_size)
+    p, f, chain = _functional(anp)
     return {
         "grad": lambda: grad(f)(xs),
         "hvp": lambda: grad(lambda x: anp.dot(grad(f)(x), vs))(xs),
-        "vjp": lambda: make_vjp(lambda x: anp.sin(x) * x * x)(xs)[0](vs),
-        "chain": lambda: grad(chain_f)(chain_x),
+        "vjp": lambda: make_vjp(p)(xs)[0](vs),
+        "chain": lambda: grad(chain)(chain_x),
     }
 
 
