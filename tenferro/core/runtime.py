@@ -182,10 +182,7 @@ class EagerRuntime:
         variables = [v for v in reached.values() if type(v) is not Node]
         # Prune branches that lead to no target, unless every variable reached is one.
         needed = None if all(id(v) in wanted for v in variables) else _needed(reached, wanted)
-        with engine.lend("rt.grad"):
-            session = self._session_class(self, engine, record=self._recording, needed=needed)
-            leaves = reverse_sweep(session, vertex(out), self._seed(out))
-            session._open = False
+        leaves = self._sweep(engine, "rt.grad", out, self._seed(out), self._recording, needed)
         grads = [_zero_if_none(self, *leaves.get(id(t), (t, None))) for t in targets]
         return grads[0] if single else grads
 
@@ -195,16 +192,30 @@ class EagerRuntime:
         seed = self._seed(out) if cotangent is None else self._cotangent(out, cotangent)
         if not out.tracks_grad():
             return Gradients({})
-        with engine.lend("backward"):
-            session = self._session_class(self, engine, record=False)
-            leaves = reverse_sweep(session, vertex(out), seed)
-            session._open = False
+        leaves = self._sweep(engine, "backward", out, seed, record=False)
         # Every gradient is computed before any slot is written: a failing rule leaves
         # all slots as they were.
         computed = {key: (variable, _zero_if_none(self, variable, ct)._value) for key, (variable, ct) in leaves.items()}
         for variable, value in computed.values():
             variable._grad = value if variable._grad is None else variable._grad + value
         return Gradients(computed)
+
+    def _sweep(
+        self,
+        engine: Engine,
+        holder: str,
+        out: EagerTensor,
+        seed: EagerTensor,
+        record: bool,
+        needed: set[int] | None = None,
+    ) -> dict[int, tuple[EagerTensor, Any]]:
+        """The reverse sweep from ``out`` on a session of its own (recording or not)."""
+        with engine.lend(holder):
+            session = self._session_class(self, engine, record=record, needed=needed)
+            try:
+                return reverse_sweep(session, vertex(out), seed)
+            finally:
+                session._open = False
 
     def _detach(self, engine: Engine | None, tensor: EagerTensor) -> EagerTensor:
         engine = self._engine_or_default(engine, "detach")

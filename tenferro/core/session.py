@@ -48,7 +48,6 @@ class EagerSession:
 
     def __init__(self, rt: EagerRuntime, engine: Engine, record: bool = True, needed: set[int] | None = None):
         self._rt = rt
-        self._engine = engine
         self._record = record
         self._needed = needed
         self._open = True
