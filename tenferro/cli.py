@@ -109,7 +109,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if extra and args.run is not _check:
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
     args.pytest_args = extra
-    return args.run(args)
+    try:
+        return args.run(args)
+    except BrokenPipeError:  # e.g. `tenferro tour | head`: the reader left, nothing is wrong
+        sys.stderr.close()
+        return 0
 
 
 if __name__ == "__main__":
