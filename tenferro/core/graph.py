@@ -36,14 +36,13 @@ def topological_order(output: EagerTensor) -> list[Vertex]:
     """Every vertex ``output`` was computed from (its own included), inputs before the
     nodes that use them: the variables, then the nodes in creation order. Iterative (a
     chain of 10^5 ops needs no recursion)."""
-    return topological_order_from(vertex(output))
+    seen = reachable(vertex(output))
+    return [v for v in seen.values() if type(v) is not Node] + nodes_in_order(seen)
 
 
-def topological_order_from(root: Vertex) -> list[Vertex]:
-    """:func:`topological_order` of the vertex ``root``."""
-    seen = reachable(root)
-    variables = [v for v in seen.values() if type(v) is not Node]
-    return variables + sorted((v for v in seen.values() if type(v) is Node), key=lambda node: node.seq)
+def nodes_in_order(vertices: dict[int, Vertex]) -> list[Node]:
+    """The nodes among ``vertices`` by creation, which puts inputs before their users."""
+    return sorted((v for v in vertices.values() if type(v) is Node), key=lambda node: node.seq)
 
 
 def reachable(root: Vertex) -> dict[int, Vertex]:

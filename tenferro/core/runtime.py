@@ -12,7 +12,7 @@ import numpy as np
 from .eager import EagerTensor
 from .engine import Engine
 from .errors import ArgumentError, ContextMismatch, DTypeError, GradInactive, NonScalarGrad, ShapeMismatch
-from .graph import Vertex, input_vertices, reachable, vertex
+from .graph import Vertex, input_vertices, nodes_in_order, reachable, vertex
 from .registry import Registry, default_registry, load_registry
 from .session import EagerSession, session_class
 from .sweep import reverse_sweep
@@ -294,7 +294,7 @@ def _as_tensor(tensor: Any, call: str) -> Tensor:
 def _needed(reached: dict[int, Vertex], wanted: set[int]) -> set[int]:
     """ids of the reached vertices from which a wanted variable can be reached."""
     needed = set(wanted)
-    for node in sorted((v for v in reached.values() if type(v) is Node), key=lambda node: node.seq):
+    for node in nodes_in_order(reached):
         if any(id(v) in needed for v in input_vertices(node)):
             needed.add(id(node))
     return needed

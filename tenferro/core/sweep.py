@@ -15,7 +15,7 @@ import numpy as np
 
 from .eager import EagerTensor
 from .errors import DTypeError, NotDifferentiable, RuleError, ShapeMismatch
-from .graph import Vertex, topological_order_from
+from .graph import Vertex, reachable
 from .registry import ErrorInput, OpSpec
 from .tensor import describe
 from .trace import Node
@@ -30,8 +30,6 @@ def _add_any_sample() -> Any:
     return same_shape_arrays(2)
 
 
-#: The core's only primitive: adds two cotangents that reach the same tensor. It is an op
-#: (not a bare ``+``) so that accumulation inside ``rt.grad`` is recorded and differentiable.
 def _add_any(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     if a.shape != b.shape:
         raise ShapeMismatch(
@@ -48,6 +46,8 @@ def _add_any_errors() -> list[ErrorInput]:
     ]
 
 
+#: The core's only primitive: adds two cotangents that reach the same tensor. It is an op
+#: (not a bare ``+``) so that accumulation inside ``rt.grad`` is recorded and differentiable.
 ADD_ANY = OpSpec(
     name="add_any",
     inputs=("a", "b"),
@@ -164,6 +164,6 @@ def _reach_leaves(start: Node, leaves: dict[int, tuple[EagerTensor, Any]]) -> No
     arrives): a branch whose cotangent is zero still depends on its variables, and
     ``backward`` gives them zeros, as PyTorch and JAX do. Only zero branches pay for this
     walk."""
-    for vertex in topological_order_from(start):
+    for vertex in reachable(start).values():
         if type(vertex) is not Node:
             leaves.setdefault(id(vertex), (vertex, None))

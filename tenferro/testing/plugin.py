@@ -41,8 +41,6 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     if config.getoption("tenferro_conformance"):
-        from hypothesis import settings
-
         from .profiles import PROFILE_ENV, load_default_profile
 
         profile = config.getoption("tenferro_profile")
@@ -50,7 +48,6 @@ def pytest_configure(config: pytest.Config) -> None:
             os.environ[PROFILE_ENV] = profile
         if not config.getoption("hypothesis_profile", None):
             load_default_profile()
-        config._tenferro_profile = settings._current_profile  # type: ignore[attr-defined]
 
 
 def load_plugin_object(text: str) -> tuple[str, Any]:
