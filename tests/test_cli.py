@@ -16,7 +16,7 @@ def test_tour_prints_every_section_with_the_seed_numbers(capsys):
         "p.grad = None  loss.grad = None",
         "second backward: Ok",
         "x.grad = [3.945205, 3.986240, 4.026898, ...]  x.grad == 2*first bitwise: True",
-        "p.backward(): Err(grad requires a scalar output, got shape [1000])",
+        "p.backward(): Err(grad requires a scalar output, got shape [1000]; ",
         "p.backward_with(v): max|x.grad - v*g_exact| = 8.882e-16",
         "backward_with(ones) == backward bitwise: True",
         "  ContextMismatch",

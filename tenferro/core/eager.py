@@ -54,10 +54,10 @@ class EagerTensor:
 
     def value(self) -> Tensor:
         """The number this tensor holds, as an immutable :class:`Tensor` (no copy)."""
-        return Tensor(self._value)
+        return Tensor._wrap(self._value)
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
-        return Tensor(self._value).__array__(dtype, copy)
+        return Tensor._wrap(self._value).__array__(dtype, copy)
 
     # -- gradient bookkeeping ------------------------------------------------------------
     def tracks_grad(self) -> bool:
@@ -71,7 +71,7 @@ class EagerTensor:
     def grad(self) -> Tensor | None:
         """The gradient accumulated in this variable's slot by ``backward``; ``None`` if no
         backward has reached it yet, and always ``None`` for non-variables (no warning)."""
-        return None if self._grad is None else Tensor(self._grad)
+        return None if self._grad is None else Tensor._wrap(self._grad)
 
     def clear_grad(self) -> None:
         """Empty the slot (torch's ``x.grad = None``); call it before each training step,

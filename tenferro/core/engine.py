@@ -24,7 +24,7 @@ class Engine:
     __slots__ = ("name", "_lock", "_holder")
     inline = False
 
-    def __init__(self, name: str):
+    def __init__(self, name: str = "serial"):
         self.name = name
         self._lock = threading.Lock()
         self._holder = ""

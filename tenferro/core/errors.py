@@ -18,7 +18,10 @@ class NonScalarGrad(TenferroError):
 
     def __init__(self, shape: tuple[int, ...]):
         self.shape = tuple(shape)
-        super().__init__(f"grad requires a scalar output, got shape {list(self.shape)}")
+        super().__init__(
+            f"grad requires a scalar output, got shape {list(self.shape)}; reduce it to one number first "
+            f"(e.g. s.reduce_sum(out, None)), or seed a vector-Jacobian product with out.backward_with(v)"
+        )
 
 
 class ContextMismatch(TenferroError):
@@ -28,6 +31,13 @@ class ContextMismatch(TenferroError):
 class GradInactive(TenferroError):
     """A gradient was asked with respect to something the output does not depend on
     as a variable (an intermediate result, a constant, an unused variable)."""
+
+
+class NotInGradients(GradInactive, KeyError):
+    """``grads[x]`` for a variable that received no gradient in that backward pass."""
+
+    def __str__(self) -> str:  # KeyError would show the message quoted
+        return str(self.args[0])
 
 
 class ShapeMismatch(TenferroError, ValueError):

@@ -45,10 +45,11 @@ def nodes_in_order(vertices: dict[int, Vertex]) -> list[Node]:
     return sorted((v for v in vertices.values() if type(v) is Node), key=lambda node: node.seq)
 
 
-def reachable(root: Vertex) -> dict[int, Vertex]:
-    """Every vertex ``root`` was computed from, its own included, by id (iterative)."""
-    seen: dict[int, Vertex] = {id(root): root}
-    stack = [root]
+def reachable(*roots: Vertex) -> dict[int, Vertex]:
+    """Every vertex the ``roots`` were computed from, their own included, by id (iterative;
+    each vertex is visited once however many roots lead to it)."""
+    seen: dict[int, Vertex] = {id(root): root for root in roots}
+    stack = list(seen.values())
     while stack:
         current = stack.pop()
         if type(current) is Node:

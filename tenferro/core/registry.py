@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
-import functools
 import importlib.metadata
 import keyword
 import os
+import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,6 +22,7 @@ import pluggy
 
 from . import hookspecs
 from .errors import PluginError, TenferroError, UnknownOp
+from .params import frozen
 
 #: Environment variable: comma-separated plugin names that are not loaded.
 BLOCK_ENV = "TENFERRO_BLOCK_PLUGINS"
@@ -85,6 +86,9 @@ class OpSpec:
 
     ``returns_view`` declares that the result may share memory with an input (a read-only
     view such as a broadcast); otherwise the conformance suite requires a fresh array.
+    ``integer_results`` declares that a differentiable op may return a bool or integer
+    result for float inputs (``astype`` to an integer dtype); such a result carries no
+    gradient. Without it, that result is a kernel bug and raises KernelError at the call.
 
     ``sample`` is a zero-argument factory returning a hypothesis strategy of
     :class:`SampleInput` (valid inputs, away from kinks and poles); ``reference`` is an
@@ -108,6 +112,7 @@ class OpSpec:
     second_order: bool = True
     residuals: tuple[str, ...] | None = None
     returns_view: bool = False
+    integer_results: bool = False
     doc: str = ""
     plugin: str = ""
     #: Derived from ``residuals``: the positions of the inputs whose values the trace does
@@ -116,6 +121,11 @@ class OpSpec:
     keeps_out: bool = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        if isinstance(self.inputs, str):
+            raise PluginError(
+                f"OpSpec {self.name!r}: inputs must be a tuple of names, got the string {self.inputs!r}; "
+                f"for one input write ({self.inputs!r},)"
+            )
         accepts = self.accepts
         if isinstance(accepts, str):
             accepts = (accepts,) * len(self.inputs)
@@ -124,7 +134,7 @@ class OpSpec:
             flags = tuple(self.vjp is not None and "f" in kinds for kinds in self.accepts)
             object.__setattr__(self, "differentiable", flags)
         object.__setattr__(self, "inputs", tuple(self.inputs))
-        object.__setattr__(self, "params", dict(self.params))
+        object.__setattr__(self, "params", {name: frozen(value) for name, value in dict(self.params).items()})
         kept = set(self.inputs) | {"out"} if self.residuals is None else set(self.residuals)
         object.__setattr__(self, "drops", tuple(i for i, name in enumerate(self.inputs) if name not in kept))
         object.__setattr__(self, "keeps_out", "out" in kept)
@@ -313,7 +323,15 @@ def load_registry(
     return registry
 
 
-@functools.cache
+_DEFAULT: list[Registry] = []
+_DEFAULT_LOCK = threading.Lock()
+
+
 def default_registry() -> Registry:
-    """The registry of every installed plugin, built once per process."""
-    return load_registry()
+    """The registry of every installed plugin, built once per process (also when several
+    threads ask for it first at the same time)."""
+    if not _DEFAULT:
+        with _DEFAULT_LOCK:
+            if not _DEFAULT:
+                _DEFAULT.append(load_registry())
+    return _DEFAULT[0]

@@ -3,20 +3,30 @@ variables and constants, opens sessions, and runs backward passes and ``rt.grad`
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from typing import Any, TypeVar
 
 import numpy as np
 
 from .eager import EagerTensor
 from .engine import Engine
-from .errors import ArgumentError, ContextMismatch, DTypeError, GradInactive, NonScalarGrad, ShapeMismatch
+from .errors import (
+    ArgumentError,
+    ContextMismatch,
+    DTypeError,
+    GradInactive,
+    NonScalarGrad,
+    NotInGradients,
+    ShapeMismatch,
+)
 from .graph import Vertex, input_vertices, nodes_in_order, reachable, vertex
+from .recording import no_grad
 from .registry import Registry, default_registry, load_registry
 from .session import EagerSession, session_class
 from .sweep import reverse_sweep
-from .tensor import Tensor, describe
+from .tensor import Tensor, array_from, describe, freeze
 from .trace import Node
 
 T = TypeVar("T")
@@ -40,10 +50,11 @@ class Gradients:
 
     def __getitem__(self, variable: EagerTensor) -> Tensor:
         try:
-            return Tensor(self._items[id(variable)][1])
+            return Tensor._wrap(self._items[id(variable)][1])
         except KeyError:
-            raise KeyError(
-                f"{variable!r} received no gradient in this backward pass (it is not a variable the output depends on)"
+            raise NotInGradients(
+                f"{variable!r} received no gradient in this backward pass (it is not a variable the output "
+                f"depends on); `x in grads` tells whether one did"
             ) from None
 
     def __contains__(self, variable: object) -> bool:
@@ -51,7 +62,7 @@ class Gradients:
 
     def __iter__(self) -> Iterator[tuple[EagerTensor, Tensor]]:
         for variable, value in self._items.values():
-            yield variable, Tensor(value)
+            yield variable, Tensor._wrap(value)
 
     def __repr__(self) -> str:
         kinds = ", ".join(describe(v.shape, v.dtype) for v, _ in self._items.values())
@@ -77,6 +88,15 @@ class EagerRuntime:
         entry_points: bool = True,
         registry: Registry | None = None,
     ):
+        if engine is not None and not isinstance(engine, Engine):
+            hint = f"; did you mean {engine.__qualname__}()?" if callable(engine) else ""
+            raise ArgumentError(
+                f"EagerRuntime: engine must be an engine such as CpuEngine.serial(), got {engine!r}{hint}"
+            )
+        if registry is not None and not isinstance(registry, Registry):
+            raise ArgumentError(
+                f"EagerRuntime: registry must be a Registry (tenferro.core.load_registry(...)), got {registry!r}"
+            )
         plugins = tuple(plugins)
         if registry is None:
             registry = (
@@ -87,22 +107,24 @@ class EagerRuntime:
         self.registry = registry
         self._session_class = session_class(registry)
         self._engine = engine
-        self._recording = True
+        self._slots = threading.Lock()  # makes each slot's read-add-write one step across threads
 
     # -- values --------------------------------------------------------------------------
     def variable_from(self, tensor: Tensor | Any) -> EagerTensor:
-        """A leaf that requires gradients (torch's ``requires_grad=True``); float32/float64."""
-        value = _as_tensor(tensor, "variable_from")._array
-        if value.dtype.kind != "f":
+        """A leaf that requires gradients (torch's ``requires_grad=True``): a float32 or
+        float64 Tensor or anything ``np.array`` accepts (copied)."""
+        value = _as_array(tensor, "variable_from")
+        if value.dtype not in (np.float32, np.float64):
             raise DTypeError(
                 f"variable_from: a variable must be float32 or float64, got {value.dtype}; "
-                f"convert first (Tensor.from_numpy(a.astype(np.float64))) or use constant_from"
+                f"convert first (a.astype(np.float64)) or use constant_from"
             )
         return EagerTensor(value, self, None, leaf=True)
 
     def constant_from(self, tensor: Tensor | Any) -> EagerTensor:
-        """A plain tensor: no gradient flows into it."""
-        return EagerTensor(_as_tensor(tensor, "constant_from")._array, self)
+        """A plain tensor: no gradient flows into it. Takes a Tensor or anything
+        ``np.array`` accepts (copied)."""
+        return EagerTensor(_as_array(tensor, "constant_from"), self)
 
     # -- sessions ------------------------------------------------------------------------
     def with_eager_session(self, *engine_and_fn: Any) -> Any:
@@ -130,16 +152,12 @@ class EagerRuntime:
             finally:
                 session._open = False
 
-    @contextmanager
-    def no_grad(self) -> Iterator[None]:
-        """Within the block ops compute but record nothing (torch's ``no_grad``); their
-        results do not track gradients and ``backward`` on them returns empty Gradients."""
-        previous = self._recording
-        self._recording = False
-        try:
-            yield
-        finally:
-            self._recording = previous
+    def no_grad(self) -> AbstractContextManager[None]:
+        """Within the block ops of this runtime compute but record nothing (torch's
+        ``no_grad``); their results do not track gradients and ``backward`` on them returns
+        empty Gradients. Like PyTorch's, it applies to the current thread (and asyncio
+        task) only: other threads keep recording."""
+        return no_grad(self)
 
     # -- derivatives ---------------------------------------------------------------------
     def grad(self, *engine_out_wrt: Any) -> EagerTensor | list[EagerTensor]:
@@ -182,7 +200,7 @@ class EagerRuntime:
         variables = [v for v in reached.values() if type(v) is not Node]
         # Prune branches that lead to no target, unless every variable reached is one.
         needed = None if all(id(v) in wanted for v in variables) else _needed(reached, wanted)
-        leaves = self._sweep(engine, "rt.grad", out, self._seed(out), self._recording, needed)
+        leaves = self._sweep(engine, "rt.grad", out, self._seed(out), needed)
         grads = [_zero_if_none(self, *leaves.get(id(t), (t, None))) for t in targets]
         return grads[0] if single else grads
 
@@ -192,12 +210,14 @@ class EagerRuntime:
         seed = self._seed(out) if cotangent is None else self._cotangent(out, cotangent)
         if not out.tracks_grad():
             return Gradients({})
-        leaves = self._sweep(engine, "backward", out, seed, record=False)
+        with no_grad(self):  # backward builds no derivative trace
+            leaves = self._sweep(engine, "backward", out, seed)
         # Every gradient is computed before any slot is written: a failing rule leaves
         # all slots as they were.
         computed = {key: (variable, _zero_if_none(self, variable, ct)._value) for key, (variable, ct) in leaves.items()}
-        for variable, value in computed.values():
-            variable._grad = value if variable._grad is None else variable._grad + value
+        with self._slots:
+            for variable, value in computed.values():
+                variable._grad = value if variable._grad is None else freeze(variable._grad + value)
         return Gradients(computed)
 
     def _sweep(
@@ -206,12 +226,11 @@ class EagerRuntime:
         holder: str,
         out: EagerTensor,
         seed: EagerTensor,
-        record: bool,
         needed: set[int] | None = None,
     ) -> dict[int, tuple[EagerTensor, Any]]:
-        """The reverse sweep from ``out`` on a session of its own (recording or not)."""
+        """The reverse sweep from ``out`` on a session of its own (recording unless paused)."""
         with engine.lend(holder):
-            session = self._session_class(self, engine, record=record, needed=needed)
+            session = self._session_class(self, engine, needed=needed, in_sweep=True)
             try:
                 return reverse_sweep(session, vertex(out), seed)
             finally:
@@ -221,7 +240,7 @@ class EagerRuntime:
         engine = self._engine_or_default(engine, "detach")
         self._check_member(tensor, "detach")
         with engine.lend("detach"):
-            return EagerTensor(tensor._value.copy(), self)
+            return EagerTensor(freeze(tensor._value.copy()), self)
 
     # -- argument checks -----------------------------------------------------------------
     def _engine_or_default(self, engine: Engine | None, call: str) -> Engine:
@@ -283,12 +302,10 @@ class EagerRuntime:
         return f"<EagerRuntime {id(self):#x}>"
 
 
-def _as_tensor(tensor: Any, call: str) -> Tensor:
-    if isinstance(tensor, Tensor):
-        return tensor
+def _as_array(tensor: Any, call: str) -> np.ndarray:
     if isinstance(tensor, EagerTensor):
         raise ArgumentError(f"{call}: got an EagerTensor; pass its value (x.value()) to make a new leaf")
-    return Tensor.from_numpy(tensor)
+    return array_from(tensor, call)
 
 
 def _needed(reached: dict[int, Vertex], wanted: set[int]) -> set[int]:
@@ -303,4 +320,4 @@ def _needed(reached: dict[int, Vertex], wanted: set[int]) -> set[int]:
 def _zero_if_none(rt: EagerRuntime, variable: EagerTensor, ct: EagerTensor | None) -> EagerTensor:
     if ct is not None:
         return ct
-    return EagerTensor(np.zeros(variable.shape, variable.dtype), rt)
+    return EagerTensor(freeze(np.zeros(variable.shape, variable.dtype)), rt)

@@ -9,6 +9,7 @@ no per-call name lookup.
 from __future__ import annotations
 
 import inspect
+import threading
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -25,8 +26,10 @@ from .errors import (
     SessionClosed,
     TenferroError,
 )
+from .params import frozen
+from .recording import paused
 from .registry import REQUIRED, OpSpec, Registry
-from .tensor import dtype_name
+from .tensor import SUPPORTED_KINDS, describe, dtype_name
 from .trace import Hollow, Node
 
 if TYPE_CHECKING:
@@ -36,6 +39,8 @@ if TYPE_CHECKING:
 #: NumPy dtype kind of each Python scalar type accepted as a constant operand.
 _SCALAR_KINDS = {bool: "b", int: "i", float: "f", complex: "c"}
 _KIND_WORDS = {"b": "bool", "i": "integer", "u": "unsigned integer", "f": "float", "c": "complex"}
+#: The dtypes a recorded (differentiable) result may have.
+F64, F32 = np.dtype(np.float64), np.dtype(np.float32)
 
 
 class EagerSession:
@@ -46,10 +51,10 @@ class EagerSession:
     returns a new EagerTensor; no op modifies its arguments. ``tenferro ops`` lists them.
     """
 
-    def __init__(self, rt: EagerRuntime, engine: Engine, record: bool = True, needed: set[int] | None = None):
+    def __init__(self, rt: EagerRuntime, engine: Engine, needed: set[int] | None = None, in_sweep: bool = False):
         self._rt = rt
-        self._record = record
         self._needed = needed
+        self._in_sweep = in_sweep
         self._open = True
         # Engines that run kernels inline are bypassed: the extra call costs ~0.3 µs per op.
         self._run = None if engine.inline else engine.run
@@ -90,7 +95,7 @@ def _hollowed(drops: tuple[int, ...], args: tuple[Any, ...]) -> tuple[Any, ...]:
     return tuple(kept)
 
 
-def _scalar_kind(spec: OpSpec, index: int, arg: Any) -> str:
+def _scalar_kind(spec: OpSpec, index: int, arg: Any, in_rule: bool) -> str:
     """The dtype kind of a non-tensor argument that is not a plain Python scalar."""
     if isinstance(arg, np.generic):
         return arg.dtype.kind
@@ -99,11 +104,15 @@ def _scalar_kind(spec: OpSpec, index: int, arg: Any) -> str:
             f"{spec.name}: argument {spec.inputs[index]!r} is {arg.describe()}, whose value the trace "
             f"did not keep; a VJP rule read a value its op's spec does not list in residuals (add it there)"
         )
-    hint = (
-        "wrap arrays with rt.constant_from(Tensor.from_numpy(a)) or rt.variable_from(...)"
-        if isinstance(arg, (np.ndarray, list, tuple))
-        else "pass an EagerTensor of this session's runtime or a Python number"
-    )
+    if in_rule:
+        hint = (
+            "inside a VJP rule, compute with the session's ops on the EagerTensors the rule was given "
+            "(a raw array there is cut off from the trace, so second derivatives would be wrong)"
+        )
+    elif isinstance(arg, (np.ndarray, list, tuple)):
+        hint = "wrap arrays with rt.constant_from(a) or rt.variable_from(a)"
+    else:
+        hint = "pass an EagerTensor of this session's runtime or a Python number"
     raise ArgumentError(f"{spec.name}: argument {spec.inputs[index]!r} is a {type(arg).__name__}; {hint}")
 
 
@@ -117,13 +126,18 @@ def _dtype_error(spec: OpSpec, index: int, value: Any) -> DTypeError:
 
 
 def _explain(spec: OpSpec, values: list[Any], params: Mapping[str, Any], exc: Exception) -> TenferroError:
-    """Turn a kernel's NumPy/Python exception into the TenferroError that names the cause."""
+    """Turn a kernel's NumPy/Python exception into the TenferroError that names the cause.
+
+    The spec's ``explain`` is plugin code too: if it raises something else or returns
+    something that is not a TenferroError, the kernel's own exception is reported."""
     if spec.explain is not None:
         try:
             error = spec.explain(*values, **params)
         except TenferroError as explained:
             error = explained
-        if error is not None:
+        except Exception:
+            error = None
+        if isinstance(error, TenferroError):
             return error
     if isinstance(exc, ValueError) and "read-only" in str(exc):
         return KernelError(
@@ -133,6 +147,41 @@ def _explain(spec: OpSpec, values: list[Any], params: Mapping[str, Any], exc: Ex
     return KernelError(
         f"{spec.name} (plugin {spec.plugin!r}) failed: {type(exc).__name__}: {exc}; "
         f"check its arguments against its signature {spec.signature}"
+    )
+
+
+def _bad_result(spec: OpSpec, out: Any, why: str) -> KernelError:
+    shown = describe(out.shape, out.dtype) if isinstance(out, np.ndarray) else type(out).__name__
+    return KernelError(f"{spec.name} (plugin {spec.plugin!r}): its forward kernel returned {shown}; {why}")
+
+
+def _as_result(spec: OpSpec, out: Any) -> np.ndarray:
+    """A kernel's result as a numeric array, or the KernelError that blames the kernel."""
+    if out is None or isinstance(out, (str, bytes)):
+        raise _bad_result(spec, out, "a kernel must return a numeric array")
+    try:
+        array = np.asarray(out)
+    except Exception:
+        raise _bad_result(spec, out, "a kernel must return a numeric array") from None
+    if array.dtype.kind not in SUPPORTED_KINDS:
+        raise _bad_result(spec, array, "a kernel must return a bool, integer, float or complex array")
+    return array
+
+
+def _unrecordable(spec: OpSpec, out: np.ndarray) -> TenferroError:
+    """Why a result computed from a tracked input cannot be recorded."""
+    if out.dtype.kind == "c":
+        return DTypeError(
+            f"{spec.name}: the result is complex, and derivatives of complex results are "
+            f"not supported yet; compute it under rt.no_grad() or from constants"
+        )
+    if out.dtype.kind == "f":
+        return _bad_result(spec, out, "tracked results must be float32 or float64, like the inputs they come from")
+    return _bad_result(
+        spec,
+        out,
+        "an integer or bool result of a tracked float input drops its gradient; a kernel of a "
+        "differentiable op must keep floats float (or its spec must declare integer_results=True)",
     )
 
 
@@ -156,7 +205,7 @@ def _bind(spec: OpSpec, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[
             f"{spec.name} is missing argument {', '.join(map(repr, missing))}; its signature is {spec.signature}"
         )
     tensors = tuple(bound[n] for n in spec.inputs)
-    params = {n: bound.get(n, d) for n, d in spec.params.items()}
+    params = {n: frozen(bound[n]) if n in bound else d for n, d in spec.params.items()}
     return tensors, params
 
 
@@ -170,6 +219,7 @@ def _method(spec: OpSpec) -> Any:
     general binder, which costs a few µs.
     """
     name, accepts, forward, drops = spec.name, spec.accepts, spec.forward, spec.drops
+    integer_results = spec.integer_results or not any(spec.differentiable)
     arity = len(spec.inputs)
     names = tuple(spec.params)
     full = arity + len(names)
@@ -178,7 +228,7 @@ def _method(spec: OpSpec) -> Any:
     def op(self: EagerSession, *args: Any, **kwargs: Any) -> EagerTensor:
         if kwargs or len(args) != arity:
             if not kwargs and len(args) == full:
-                params = dict(zip(names, args[arity:]))
+                params = {n: frozen(v) for n, v in zip(names, args[arity:])}
                 args = args[:arity]
             else:
                 args, params = _bind(spec, args, kwargs)
@@ -207,7 +257,8 @@ def _method(spec: OpSpec) -> Any:
                     tracked = True
             else:
                 value = arg
-                if (_SCALAR_KINDS.get(type(arg)) or _scalar_kind(spec, index, arg)) not in accepts[index]:
+                kind = _SCALAR_KINDS.get(type(arg)) or _scalar_kind(spec, index, arg, self._in_sweep)
+                if kind not in accepts[index]:
                     raise _dtype_error(spec, index, value)
             values.append(value)
         if not has_tensor:
@@ -225,17 +276,17 @@ def _method(spec: OpSpec) -> Any:
         except Exception as exc:
             raise _explain(spec, values, params, exc) from None
         if type(out) is not np.ndarray:
-            out = np.asarray(out)
+            out = _as_result(spec, out)
+        elif out.dtype.kind not in SUPPORTED_KINDS:
+            raise _bad_result(spec, out, "a kernel must return a bool, integer, float or complex array")
+        out.setflags(write=False)  # a later kernel that writes into it fails instead of corrupting the trace
         node = None
-        if tracked and self._record and rt._recording:
-            kind = out.dtype.kind
-            if kind == "f":
+        if tracked and rt not in paused():
+            dtype = out.dtype
+            if dtype is F64 or dtype is F32 or dtype in (F64, F32):
                 node = Node(spec, _hollowed(drops, args) if drops else args, params, out)
-            elif kind == "c":
-                raise DTypeError(
-                    f"{name}: the result is complex, and derivatives of complex results are "
-                    f"not supported yet; compute it under rt.no_grad() or from constants"
-                )
+            elif dtype.kind == "f" or dtype.kind == "c" or not integer_results:
+                raise _unrecordable(spec, out)
         return EagerTensor(out, rt, node)
 
     parameters = [inspect.Parameter("self", inspect.Parameter.POSITIONAL_ONLY)]
@@ -254,15 +305,20 @@ def _method(spec: OpSpec) -> Any:
     return op
 
 
+_CLASS_LOCK = threading.Lock()
+
+
 def session_class(registry: Registry) -> type[EagerSession]:
-    """The EagerSession subclass with one method per op of ``registry`` (built once)."""
-    cls = getattr(registry, "_session_class", None)
-    if cls is None:
-        methods = {spec.name: _method(spec) for spec in registry}
-        clashes = sorted(set(methods) & set(dir(EagerSession)))
-        if clashes:
-            owners = ", ".join(f"{n!r} (plugin {registry[n].plugin!r})" for n in clashes)
-            raise PluginError(f"op names {owners} clash with EagerSession attributes; rename the ops")
-        cls = type("EagerSession", (EagerSession,), {"__module__": __name__, **methods})
-        registry._session_class = cls  # type: ignore[attr-defined]
+    """The EagerSession subclass with one method per op of ``registry`` (built once, also
+    when several threads build their first runtime at the same time)."""
+    with _CLASS_LOCK:
+        cls = getattr(registry, "_session_class", None)
+        if cls is None:
+            methods = {spec.name: _method(spec) for spec in registry}
+            clashes = sorted(set(methods) & set(dir(EagerSession)))
+            if clashes:
+                owners = ", ".join(f"{n!r} (plugin {registry[n].plugin!r})" for n in clashes)
+                raise PluginError(f"op names {owners} clash with EagerSession attributes; rename the ops")
+            cls = type("EagerSession", (EagerSession,), {"__module__": __name__, **methods})
+            registry._session_class = cls  # type: ignore[attr-defined]
     return cls

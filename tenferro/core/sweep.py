@@ -9,6 +9,7 @@ itself a traced result and can be differentiated again.
 from __future__ import annotations
 
 import heapq
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -17,7 +18,7 @@ from .eager import EagerTensor
 from .errors import DTypeError, NotDifferentiable, RuleError, ShapeMismatch
 from .graph import Vertex, reachable
 from .registry import ErrorInput, OpSpec
-from .tensor import describe
+from .tensor import describe, dtype_name
 from .trace import Node
 
 if TYPE_CHECKING:
@@ -36,6 +37,11 @@ def _add_any(a: np.ndarray, b: np.ndarray) -> np.ndarray:
             f"add_any: cotangents of shapes {list(a.shape)} (a) and {list(b.shape)} (b) cannot be "
             f"accumulated; add_any does not broadcast"
         )
+    if a.dtype != b.dtype:
+        raise DTypeError(
+            f"add_any: cotangents of dtypes {dtype_name(a.dtype)} (a) and {dtype_name(b.dtype)} (b) cannot be "
+            f"accumulated; add_any does not promote (cast one first)"
+        )
     return np.add(a, b)
 
 
@@ -43,6 +49,7 @@ def _add_any_errors() -> list[ErrorInput]:
     return [
         ErrorInput((np.zeros(2), np.zeros((3, 2))), {}, ShapeMismatch, "does not broadcast"),
         ErrorInput((np.zeros(2), np.zeros(2, np.int64)), {}, DTypeError, "argument 'b' has dtype i64"),
+        ErrorInput((np.zeros(2), np.zeros(2, np.float32)), {}, DTypeError, "does not promote"),
     ]
 
 
@@ -62,7 +69,7 @@ ADD_ANY = OpSpec(
 )
 
 
-def _reject_cotangent(spec: OpSpec, index: int, arg: EagerTensor, ct: Any, rt: Any) -> None:
+def _reject_cotangent(spec: OpSpec, index: int, arg: Any, ct: Any, rt: Any, out: Any) -> None:
     """Raise the RuleError that says what is wrong with cotangent ``ct`` of input ``index``."""
     if type(ct) is not EagerTensor or ct._rt is not rt:
         raise RuleError(
@@ -75,8 +82,35 @@ def _reject_cotangent(spec: OpSpec, index: int, arg: EagerTensor, ct: Any, rt: A
         f"the VJP of {spec.name} (plugin {spec.plugin!r}) returned a cotangent of type "
         f"{describe(value.shape, value.dtype)} for input {index} ({spec.inputs[index]!r}) of type "
         f"{describe(arg.shape, arg.dtype)}; a cotangent must have its input's shape and dtype "
-        f"(sum broadcast axes back, cast mixed precision back)"
+        f"(sum broadcast axes back, cast mixed precision back). The op's result was "
+        f"{describe(out.shape, out.dtype)}: if that is not what the op should return, its forward "
+        f"kernel is at fault, not the VJP"
     )
+
+
+def _cotangent_tuple(spec: OpSpec, returned: Any, count: int) -> tuple[Any, ...]:
+    """A VJP's return value as a tuple of ``count`` cotangents, or the RuleError saying why
+    it is not one."""
+    if type(returned) is not tuple:
+        if not isinstance(returned, list):
+            shown = (
+                "None"
+                if returned is None
+                else "a single EagerTensor"
+                if isinstance(returned, EagerTensor)
+                else f"a {type(returned).__name__}"
+            )
+            raise RuleError(
+                f"the VJP of {spec.name} (plugin {spec.plugin!r}) returned {shown}; return a tuple with one "
+                f"cotangent per input (None for zero), e.g. (g,) for a one-input op"
+            )
+        returned = tuple(returned)
+    if len(returned) != count:
+        raise RuleError(
+            f"the VJP of {spec.name} (plugin {spec.plugin!r}) returned {len(returned)} "
+            f"cotangents for {count} inputs; return one per input (None for zero)"
+        )
+    return returned
 
 
 def reverse_sweep(session: EagerSession, root: Vertex, seed: EagerTensor) -> dict[int, tuple[EagerTensor, Any]]:
@@ -89,18 +123,27 @@ def reverse_sweep(session: EagerSession, root: Vertex, seed: EagerTensor) -> dic
     has arrived, and no separate topological sort is needed. Only inputs for which
     ``session.needs_grad`` holds receive cotangents; each cotangent is dropped as soon as
     the node that consumes it has run.
+
+    Every cotangent returned is a fresh tensor: one that a rule passed through unchanged
+    (the seed, an input of the op, its output) is copied at the end, so no result is a
+    tensor the caller holds or shares its memory.
     """
-    if type(root) is not Node:
-        return {id(root): (root, seed)}
     rt = session._rt
+    if type(root) is not Node:
+        return {id(root): (root, _fresh(session, seed))}
     needed = session._needed
     pending: dict[int, EagerTensor] = {id(root): seed}
+    # Cotangents that are tensors someone else holds, kept alive here so that their ids
+    # cannot be reused by fresh tensors while the sweep runs.
+    borrowed: dict[int, EagerTensor] = {id(seed): seed}
     heap = [(-root.seq, root)]
     leaves: dict[int, tuple[EagerTensor, Any]] = {}
+    zero_branches: list[Node] = []  # reached with a zero cotangent: their variables are reached too
     pop, push = heapq.heappop, heapq.heappush
     while heap:
         node = pop(heap)[1]
         g = pending.pop(id(node))
+        g_borrowed = id(g) in borrowed
         spec = node.spec
         inputs = node.inputs
         if spec.vjp is None:
@@ -111,24 +154,22 @@ def reverse_sweep(session: EagerSession, root: Vertex, seed: EagerTensor) -> dic
         out = node if node.value is None else EagerTensor(node.value, rt, node)
         params = node.params
         try:
-            cotangents = spec.vjp(session, g, inputs, out, **params) if params else spec.vjp(session, g, inputs, out)
+            returned = spec.vjp(session, g, inputs, out, **params) if params else spec.vjp(session, g, inputs, out)
+            if isinstance(returned, Iterator):  # a generator rule runs here, inside the try
+                returned = tuple(returned)
         except Exception as exc:  # the inputs were checked when the op ran: this is the rule's bug
             raise RuleError(f"the VJP of {spec.name} (plugin {spec.plugin!r}) failed: {exc}") from exc
-        del g, out  # free the output's cotangent before its inputs' cotangents pile up
-        if len(cotangents) != len(inputs):
-            raise RuleError(
-                f"the VJP of {spec.name} (plugin {spec.plugin!r}) returned {len(cotangents)} "
-                f"cotangents for {len(inputs)} inputs; return one per input (None for zero)"
-            )
+        cotangents = _cotangent_tuple(spec, returned, len(inputs))
         for index, arg in enumerate(inputs):
+            # Which vertex this input stands for: its node, the variable itself, or none
+            # (a constant or a scalar, which receive no cotangent).
             kind = type(arg)
             if kind is EagerTensor:
                 target = arg._node
                 if target is None and not arg._leaf:
                     continue
-                like = arg._value
             elif kind is Node:
-                target = like = arg
+                target = arg
             else:
                 continue
             key = id(target) if target is not None else id(arg)
@@ -139,13 +180,15 @@ def reverse_sweep(session: EagerSession, root: Vertex, seed: EagerTensor) -> dic
                 if target is None:
                     leaves.setdefault(key, (arg, None))
                 else:
-                    _reach_leaves(target, leaves)
+                    zero_branches.append(target)
                 continue
             if type(ct) is not EagerTensor or ct._rt is not rt:
-                _reject_cotangent(spec, index, arg, ct, rt)
+                _reject_cotangent(spec, index, arg, ct, rt, node)
             value = ct._value
-            if value.shape != like.shape or (value.dtype is not like.dtype and value.dtype != like.dtype):
-                _reject_cotangent(spec, index, arg, ct, rt)
+            if value.shape != arg.shape or (value.dtype is not arg.dtype and value.dtype != arg.dtype):
+                _reject_cotangent(spec, index, arg, ct, rt, node)
+            if (ct is g and g_borrowed) or ct is out or any(ct is a for a in inputs):
+                borrowed[id(ct)] = ct
             if target is None:
                 previous = leaves.get(key)
                 if previous is not None and previous[1] is not None:
@@ -156,14 +199,17 @@ def reverse_sweep(session: EagerSession, root: Vertex, seed: EagerTensor) -> dic
             else:
                 pending[key] = ct
                 push(heap, (-target.seq, target))
+        del g, out, cotangents, returned  # free the output's cotangent before its inputs' pile up
+    for vertex in reachable(*zero_branches).values():
+        if type(vertex) is not Node:
+            leaves.setdefault(id(vertex), (vertex, None))
+    for key, (variable, ct) in leaves.items():
+        if ct is not None and id(ct) in borrowed:
+            leaves[key] = (variable, _fresh(session, ct))
     return leaves
 
 
-def _reach_leaves(start: Node, leaves: dict[int, tuple[EagerTensor, Any]]) -> None:
-    """Record every variable below ``start`` as reached (with a zero cotangent unless one
-    arrives): a branch whose cotangent is zero still depends on its variables, and
-    ``backward`` gives them zeros, as PyTorch and JAX do. Only zero branches pay for this
-    walk."""
-    for vertex in reachable(start).values():
-        if type(vertex) is not Node:
-            leaves.setdefault(id(vertex), (vertex, None))
+def _fresh(session: EagerSession, ct: EagerTensor) -> EagerTensor:
+    """``ct`` as a new tensor with a value of its own, still recorded as computed from ct
+    (adding -0.0 is the exact identity in IEEE arithmetic, signed zeros and NaNs included)."""
+    return session.add_any(ct, EagerTensor(np.full(ct.shape, -0.0, ct.dtype), session._rt))

@@ -2,9 +2,11 @@
 
 A `Tensor` owns a read-only NumPy array. Nothing in tenferro ever writes into an array a
 kernel produced or a user handed in, so values are shared freely between tensors, traces
-and gradient slots without copies or version counters. Arrays reach users only through a
-`Tensor` (or ``np.asarray``), which is where read-only is enforced: kernel results inside
-the trace are not flagged one by one, since that costs a microsecond per op.
+and gradient slots without copies or version counters. Immutability is enforced at both
+borders: what comes in is copied (``Tensor(data)``, ``Tensor.from_numpy``), and what goes
+out is a copy (``to_numpy``) or a read-only view whose base is a read-only buffer
+(``np.asarray(t)``, ``as_slice``), so that setting the view's ``writeable`` flag back
+cannot reach the stored value either.
 """
 
 from __future__ import annotations
@@ -18,12 +20,20 @@ from .errors import ArgumentError, DTypeError, ShapeMismatch
 
 #: dtype kinds a Tensor may hold: bool, signed/unsigned int, float, complex.
 SUPPORTED_KINDS = "biufc"
+#: The most dimensions a tensor may have (NumPy's own limit).
+MAX_DIMS = 64
 
 
 def freeze(array: np.ndarray) -> np.ndarray:
     """Mark ``array`` read-only and return it."""
-    array.flags.writeable = False
+    array.setflags(write=False)
     return array
+
+
+def read_only_view(array: np.ndarray) -> np.ndarray:
+    """A view of ``array`` that cannot be made writeable: its base is a read-only buffer,
+    not ``array``, so neither the view's flag nor its base's can be turned back on."""
+    return np.asarray(memoryview(array).toreadonly())
 
 
 def dtype_name(dtype: np.dtype) -> str:
@@ -44,48 +54,63 @@ def check_dtype(dtype: np.dtype, where: str) -> None:
         raise DTypeError(f"{where}: dtype {dtype} is not supported; use a bool, integer, float or complex array")
 
 
+def array_from(data: Any, where: str) -> np.ndarray:
+    """A fresh, read-only copy of anything ``np.array`` accepts, or the TenferroError that
+    says why it cannot hold a tensor (ragged data, an unsupported dtype)."""
+    if isinstance(data, Tensor):
+        return data._array
+    try:
+        copied = np.array(data, copy=True)
+    except (ValueError, TypeError, OverflowError) as exc:
+        raise ArgumentError(
+            f"{where}: cannot make a tensor of this {type(data).__name__} ({exc}); pass a NumPy array or "
+            f"a nested sequence of numbers of one rectangular shape"
+        ) from None
+    check_dtype(copied.dtype, where)
+    return freeze(copied)
+
+
 class Tensor:
     """An immutable n-dimensional array value.
 
-    Build one with :meth:`from_vec_col_major` (flat data in column-major order, as in the
-    seed API) or :meth:`from_numpy` (copies the array). Read it back with
-    :meth:`as_slice` (flat, column-major), :meth:`to_numpy` (a writable copy) or
-    ``np.asarray(t)`` (a read-only view, no copy).
+    ``Tensor(data)`` and :meth:`from_numpy` copy anything ``np.array`` accepts;
+    :meth:`from_vec_col_major` takes flat data in column-major order (the seed API's form).
+    Read it back with :meth:`as_slice` (flat, column-major), :meth:`to_numpy` (a writable
+    copy) or ``np.asarray(t)`` (a read-only view, no copy).
     """
 
     __slots__ = ("_array",)
 
-    def __init__(self, array: np.ndarray):
-        """Wrap an array that nobody else will write to; prefer the ``from_*`` builders."""
-        check_dtype(array.dtype, "Tensor")
-        if array.flags.writeable:
-            array = array.view()
-            array.flags.writeable = False
-        self._array = array
+    def __init__(self, data: Any):
+        self._array = array_from(data, "Tensor")
+
+    @classmethod
+    def _wrap(cls, array: np.ndarray) -> Tensor:
+        """A Tensor around a read-only array tenferro made (no copy, no checks)."""
+        tensor = cls.__new__(cls)
+        tensor._array = array
+        return tensor
 
     @classmethod
     def from_vec_col_major(cls, shape: Sequence[int], data: Any) -> Tensor:
         """Tensor of ``shape`` from a flat sequence listed in column-major (Fortran) order."""
-        shape = _check_shape(shape)
-        flat = np.array(data, copy=True)
+        shape = check_shape(shape, "Tensor.from_vec_col_major")
+        flat = array_from(data, "Tensor.from_vec_col_major")
         if flat.ndim != 1:
             raise ShapeMismatch(
                 f"Tensor.from_vec_col_major: data must be a flat sequence, got an array of shape {list(flat.shape)}"
             )
-        size = int(np.prod(shape, dtype=np.int64))
+        size = int(np.prod(shape, dtype=object))
         if flat.size != size:
             raise ShapeMismatch(
                 f"Tensor.from_vec_col_major: shape {list(shape)} holds {size} elements, but data has {flat.size}"
             )
-        check_dtype(flat.dtype, "Tensor.from_vec_col_major")
-        return cls(freeze(np.ascontiguousarray(flat.reshape(shape, order="F"))))
+        return cls._wrap(freeze(np.ascontiguousarray(flat.reshape(shape, order="F"))))
 
     @classmethod
     def from_numpy(cls, array: Any) -> Tensor:
         """Tensor holding a copy of ``array`` (anything ``np.array`` accepts)."""
-        copied = np.array(array, copy=True)
-        check_dtype(copied.dtype, "Tensor.from_numpy")
-        return cls(freeze(copied))
+        return cls._wrap(array_from(array, "Tensor.from_numpy"))
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -105,31 +130,39 @@ class Tensor:
 
     def as_slice(self) -> np.ndarray:
         """The elements as a flat, read-only array in column-major order."""
-        flat = self._array.ravel(order="F")
-        if flat.flags.writeable:
-            flat.flags.writeable = False
-        return flat
+        return read_only_view(self._array.ravel(order="F"))
 
     def to_numpy(self) -> np.ndarray:
         """A writable copy of the value."""
         return self._array.copy()
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
-        if copy:
-            return self._array.astype(dtype, copy=True) if dtype else self._array.copy()
-        return self._array if dtype is None else self._array.astype(dtype, copy=False)
+        if copy or (dtype is not None and np.dtype(dtype) != self._array.dtype):
+            return self._array.astype(dtype or self._array.dtype, copy=True)
+        return read_only_view(self._array)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Unpickling goes through the copying constructor, so the value comes back read-only.
+        return (Tensor, (self._array,))
 
     def __repr__(self) -> str:
         body = np.array2string(self._array, threshold=8, edgeitems=3, separator=", ")
         return f"Tensor({describe(self.shape, self.dtype)}, {body})"
 
 
-def _check_shape(shape: Sequence[int]) -> tuple[int, ...]:
-    try:
-        dims = tuple(int(d) for d in shape)
-        ok = all(d >= 0 and d == s for d, s in zip(dims, shape))
-    except (TypeError, ValueError):
-        ok = False
-    if not ok:
-        raise ArgumentError(f"Tensor: shape must be a sequence of non-negative ints, got {shape!r}")
+def check_shape(shape: Any, where: str) -> tuple[int, ...]:
+    """``shape`` as a tuple of non-negative ints, or ArgumentError: a string, floats, bools,
+    more than MAX_DIMS dims or more elements than memory can address are refused."""
+    if isinstance(shape, (int, np.integer)) and not isinstance(shape, bool):
+        shape = (shape,)
+    if isinstance(shape, (str, bytes)) or not isinstance(shape, (Sequence, np.ndarray)):
+        raise ArgumentError(f"{where}: shape must be a sequence of non-negative ints, got {shape!r}")
+    dims = tuple(shape)
+    if any(isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 0 for d in dims):
+        raise ArgumentError(f"{where}: shape must be a sequence of non-negative ints, got {shape!r}")
+    dims = tuple(int(d) for d in dims)
+    if len(dims) > MAX_DIMS:
+        raise ArgumentError(f"{where}: a tensor has at most {MAX_DIMS} dims, got {len(dims)}")
+    if int(np.prod(dims, dtype=object)) > np.iinfo(np.intp).max:
+        raise ArgumentError(f"{where}: shape {list(dims)} has more elements than memory can address")
     return dims

@@ -7,6 +7,8 @@ cast back to its dtype by :func:`unbroadcast`.
 
 from __future__ import annotations
 
+import itertools
+import math
 import operator
 from collections.abc import Callable
 from typing import Any
@@ -30,14 +32,21 @@ COMPARISONS: dict[str, Callable[[Any, Any], np.ndarray]] = {
 _SYMBOLS = {"<": "lt", "<=": "le", ">": "gt", ">=": "ge", "==": "eq", "!=": "ne"}
 
 
+def broadcastable(shapes: list[tuple[int, ...]]) -> bool:
+    """Whether ``shapes`` broadcast together by NumPy's rules (in Python: NumPy's own check
+    refuses more than 32 dims)."""
+    for sizes in itertools.zip_longest(*(reversed(shape) for shape in shapes), fillvalue=1):
+        if len(set(sizes) - {1}) > 1:
+            return False
+    return True
+
+
 def explain_broadcast(name: str, names: tuple[str, ...]) -> Callable[..., TenferroError | None]:
     """``explain`` for ops whose tensor arguments broadcast together."""
 
     def explain(*args: Any, **params: Any) -> TenferroError | None:
         shapes = [np.shape(a) for a in args]
-        try:
-            np.broadcast_shapes(*shapes)
-        except ValueError:
+        if not broadcastable(shapes):
             listed = ", ".join(f"{list(sh)} ({n})" for n, sh in zip(names, shapes))
             return ShapeMismatch(
                 f"{name}: shapes {listed} do not broadcast together; sizes must match or be 1 in every trailing axis"
@@ -122,6 +131,7 @@ def times(s: Any, g: Any, b: Any) -> Any:
         seed, value = g._value, b._value
         if (
             seed.ndim
+            and seed.size
             and not any(seed.strides)
             and seed.shape == value.shape
             and seed.dtype == value.dtype
@@ -168,7 +178,7 @@ def _pow_vjp(s: Any, g: Any, inputs: tuple[Any, Any], out: Any) -> tuple[Any, An
     if s.needs_grad(b):
         # d(a**b)/db = a**b log(a), taken as 0 where a == 0 (PyTorch's convention)
         if type(a) is not EagerTensor:
-            log_a = float(np.log(a)) if a != 0 else 0.0
+            log_a = math.log(a) if a > 0 else 0.0 if a == 0 else math.nan  # math.log: exact for huge ints
         else:
             log_a = s.log(s.where_select(s.compare(a, 0, "eq"), 1.0, a))
         gb = unbroadcast(s, s.mul(g, s.mul(out, log_a)), b)

@@ -13,16 +13,7 @@ import numpy as np
 
 from tenferro.core.errors import ArgumentError, DTypeError, ShapeMismatch
 from tenferro.core.registry import REQUIRED, ErrorInput, OpSpec, SampleInput
-
-
-def _shape(shape: Any, op: str) -> tuple[int, ...]:
-    try:
-        dims = tuple(int(d) for d in shape)
-    except TypeError:
-        raise ArgumentError(f"{op}: shape must be a tuple of ints, got {shape!r}") from None
-    if any(d < 0 for d in dims):
-        raise ArgumentError(f"{op}: shape must not have negative sizes, got {list(dims)}")
-    return dims
+from tenferro.core.tensor import check_shape
 
 
 def sum_to_axes(shape: tuple[int, ...], target: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
@@ -42,7 +33,7 @@ def sum_to_axes(shape: tuple[int, ...], target: tuple[int, ...]) -> tuple[tuple[
 
 
 def _sum_to(x: np.ndarray, shape: Any) -> np.ndarray:
-    target = _shape(shape, "sum_to")
+    target = check_shape(shape, "sum_to")
     axes = sum_to_axes(x.shape, target)
     if axes is None:
         raise ShapeMismatch(
@@ -55,7 +46,7 @@ def _sum_to(x: np.ndarray, shape: Any) -> np.ndarray:
 
 
 def _broadcast_to(x: np.ndarray, shape: Any) -> np.ndarray:
-    target = _shape(shape, "broadcast_to")
+    target = check_shape(shape, "broadcast_to")
     if sum_to_axes(target, x.shape) is None:
         raise ShapeMismatch(
             f"broadcast_to: the argument of shape {list(x.shape)} cannot be broadcast to {list(target)}"
@@ -65,9 +56,11 @@ def _broadcast_to(x: np.ndarray, shape: Any) -> np.ndarray:
 
 def _astype(x: np.ndarray, dtype: Any) -> np.ndarray:
     try:
-        target = np.dtype(dtype)
+        target = np.dtype(dtype) if dtype is not None else None
     except TypeError:
-        raise DTypeError(f"astype: {dtype!r} is not a dtype; use e.g. 'float32' or np.float64") from None
+        target = None
+    if target is None:
+        raise DTypeError(f"astype: {dtype!r} is not a dtype; use e.g. 'float32' or np.float64")
     if target.kind not in "biuf":
         raise DTypeError(f"astype: cannot cast to {target}; supported targets are bool, integer and float")
     return x.astype(target)
@@ -126,7 +119,11 @@ SPECS = [
         accepts="biuf",
         sample=lambda: _shape_pair_sample(array_is_larger=False),
         reference=lambda x, shape: np.ones(shape) * x,
-        error_inputs=lambda: [ErrorInput((_F,), {"shape": (2,)}, ShapeMismatch, "cannot be broadcast")],
+        error_inputs=lambda: [
+            ErrorInput((_F,), {"shape": (2,)}, ShapeMismatch, "cannot be broadcast"),
+            ErrorInput((_F,), {"shape": "23"}, ArgumentError, "sequence of non-negative ints"),
+            ErrorInput((_F,), {"shape": (2.9, 3)}, ArgumentError, "sequence of non-negative ints"),
+        ],
         doc="x broadcast to `shape` by NumPy's rules (a read-only view; no copy).",
     ),
     OpSpec(
@@ -156,7 +153,11 @@ SPECS = [
         accepts="biuf",
         sample=_cast_sample,
         reference=lambda x, dtype: np.asarray(x, dtype=dtype),
-        error_inputs=lambda: [ErrorInput((_F,), {"dtype": "complex128"}, DTypeError, "cannot cast")],
+        integer_results=True,
+        error_inputs=lambda: [
+            ErrorInput((_F,), {"dtype": "complex128"}, DTypeError, "cannot cast"),
+            ErrorInput((_F,), {"dtype": None}, DTypeError, "None is not a dtype"),
+        ],
         doc="x converted to `dtype` (bool, integer or float); float-to-float casts carry gradients.",
     ),
 ]

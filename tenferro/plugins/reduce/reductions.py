@@ -55,10 +55,21 @@ def _logsumexp_vjp(s: Any, g: Any, inputs: tuple[Any], out: Any, axes: Any) -> t
 
 
 def _logsumexp(x: np.ndarray, axis: tuple[int, ...]) -> np.ndarray:
-    """log(sum(exp(x))) shifted by the max so that nothing overflows; -inf over no elements."""
+    """log(sum(exp(x))) shifted by the max so that nothing overflows; -inf over no elements.
+    Integers are taken as float64 (like np.mean's result)."""
+    if x.dtype.kind != "f":
+        x = x.astype(np.float64)
     shift = np.max(x, axis=axis, keepdims=True, initial=-np.inf)
     shift = np.where(np.isfinite(shift), shift, 0.0)
     return np.log(np.sum(np.exp(x - shift), axis=axis)) + np.squeeze(shift, axis=axis)
+
+
+def _mean(x: np.ndarray, axis: tuple[int, ...]) -> np.ndarray:
+    """np.mean's value (the same sum, then one division) without its "Mean of empty slice"
+    warning: the mean over no elements is nan, silently, like every other IEEE result."""
+    count = int(np.prod([x.shape[a] for a in axis], dtype=np.int64))
+    total = np.add.reduce(x, axis=axis, dtype=None if x.dtype.kind == "f" else np.float64)
+    return np.true_divide(total, count)
 
 
 def float_fast(
@@ -83,15 +94,17 @@ def explain_empty(name: str) -> Callable[..., TenferroError | None]:
     return explain
 
 
-def reduction_errors(name: str) -> Callable[[], list[ErrorInput]]:
+def reduction_errors(name: str, bools: bool = False) -> Callable[[], list[ErrorInput]]:
     def errors() -> list[ErrorInput]:
         x = np.zeros((2, 3))
-        return [
+        cases = [
             ErrorInput((x,), {"axes": 2}, AxisError, "out of range"),
             ErrorInput((x,), {"axes": (1, -1)}, AxisError, "same axis twice"),
             ErrorInput((x,), {"axes": 0.5}, AxisError, "tuple of ints"),
-            ErrorInput((np.zeros(2, dtype=bool),), {"axes": None}, DTypeError, "argument 'x' has dtype bool"),
         ]
+        if not bools:
+            cases.append(ErrorInput((np.zeros(2, bool),), {"axes": None}, DTypeError, "argument 'x' has dtype bool"))
+        return cases
 
     return errors
 
@@ -106,6 +119,7 @@ def reduction(
     explain: Callable[..., TenferroError | None] | None = None,
     second_order: bool = True,
     residuals: tuple[str, ...] = (),
+    accepts: str = "fiu",
 ) -> OpSpec:
     """Spec of an op ``name(x, axes=None)`` computed by ``kernel(x, axis=<normalized axes>)``."""
 
@@ -118,11 +132,11 @@ def reduction(
         params={"axes": None},
         forward=forward,
         vjp=vjp,
-        accepts="fiu",
+        accepts=accepts,
         explain=explain,
         sample=sample or samples(),
         reference=reference,
-        error_inputs=reduction_errors(name),
+        error_inputs=reduction_errors(name, bools="b" in accepts),
         second_order=second_order,
         residuals=residuals,
         doc=doc,
@@ -157,11 +171,12 @@ SPECS = [
         float_fast(np.add.reduce, np.sum),
         _sum_vjp,
         sequential_reference(lambda x, a: np.add.reduce(x, axis=a)),
-        "Sum over `axes` (None = all).",
+        "Sum over `axes` (None = all). Bools count: the sum of a bool tensor is an integer, as in NumPy.",
+        accepts="biuf",
     ),
     reduction(
         "reduce_mean",
-        np.mean,
+        _mean,
         _mean_vjp,
         sequential_reference(lambda x, a: np.add.reduce(x, axis=a) / x.shape[a]),
         "Mean over `axes` (None = all).",

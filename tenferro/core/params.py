@@ -1,0 +1,37 @@
+"""Static op parameters, frozen when an op is called.
+
+A node keeps its op's params for the backward pass, so they must not change after the call:
+a list the caller mutates later, or a generator the forward kernel used up, would make the
+derivative silently wrong. Params are therefore normalised to immutable values on entry:
+sequences and iterators become tuples, arrays read-only copies, mappings read-only dicts,
+sets frozensets. Anything else (numbers, strings, dtypes, callables) is kept as given.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from types import MappingProxyType
+from typing import Any
+
+import numpy as np
+
+#: Types whose values are immutable and need no work (the common case, checked first).
+_ATOMIC = frozenset({int, float, bool, str, complex, bytes, type(None), np.dtype, type})
+
+
+def frozen(value: Any) -> Any:
+    """An immutable equivalent of ``value`` (see the module docstring)."""
+    kind = type(value)
+    if kind in _ATOMIC or isinstance(value, (np.generic, np.dtype)):
+        return value
+    if kind is tuple or isinstance(value, (list, range, Iterator)):
+        return tuple(frozen(item) for item in value)
+    if isinstance(value, np.ndarray):
+        copy = value.copy()
+        copy.setflags(write=False)
+        return copy
+    if isinstance(value, Mapping):
+        return MappingProxyType({key: frozen(item) for key, item in value.items()})
+    if isinstance(value, (set, frozenset)):
+        return frozenset(frozen(item) for item in value)
+    return value

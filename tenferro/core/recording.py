@@ -1,0 +1,35 @@
+"""The one recording switch: whether ops of a runtime record nodes right now.
+
+Recording is on unless the current thread (or asyncio task) is inside ``rt.no_grad()`` for
+that runtime. The state lives in a context variable, as PyTorch's grad mode is
+thread-local: ``no_grad`` in one thread never pauses another thread's training, and two
+``no_grad`` blocks that overlap without nesting (two threads, two tasks) each restore
+their own state (a block removes its own entry on exit, so even blocks that overlap
+without nesting in one thread restore recording correctly). ``backward`` runs its VJP
+rules under the same switch, so it builds no derivative trace.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any
+
+#: The runtimes whose recording is paused in the current context, once per open block.
+_PAUSED: ContextVar[tuple[Any, ...]] = ContextVar("tenferro_paused_runtimes", default=())
+
+#: ``runtime in paused()``: True while ``runtime`` records nothing in this context.
+paused = _PAUSED.get
+
+
+@contextmanager
+def no_grad(runtime: Any) -> Iterator[None]:
+    """Pause recording for ``runtime`` in the current context until the block ends."""
+    _PAUSED.set((*_PAUSED.get(), runtime))
+    try:
+        yield
+    finally:
+        blocks = list(_PAUSED.get())
+        blocks.remove(runtime)  # entries of one runtime are alike: removing any one is right
+        _PAUSED.set(tuple(blocks))
