@@ -13,16 +13,17 @@ from .tour import EXACT, EXACT_HVP, VS, XS, Out, bitwise, head, max_err
 
 
 def _first_line(exc: BaseException) -> str:
-    text = f"{type(exc).__name__}: {exc}".splitlines()[0]
-    return text if len(text) <= 110 else text[:107] + "..."
+    text = f"raises {type(exc).__name__}: {exc}".splitlines()[0]
+    return text if len(text) <= 117 else text[:114] + "..."
 
 
 def _attempt(fn: Callable[[], Any]) -> str:
+    """``no error``, or ``raises Type: message`` (first line), as the tour prints them."""
     try:
         fn()
     except Exception as exc:
         return _first_line(exc)
-    return "Ok"
+    return "no error"
 
 
 def torch_section(ours: dict[str, np.ndarray], out: Out) -> None:
@@ -45,7 +46,7 @@ def torch_section(ours: dict[str, np.ndarray], out: Out) -> None:
         p_grad = p.grad
     warning = f"  warning: {caught[0].category.__name__}: {str(caught[0].message)[:60]}..." if caught else ""
     out(f"p.grad = {p_grad}{warning}")
-    out(f"second backward: {_attempt(loss.backward)}")
+    out(f"loss.backward() again: {_attempt(loss.backward)}")
     out(f"p.backward(): {_attempt(p.backward)}")
     x.grad = None
     torch.sin(x).mul(x**2).backward(gradient=torch.tensor(VS))
