@@ -43,8 +43,11 @@ def test_tour_compare_says_when_libraries_are_missing(capsys, monkeypatch):
     monkeypatch.setitem(sys.modules, "jax", None)
     assert main(["tour", "--compare"]) == 0
     out = capsys.readouterr().out
-    assert "# PyTorch: not installed (pip install torch==2.13.0 to compare)" in out
-    assert '# JAX: not installed (pip install "jax[cpu]" to compare)' in out
+    assert "== compare (checked with torch 2.13.0 CPU and jax[cpu] 0.10.2" in out
+    # the CPU build: PyPI's default torch wheel on Linux bundles CUDA, gigabytes of it
+    cpu = "pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu"
+    assert f"# PyTorch: not installed (to compare, the CPU build: {cpu})" in out
+    assert '# JAX: not installed (to compare: pip install "jax[cpu]==0.10.2")' in out
 
 
 def test_ops_lists_every_op_with_plugin_and_signature(capsys):
