@@ -1,5 +1,8 @@
 """`tenferro tour --compare`: the seed page's PyTorch and JAX columns, side by side with
-tenferro's numbers. Both libraries are optional; a missing one is reported, not required."""
+tenferro's numbers. Both libraries are optional; a missing one is reported, not required.
+
+The numbers were checked with the versions below. On Linux, PyPI's torch wheel bundles CUDA
+(gigabytes); the CPU build comes from PyTorch's own index, as TORCH_INSTALL says."""
 
 from __future__ import annotations
 
@@ -11,25 +14,31 @@ import numpy as np
 
 from .tour import EXACT, EXACT_HVP, VS, XS, Out, bitwise, head, max_err
 
+#: The versions the comparison was run with, and how to install them.
+TORCH_VERSION, JAX_VERSION = "2.13.0", "0.10.2"
+TORCH_INSTALL = f"pip install torch=={TORCH_VERSION} --index-url https://download.pytorch.org/whl/cpu"
+JAX_INSTALL = f'pip install "jax[cpu]=={JAX_VERSION}"'
+
 
 def _first_line(exc: BaseException) -> str:
-    text = f"{type(exc).__name__}: {exc}".splitlines()[0]
-    return text if len(text) <= 110 else text[:107] + "..."
+    text = f"raises {type(exc).__name__}: {exc}".splitlines()[0]
+    return text if len(text) <= 117 else text[:114] + "..."
 
 
 def _attempt(fn: Callable[[], Any]) -> str:
+    """``no error``, or ``raises Type: message`` (first line), as the tour prints them."""
     try:
         fn()
     except Exception as exc:
         return _first_line(exc)
-    return "Ok"
+    return "no error"
 
 
 def torch_section(ours: dict[str, np.ndarray], out: Out) -> None:
     try:
         import torch
     except ImportError:
-        out("# PyTorch: not installed (pip install torch==2.13.0 to compare)")
+        out(f"# PyTorch: not installed (to compare, the CPU build: {TORCH_INSTALL})")
         return
     torch.set_num_threads(1)
     out(f"# PyTorch {torch.__version__} (CPU, 1 thread)")
@@ -45,7 +54,7 @@ def torch_section(ours: dict[str, np.ndarray], out: Out) -> None:
         p_grad = p.grad
     warning = f"  warning: {caught[0].category.__name__}: {str(caught[0].message)[:60]}..." if caught else ""
     out(f"p.grad = {p_grad}{warning}")
-    out(f"second backward: {_attempt(loss.backward)}")
+    out(f"loss.backward() again: {_attempt(loss.backward)}")
     out(f"p.backward(): {_attempt(p.backward)}")
     x.grad = None
     torch.sin(x).mul(x**2).backward(gradient=torch.tensor(VS))
@@ -72,7 +81,7 @@ def jax_section(ours: dict[str, np.ndarray], out: Out) -> None:
         import jax
         import jax.numpy as jnp
     except ImportError:
-        out('# JAX: not installed (pip install "jax[cpu]" to compare)')
+        out(f"# JAX: not installed (to compare: {JAX_INSTALL})")
         return
     jax.config.update("jax_enable_x64", True)
     out(f"# JAX {jax.__version__} (CPU, x64, no jit)")
@@ -96,6 +105,7 @@ def jax_section(ours: dict[str, np.ndarray], out: Out) -> None:
 
 
 def run(ours: dict[str, np.ndarray], out: Out = print) -> None:
-    out("== compare")
+    versions = f"checked with torch {TORCH_VERSION} CPU and jax[cpu] {JAX_VERSION}"
+    out(f"== compare ({versions}; other versions may differ in the last bits)")
     torch_section(ours, out)
     jax_section(ours, out)

@@ -1,4 +1,5 @@
-"""Behaviours B1-B16 of DESIGN.md section 2, one test (or a few) each, on the seed workload."""
+"""Behaviours B1-B16 of docs/behaviour.md, one test (or a few) each, on the seed workload
+(f(x) = sum(sin(x) * x**2), N = 1000; docs/behaviour.md says where it comes from)."""
 
 import warnings
 
@@ -179,7 +180,7 @@ def test_b9_functional_grad_and_hvp(rt, eng, seed_xs, seed_vs):
     vt = rt.constant_from(Tensor.from_vec_col_major([N], seed_vs))
     gv = rt.with_eager_session(eng, lambda s: s.reduce_sum(s.mul(gf, vt), None))
     hv = rt.grad(eng, gv, x)
-    # the seed prints 1.776e-15: that is 2**-49, 8 ulps of values near 4
+    # the seed page prints 1.776e-15: that is 2**-49, 8 ulps of values near 4
     assert np.max(np.abs(np.asarray(hv) - exact_hvp(seed_xs, seed_vs))) <= 2.0**-49
     assert x.grad() is None
 
