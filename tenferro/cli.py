@@ -52,7 +52,11 @@ def _check(args: argparse.Namespace) -> int:
     try:
         import pytest
     except ImportError:
-        print("tenferro check needs pytest and hypothesis: pip install -e '.[test]' in a tenferro clone (or pip install '/path/to/tenferro[test]')", file=sys.stderr)
+        print(
+            "tenferro check needs pytest and hypothesis: pip install -e '.[test]' in a tenferro clone "
+            "(or pip install '/path/to/tenferro[test]')",
+            file=sys.stderr,
+        )
         return 2
     ours = any(ep.value == "tenferro.testing.plugin" for ep in importlib.metadata.entry_points(group="pytest11"))
     with tempfile.TemporaryDirectory() as empty:
