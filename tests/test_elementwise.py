@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from tenferro import Tensor
+from tenferro import DTypeError, Tensor
 
 
 def _grads(rt, fn, *arrays):
@@ -114,3 +114,15 @@ def test_ieee_results_without_warnings(rt):
         warnings.simplefilter("error")
         out = rt.with_eager_session(lambda s: s.log(x))
     assert np.asarray(out)[0] == -np.inf and np.isnan(np.asarray(out)[1])
+
+
+def test_pow_with_a_huge_integer_base_differentiates(rt):
+    x = rt.variable_from(np.array([0.5, 1.0]))
+    rt.with_eager_session(lambda s: s.reduce_sum(s.pow(2**100, x), None)).backward()
+    np.testing.assert_allclose(x.grad().to_numpy(), 2.0 ** (100 * np.array([0.5, 1.0])) * 100 * np.log(2), rtol=1e-13)
+
+
+def test_add_any_refuses_mixed_dtypes_at_the_call(rt):
+    a, b = rt.constant_from(np.zeros(2)), rt.constant_from(np.zeros(2, np.float32))
+    with pytest.raises(DTypeError, match="add_any does not promote"):
+        rt.with_eager_session(lambda s: s.add_any(a, b))

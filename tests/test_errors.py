@@ -9,8 +9,11 @@ from tenferro import (
     CpuEngine,
     DTypeError,
     EagerRuntime,
+    GradInactive,
     KernelError,
+    NotInGradients,
     OpSpec,
+    PluginError,
     RuleError,
     ShapeMismatch,
     TenferroError,
@@ -164,6 +167,8 @@ class _BadRules:
         registry.add(
             OpSpec(name="raw_array", inputs=("x",), forward=np.sin, vjp=lambda s, g, inputs, out: (np.ones(2),))
         )
+        registry.add(OpSpec(name="returns_none", inputs=("x",), forward=np.sin, vjp=lambda s, g, inputs, out: None))
+        registry.add(OpSpec(name="returns_tensor", inputs=("x",), forward=np.sin, vjp=lambda s, g, inputs, out: g))
         registry.add(
             OpSpec(
                 name="undeclared_residual",
@@ -189,6 +194,8 @@ def bad_rt():
         ("wrong_shape", r"cotangent of type f64\[\] for input 0 \('x'\) of type f64\[2\]"),
         ("wrong_dtype", r"cotangent of type f32\[2\] for input 0 \('x'\) of type f64\[2\]"),
         ("raw_array", "returned ndarray for input 0"),
+        ("returns_none", r"returned None; return a tuple with one cotangent per input"),
+        ("returns_tensor", r"returned a single EagerTensor; return a tuple with one cotangent per input"),
         ("undeclared_residual", "argument 'x' is the result of add, whose value the trace did not keep"),
     ],
 )
@@ -204,3 +211,153 @@ def test_a_failing_backward_leaves_every_slot_unchanged(bad_rt, op, message):
     assert op in str(info.value) and "_BadRules" in str(info.value)
     assert x.grad() is None
     assert np.array_equal(y.grad().to_numpy(), before)
+
+
+class _BadKernels:
+    """Forward kernels that return something other than a proper result."""
+
+    @hookimpl
+    def tenferro_register_ops(self, registry):
+        cos = lambda s, g, inputs, out: (s.mul(g, s.cos(inputs[0])),)  # noqa: E731
+        for name, forward in [
+            ("gives_none", lambda x: None),
+            ("gives_text", lambda x: "sin"),
+            ("gives_objects", lambda x: np.array([object()] * x.size)),
+            ("gives_ints", lambda x: np.sin(x).astype(np.int64)),
+            ("gives_half", lambda x: np.sin(x).astype(np.float16)),
+            ("gives_wrong_shape", lambda x: np.sin(np.concatenate([x, x]))),
+        ]:
+            registry.add(OpSpec(name=name, inputs=("x",), forward=forward, vjp=cos))
+
+
+@pytest.fixture
+def kernels_rt():
+    from tenferro.plugins import elementwise, reduce
+
+    return EagerRuntime(engine=CpuEngine.serial(), plugins=[elementwise, reduce, _BadKernels()], entry_points=False)
+
+
+@pytest.mark.parametrize(
+    "op, message",
+    [
+        ("gives_none", "its forward kernel returned NoneType; a kernel must return a numeric array"),
+        ("gives_text", "its forward kernel returned str; a kernel must return a numeric array"),
+        ("gives_objects", "returned O64\\[2\\]; a kernel must return a bool, integer, float or complex array"),
+        ("gives_ints", "returned i64\\[2\\]; an integer or bool result of a tracked float input drops its gradient"),
+        ("gives_half", "returned f16\\[2\\]; tracked results must be float32 or float64"),
+    ],
+)
+def test_a_bad_kernel_result_is_a_kernel_error_at_the_call(kernels_rt, op, message):
+    x = kernels_rt.variable_from(np.array([1.0, 2.0]))
+    with pytest.raises(KernelError, match=message) as info:
+        kernels_rt.with_eager_session(lambda s: getattr(s, op)(x))
+    assert "_BadKernels" in str(info.value)
+
+
+def test_a_wrong_result_shape_is_blamed_on_the_forward_too(kernels_rt):
+    x = kernels_rt.variable_from(np.array([1.0, 2.0]))
+    loss = kernels_rt.with_eager_session(lambda s: s.reduce_sum(s.gives_wrong_shape(x), None))
+    blame = r"The op.s result was f64\[4\] from inputs \(f64\[2\]\): if that is not what the op should return"
+    with pytest.raises(RuleError, match=blame):
+        loss.backward()
+
+
+def test_a_broken_explain_does_not_leak_its_exception():
+    def raising_explain(x):
+        raise RuntimeError("explain itself is broken")
+
+    class Plugin:
+        @hookimpl
+        def tenferro_register_ops(self, registry):
+            for name, explain in [("explain_raises", raising_explain), ("explain_says", lambda x: "a string")]:
+                registry.add(OpSpec(name=name, inputs=("x",), forward=lambda x: x[100], explain=explain))
+
+    rt = EagerRuntime(engine=CpuEngine.serial(), plugins=[Plugin()], entry_points=False)
+    x = rt.constant_from(np.zeros(2))
+    for name in ("explain_raises", "explain_says"):
+        with pytest.raises(KernelError, match=f"{name} \\(plugin 'Plugin'\\) failed: IndexError"):
+            _call(rt, name, x)
+
+
+def test_broadcast_errors_beyond_32_dims_are_shape_errors(rt):
+    many = (1,) * 39
+    cond = rt.constant_from(np.ones((1, *many), bool))
+    a = rt.variable_from(np.ones((2, *many)))
+    b = rt.constant_from(np.ones((3, *many)))
+    with pytest.raises(ShapeMismatch, match="where_select: shapes .* do not broadcast together"):
+        _call(rt, "where_select", cond, a, b)
+    with pytest.raises(ShapeMismatch, match="clamp: shapes .* do not broadcast together"):
+        _call(rt, "clamp", a, b, 1.0)
+
+
+def test_inside_a_vjp_a_raw_array_gets_advice_that_keeps_second_order():
+    class Plugin:
+        @hookimpl
+        def tenferro_register_ops(self, registry):
+            def vjp(s, g, inputs, out):
+                return (s.mul(g, np.cos(np.asarray(inputs[0]))),)  # a raw array: cut off from the trace
+
+            registry.add(OpSpec(name="raw_sin", inputs=("x",), forward=np.sin, vjp=vjp))
+
+    from tenferro.plugins import elementwise, reduce
+
+    rt = EagerRuntime(engine=CpuEngine.serial(), plugins=[elementwise, reduce, Plugin()], entry_points=False)
+    x = rt.variable_from(np.array([1.0]))
+    loss = rt.with_eager_session(lambda s: s.reduce_sum(s.raw_sin(x), None))
+    with pytest.raises(RuleError) as info:
+        loss.backward()
+    assert "inside a VJP rule, compute with the session's ops" in str(info.value)
+    assert "rt.constant_from" not in str(info.value)
+
+
+# -- the API surface: bad arguments are TenferroErrors, never raw Python errors -------------
+@pytest.mark.parametrize(
+    "make, error, message",
+    [
+        (lambda: Tensor([[1.0], [1.0, 2.0]]), ArgumentError, "inhomogeneous"),
+        (lambda: Tensor.from_numpy([[1.0], [1.0, 2.0]]), ArgumentError, "one rectangular shape"),
+        (lambda: EagerRuntime().variable_from([[1.0], [1.0, 2.0]]), ArgumentError, "variable_from: cannot make"),
+        (lambda: Tensor.from_vec_col_major([2**32, 2**32], [1.0]), ArgumentError, "more elements than memory"),
+        (lambda: Tensor.from_vec_col_major([1] * 65, [1.0]), ArgumentError, "at most 64 dims, got 65"),
+        (lambda: Tensor.from_vec_col_major("23", [1.0] * 6), ArgumentError, "sequence of non-negative ints"),
+        (lambda: EagerRuntime(engine="x"), ArgumentError, "engine must be an engine"),
+        (lambda: EagerRuntime(CpuEngine.serial), ArgumentError, "did you mean CpuEngine.serial\\(\\)"),
+        (lambda: EagerRuntime(registry="x"), ArgumentError, "registry must be a Registry"),
+        (lambda: EagerRuntime(plugins=[None]), ArgumentError, "each entry must be a plugin module"),
+        (lambda: EagerRuntime(plugins=["numpy"]), ArgumentError, "import the module first"),
+        (lambda: EagerRuntime().variable_from(np.zeros(2, np.float16)), DTypeError, "float32 or float64, got float16"),
+        (lambda: OpSpec(name="two", inputs="xy", forward=np.add), PluginError, "for one input write \\('xy',\\)"),
+    ],
+)
+def test_bad_api_arguments_raise_tenferro_errors(make, error, message):
+    with pytest.raises(error, match=message):
+        make()
+
+
+def test_cpu_engine_needs_no_name():
+    assert repr(CpuEngine()) == "CpuEngine.serial()"
+
+
+def test_gradients_of_a_variable_that_got_none_is_a_keyerror_and_a_tenferro_error(rt):
+    x, other = rt.variable_from(np.ones(2)), rt.variable_from(np.ones(2))
+    grads = rt.with_eager_session(lambda s: s.reduce_sum(x, None)).backward()
+    with pytest.raises(NotInGradients, match="received no gradient in this backward pass") as info:
+        grads[other]
+    assert isinstance(info.value, KeyError) and isinstance(info.value, GradInactive)
+    assert str(info.value).startswith("EagerTensor(")  # not a quoted KeyError message
+
+
+@pytest.mark.parametrize(
+    "op, params, error, message",
+    [
+        ("broadcast_to", {"shape": "23"}, ArgumentError, "broadcast_to: shape must be a sequence of non-negative ints"),
+        ("broadcast_to", {"shape": (2.9, 3)}, ArgumentError, "got \\(2.9, 3\\)"),
+        ("broadcast_to", {"shape": (True, 3)}, ArgumentError, "got \\(True, 3\\)"),
+        ("sum_to", {"shape": "3"}, ArgumentError, "sum_to: shape must be a sequence"),
+        ("astype", {"dtype": None}, DTypeError, "astype: None is not a dtype"),
+    ],
+)
+def test_lenient_shape_and_dtype_params_are_refused(rt, op, params, error, message):
+    x = rt.variable_from(np.ones(3))
+    with pytest.raises(error, match=message):
+        _call(rt, op, x, **params)

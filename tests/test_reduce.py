@@ -1,5 +1,7 @@
 """The reduce plugin: axes conventions, products with zeros, ties, overflow."""
 
+import warnings
+
 import numpy as np
 import pytest
 from hypothesis import given
@@ -121,3 +123,35 @@ def test_empty_max_is_a_shape_error(rt):
     with pytest.raises(ShapeMismatch, match="reduce_max: cannot reduce over an axis of size 0"):
         rt.with_eager_session(lambda s: s.reduce_max(x, 0))
     assert rt.with_eager_session(lambda s: s.reduce_sum(x, 0)).shape == (3,)
+
+
+def test_logsumexp_of_integers_is_float64(rt):
+    x = rt.constant_from(np.array([[1, 2, 3], [-1000, 0, 1000]]))
+    out = rt.with_eager_session(lambda s: s.logsumexp(x, 1))
+    assert out.dtype == np.float64
+    np.testing.assert_allclose(np.asarray(out), [np.log(np.exp([1, 2, 3]).sum()), 1000.0], rtol=1e-15)
+
+
+def test_mean_of_nothing_is_nan_without_a_warning(rt):
+    x = rt.variable_from(np.zeros((0, 3)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        out = rt.with_eager_session(lambda s: s.reduce_mean(x, 0))
+    assert np.all(np.isnan(np.asarray(out))) and out.shape == (3,)
+
+
+def test_mean_matches_numpy_bitwise(rt):
+    values = np.random.default_rng(1).standard_normal((7, 5))
+    for dtype in (np.float64, np.float32, np.int64):
+        x = rt.constant_from((values * 10).astype(dtype))
+        for axes in (None, 0, 1):
+            ours = np.asarray(rt.with_eager_session(lambda s, x=x, axes=axes: s.reduce_mean(x, axes)))
+            theirs = np.mean(np.asarray(x), axis=axes)
+            assert ours.dtype == theirs.dtype and ours.tobytes() == theirs.tobytes()
+
+
+def test_sum_of_bools_counts_like_numpy(rt):
+    a = rt.constant_from(np.array([0.5, 2.0, 3.0]))
+    b = rt.constant_from(np.array([1.0, 1.0, 4.0]))
+    count = rt.with_eager_session(lambda s: s.reduce_sum(s.compare(a, b, "lt"), None))
+    assert np.asarray(count).dtype == np.sum(np.array([True])).dtype and int(np.asarray(count)) == 2

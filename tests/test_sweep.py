@@ -153,3 +153,57 @@ def test_the_default_engine_can_be_left_out(seed_xs):
     loss.backward_with(rt.constant_from(Tensor.from_numpy(np.array(1.0))))
     np.testing.assert_array_equal(x.grad().to_numpy(), 4 * seed_xs)
     assert not x.detach().tracks_grad()
+
+
+def test_zero_derivative_branches_are_walked_once_not_once_per_step(rt, monkeypatch):
+    """An unrolled soft-thresholding loop: every step multiplies by sign(y), whose derivative
+    is zero. Finding the variables below those zero branches must take time linear in the
+    depth (it was quadratic: 24 s for 4 000 steps against a 0.22 s forward)."""
+    import tenferro.core.graph as graph
+
+    visits = []
+    original = graph.input_vertices
+    monkeypatch.setattr(graph, "input_vertices", lambda node: visits.append(1) or original(node))
+    x = rt.variable_from(np.array([0.9, -1.7, 2.5]))
+    steps = 2000
+
+    def body(s):
+        y = x
+        for _ in range(steps):
+            y = s.mul(s.sign(y), s.maximum(s.sub(s.abs(y), 1e-4), 0.0))
+        return s.reduce_sum(y, None)
+
+    loss = rt.with_eager_session(body)
+    visits.clear()
+    loss.backward()
+    assert len(visits) <= 8 * steps  # each node at most once per walk (was ~steps**2 / 2)
+    np.testing.assert_array_equal(x.grad().to_numpy(), [1.0, 1.0, 1.0])
+
+
+def test_backward_through_mul_of_an_empty_tensor(rt):
+    x = rt.variable_from(np.zeros((0, 3)))
+    loss = rt.with_eager_session(lambda s: s.reduce_sum(s.mul(x, x), None))
+    loss.backward()
+    assert x.grad().shape == (0, 3)
+    gx = rt.grad(rt.with_eager_session(lambda s: s.reduce_sum(s.mul(x, 2.0), None)), x)
+    assert gx.shape == (0, 3)
+
+
+def test_a_vjp_may_return_a_list_or_a_generator_of_cotangents():
+    class Plugin:
+        @hookimpl
+        def tenferro_register_ops(self, registry):
+            def as_list(s, g, inputs, out):
+                return [s.mul(g, s.cos(inputs[0]))]
+
+            def as_generator(s, g, inputs, out):
+                yield s.mul(g, s.cos(inputs[0]))
+
+            registry.add(OpSpec(name="sin_list", inputs=("x",), forward=np.sin, vjp=as_list))
+            registry.add(OpSpec(name="sin_gen", inputs=("x",), forward=np.sin, vjp=as_generator))
+
+    rt = EagerRuntime(engine=CpuEngine.serial(), plugins=[Plugin()])
+    for op in ("sin_list", "sin_gen"):
+        x = rt.variable_from(np.array([0.5, 1.0]))
+        rt.with_eager_session(lambda s, op=op, x=x: s.reduce_sum(getattr(s, op)(x), None)).backward()
+        np.testing.assert_array_equal(x.grad().to_numpy(), np.cos([0.5, 1.0]))

@@ -21,7 +21,7 @@ from typing import Any
 import pluggy
 
 from . import hookspecs
-from .errors import PluginError, TenferroError, UnknownOp
+from .errors import ArgumentError, PluginError, TenferroError, UnknownOp
 from .params import frozen
 
 #: Environment variable: comma-separated plugin names that are not loaded.
@@ -303,6 +303,12 @@ def load_registry(
     found = list(_entry_point_plugins(blocked)) if entry_points else []
     for entry in plugins:
         name, plugin = entry if isinstance(entry, tuple) else (getattr(entry, "__name__", type(entry).__name__), entry)
+        if plugin is None or isinstance(plugin, (str, bytes, int, float)) or not isinstance(name, str):
+            hint = "; import the module first (importlib.import_module)" if isinstance(plugin, str) else ""
+            raise ArgumentError(
+                f"plugins: each entry must be a plugin module or object with @hookimpl functions, or a "
+                f"(name, plugin) pair; got {entry!r}{hint}"
+            )
         if name not in blocked:
             found.append((name, plugin, "", ""))
     for name, plugin, dist, version in found:

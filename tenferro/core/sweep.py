@@ -69,7 +69,7 @@ ADD_ANY = OpSpec(
 )
 
 
-def _reject_cotangent(spec: OpSpec, index: int, arg: Any, ct: Any, rt: Any, out: Any) -> None:
+def _reject_cotangent(spec: OpSpec, index: int, arg: Any, ct: Any, rt: Any, node: Node) -> None:
     """Raise the RuleError that says what is wrong with cotangent ``ct`` of input ``index``."""
     if type(ct) is not EagerTensor or ct._rt is not rt:
         raise RuleError(
@@ -82,9 +82,16 @@ def _reject_cotangent(spec: OpSpec, index: int, arg: Any, ct: Any, rt: Any, out:
         f"the VJP of {spec.name} (plugin {spec.plugin!r}) returned a cotangent of type "
         f"{describe(value.shape, value.dtype)} for input {index} ({spec.inputs[index]!r}) of type "
         f"{describe(arg.shape, arg.dtype)}; a cotangent must have its input's shape and dtype "
-        f"(sum broadcast axes back, cast mixed precision back). The op's result was "
-        f"{describe(out.shape, out.dtype)}: if that is not what the op should return, its forward "
-        f"kernel is at fault, not the VJP"
+        f"(sum broadcast axes back, cast mixed precision back). {_forward_hint(node)}"
+    )
+
+
+def _forward_hint(node: Node) -> str:
+    """The sentence that points at the forward kernel when it, not the VJP, may be wrong."""
+    shown = ", ".join(describe(a.shape, a.dtype) if hasattr(a, "dtype") else repr(a) for a in node.inputs)
+    return (
+        f"The op's result was {describe(node.shape, node.dtype)} from inputs ({shown}): if that is not "
+        f"what the op should return, its forward kernel is at fault, not the VJP"
     )
 
 
@@ -158,7 +165,9 @@ def reverse_sweep(session: EagerSession, root: Vertex, seed: EagerTensor) -> dic
             if isinstance(returned, Iterator):  # a generator rule runs here, inside the try
                 returned = tuple(returned)
         except Exception as exc:  # the inputs were checked when the op ran: this is the rule's bug
-            raise RuleError(f"the VJP of {spec.name} (plugin {spec.plugin!r}) failed: {exc}") from exc
+            raise RuleError(
+                f"the VJP of {spec.name} (plugin {spec.plugin!r}) failed: {exc}. {_forward_hint(node)}"
+            ) from exc
         cotangents = _cotangent_tuple(spec, returned, len(inputs))
         for index, arg in enumerate(inputs):
             # Which vertex this input stands for: its node, the variable itself, or none
