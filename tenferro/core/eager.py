@@ -6,13 +6,15 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .tensor import Tensor, describe
+from .errors import RuleError
+from .graph import listing
+from .tensor import Hollow, Tensor, describe
+from .trace import Node, Vertex
 
 if TYPE_CHECKING:
     from .engine import Engine
     from .graph import TraceListing
     from .runtime import EagerRuntime, Gradients
-    from .trace import Node
 
 
 class EagerTensor:
@@ -28,7 +30,7 @@ class EagerTensor:
 
     __slots__ = ("_value", "_rt", "_node", "_leaf", "_grad")
 
-    def __init__(self, value: np.ndarray, rt: EagerRuntime, node: Node | None = None, leaf: bool = False):
+    def __init__(self, value: np.ndarray | Hollow, rt: EagerRuntime, node: Node | None = None, leaf: bool = False):
         self._value = value
         self._rt = rt
         self._node = node
@@ -54,10 +56,30 @@ class EagerTensor:
 
     def value(self) -> Tensor:
         """The number this tensor holds, as an immutable :class:`Tensor` (no copy)."""
-        return Tensor._wrap(self._value)
+        return Tensor._wrap(self._held())
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
-        return Tensor._wrap(self._value).__array__(dtype, copy)
+        return Tensor._wrap(self._held()).__array__(dtype, copy)
+
+    def _held(self) -> np.ndarray:
+        if isinstance(self._value, Hollow):
+            raise RuleError(
+                f"{self.describe()} was recorded without its value: a VJP rule read a value its op's "
+                f"spec does not list in residuals (add it there)"
+            )
+        return self._value
+
+    def hollow(self) -> EagerTensor:
+        """This tensor as a trace records it when the op's VJP does not read its value."""
+        node = self._node  # a node is the Hollow of its own result
+        hollow = node if node is not None else Hollow(self._value.shape, self._value.dtype)
+        return EagerTensor(hollow, self._rt, node, self._leaf)
+
+    def describe(self) -> str:
+        """``the result of mul``, ``a variable`` or ``a constant``: what this tensor is."""
+        if self._node is not None:
+            return f"the result of {self._node.spec.name}"
+        return "a variable" if self._leaf else "a constant"
 
     # -- gradient bookkeeping ------------------------------------------------------------
     def tracks_grad(self) -> bool:
@@ -87,11 +109,13 @@ class EagerTensor:
         """
         return self._rt._backward(engine, self, None)
 
-    def backward_with(self, *engine_and_cotangent: Any) -> Gradients:
-        """``backward_with([engine,] v)``: backward seeded with the cotangent ``v`` (an
-        EagerTensor of this runtime, or a Tensor, of this tensor's shape and dtype); each
-        slot receives ⟨v, ∂self/∂x⟩. torch's ``backward(gradient=v)``, JAX's ``vjp``."""
-        engine, (cotangent,) = self._rt._split_engine(engine_and_cotangent, "backward_with", ("v",))
+    def backward_with(self, engine_or_v: Any, v: Any = None, /, *, engine: Engine | None = None) -> Gradients:
+        """``backward_with(v, *, engine=None)``, or the seed's ``backward_with(engine, v)``:
+        backward seeded with the cotangent ``v`` (an EagerTensor of this runtime, or a
+        Tensor, of this tensor's shape and dtype); each slot receives ⟨v, ∂self/∂x⟩.
+        PyTorch's ``backward(gradient=v)``, JAX's ``vjp``."""
+        given = (engine_or_v,) if v is None else (engine_or_v, v)
+        engine, (cotangent,) = self._rt._split_engine(given, engine, "backward_with", ("v",))
         return self._rt._backward(engine, self, cotangent)
 
     def detach(self, engine: Engine | None = None) -> EagerTensor:
@@ -101,11 +125,23 @@ class EagerTensor:
 
     def trace(self) -> TraceListing:
         """The recorded program that computed this tensor, one op per line."""
-        from .graph import listing  # graph.py imports this module
-
-        return listing(self)
+        return listing(vertex(self))
 
     def __repr__(self) -> str:
         kind = "variable" if self._leaf else "result" if self._node is not None else "constant"
+        if isinstance(self._value, Hollow):
+            return f"EagerTensor({describe(self.shape, self.dtype)}, {kind}, value not kept)"
         body = np.array2string(self._value, threshold=6, edgeitems=3, separator=", ")
         return f"EagerTensor({describe(self.shape, self.dtype)}, {kind}, {body})"
+
+
+def vertex(arg: Any) -> Vertex | None:
+    """The vertex an op argument stands for: the node that computed it, the variable itself,
+    or None for a constant or a scalar (gradients stop there). "Tracked" means not None."""
+    if type(arg) is EagerTensor:
+        node = arg._node
+        if node is not None:
+            return node
+        if arg._leaf:
+            return arg
+    return None

@@ -1,14 +1,15 @@
-"""Engines: what executes kernels, lent to one session or backward pass at a time.
+"""Engines: what kernels run on, lent to one session or backward pass at a time.
 
 The engine is an explicit object (as in the seed, where the caller owns a CPU thread pool
-and lends it) so that other engines (threaded, Dask, CuPy) can come later behind the same
-two methods: :meth:`Engine.lend` and :meth:`Engine.run`.
+and lends it) so that other engines (Dask, CuPy) can come later behind the same seam: an
+engine is lent with :meth:`Engine.lend`, and while it is lent its :meth:`Engine.context`
+is in force around every kernel the session runs.
 """
 
 from __future__ import annotations
 
+import contextlib
 import threading
-from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -17,12 +18,9 @@ from .errors import EngineBusy
 
 
 class Engine:
-    """Base class of engines. Subclasses define :meth:`run`; one whose ``run`` is a plain
-    call on the calling thread sets ``inline = True``, and sessions then call kernels
-    directly."""
+    """Base class of engines: lending, and the context kernels run in."""
 
     __slots__ = ("name", "_lock", "_holder")
-    inline = False
 
     def __init__(self, name: str = "serial"):
         self.name = name
@@ -33,19 +31,18 @@ class Engine:
         """Lend the engine to ``holder`` for the duration of a ``with`` block.
 
         A second borrow while the first is active raises :class:`EngineBusy` at once (it
-        never waits, so a nested session on the same engine cannot deadlock). While lent,
-        NumPy floating-point warnings are silenced: kernels return IEEE results
-        (``log(0) = -inf``, ``1/0 = inf``) without warnings, as PyTorch and JAX do.
+        never waits, so a nested session on the same engine cannot deadlock).
         """
         return Loan(self, holder)
+
+    def context(self) -> contextlib.AbstractContextManager[Any]:
+        """What is in force while the engine is lent (nothing, for the base class)."""
+        return contextlib.nullcontext()
 
     @property
     def busy(self) -> bool:
         """True while the engine is lent."""
         return self._lock.locked()
-
-    def run(self, kernel: Callable[..., Any], args: Sequence[Any], params: Mapping[str, Any]) -> Any:
-        raise NotImplementedError
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}.{self.name}()"
@@ -55,7 +52,7 @@ class Loan:
     """The context manager of :meth:`Engine.lend` (a class, not a generator: it is entered
     for every session and backward pass, and a generator costs ~1 µs more)."""
 
-    __slots__ = ("engine", "holder", "_quiet")
+    __slots__ = ("engine", "holder", "_context")
 
     def __init__(self, engine: Engine, holder: str):
         self.engine = engine
@@ -70,12 +67,12 @@ class Loan:
                 f"or give the inner call an engine of its own"
             )
         engine._holder = self.holder
-        self._quiet = np.errstate(all="ignore")
-        self._quiet.__enter__()
+        self._context = engine.context()
+        self._context.__enter__()
         return engine
 
     def __exit__(self, *exc_info: object) -> None:
-        self._quiet.__exit__(*exc_info)
+        self._context.__exit__(*exc_info)
         self.engine._holder = ""
         self.engine._lock.release()
 
@@ -84,12 +81,13 @@ class CpuEngine(Engine):
     """Runs kernels with NumPy on the calling thread."""
 
     __slots__ = ()
-    inline = True
 
     @classmethod
     def serial(cls) -> CpuEngine:
         """An engine that runs every kernel on the calling thread, one after another."""
         return cls("serial")
 
-    def run(self, kernel: Callable[..., Any], args: Sequence[Any], params: Mapping[str, Any]) -> Any:
-        return kernel(*args, **params)
+    def context(self) -> contextlib.AbstractContextManager[Any]:
+        """NumPy's floating-point warnings are off while the engine is lent: kernels return
+        IEEE results (``log(0) = -inf``, ``1/0 = inf``) silently, as PyTorch and JAX do."""
+        return np.errstate(all="ignore")

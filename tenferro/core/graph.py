@@ -1,43 +1,30 @@
-"""Walking the trace: vertices, topological order, and the jaxpr-like listing of B16.
-
-A *vertex* is a :class:`~tenferro.core.trace.Node` for a recorded result, or the
-EagerTensor itself for a variable. A result and its hollow copies share one node, so they
-are one vertex.
-"""
+"""Walking the graph of vertices (nodes and variables) by their parents, and the
+jaxpr-like listing of B16."""
 
 from __future__ import annotations
 
-from .eager import EagerTensor
+from numbers import Number
+
+import numpy as np
+
 from .tensor import describe
-from .trace import Hollow, Node
-
-#: A vertex of the trace: a Node for a recorded result, the EagerTensor for a variable.
-Vertex = Node | EagerTensor
+from .trace import Node, Vertex
 
 
-def vertex(tensor: EagerTensor) -> Vertex:
-    """The vertex a tracked tensor stands for."""
-    return tensor._node if tensor._node is not None else tensor
-
-
-def input_vertices(node: Node) -> list[Vertex]:
-    """The vertices of a node's tracked inputs (an input kept as a handle is its node), in
-    argument order."""
-    found: list[Vertex] = []
-    for arg in node.inputs:
-        if type(arg) is Node:
-            found.append(arg)
-        elif type(arg) is EagerTensor and (arg._leaf or arg._node is not None):
-            found.append(arg._node if arg._node is not None else arg)
-    return found
-
-
-def topological_order(output: EagerTensor) -> list[Vertex]:
-    """Every vertex ``output`` was computed from (its own included), inputs before the
-    nodes that use them: the variables, then the nodes in creation order. Iterative (a
-    chain of 10^5 ops needs no recursion)."""
-    seen = reachable(vertex(output))
-    return [v for v in seen.values() if type(v) is not Node] + nodes_in_order(seen)
+def reachable(*roots: Vertex) -> dict[int, Vertex]:
+    """Every vertex the ``roots`` were computed from, their own included, by id (iterative,
+    so a chain of 10^5 ops needs no recursion; each vertex is visited once however many
+    roots lead to it)."""
+    seen: dict[int, Vertex] = {id(root): root for root in roots}
+    stack = list(seen.values())
+    while stack:
+        current = stack.pop()
+        if type(current) is Node:
+            for parent in current.parents:
+                if parent is not None and id(parent) not in seen:
+                    seen[id(parent)] = parent
+                    stack.append(parent)
+    return seen
 
 
 def nodes_in_order(vertices: dict[int, Vertex]) -> list[Node]:
@@ -45,19 +32,14 @@ def nodes_in_order(vertices: dict[int, Vertex]) -> list[Node]:
     return sorted((v for v in vertices.values() if type(v) is Node), key=lambda node: node.seq)
 
 
-def reachable(*roots: Vertex) -> dict[int, Vertex]:
-    """Every vertex the ``roots`` were computed from, their own included, by id (iterative;
-    each vertex is visited once however many roots lead to it)."""
-    seen: dict[int, Vertex] = {id(root): root for root in roots}
-    stack = list(seen.values())
-    while stack:
-        current = stack.pop()
-        if type(current) is Node:
-            for nxt in input_vertices(current):
-                if id(nxt) not in seen:
-                    seen[id(nxt)] = nxt
-                    stack.append(nxt)
-    return seen
+def leading_to(reached: dict[int, Vertex], wanted: set[int]) -> set[int]:
+    """ids of the ``reached`` vertices from which a ``wanted`` vertex can be reached (the
+    wanted ones included): the only ones a sweep toward ``wanted`` must visit."""
+    needed = set(wanted)
+    for node in nodes_in_order(reached):
+        if any(parent is not None and id(parent) in needed for parent in node.parents):
+            needed.add(id(node))
+    return needed
 
 
 class TraceListing(str):
@@ -79,10 +61,11 @@ def _name(index: int) -> str:
             return letters
 
 
-def listing(output: EagerTensor) -> TraceListing:
-    """A jaxpr-like listing of the program that computed ``output``: the variables it reads,
-    the constants, one ``c = mul a b`` line per op, and the output."""
-    order = topological_order(output)
+def listing(root: Vertex | None) -> TraceListing:
+    """A jaxpr-like listing of the program that computed the vertex ``root`` (None for a
+    constant): the variables it reads, the constants, one ``c = mul a b`` line per op, and
+    the output."""
+    reached = reachable(root) if root is not None else {}
     names: dict[int, str] = {}
 
     def name_of(key: object) -> str:
@@ -90,21 +73,17 @@ def listing(output: EagerTensor) -> TraceListing:
             names[id(key)] = _name(len(names))
         return names[id(key)]
 
-    variables = [v for v in order if type(v) is not Node]
+    variables = [v for v in reached.values() if type(v) is not Node]
     for variable in variables:
         name_of(variable)
     constants: list[tuple[str, str]] = []
     equations: list[tuple[str, str]] = []
-    for node in order:
-        if type(node) is not Node:
-            continue
+    for node in nodes_in_order(reached):
         args = []
-        for arg in node.inputs:
-            if type(arg) is Node:
-                args.append(name_of(arg))
-            elif type(arg) is EagerTensor and (arg._leaf or arg._node is not None):
-                args.append(name_of(vertex(arg)))
-            elif type(arg) is EagerTensor or type(arg) is Hollow:  # a constant, or its handle
+        for arg, parent in zip(node.inputs, node.parents):
+            if parent is not None:
+                args.append(name_of(parent))
+            elif not isinstance(arg, (Number, np.generic)):  # a constant tensor
                 if id(arg) not in names:
                     constants.append((name_of(arg), describe(arg.shape, arg.dtype)))
                 args.append(name_of(arg))
@@ -122,5 +101,5 @@ def listing(output: EagerTensor) -> TraceListing:
     if constants:
         lines.append(f"consts {declare(constants)}")
     lines += [f"  {text.ljust(width)}  # {kind}" for text, kind in equations]
-    lines.append(f"output {name_of(vertex(output)) if output.tracks_grad() else '-'}")
+    lines.append(f"output {name_of(root) if root is not None else '-'}")
     return TraceListing("\n".join(lines))

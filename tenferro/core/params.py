@@ -24,6 +24,8 @@ def frozen(value: Any) -> Any:
     kind = type(value)
     if kind in _ATOMIC or isinstance(value, (np.generic, np.dtype)):
         return value
+    if kind is tuple and _ATOMIC.issuperset(map(type, value)):
+        return value  # e.g. axes=(0, 2): the common case, immutable as it is
     if kind is tuple or isinstance(value, (list, range, Iterator)):
         return tuple(frozen(item) for item in value)
     if isinstance(value, np.ndarray):
@@ -35,3 +37,12 @@ def frozen(value: Any) -> Any:
     if isinstance(value, (set, frozenset)):
         return frozenset(frozen(item) for item in value)
     return value
+
+
+def frozen_params(names: tuple[str, ...], values: tuple[Any, ...]) -> dict[str, Any]:
+    """``{name: frozen(value)}``, with the common all-atomic case kept cheap (the op hot path)."""
+    params = dict(zip(names, values))
+    if not _ATOMIC.issuperset(map(type, values)):
+        for name, value in params.items():
+            params[name] = frozen(value)
+    return params

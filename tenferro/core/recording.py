@@ -11,8 +11,6 @@ rules under the same switch, so it builds no derivative trace.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
 
@@ -23,13 +21,19 @@ _PAUSED: ContextVar[tuple[Any, ...]] = ContextVar("tenferro_paused_runtimes", de
 paused = _PAUSED.get
 
 
-@contextmanager
-def no_grad(runtime: Any) -> Iterator[None]:
-    """Pause recording for ``runtime`` in the current context until the block ends."""
-    _PAUSED.set((*_PAUSED.get(), runtime))
-    try:
-        yield
-    finally:
+class no_grad:  # noqa: N801 - used like a function: ``with no_grad(rt):``
+    """Pause recording for ``runtime`` in the current context until the block ends (a
+    class, not a generator: ``backward`` enters one per call, and a generator costs µs)."""
+
+    __slots__ = ("runtime",)
+
+    def __init__(self, runtime: Any):
+        self.runtime = runtime
+
+    def __enter__(self) -> None:
+        _PAUSED.set((*_PAUSED.get(), self.runtime))
+
+    def __exit__(self, *exc_info: object) -> None:
         blocks = list(_PAUSED.get())
-        blocks.remove(runtime)  # entries of one runtime are alike: removing any one is right
+        blocks.remove(self.runtime)  # entries of one runtime are alike: removing any one is right
         _PAUSED.set(tuple(blocks))

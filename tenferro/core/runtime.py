@@ -4,13 +4,13 @@ variables and constants, opens sessions, and runs backward passes and ``rt.grad`
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from typing import Any, TypeVar
 
 import numpy as np
 
-from .eager import EagerTensor
+from .eager import EagerTensor, vertex
 from .engine import Engine
 from .errors import (
     ArgumentError,
@@ -21,7 +21,7 @@ from .errors import (
     NotInGradients,
     ShapeMismatch,
 )
-from .graph import Vertex, input_vertices, nodes_in_order, reachable, vertex
+from .graph import leading_to, reachable
 from .recording import no_grad
 from .registry import Registry, default_registry, load_registry
 from .session import EagerSession, session_class
@@ -30,6 +30,12 @@ from .tensor import Tensor, array_from, describe, freeze
 from .trace import Node
 
 T = TypeVar("T")
+
+#: The seed of a scalar's backward pass, per dtype (values are immutable, so one serves all).
+_ONE = {dtype: freeze(np.ones((), dtype)) for dtype in (np.dtype(np.float32), np.dtype(np.float64))}
+
+#: Marks a positional argument that was not passed (the seed's forms take one more).
+_MISSING: Any = object()
 
 
 class Gradients:
@@ -127,14 +133,18 @@ class EagerRuntime:
         return EagerTensor(_as_array(tensor, "constant_from"), self)
 
     # -- sessions ------------------------------------------------------------------------
-    def with_eager_session(self, *engine_and_fn: Any) -> Any:
-        """``with_eager_session([engine,] fn)``: lend ``engine`` to a new session, call
-        ``fn(session)`` and return what it returns. Every result already holds its number."""
-        engine, (fn,) = self._split_engine(engine_and_fn, "with_eager_session", ("fn",))
+    def with_eager_session(
+        self, engine_or_fn: Engine | Callable[[EagerSession], T], fn: Any = _MISSING, /, *, engine: Engine | None = None
+    ) -> T:
+        """``with_eager_session(fn, *, engine=None)``, or the seed's
+        ``with_eager_session(engine, fn)``: lend the engine to a new session, call
+        ``fn(session)`` and return what it returns. Every result already holds its number.
+        Without an engine the runtime's default is used."""
+        engine, (fn,) = self._split_engine((engine_or_fn, fn), engine, "with_eager_session", ("fn",))
         if not callable(fn):
             raise ArgumentError(f"with_eager_session: fn must be callable, got {type(fn).__name__}")
         with engine.lend("a session"):
-            session = self._session_class(self, engine)
+            session = self._session_class(self)
             try:
                 return fn(session)
             finally:
@@ -146,7 +156,7 @@ class EagerRuntime:
         :meth:`with_eager_session`; the session is closed when the block ends."""
         engine = self._engine_or_default(engine, "eager_session")
         with engine.lend("a session"):
-            session = self._session_class(self, engine)
+            session = self._session_class(self)
             try:
                 yield session
             finally:
@@ -160,16 +170,25 @@ class EagerRuntime:
         return no_grad(self)
 
     # -- derivatives ---------------------------------------------------------------------
-    def grad(self, *engine_out_wrt: Any) -> EagerTensor | list[EagerTensor]:
-        """``grad([engine,] out, wrt)``: the gradient of scalar ``out`` with respect to the
-        variable ``wrt`` (or a list of them, giving a list), without touching any slot.
+    def grad(
+        self,
+        engine_or_out: Engine | EagerTensor,
+        out_or_wrt: Any,
+        wrt: Any = _MISSING,
+        /,
+        *,
+        engine: Engine | None = None,
+    ) -> EagerTensor | list[EagerTensor]:
+        """``grad(out, wrt, *, engine=None)``, or the seed's ``grad(engine, out, wrt)``: the
+        gradient of scalar ``out`` with respect to the variable ``wrt`` (or a list of them,
+        giving a list), without touching any slot.
 
         Like ``jax.grad``, the result is recorded, so it can be differentiated again:
         ``rt.grad(s.reduce_sum(s.mul(rt.grad(out, x), v)), x)`` is a Hessian-vector product.
         (Under ``rt.no_grad()`` nothing is recorded.) ``wrt`` must be variables ``out``
         depends on; anything else raises ``GradInactive``.
         """
-        engine, (out, wrt) = self._split_engine(engine_out_wrt, "grad", ("out", "wrt"))
+        engine, (out, wrt) = self._split_engine((engine_or_out, out_or_wrt, wrt), engine, "grad", ("out", "wrt"))
         single = isinstance(wrt, EagerTensor)
         targets = [wrt] if single else list(wrt) if isinstance(wrt, (list, tuple)) else None
         if targets is None:
@@ -182,7 +201,7 @@ class EagerRuntime:
                 "grad is inactive: the output does not track gradients (it was computed from "
                 "constants only, or under rt.no_grad())"
             )
-        reached = reachable(vertex(out))
+        reached = reachable(vertex(out))  # out tracks, so its vertex is not None
         for index, target in enumerate(targets):
             if not target._leaf:
                 raise GradInactive(
@@ -199,7 +218,7 @@ class EagerRuntime:
         wanted = {id(t) for t in targets}
         variables = [v for v in reached.values() if type(v) is not Node]
         # Prune branches that lead to no target, unless every variable reached is one.
-        needed = None if all(id(v) in wanted for v in variables) else _needed(reached, wanted)
+        needed = None if all(id(v) in wanted for v in variables) else leading_to(reached, wanted)
         leaves = self._sweep(engine, "rt.grad", out, self._seed(out), needed)
         grads = [_zero_if_none(self, *leaves.get(id(t), (t, None))) for t in targets]
         return grads[0] if single else grads
@@ -230,7 +249,7 @@ class EagerRuntime:
     ) -> dict[int, tuple[EagerTensor, Any]]:
         """The reverse sweep from ``out`` on a session of its own (recording unless paused)."""
         with engine.lend(holder):
-            session = self._session_class(self, engine, needed=needed, in_sweep=True)
+            session = self._session_class(self, needed=needed, in_sweep=True)
             try:
                 return reverse_sweep(session, vertex(out), seed)
             finally:
@@ -255,13 +274,21 @@ class EagerRuntime:
             raise ArgumentError(f"{call}: expected an engine such as CpuEngine.serial(), got {type(engine).__name__}")
         return engine
 
-    def _split_engine(self, args: Sequence[Any], call: str, names: tuple[str, ...]) -> tuple[Engine, tuple[Any, ...]]:
-        """Accept ``call(engine, *names)`` or, with a default engine, ``call(*names)``."""
+    def _split_engine(
+        self, given: Sequence[Any], engine: Engine | None, call: str, names: tuple[str, ...]
+    ) -> tuple[Engine, tuple[Any, ...]]:
+        """The engine and arguments of ``call(*names, engine=...)`` or of the seed's
+        ``call(engine, *names)``; ``given`` holds the positional arguments (``_MISSING``
+        where none was passed)."""
+        args = tuple(arg for arg in given if arg is not _MISSING)
         if len(args) == len(names) + 1:
-            return self._engine_or_default(args[0], call), tuple(args[1:])
+            if engine is not None:
+                raise ArgumentError(f"{call}: the engine was given twice (first argument and engine=)")
+            return self._engine_or_default(args[0], call), args[1:]
         if len(args) == len(names) and not isinstance(args[0], Engine):
-            return self._engine_or_default(None, call), tuple(args)
-        raise ArgumentError(f"{call} takes ([engine,] {', '.join(names)}), got {len(args)} arguments")
+            return self._engine_or_default(engine, call), args
+        forms = f"({', '.join(names)}, *, engine=None) or the seed's (engine, {', '.join(names)})"
+        raise ArgumentError(f"{call} takes {forms}, got {len(args)} positional arguments")
 
     def _check_member(self, tensor: Any, what: str) -> None:
         if not isinstance(tensor, EagerTensor):
@@ -274,7 +301,8 @@ class EagerRuntime:
     def _seed(self, out: EagerTensor) -> EagerTensor:
         if out.shape != ():
             raise NonScalarGrad(out.shape)
-        return EagerTensor(np.ones((), out.dtype), self)
+        one = _ONE.get(out.dtype)
+        return EagerTensor(one if one is not None else freeze(np.ones((), out.dtype)), self)
 
     def _cotangent(self, out: EagerTensor, cotangent: Any) -> EagerTensor:
         if isinstance(cotangent, EagerTensor):
@@ -306,15 +334,6 @@ def _as_array(tensor: Any, call: str) -> np.ndarray:
     if isinstance(tensor, EagerTensor):
         raise ArgumentError(f"{call}: got an EagerTensor; pass its value (x.value()) to make a new leaf")
     return array_from(tensor, call)
-
-
-def _needed(reached: dict[int, Vertex], wanted: set[int]) -> set[int]:
-    """ids of the reached vertices from which a wanted variable can be reached."""
-    needed = set(wanted)
-    for node in nodes_in_order(reached):
-        if any(id(v) in needed for v in input_vertices(node)):
-            needed.add(id(node))
-    return needed
 
 
 def _zero_if_none(rt: EagerRuntime, variable: EagerTensor, ct: EagerTensor | None) -> EagerTensor:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import inspect
 import threading
+import weakref
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -26,14 +27,13 @@ from .errors import (
     SessionClosed,
     TenferroError,
 )
-from .params import frozen
+from .params import frozen, frozen_params
 from .recording import paused
 from .registry import REQUIRED, OpSpec, Registry
-from .tensor import SUPPORTED_KINDS, describe, dtype_name
-from .trace import Hollow, Node
+from .tensor import SUPPORTED_KINDS, Hollow, describe, dtype_name
+from .trace import Node
 
 if TYPE_CHECKING:
-    from .engine import Engine
     from .runtime import EagerRuntime
 
 #: NumPy dtype kind of each Python scalar type accepted as a constant operand.
@@ -51,13 +51,11 @@ class EagerSession:
     returns a new EagerTensor; no op modifies its arguments. ``tenferro ops`` lists them.
     """
 
-    def __init__(self, rt: EagerRuntime, engine: Engine, needed: set[int] | None = None, in_sweep: bool = False):
+    def __init__(self, rt: EagerRuntime, needed: set[int] | None = None, in_sweep: bool = False):
         self._rt = rt
-        self._needed = needed
+        self._needed = needed  # inside rt.grad: the vertices that lead to a wanted variable
         self._in_sweep = in_sweep
         self._open = True
-        # Engines that run kernels inline are bypassed: the extra call costs ~0.3 µs per op.
-        self._run = None if engine.inline else engine.run
 
     @property
     def runtime(self) -> EagerRuntime:
@@ -66,15 +64,14 @@ class EagerSession:
     def needs_grad(self, arg: Any) -> bool:
         """Whether a VJP rule must produce a cotangent for ``arg``: it tracks gradients and,
         inside ``rt.grad``, leads to one of the requested variables."""
-        kind = type(arg)
-        if kind is EagerTensor:
-            if arg._node is not None:
-                arg = arg._node
-            elif not arg._leaf:
-                return False
-        elif kind is not Node:
+        if type(arg) is not EagerTensor:
             return False
-        return self._needed is None or id(arg) in self._needed
+        found = arg._node  # eager.vertex, inlined: rules call this once per input
+        if found is None:
+            if not arg._leaf:
+                return False
+            found = arg
+        return self._needed is None or id(found) in self._needed
 
     def __getattr__(self, name: str) -> Any:
         # Only reached when no op of this name is installed on the session class.
@@ -83,27 +80,28 @@ class EagerSession:
         raise self._rt.registry.unknown(name)
 
 
-def _hollowed(drops: tuple[int, ...], args: tuple[Any, ...]) -> tuple[Any, ...]:
-    """``args`` with the tensors at ``drops`` (whose values the VJP does not read) replaced
-    by their handles: the node of a result, a Hollow of a constant. Variables are kept (the
-    user holds them anyway)."""
+def _recorded(drops: tuple[int, ...], args: tuple[Any, ...]) -> tuple[Any, ...]:
+    """``args`` as a node records them: the tensors at ``drops`` (whose values the VJP does
+    not read) as hollow copies. Variables are kept whole (the user holds them anyway)."""
     kept = list(args)
     for index in drops:
         arg = kept[index]
         if type(arg) is EagerTensor and not arg._leaf:
-            kept[index] = arg._node if arg._node is not None else Hollow(arg._value.shape, arg._value.dtype)
+            kept[index] = arg.hollow()
     return tuple(kept)
+
+
+def _unkept(spec: OpSpec, index: int, arg: EagerTensor) -> RuleError:
+    return RuleError(
+        f"{spec.name}: argument {spec.inputs[index]!r} is {arg.describe()}, whose value the trace did not "
+        f"keep; a VJP rule read a value its op's spec does not list in residuals (add it there)"
+    )
 
 
 def _scalar_kind(spec: OpSpec, index: int, arg: Any, in_rule: bool) -> str:
     """The dtype kind of a non-tensor argument that is not a plain Python scalar."""
     if isinstance(arg, np.generic):
         return arg.dtype.kind
-    if isinstance(arg, (Node, Hollow)):
-        raise RuleError(
-            f"{spec.name}: argument {spec.inputs[index]!r} is {arg.describe()}, whose value the trace "
-            f"did not keep; a VJP rule read a value its op's spec does not list in residuals (add it there)"
-        )
     if in_rule:
         hint = (
             "inside a VJP rule, compute with the session's ops on the EagerTensors the rule was given "
@@ -156,15 +154,14 @@ def _bad_result(spec: OpSpec, out: Any, why: str) -> KernelError:
 
 
 def _as_result(spec: OpSpec, out: Any) -> np.ndarray:
-    """A kernel's result as a numeric array, or the KernelError that blames the kernel."""
-    if out is None or isinstance(out, (str, bytes)):
-        raise _bad_result(spec, out, "a kernel must return a numeric array")
+    """A kernel's non-ndarray result (e.g. the NumPy scalar of a full reduction) as a
+    numeric array, or the KernelError that blames the kernel (None and text included)."""
     try:
         array = np.asarray(out)
     except Exception:
-        raise _bad_result(spec, out, "a kernel must return a numeric array") from None
-    if array.dtype.kind not in SUPPORTED_KINDS:
-        raise _bad_result(spec, array, "a kernel must return a bool, integer, float or complex array")
+        array = None
+    if array is None or array.dtype.kind not in SUPPORTED_KINDS:
+        raise _bad_result(spec, out, "a kernel must return a numeric array")
     return array
 
 
@@ -228,7 +225,7 @@ def _method(spec: OpSpec) -> Any:
     def op(self: EagerSession, *args: Any, **kwargs: Any) -> EagerTensor:
         if kwargs or len(args) != arity:
             if not kwargs and len(args) == full:
-                params = {n: frozen(v) for n, v in zip(names, args[arity:])}
+                params = frozen_params(names, args[arity:])
                 args = args[:arity]
             else:
                 args, params = _bind(spec, args, kwargs)
@@ -240,8 +237,8 @@ def _method(spec: OpSpec) -> Any:
             raise SessionClosed(f"{name}: this session has ended; call ops inside the session's callback or with-block")
         rt = self._rt
         values = []
-        tracked = False
-        has_tensor = False
+        parents = []  # the vertex each argument stands for (eager.vertex, inlined)
+        tracked = has_tensor = False
         for index, arg in enumerate(args):
             if type(arg) is EagerTensor:
                 if arg._rt is not rt:
@@ -250,27 +247,32 @@ def _method(spec: OpSpec) -> Any:
                         f"but this session belongs to {rt!r}; tensors of two runtimes cannot be mixed"
                     )
                 value = arg._value
+                if type(value) is not np.ndarray and isinstance(value, Hollow):
+                    raise _unkept(spec, index, arg)
                 if value.dtype.kind not in accepts[index]:
                     raise _dtype_error(spec, index, value)
-                has_tensor = True
-                if arg._leaf or arg._node is not None:
+                parent = arg._node
+                if parent is not None:
                     tracked = True
+                elif arg._leaf:
+                    parent = arg
+                    tracked = True
+                has_tensor = True
             else:
                 value = arg
                 kind = _SCALAR_KINDS.get(type(arg)) or _scalar_kind(spec, index, arg, self._in_sweep)
                 if kind not in accepts[index]:
                     raise _dtype_error(spec, index, value)
+                parent = None
             values.append(value)
+            parents.append(parent)
         if not has_tensor:
             raise ArgumentError(
                 f"{name}: every argument is a scalar; pass at least one tensor "
                 f"(rt.constant_from(...)) or compute scalars in Python"
             )
         try:
-            if self._run is None:
-                out = forward(*values, **params) if params else forward(*values)
-            else:
-                out = self._run(forward, values, params)
+            out = forward(*values, **params) if params else forward(*values)
         except TenferroError:
             raise
         except Exception as exc:
@@ -284,7 +286,7 @@ def _method(spec: OpSpec) -> Any:
         if tracked and rt not in paused():
             dtype = out.dtype
             if dtype is F64 or dtype is F32 or dtype in (F64, F32):
-                node = Node(spec, _hollowed(drops, args) if drops else args, params, out)
+                node = Node(spec, _recorded(drops, args) if drops else args, tuple(parents), params, out)
             elif dtype.kind == "f" or dtype.kind == "c" or not integer_results:
                 raise _unrecordable(spec, out)
         return EagerTensor(out, rt, node)
@@ -305,20 +307,22 @@ def _method(spec: OpSpec) -> Any:
     return op
 
 
-_CLASS_LOCK = threading.Lock()
+_CLASSES: weakref.WeakKeyDictionary[Registry, type[EagerSession]] = weakref.WeakKeyDictionary()
+_CLASSES_LOCK = threading.Lock()
 
 
 def session_class(registry: Registry) -> type[EagerSession]:
-    """The EagerSession subclass with one method per op of ``registry`` (built once, also
-    when several threads build their first runtime at the same time)."""
-    with _CLASS_LOCK:
-        cls = getattr(registry, "_session_class", None)
+    """The subclass of EagerSession with one method per op of ``registry``: built once per
+    registry (also when several threads build their first runtime at the same time)."""
+    with _CLASSES_LOCK:
+        cls = _CLASSES.get(registry)
         if cls is None:
             methods = {spec.name: _method(spec) for spec in registry}
             clashes = sorted(set(methods) & set(dir(EagerSession)))
             if clashes:
                 owners = ", ".join(f"{n!r} (plugin {registry[n].plugin!r})" for n in clashes)
                 raise PluginError(f"op names {owners} clash with EagerSession attributes; rename the ops")
-            cls = type("EagerSession", (EagerSession,), {"__module__": __name__, **methods})
-            registry._session_class = cls  # type: ignore[attr-defined]
+            doc = f"An EagerSession whose methods are the {len(methods)} ops of one registry."
+            cls = type("RegistrySession", (EagerSession,), {"__module__": __name__, "__doc__": doc, **methods})
+            _CLASSES[registry] = cls
     return cls

@@ -16,10 +16,10 @@ import numpy as np
 
 from .eager import EagerTensor
 from .errors import DTypeError, NotDifferentiable, RuleError, ShapeMismatch
-from .graph import Vertex, reachable
+from .graph import reachable
 from .registry import ErrorInput, OpSpec
 from .tensor import describe, dtype_name
-from .trace import Node
+from .trace import Node, Vertex
 
 if TYPE_CHECKING:
     from .session import EagerSession
@@ -69,21 +69,29 @@ ADD_ANY = OpSpec(
 )
 
 
-def _reject_cotangent(spec: OpSpec, index: int, arg: Any, ct: Any, rt: Any, node: Node) -> None:
+def _reject_cotangent(node: Node, index: int, arg: Any, ct: Any, rt: Any) -> None:
     """Raise the RuleError that says what is wrong with cotangent ``ct`` of input ``index``."""
+    spec = node.spec
     if type(ct) is not EagerTensor or ct._rt is not rt:
         raise RuleError(
             f"the VJP of {spec.name} (plugin {spec.plugin!r}) returned {type(ct).__name__} for input "
             f"{index} ({spec.inputs[index]!r}); a cotangent must be None or an EagerTensor made "
             f"with the session's ops"
         )
-    value = ct._value
     raise RuleError(
         f"the VJP of {spec.name} (plugin {spec.plugin!r}) returned a cotangent of type "
-        f"{describe(value.shape, value.dtype)} for input {index} ({spec.inputs[index]!r}) of type "
+        f"{describe(ct.shape, ct.dtype)} for input {index} ({spec.inputs[index]!r}) of type "
         f"{describe(arg.shape, arg.dtype)}; a cotangent must have its input's shape and dtype "
         f"(sum broadcast axes back, cast mixed precision back). {_forward_hint(node)}"
     )
+
+
+def _is_one_of(tensor: EagerTensor, inputs: tuple[Any, ...]) -> bool:
+    """Whether ``tensor`` is one of ``inputs`` (by identity; ``in`` would use ``==``)."""
+    for arg in inputs:
+        if arg is tensor:
+            return True
+    return False
 
 
 def _forward_hint(node: Node) -> str:
@@ -120,6 +128,31 @@ def _cotangent_tuple(spec: OpSpec, returned: Any, count: int) -> tuple[Any, ...]
     return returned
 
 
+def _run_rule(session: EagerSession, node: Node, g: EagerTensor) -> tuple[Any, ...]:
+    """The node's VJP rule called on cotangent ``g``: one cotangent per input (None = zero)."""
+    spec = node.spec
+    if spec.vjp is None:
+        raise NotDifferentiable(
+            f"op {spec.name} (plugin {spec.plugin!r}) has no VJP rule, so derivatives cannot "
+            f"flow through it; compute it from constants or under rt.no_grad()"
+        )
+    out = EagerTensor(node.value if node.value is not None else node, session._rt, node)
+    params = node.params
+    try:
+        returned = (
+            spec.vjp(session, g, node.inputs, out, **params) if params else spec.vjp(session, g, node.inputs, out)
+        )
+        if type(returned) is not tuple and isinstance(returned, Iterator):  # a generator rule runs here
+            returned = tuple(returned)
+    except Exception as exc:  # the inputs were checked when the op ran: this is the rule's bug
+        raise RuleError(
+            f"the VJP of {spec.name} (plugin {spec.plugin!r}) failed: {exc}. {_forward_hint(node)}"
+        ) from exc
+    if type(returned) is not tuple or len(returned) != len(node.inputs):
+        returned = _cotangent_tuple(spec, returned, len(node.inputs))
+    return returned
+
+
 def reverse_sweep(session: EagerSession, root: Vertex, seed: EagerTensor) -> dict[int, tuple[EagerTensor, Any]]:
     """Cotangents of the variables ``root`` depends on, given the cotangent ``seed`` of
     ``root``: ``{id(variable): (variable, cotangent)}``, where a cotangent of ``None`` means
@@ -127,91 +160,62 @@ def reverse_sweep(session: EagerSession, root: Vertex, seed: EagerTensor) -> dic
 
     Nodes are taken in decreasing creation order from a heap, starting at ``root``: every
     consumer of a node was created after it, so a node runs only once all of its cotangent
-    has arrived, and no separate topological sort is needed. Only inputs for which
-    ``session.needs_grad`` holds receive cotangents; each cotangent is dropped as soon as
-    the node that consumes it has run.
+    has arrived, and no separate topological sort is needed. Inside ``rt.grad`` only the
+    vertices in ``session._needed`` (those that lead to a wanted variable) get cotangents.
 
     Every cotangent returned is a fresh tensor: one that a rule passed through unchanged
     (the seed, an input of the op, its output) is copied at the end, so no result is a
     tensor the caller holds or shares its memory.
     """
-    rt = session._rt
-    if type(root) is not Node:
+    if type(root) is not Node:  # the output is a variable itself
         return {id(root): (root, _fresh(session, seed))}
-    needed = session._needed
-    pending: dict[int, EagerTensor] = {id(root): seed}
+    rt, needed = session._rt, session._needed
+    pending: dict[int, EagerTensor] = {id(root): seed}  # the cotangent waiting at each node
+    heap = [(-root.seq, root)]
+    leaves: dict[int, tuple[EagerTensor, Any]] = {}
+    zero_branches: list[Vertex] = []  # reached with a zero cotangent: their variables are reached too
     # Cotangents that are tensors someone else holds, kept alive here so that their ids
     # cannot be reused by fresh tensors while the sweep runs.
     borrowed: dict[int, EagerTensor] = {id(seed): seed}
-    heap = [(-root.seq, root)]
-    leaves: dict[int, tuple[EagerTensor, Any]] = {}
-    zero_branches: list[Node] = []  # reached with a zero cotangent: their variables are reached too
-    pop, push = heapq.heappop, heapq.heappush
     while heap:
-        node = pop(heap)[1]
+        node = heapq.heappop(heap)[1]
         g = pending.pop(id(node))
-        g_borrowed = id(g) in borrowed
-        spec = node.spec
+        cotangents = _run_rule(session, node, g)
         inputs = node.inputs
-        if spec.vjp is None:
-            raise NotDifferentiable(
-                f"op {spec.name} (plugin {spec.plugin!r}) has no VJP rule, so derivatives cannot "
-                f"flow through it; compute it from constants or under rt.no_grad()"
-            )
-        out = node if node.value is None else EagerTensor(node.value, rt, node)
-        params = node.params
-        try:
-            returned = spec.vjp(session, g, inputs, out, **params) if params else spec.vjp(session, g, inputs, out)
-            if isinstance(returned, Iterator):  # a generator rule runs here, inside the try
-                returned = tuple(returned)
-        except Exception as exc:  # the inputs were checked when the op ran: this is the rule's bug
-            raise RuleError(
-                f"the VJP of {spec.name} (plugin {spec.plugin!r}) failed: {exc}. {_forward_hint(node)}"
-            ) from exc
-        cotangents = _cotangent_tuple(spec, returned, len(inputs))
-        for index, arg in enumerate(inputs):
-            # Which vertex this input stands for: its node, the variable itself, or none
-            # (a constant or a scalar, which receive no cotangent).
-            kind = type(arg)
-            if kind is EagerTensor:
-                target = arg._node
-                if target is None and not arg._leaf:
-                    continue
-            elif kind is Node:
-                target = arg
-            else:
-                continue
-            key = id(target) if target is not None else id(arg)
-            if needed is not None and key not in needed:
-                continue
+        for index, parent in enumerate(node.parents):
+            if parent is None or (needed is not None and id(parent) not in needed):
+                continue  # a constant, a scalar, or a branch that leads to no wanted variable
             ct = cotangents[index]
             if ct is None:
-                if target is None:
-                    leaves.setdefault(key, (arg, None))
-                else:
-                    zero_branches.append(target)
+                zero_branches.append(parent)
                 continue
+            arg = inputs[index]
             if type(ct) is not EagerTensor or ct._rt is not rt:
-                _reject_cotangent(spec, index, arg, ct, rt, node)
-            value = ct._value
-            if value.shape != arg.shape or (value.dtype is not arg.dtype and value.dtype != arg.dtype):
-                _reject_cotangent(spec, index, arg, ct, rt, node)
-            if (ct is g and g_borrowed) or ct is out or any(ct is a for a in inputs):
+                _reject_cotangent(node, index, arg, ct, rt)
+            value, like = ct._value, arg._value
+            if value.shape != like.shape or (value.dtype is not like.dtype and value.dtype != like.dtype):
+                _reject_cotangent(node, index, arg, ct, rt)
+            if ct is g:  # passed through unchanged: borrowed if g was
+                if id(g) in borrowed:
+                    borrowed[id(ct)] = ct
+            elif ct._node is node or _is_one_of(ct, inputs):  # the op's own output or input
                 borrowed[id(ct)] = ct
-            if target is None:
+            key = id(parent)
+            if type(parent) is Node:
+                if key in pending:
+                    pending[key] = session.add_any(pending[key], ct)
+                else:
+                    pending[key] = ct
+                    heapq.heappush(heap, (-parent.seq, parent))
+            else:
                 previous = leaves.get(key)
                 if previous is not None and previous[1] is not None:
                     ct = session.add_any(previous[1], ct)
-                leaves[key] = (arg, ct)
-            elif key in pending:
-                pending[key] = session.add_any(pending[key], ct)
-            else:
-                pending[key] = ct
-                push(heap, (-target.seq, target))
-        del g, out, cotangents, returned  # free the output's cotangent before its inputs' pile up
-    for vertex in reachable(*zero_branches).values():
-        if type(vertex) is not Node:
-            leaves.setdefault(id(vertex), (vertex, None))
+                leaves[key] = (parent, ct)
+        del g, cotangents  # free the output's cotangent before its inputs' pile up
+    for reached in reachable(*zero_branches).values():
+        if type(reached) is not Node:
+            leaves.setdefault(id(reached), (reached, None))
     for key, (variable, ct) in leaves.items():
         if ct is not None and id(ct) in borrowed:
             leaves[key] = (variable, _fresh(session, ct))

@@ -150,6 +150,25 @@ class Tensor:
         return f"Tensor({describe(self.shape, self.dtype)}, {body})"
 
 
+class Hollow:
+    """Stands in for a value a trace did not keep (see :mod:`tenferro.core.trace`): its
+    shape and dtype only, so that rules can still ask for them."""
+
+    __slots__ = ("shape", "dtype")
+
+    def __init__(self, shape: tuple[int, ...], dtype: np.dtype):
+        self.shape = shape
+        self.dtype = dtype
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64))
+
+
 def check_shape(shape: Any, where: str) -> tuple[int, ...]:
     """``shape`` as a tuple of non-negative ints, or ArgumentError: a string, floats, bools,
     more than MAX_DIMS dims or more elements than memory can address are refused."""

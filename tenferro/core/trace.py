@@ -1,14 +1,20 @@
-"""The trace: one :class:`Node` per recorded op, linked to the nodes of its inputs.
+"""The trace: one :class:`Node` per recorded op.
 
-A result holds its node; a node holds its op's inputs, whose own nodes hold theirs, so a
-result keeps its whole recorded program alive, and nothing is consumed by a backward pass
-(which is why ``backward`` can run twice without ``retain_graph``).
+A recorded result (an EagerTensor) holds the node that made it. For each argument of its
+op, a node holds two things: the argument as the op's VJP rule will see it (``inputs``: an
+EagerTensor or a Python scalar) and its *parent* (``parents``): the node that computed it,
+the variable itself, or None for a constant or scalar, where gradients stop. Nodes and
+variables are the *vertices* of the graph; the walkers (``graph.py``, ``sweep.py``) follow
+parents only.
+
+A result keeps its whole recorded program alive through its node, and nothing is consumed
+by a backward pass, which is why ``backward`` can run twice without ``retain_graph``.
 
 A node keeps only the values its VJP reads (the spec's ``residuals``, like the tensors a
-PyTorch autograd node saves). In place of a value it does not keep, it holds a *handle*
-with the value's shape and dtype only: the producing :class:`Node` for a recorded result
-(so the graph stays linked), a :class:`Hollow` for a constant. A value nobody needs is
-then freed as soon as the user drops it.
+PyTorch autograd node saves). An argument whose value it does not read is recorded as a
+*hollow copy*: an EagerTensor with the same parent, shape and dtype, whose value is a
+:class:`~tenferro.core.tensor.Hollow`. A value nobody needs is then freed as soon as the
+user drops it, and a rule that reads one anyway gets a RuleError naming the op.
 """
 
 from __future__ import annotations
@@ -19,26 +25,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .tensor import Hollow
+
 if TYPE_CHECKING:
+    from .eager import EagerTensor
     from .registry import OpSpec
 
-
-class Hollow:
-    """The handle of a constant whose value a node did not keep: shape and dtype only."""
-
-    __slots__ = ("shape", "dtype")
-
-    def __init__(self, shape: tuple[int, ...], dtype: np.dtype):
-        self.shape = shape
-        self.dtype = dtype
-
-    @property
-    def ndim(self) -> int:
-        return len(self.shape)
-
-    def describe(self) -> str:
-        return "a constant"
-
+#: A vertex of the graph: a Node for a recorded result, the EagerTensor for a variable.
+Vertex = Any
 
 #: Node creation order. A node is always created after the nodes of its inputs, so
 #: sorting by ``seq`` is a topological order, and the reverse sweep can take nodes in
@@ -46,26 +40,29 @@ class Hollow:
 _SEQUENCE = itertools.count()
 
 
-class Node:
-    """How one result was computed: the op, its arguments as recorded (EagerTensors, or
-    handles where the VJP does not read the value, or Python scalars), its static params,
-    the result's value (None when the VJP does not read it), shape and dtype, and its
-    creation number. A node is also the handle of its result's shape and dtype."""
+class Node(Hollow):
+    """How one result was computed: the op's spec, its arguments as recorded (``inputs``)
+    and their ``parents``, its static params, the result's value (None when the VJP does
+    not read it), and the node's creation number.
 
-    __slots__ = ("spec", "inputs", "params", "value", "shape", "dtype", "seq")
+    A node knows its result's shape and dtype, so it is also the Hollow that stands for
+    the result's value where a trace did not keep it."""
 
-    def __init__(self, spec: OpSpec, inputs: tuple[Any, ...], params: Mapping[str, Any], out: np.ndarray):
+    __slots__ = ("spec", "inputs", "parents", "params", "value", "seq")
+
+    def __init__(
+        self,
+        spec: OpSpec,
+        inputs: tuple[EagerTensor | Any, ...],
+        parents: tuple[Vertex | None, ...],
+        params: Mapping[str, Any],
+        out: np.ndarray,
+    ):
         self.seq = next(_SEQUENCE)
         self.spec = spec
         self.inputs = inputs
+        self.parents = parents
         self.params = params
         self.value = out if spec.keeps_out else None
         self.shape = out.shape
         self.dtype = out.dtype
-
-    @property
-    def ndim(self) -> int:
-        return len(self.shape)
-
-    def describe(self) -> str:
-        return f"the result of {self.spec.name}"

@@ -197,7 +197,7 @@ def _run_vjp(rt: EagerRuntime, out: EagerTensor, g: np.ndarray) -> tuple[Any, ..
     with rt.no_grad():
 
         def vjp(s: Any) -> Any:
-            handle = node if node.value is None else EagerTensor(node.value, rt, node)
+            handle = EagerTensor(node.value if node.value is not None else node, rt, node)
             return spec.vjp(s, rt.constant_from(Tensor(g)), node.inputs, handle, **node.params)
 
         return tuple(rt.with_eager_session(vjp))
