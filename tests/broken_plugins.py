@@ -51,6 +51,18 @@ def _detached_vjp(s, g, inputs, out):
     return (s.mul(g, cos),)
 
 
+def _triple_vjp(detached):
+    """VJP of 3x that takes g out of the graph where ``detached(x)``: right values, but
+    there the second derivative in the cotangent is lost."""
+
+    def vjp(s, g, inputs, out):
+        if detached(np.asarray(inputs[0])):
+            g = s.runtime.constant_from(Tensor.from_numpy(np.asarray(g)))
+        return (s.mul(g, 3.0),)
+
+    return vjp
+
+
 def _relu_vjp(s, g, inputs, out):
     (x,) = inputs
     return (s.where_select(s.compare(x, 0.0, "gt"), g, 0.0),)
@@ -101,5 +113,14 @@ OUT_OF_DOMAIN = _OnePlugin(
         forward=np.log,
         vjp=lambda s, g, inputs, out: (s.div(g, inputs[0]),),
         sample=_unary(-3.0, -0.5),  # log of negatives: nan everywhere
+    )
+)
+SOMETIMES_WRONG_SECOND_ORDER = _OnePlugin(
+    OpSpec(
+        name="triple_partly_flat",
+        inputs=("x",),
+        forward=lambda x: 3.0 * x,
+        vjp=_triple_vjp(detached=lambda x: bool(np.any(x > 2.0))),
+        sample=_unary(),
     )
 )

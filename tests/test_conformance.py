@@ -2,19 +2,25 @@
 
 import pathlib
 
+import broken_plugins
 import numpy as np
 import pytest
 
+from tenferro import OpSpec
 from tenferro.core.registry import default_registry
+from tenferro.testing import checks, strategies
+from tenferro.testing.checks import CHECKS
 from tenferro.testing.conformance import (
     ConformanceFailure,
     check_op,
     check_plugin,
     conformance_runtime,
+    current_settings,
     expected_failures,
     run_check,
     selected,
 )
+from tenferro.testing.oracle import CONVERGED, COTANGENT, NOT_CONVERGED, Comparison, FiniteDifference
 
 RT = conformance_runtime()
 BUILTIN = list(selected(RT.registry, ["all"]))
@@ -52,7 +58,8 @@ CAUGHT = {
     "WRONG_COUNT": ({"vjp_shapes", "vjp_fd", "vjp2_fd"}, "the VJP returned 2 cotangents for 1 inputs"),
     "ZERO_SECOND_ORDER": ({"vjp2_fd"}, "second order along input 0 ('x'): AD 0 vs finite differences"),
     "KINK_SAMPLER": ({"vjp_fd", "vjp2_fd"}, "or the sample sits on a kink the strategy should avoid"),
-    "OUT_OF_DOMAIN": ({"vjp_fd"}, "the op's sample strategy leaves its domain"),
+    "OUT_OF_DOMAIN": ({"vjp_fd"}, "the op gave nan or inf within the finite-difference step"),
+    "SOMETIMES_WRONG_SECOND_ORDER": ({"vjp2_fd"}, "second order along the cotangent u: AD"),
 }
 
 
@@ -108,8 +115,6 @@ def test_python_api(pytester):
     outcomes = check_op(default_registry()["sin"], rt=RT, max_examples=3)
     assert {o.status for o in outcomes} == {"passed"} and len(outcomes) == 10
     assert outcomes[0].id == "elementwise::sin::forward"
-    import broken_plugins
-
     broken = conformance_runtime([("vjp_off", broken_plugins.VJP_OFF)])
     with pytest.raises(ConformanceFailure, match="1 of 9 checks failed") as info:
         check_plugin("vjp_off", rt=broken, max_examples=5)
@@ -154,3 +159,56 @@ def test_float32_check_uses_rounded_inputs():
     f64 = _forward(RT, RT.registry["tan"], SampleInput((x.astype(np.float64),)))
     assert f32.dtype == np.float32
     assert abs(float(f32[0]) - float(f64[0])) < 64 * np.finfo(np.float32).eps * abs(float(f64[0]))
+
+
+#: a · exp(b) · exp(-b): its value ignores b, up to rounding
+IGNORES_B = OpSpec(
+    name="ignores_b",
+    inputs=("a", "b"),
+    forward=lambda a, b: a * np.exp(b) * np.exp(-b),
+    vjp=lambda s, g, inputs, out: (g, None),
+    sample=lambda: strategies.same_shape_arrays(2),
+)
+
+
+def test_a_zero_derivative_through_rounding_noise_passes_vjp_fd():
+    """Along b the value is constant but for rounding: finite differences must converge to
+    0, not reject the sample as if it had left the op's domain."""
+    rt = conformance_runtime([broken_plugins._OnePlugin(IGNORES_B)])
+    run_check(rt, rt.registry["ignores_b"], CHECKS["vjp_fd"], current_settings(max_examples=10))
+
+
+def _oracle_proving_only(proving):
+    """A stand-in for an oracle check whose finite differences converge (to 1, against AD 0)
+    only for the directions ``proving(only)``, and do not converge for the others."""
+
+    def oracle(rt, spec, sample, seed, only=None):
+        if proving(only):
+            return Comparison(0.0, FiniteDifference(1.0, 1e-12, CONVERGED), 1e-6)
+        return Comparison(0.0, FiniteDifference(np.nan, np.nan, NOT_CONVERGED), np.nan)
+
+    return oracle
+
+
+@pytest.mark.parametrize(
+    "proving, reported",
+    [
+        (lambda only: only is None, "second order (moving every input and the cotangent together): AD 0 vs"),
+        (lambda only: only in (None, COTANGENT), "second order along the cotangent u: AD 0 vs"),
+    ],
+)
+def test_a_proven_second_order_mismatch_is_reported_whatever_localising_finds(monkeypatch, proving, reported):
+    """Moving x and u together proves the VJP's derivative wrong. Moving them one at a time
+    (to say which is wrong) may not converge, e.g. for a derivative that is exactly 0 along
+    x: the proven mismatch must still be reported, not the sample rejected."""
+    monkeypatch.setattr(checks, "check_second_order", _oracle_proving_only(proving))
+    with pytest.raises(ConformanceFailure) as info:
+        run_check(RT, RT.registry["sin"], CHECKS["vjp2_fd"], current_settings(max_examples=3))
+    assert reported in str(info.value) and "rejected" not in str(info.value)
+
+
+def test_a_proven_first_order_mismatch_is_reported_when_another_input_does_not_converge(monkeypatch):
+    monkeypatch.setattr(checks, "check_first_order", _oracle_proving_only(lambda only: only == 1))
+    with pytest.raises(ConformanceFailure) as info:
+        run_check(RT, RT.registry["add_any"], CHECKS["vjp_fd"], current_settings(max_examples=3))
+    assert "input 1 ('b'): AD 0 vs finite differences 1" in str(info.value)

@@ -8,9 +8,10 @@ the check, with hypothesis's reproduction blob.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, NoReturn
 
 import numpy as np
 from hypothesis import reject
@@ -28,13 +29,23 @@ class CheckFailed(AssertionError):
     """A conformance check found the op wrong; the message says how."""
 
 
+#: Why a sample was rejected (no verdict on it): keys of ``Tally.rejected``.
+NOTHING_TO_DIFFERENTIATE = "nothing to differentiate"
+
+
 @dataclass
 class Tally:
-    """How many samples a check drew and how many it rejected (finite differences that did
-    not converge): too many rejections mean the op's sample strategy leaves its domain."""
+    """How many samples a check drew, and how many it rejected for each reason (finite
+    differences that met non-finite values or did not converge, or nothing to differentiate):
+    too many rejections mean the op's sample strategy leaves its domain or meets kinks."""
 
     drawn: int = 0
-    rejected: int = 0
+    rejected: Counter[str] = field(default_factory=Counter)
+
+    def reject(self, why: str) -> NoReturn:
+        """Count the current sample as rejected for ``why`` and tell hypothesis so."""
+        self.rejected[why] += 1
+        reject()
 
 
 @dataclass(frozen=True)
@@ -56,8 +67,7 @@ def _draw(spec: OpSpec, data: Any, tally: Tally, differentiable: bool = False) -
     sample = data.draw(spec.sample(), label="sample")
     tally.drawn += 1
     if differentiable and not differentiable_positions(spec, sample):
-        tally.rejected += 1
-        reject()  # nothing to differentiate in this sample (all constants)
+        tally.reject(NOTHING_TO_DIFFERENTIATE)  # all constants
     return sample
 
 
@@ -137,21 +147,34 @@ def check_float32(rt: EagerRuntime, spec: OpSpec, data: Any, tally: Tally) -> No
 
 
 # -- derivatives -------------------------------------------------------------------------
-def _fd_outcome(result: Comparison, tally: Tally, what: str) -> None:
-    if not result.fd_success:
-        tally.rejected += 1
-        reject()  # finite differences did not converge here: no verdict on this sample
-    if not result.ok:
-        raise CheckFailed(f"{what}: {result} (or the sample sits on a kink the strategy should avoid)")
+def _mismatch(what: str, result: Comparison) -> CheckFailed:
+    return CheckFailed(f"{what}: {result} (or the sample sits on a kink the strategy should avoid)")
+
+
+def _verdict(results: list[tuple[str, Comparison]], tally: Tally) -> None:
+    """Fail on the first comparison that proves AD wrong (its finite differences converged
+    and disagree); only when none does, reject the sample if some did not converge."""
+    for what, result in results:
+        if result.proven_wrong:
+            raise _mismatch(what, result)
+    for _, result in results:
+        if not result.fd.converged:
+            tally.reject(result.fd.outcome)  # no verdict on this sample
+
+
+def _along(spec: OpSpec, only: int) -> str:
+    return "the cotangent u" if only == COTANGENT else f"input {only} ({spec.inputs[only]!r})"
 
 
 def check_vjp_fd(rt: EagerRuntime, spec: OpSpec, data: Any, tally: Tally) -> None:
     """⟨VJP(u), v⟩ matches scipy.differentiate's d/dt ⟨u, f(x + t v)⟩, input by input."""
     sample = _draw(spec, data, tally, differentiable=True)
     seed = data.draw(_seeds(), label="seed")
-    for index in differentiable_positions(spec, sample):
-        result = check_first_order(rt, spec, sample, seed, only=index)
-        _fd_outcome(result, tally, f"input {index} ({spec.inputs[index]!r})")
+    results = [
+        (_along(spec, index), check_first_order(rt, spec, sample, seed, only=index))
+        for index in differentiable_positions(spec, sample)
+    ]
+    _verdict(results, tally)
 
 
 def check_vjp2_fd(rt: EagerRuntime, spec: OpSpec, data: Any, tally: Tally) -> None:
@@ -167,12 +190,13 @@ def check_vjp2_fd(rt: EagerRuntime, spec: OpSpec, data: Any, tally: Tally) -> No
             return
         raise CheckFailed("declares second_order=False, but a second derivative did not raise NotDifferentiable")
     result = check_second_order(rt, spec, sample, seed)
-    if result.fd_success and not result.ok:
-        for only in [*differentiable_positions(spec, sample), COTANGENT]:  # localise it
+    if result.proven_wrong:  # say along which input, if moving one at a time shows it
+        for only in [*differentiable_positions(spec, sample), COTANGENT]:
             single = check_second_order(rt, spec, sample, seed, only=only)
-            name = "the cotangent u" if only == COTANGENT else f"input {only} ({spec.inputs[only]!r})"
-            _fd_outcome(single, tally, f"second order along {name}")
-    _fd_outcome(result, tally, "second order")
+            if single.proven_wrong:
+                raise _mismatch(f"second order along {_along(spec, only)}", single)
+        raise _mismatch("second order (moving every input and the cotangent together)", result)
+    _verdict([("second order", result)], tally)
 
 
 def _seeds() -> Any:

@@ -31,7 +31,9 @@ from tenferro.core.engine import CpuEngine
 from tenferro.core.registry import OpSpec, Registry
 from tenferro.core.runtime import EagerRuntime
 
-from .checks import CHECKS, Check, CheckFailed, Tally
+from .checks import CHECKS, NOTHING_TO_DIFFERENTIATE, Check, CheckFailed, Tally
+from .oracle import NON_FINITE, NOT_CONVERGED
+from .strategies import FD_STEP
 
 #: The file of expected failures a plugin may ship next to its module.
 XFAIL_FILE = "tenferro-xfail.txt"
@@ -89,22 +91,34 @@ def run_check(rt: EagerRuntime, spec: OpSpec, check: Check, hypothesis_settings:
         else:
             check.run(rt, spec, None, tally)
     except (Unsatisfiable, FailedHealthCheck):
-        raise ConformanceFailure(_domain_report(spec, check, "every sample")) from None
+        raise ConformanceFailure(_domain_report(spec, check, tally)) from None
     except Exception as exc:
         raise ConformanceFailure(_report(where, spec, check, exc)) from None
-    if tally.drawn >= 5 and tally.rejected > MAX_REJECTED * tally.drawn:
-        raise ConformanceFailure(_domain_report(spec, check, f"{tally.rejected} of {tally.drawn} samples"))
+    if tally.drawn >= 5 and tally.rejected.total() > MAX_REJECTED * tally.drawn:
+        raise ConformanceFailure(_domain_report(spec, check, tally))
 
 
 def _rerun(spec: OpSpec, check: Check) -> str:
     return f"rerun: pytest --tenferro-conformance={spec.plugin} -k '{spec.name} and {check.name}'"
 
 
-def _domain_report(spec: OpSpec, check: Check, how_many: str) -> str:
+#: What each reason for rejecting a sample says about the op's sample strategy.
+_REJECTIONS = {
+    NON_FINITE: "the op gave nan or inf within the finite-difference step: the op's sample strategy leaves its domain",
+    NOT_CONVERGED: "finite differences did not converge: a kink, a pole or noisy values within the step",
+    NOTHING_TO_DIFFERENTIATE: "no input to differentiate: every tensor argument was a constant",
+}
+
+
+def _domain_report(spec: OpSpec, check: Check, tally: Tally) -> str:
+    rejected = tally.rejected.total()
+    how_many = "every sample" if rejected >= tally.drawn else f"{rejected} of {tally.drawn} samples"
+    reasons = "\n".join(f"  {count} x {_REJECTIONS[why]}" for why, count in tally.rejected.most_common())
     return (
-        f"{spec.plugin}::{spec.name}::{check.name}: {how_many} had to be rejected (finite differences did "
-        f"not converge, or there was nothing to differentiate): the op's sample strategy leaves its domain; "
-        f"keep samples away from kinks and poles (tenferro.testing.strategies.MARGIN)\n{_rerun(spec, check)}"
+        f"{spec.plugin}::{spec.name}::{check.name}: {how_many} had to be rejected, too many for a verdict:\n"
+        f"{reasons}\n"
+        f"keep samples inside the domain and at least tenferro.testing.strategies.MARGIN from kinks and poles "
+        f"(finite differences step at most FD_STEP = {FD_STEP} along each input)\n{_rerun(spec, check)}"
     )
 
 
