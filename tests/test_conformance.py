@@ -8,7 +8,7 @@ import pytest
 
 from tenferro import OpSpec
 from tenferro.core.registry import default_registry
-from tenferro.testing import checks, strategies
+from tenferro.testing import derivative_checks, strategies
 from tenferro.testing.checks import CHECKS
 from tenferro.testing.conformance import (
     ConformanceFailure,
@@ -152,11 +152,11 @@ def test_float32_check_uses_rounded_inputs():
     """float32 results are compared with float64 on the same rounded inputs, so a
     steep function (tan near its pole) is not blamed for the input's rounding."""
     from tenferro.core.registry import SampleInput
-    from tenferro.testing.checks import _forward
+    from tenferro.testing.harness import forward
 
     x = np.array([1.3], np.float32)
-    f32 = _forward(RT, RT.registry["tan"], SampleInput((x,)))
-    f64 = _forward(RT, RT.registry["tan"], SampleInput((x.astype(np.float64),)))
+    f32 = forward(RT, RT.registry["tan"], SampleInput((x,)))
+    f64 = forward(RT, RT.registry["tan"], SampleInput((x.astype(np.float64),)))
     assert f32.dtype == np.float32
     assert abs(float(f32[0]) - float(f64[0])) < 64 * np.finfo(np.float32).eps * abs(float(f64[0]))
 
@@ -201,14 +201,14 @@ def test_a_proven_second_order_mismatch_is_reported_whatever_localising_finds(mo
     """Moving x and u together proves the VJP's derivative wrong. Moving them one at a time
     (to say which is wrong) may not converge, e.g. for a derivative that is exactly 0 along
     x: the proven mismatch must still be reported, not the sample rejected."""
-    monkeypatch.setattr(checks, "check_second_order", _oracle_proving_only(proving))
+    monkeypatch.setattr(derivative_checks, "check_second_order", _oracle_proving_only(proving))
     with pytest.raises(ConformanceFailure) as info:
         run_check(RT, RT.registry["sin"], CHECKS["vjp2_fd"], current_settings(max_examples=3))
     assert reported in str(info.value) and "rejected" not in str(info.value)
 
 
 def test_a_proven_first_order_mismatch_is_reported_when_another_input_does_not_converge(monkeypatch):
-    monkeypatch.setattr(checks, "check_first_order", _oracle_proving_only(lambda only: only == 1))
+    monkeypatch.setattr(derivative_checks, "check_first_order", _oracle_proving_only(lambda only: only == 1))
     with pytest.raises(ConformanceFailure) as info:
         run_check(RT, RT.registry["add_any"], CHECKS["vjp_fd"], current_settings(max_examples=3))
     assert "input 1 ('b'): AD 0 vs finite differences 1" in str(info.value)

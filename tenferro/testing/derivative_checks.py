@@ -1,0 +1,98 @@
+"""Checks of an op's derivatives: its VJP against finite differences (first and second
+order), the cotangents' shapes, and a zero cotangent."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from tenferro.core.eager import EagerTensor
+from tenferro.core.errors import NotDifferentiable
+from tenferro.core.registry import OpSpec
+from tenferro.core.runtime import EagerRuntime
+
+from .harness import CheckFailed, Tally, draw, recorded, run_vjp, seeds
+from .oracle import COTANGENT, Comparison, check_first_order, check_second_order, differentiable_positions
+
+
+def _mismatch(what: str, result: Comparison) -> CheckFailed:
+    return CheckFailed(f"{what}: {result} (or the sample sits on a kink the strategy should avoid)")
+
+
+def _verdict(results: list[tuple[str, Comparison]], tally: Tally) -> None:
+    """Fail on the first comparison that proves AD wrong (its finite differences converged
+    and disagree); only when none does, reject the sample if some did not converge."""
+    for what, result in results:
+        if result.proven_wrong:
+            raise _mismatch(what, result)
+    for _, result in results:
+        if not result.fd.converged:
+            tally.reject(result.fd.outcome)  # no verdict on this sample
+
+
+def _along(spec: OpSpec, only: int) -> str:
+    return "the cotangent u" if only == COTANGENT else f"input {only} ({spec.inputs[only]!r})"
+
+
+def check_vjp_fd(rt: EagerRuntime, spec: OpSpec, data: Any, tally: Tally) -> None:
+    """⟨VJP(u), v⟩ matches scipy.differentiate's d/dt ⟨u, f(x + t v)⟩, input by input."""
+    sample = draw(spec, data, tally, differentiable=True)
+    seed = data.draw(seeds(), label="seed")
+    results = [
+        (_along(spec, index), check_first_order(rt, spec, sample, seed, only=index))
+        for index in differentiable_positions(spec, sample)
+    ]
+    _verdict(results, tally)
+
+
+def check_vjp2_fd(rt: EagerRuntime, spec: OpSpec, data: Any, tally: Tally) -> None:
+    """The VJP is differentiable: the gradient of ⟨VJP(u), w⟩ (from rt.grad of the recorded
+    VJP) matches finite differences. For a spec that declares no second order, asking for
+    one raises NotDifferentiable instead."""
+    sample = draw(spec, data, tally, differentiable=True)
+    seed = data.draw(seeds(), label="seed")
+    if not spec.second_order:
+        try:
+            check_second_order(rt, spec, sample, seed)
+        except NotDifferentiable:
+            return
+        raise CheckFailed("declares second_order=False, but a second derivative did not raise NotDifferentiable")
+    result = check_second_order(rt, spec, sample, seed)
+    if result.proven_wrong:  # say along which input, if moving one at a time shows it
+        for only in [*differentiable_positions(spec, sample), COTANGENT]:
+            single = check_second_order(rt, spec, sample, seed, only=only)
+            if single.proven_wrong:
+                raise _mismatch(f"second order along {_along(spec, only)}", single)
+        raise _mismatch("second order (moving every input and the cotangent together)", result)
+    _verdict([("second order", result)], tally)
+
+
+def check_vjp_shapes(rt: EagerRuntime, spec: OpSpec, data: Any, tally: Tally) -> None:
+    """The VJP returns one cotangent per input, each None or of its input's shape and dtype
+    (broadcast axes summed back, mixed precision cast back)."""
+    sample = draw(spec, data, tally, differentiable=True)
+    args, out = recorded(rt, spec, sample)
+    cotangents = run_vjp(rt, out, np.ones(out.shape, out.dtype))
+    if len(cotangents) != len(args):
+        raise CheckFailed(f"the VJP returned {len(cotangents)} cotangents for {len(args)} inputs")
+    for index in differentiable_positions(spec, sample):
+        ct = cotangents[index]
+        if ct is None:
+            continue
+        if not isinstance(ct, EagerTensor):
+            raise CheckFailed(f"input {index} ({spec.inputs[index]!r}): the cotangent is a {type(ct).__name__}")
+        if ct.shape != args[index].shape or ct.dtype != args[index].dtype:
+            raise CheckFailed(
+                f"input {index} ({spec.inputs[index]!r}) is {args[index].dtype}{list(args[index].shape)} but its "
+                f"cotangent is {ct.dtype}{list(ct.shape)} (missing unbroadcast or cast?)"
+            )
+
+
+def check_zero_cotangent(rt: EagerRuntime, spec: OpSpec, data: Any, tally: Tally) -> None:
+    """A zero cotangent gives zero (or None) cotangents: the VJP is linear in it."""
+    sample = draw(spec, data, tally, differentiable=True)
+    _, out = recorded(rt, spec, sample)
+    for index, ct in enumerate(run_vjp(rt, out, np.zeros(out.shape, out.dtype))):
+        if isinstance(ct, EagerTensor) and np.any(np.asarray(ct) != 0):
+            raise CheckFailed(f"input {index} ({spec.inputs[index]!r}): a zero cotangent gave a non-zero one")
