@@ -124,3 +124,14 @@ SOMETIMES_WRONG_SECOND_ORDER = _OnePlugin(
         sample=_unary(),
     )
 )
+UNDECLARED_RESIDUAL = _OnePlugin(
+    OpSpec(
+        name="sin_forgetful",
+        inputs=("x",),
+        forward=np.sin,
+        vjp=lambda s, g, inputs, out: (s.mul(g, s.cos(inputs[0])),),  # reads x ...
+        residuals=("out",),  # ... but declares only out, so x is dropped when it is not a variable
+        sample=_unary(),
+        reference=np.sin,
+    )
+)

@@ -45,6 +45,8 @@ def test_every_builtin_op_gets_the_derivative_checks():
         if spec.vjp is not None:
             for name in ("vjp_fd", "vjp2_fd", "vjp_shapes", "zero_cotangent"):
                 assert (spec.name, name) in checked, (spec.name, name)
+            # residuals=None keeps every value: nothing to check
+            assert ((spec.name, "residuals") in checked) == (spec.residuals is not None)
     assert len(BUILTIN) > 300
 
 
@@ -60,6 +62,7 @@ CAUGHT = {
     "KINK_SAMPLER": ({"vjp_fd", "vjp2_fd"}, "or the sample sits on a kink the strategy should avoid"),
     "OUT_OF_DOMAIN": ({"vjp_fd"}, "the op gave nan or inf within the finite-difference step"),
     "SOMETIMES_WRONG_SECOND_ORDER": ({"vjp2_fd"}, "second order along the cotangent u: AD"),
+    "UNDECLARED_RESIDUAL": ({"residuals"}, "residuals=('out',) does not list it"),
 }
 
 
@@ -113,7 +116,7 @@ def test_expected_failures_are_strict(pytester):
 
 def test_python_api(pytester):
     outcomes = check_op(default_registry()["sin"], rt=RT, max_examples=3)
-    assert {o.status for o in outcomes} == {"passed"} and len(outcomes) == 10
+    assert {o.status for o in outcomes} == {"passed"} and len(outcomes) == 11
     assert outcomes[0].id == "elementwise::sin::forward"
     broken = conformance_runtime([("vjp_off", broken_plugins.VJP_OFF)])
     with pytest.raises(ConformanceFailure, match="1 of 9 checks failed") as info:

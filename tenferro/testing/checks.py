@@ -15,7 +15,13 @@ from typing import Any
 from tenferro.core.registry import OpSpec
 from tenferro.core.runtime import EagerRuntime
 
-from .derivative_checks import check_vjp2_fd, check_vjp_fd, check_vjp_shapes, check_zero_cotangent
+from .derivative_checks import (
+    check_residuals,
+    check_vjp2_fd,
+    check_vjp_fd,
+    check_vjp_shapes,
+    check_zero_cotangent,
+)
 from .harness import NOTHING_TO_DIFFERENTIATE, CheckFailed, Tally, is_differentiable
 from .value_checks import (
     check_deterministic,
@@ -53,6 +59,7 @@ CHECKS: dict[str, Check] = {
         Check("vjp2_fd", check_vjp2_fd, is_differentiable),
         Check("vjp_shapes", check_vjp_shapes, is_differentiable),
         Check("zero_cotangent", check_zero_cotangent, is_differentiable),
+        Check("residuals", check_residuals, lambda spec: is_differentiable(spec) and spec.residuals is not None),
         Check("no_mutation", check_no_mutation),
         Check("no_alias", check_no_alias),
         Check("deterministic", check_deterministic),

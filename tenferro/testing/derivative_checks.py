@@ -1,5 +1,5 @@
 """Checks of an op's derivatives: its VJP against finite differences (first and second
-order), the cotangents' shapes, and a zero cotangent."""
+order), the cotangents' shapes, a zero cotangent, and the values the VJP reads."""
 
 from __future__ import annotations
 
@@ -8,9 +8,10 @@ from typing import Any
 import numpy as np
 
 from tenferro.core.eager import EagerTensor
-from tenferro.core.errors import NotDifferentiable
-from tenferro.core.registry import OpSpec
+from tenferro.core.errors import NotDifferentiable, RuleError
+from tenferro.core.registry import OpSpec, SampleInput
 from tenferro.core.runtime import EagerRuntime
+from tenferro.core.tensor import Tensor
 
 from .harness import CheckFailed, Tally, draw, recorded, run_vjp, seeds
 from .oracle import COTANGENT, Comparison, check_first_order, check_second_order, differentiable_positions
@@ -96,3 +97,33 @@ def check_zero_cotangent(rt: EagerRuntime, spec: OpSpec, data: Any, tally: Tally
     for index, ct in enumerate(run_vjp(rt, out, np.zeros(out.shape, out.dtype))):
         if isinstance(ct, EagerTensor) and np.any(np.asarray(ct) != 0):
             raise CheckFailed(f"input {index} ({spec.inputs[index]!r}): a zero cotangent gave a non-zero one")
+
+
+def check_residuals(rt: EagerRuntime, spec: OpSpec, data: Any, tally: Tally) -> None:
+    """The VJP reads only the input values the spec lists in ``residuals``: each input passed
+    as an intermediate result (whose unlisted value the trace drops), not as a variable
+    (always kept), gives the same gradients."""
+    sample = draw(spec, data, tally, differentiable=True)
+    expected = _gradients(rt, spec, sample)
+    for index in differentiable_positions(spec, sample):
+        name = spec.inputs[index]
+        try:
+            got = _gradients(rt, spec, sample, through=index)
+        except RuleError as exc:
+            raise CheckFailed(
+                f"input {index} ({name!r}) as an intermediate result: {exc}\nthe VJP reads the value of {name!r}, "
+                f"but residuals={spec.residuals!r} does not list it, so backward fails whenever {name!r} is not a "
+                f"variable"
+            ) from None
+        if got != expected:
+            raise CheckFailed(
+                f"input {index} ({name!r}) as an intermediate result gives other gradients than as a variable"
+            )
+
+
+def _gradients(rt: EagerRuntime, spec: OpSpec, sample: SampleInput, through: int | None = None) -> list[Any]:
+    """The bytes of each variable's gradient after ``backward_with(ones)`` through the op."""
+    args, out = recorded(rt, spec, sample, through)
+    out.backward_with(rt.constant_from(Tensor.from_numpy(np.ones(out.shape, out.dtype))))
+    grads = [args[i].grad() for i in differentiable_positions(spec, sample)]
+    return [None if g is None else g.to_numpy().tobytes() for g in grads]

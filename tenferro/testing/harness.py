@@ -76,13 +76,22 @@ def seeds() -> Any:
     return st.integers(0, 2**32 - 1)
 
 
-def recorded(rt: EagerRuntime, spec: OpSpec, sample: SampleInput) -> tuple[list[Any], EagerTensor]:
-    """The op called on variables (at differentiable positions) and constants."""
+def recorded(
+    rt: EagerRuntime, spec: OpSpec, sample: SampleInput, through: int | None = None
+) -> tuple[list[Any], EagerTensor]:
+    """The op called on variables (at differentiable positions) and constants. With
+    ``through``, that input reaches the op as an intermediate result (its variable times 1),
+    whose value the trace keeps only if the spec lists it in ``residuals``."""
     positions = differentiable_positions(spec, sample)
     args = [
         rt.variable_from(Tensor.from_numpy(a)) if i in positions else const(rt, a) for i, a in enumerate(sample.args)
     ]
-    return args, call(rt, spec, args, sample.params)
+
+    def body(s: Any) -> EagerTensor:
+        called = [s.mul(a, 1.0) if i == through else a for i, a in enumerate(args)]
+        return getattr(s, spec.name)(*called, **sample.params)
+
+    return args, rt.with_eager_session(body)
 
 
 def run_vjp(rt: EagerRuntime, out: EagerTensor, g: np.ndarray) -> tuple[Any, ...]:
