@@ -32,6 +32,8 @@ def _ops(args: argparse.Namespace) -> int:
     width = max(len(spec.signature) for spec in specs)
     for spec in specs:
         print(f"{spec.plugin:<12} {spec.signature:<{width}}  {spec.summary}")
+        for kink in spec.kinks:  # the conventions the conformance suite checks
+            print(f"{'':<12}   kink: {kink.describe(spec.name, spec.inputs)}")
     print(f"{len(specs)} ops from {len(registry.plugins)} plugins")
     return 0
 

@@ -3,7 +3,7 @@ named in tests/test_conformance.py. Each is a plugin object with one op."""
 
 import numpy as np
 
-from tenferro import OpSpec, Tensor, hookimpl
+from tenferro import Kink, OpSpec, Tensor, hookimpl
 from tenferro.core.registry import SampleInput
 
 
@@ -16,11 +16,11 @@ class _OnePlugin:
         registry.add(self.spec)
 
 
-def _unary(low=-3.0, high=3.0):
+def _unary(low=-3.0, high=3.0, avoid=()):
     def sample():
         from tenferro.testing.strategies import unary
 
-        return unary(low, high)
+        return unary(low, high, avoid)
 
     return sample
 
@@ -61,6 +61,11 @@ def _triple_vjp(detached):
         return (s.mul(g, 3.0),)
 
     return vjp
+
+
+def _abs_vjp_one_at_zero(s, g, inputs, out):
+    (x,) = inputs
+    return (s.mul(g, s.where_select(s.compare(x, 0.0, "ge"), 1.0, -1.0)),)  # abs'(0) = 1: not as declared
 
 
 def _relu_vjp(s, g, inputs, out):
@@ -133,5 +138,16 @@ UNDECLARED_RESIDUAL = _OnePlugin(
         residuals=("out",),  # ... but declares only out, so x is dropped when it is not a variable
         sample=_unary(),
         reference=np.sin,
+    )
+)
+WRONG_AT_KINK = _OnePlugin(
+    OpSpec(
+        name="abs_kinked",
+        inputs=("x",),
+        forward=np.abs,
+        vjp=_abs_vjp_one_at_zero,
+        sample=_unary(avoid=(0.0,)),
+        reference=np.abs,
+        kinks=(Kink((np.array([0.0, -0.5]),), (np.array([0.0, -1.0]),)),),  # abs'(0) = 0, declared
     )
 )

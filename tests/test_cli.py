@@ -50,6 +50,18 @@ def test_ops_lists_every_op_with_plugin_and_signature(capsys):
     assert any(line.startswith("elementwise") and "compare(a, b, op)" in line for line in lines)
 
 
+def test_ops_prints_the_conventions_each_op_declares_at_its_kinks(capsys):
+    assert main(["ops"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    following = {line.split()[1]: lines[i + 1].strip() for i, line in enumerate(lines[:-1]) if not line[0].isspace()}
+    assert following["abs(x)"] == "kink: abs(x=[0.0, -0.0]) with g=1.0 gives x: [0.0, 0.0]"
+    assert (
+        following["maximum(a,"] == "kink: maximum(a=[1.0, 1.0, 3.0], b=1.0) with g=1.0 gives a: [0.5, 0.5, 1.0], b: 1.0"
+    )
+    assert following["sqrt(x)"] == "kink: sqrt(x=[0.0]) with g=1.0 gives x: [inf]"
+    assert not following["sin(x)"].startswith("kink:")
+
+
 def test_module_entry_point_runs():
     result = subprocess.run([sys.executable, "-m", "tenferro", "ops"], capture_output=True, text=True, check=True)
     assert "where_select(cond, a, b)" in result.stdout

@@ -47,7 +47,14 @@ def test_every_builtin_op_gets_the_derivative_checks():
                 assert (spec.name, name) in checked, (spec.name, name)
             # residuals=None keeps every value: nothing to check
             assert ((spec.name, "residuals") in checked) == (spec.residuals is not None)
+            assert ((spec.name, "kinks") in checked) == bool(spec.kinks)
     assert len(BUILTIN) > 300
+
+
+def test_every_builtin_op_whose_doc_states_a_convention_declares_its_kinks():
+    stating = {spec.name for spec in RT.registry if "convention" in spec.doc.lower()}
+    assert stating == {"sqrt", "abs", "pow", "maximum", "minimum", "reduce_max", "reduce_min"}
+    assert all(RT.registry[name].kinks for name in stating | {"sign", "clamp"})
 
 
 BROKEN = pathlib.Path(__file__).parent
@@ -63,6 +70,10 @@ CAUGHT = {
     "OUT_OF_DOMAIN": ({"vjp_fd"}, "the op gave nan or inf within the finite-difference step"),
     "SOMETIMES_WRONG_SECOND_ORDER": ({"vjp2_fd"}, "second order along the cotangent u: AD"),
     "UNDECLARED_RESIDUAL": ({"residuals"}, "residuals=('out',) does not list it"),
+    "WRONG_AT_KINK": (
+        {"kinks"},
+        "at the kink abs_kinked(x=[0.0, -0.5]) with g=1.0 gives x: [0.0, -1.0]: input 0 ('x') got [1.0, -1.0]",
+    ),
 }
 
 

@@ -16,6 +16,7 @@ from tenferro.core.registry import OpSpec
 from tenferro.core.runtime import EagerRuntime
 
 from .derivative_checks import (
+    check_kinks,
     check_residuals,
     check_vjp2_fd,
     check_vjp_fd,
@@ -60,6 +61,7 @@ CHECKS: dict[str, Check] = {
         Check("vjp_shapes", check_vjp_shapes, is_differentiable),
         Check("zero_cotangent", check_zero_cotangent, is_differentiable),
         Check("residuals", check_residuals, lambda spec: is_differentiable(spec) and spec.residuals is not None),
+        Check("kinks", check_kinks, lambda spec: is_differentiable(spec) and bool(spec.kinks), uses_samples=False),
         Check("no_mutation", check_no_mutation),
         Check("no_alias", check_no_alias),
         Check("deterministic", check_deterministic),

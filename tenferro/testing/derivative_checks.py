@@ -1,5 +1,6 @@
 """Checks of an op's derivatives: its VJP against finite differences (first and second
-order), the cotangents' shapes, a zero cotangent, and the values the VJP reads."""
+order), the cotangents' shapes, a zero cotangent, the values the VJP reads, and the
+conventions the spec declares at its kinks."""
 
 from __future__ import annotations
 
@@ -127,3 +128,28 @@ def _gradients(rt: EagerRuntime, spec: OpSpec, sample: SampleInput, through: int
     out.backward_with(rt.constant_from(Tensor.from_numpy(np.ones(out.shape, out.dtype))))
     grads = [args[i].grad() for i in differentiable_positions(spec, sample)]
     return [None if g is None else g.to_numpy().tobytes() for g in grads]
+
+
+def check_kinks(rt: EagerRuntime, spec: OpSpec, data: Any, tally: Tally) -> None:
+    """At each point the spec declares in ``kinks``, the VJP gives the declared cotangents:
+    the op's documented convention where it is not differentiable (samples avoid kinks, so
+    nothing else checks it)."""
+    for kink in spec.kinks:
+        _, out = recorded(rt, spec, SampleInput(tuple(kink.args), kink.params))
+        g = np.broadcast_to(np.asarray(kink.g, out.dtype), out.shape).copy()
+        for index, (got, expected) in enumerate(zip(run_vjp(rt, out, g), kink.cotangents)):
+            if not _same_cotangent(got, expected):
+                shown = None if got is None else np.asarray(got).tolist()
+                raise CheckFailed(
+                    f"at the kink {kink.describe(spec.name, spec.inputs)}: input {index} ({spec.inputs[index]!r}) "
+                    f"got {shown}"
+                )
+
+
+def _same_cotangent(got: Any, expected: Any) -> bool:
+    """Equal to within rounding, nan matching nan; None means zero on either side."""
+    if got is None or expected is None:
+        other = expected if got is None else got
+        return other is None or not np.any(np.asarray(other))
+    got = np.asarray(got)
+    return got.shape == np.shape(expected) and bool(np.allclose(got, expected, rtol=1e-12, atol=0.0, equal_nan=True))
