@@ -61,6 +61,7 @@ def _check(args: argparse.Namespace) -> int:
         # an empty rootdir: only the generated conformance items run, no project tests
         pathlib.Path(empty, "pytest.ini").write_text("[pytest]\n")
         argv = [empty, f"--tenferro-conformance={args.plugins}", "-p", "no:cacheprovider"]
+        argv += ["-rsx", "--no-fold-skipped"]  # list each item not checked (or expected to fail), and why
         # tenferro is imported already (this command is tenferro), so pytest cannot rewrite it
         argv += ["-W", "ignore::pytest.PytestAssertRewriteWarning"]
         argv += [] if ours else ["-p", "tenferro.testing.plugin"]

@@ -151,3 +151,7 @@ WRONG_AT_KINK = _OnePlugin(
         kinks=(Kink((np.array([0.0, -0.5]),), (np.array([0.0, -1.0]),)),),  # abs'(0) = 0, declared
     )
 )
+#: Declares no sample, reference or error_inputs: the checks that need them are skipped.
+BARE = _OnePlugin(
+    OpSpec(name="bare_neg", inputs=("x",), forward=np.negative, vjp=lambda s, g, inputs, out: (s.neg(g),))
+)

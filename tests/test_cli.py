@@ -1,5 +1,6 @@
 """The `tenferro` command: tour (with and without comparison libraries) and ops."""
 
+import pathlib
 import subprocess
 import sys
 
@@ -60,6 +61,15 @@ def test_ops_prints_the_conventions_each_op_declares_at_its_kinks(capsys):
     )
     assert following["sqrt(x)"] == "kink: sqrt(x=[0.0]) with g=1.0 gives x: [inf]"
     assert not following["sin(x)"].startswith("kink:")
+
+
+def test_check_lists_each_item_it_skipped_and_why():
+    tests = pathlib.Path(__file__).parent  # --load finds broken_plugins here, in the working directory
+    command = [sys.executable, "-m", "tenferro", "check", "bare", "--load", "bare=broken_plugins:BARE"]
+    result = subprocess.run(command, capture_output=True, text=True, cwd=tests)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "10 skipped" in result.stdout
+    assert "SKIPPED bare::bare_neg::error_inputs - Skipped: the spec declares no error_inputs" in result.stdout
 
 
 def test_module_entry_point_runs():

@@ -121,7 +121,7 @@ def test_expected_failures_are_strict(pytester):
         "-p",
         "no:cacheprovider",
     )
-    result.assert_outcomes(passed=7, xfailed=1, failed=1)
+    result.assert_outcomes(passed=7, xfailed=1, failed=1, skipped=1)  # skipped: no error_inputs
     result.stdout.fnmatch_lines(["FAILED offplugin::sin_off::forward - [[]XPASS(strict)[]] claimed, but it passes"])
 
 
@@ -130,11 +130,35 @@ def test_python_api(pytester):
     assert {o.status for o in outcomes} == {"passed"} and len(outcomes) == 11
     assert outcomes[0].id == "elementwise::sin::forward"
     broken = conformance_runtime([("vjp_off", broken_plugins.VJP_OFF)])
-    with pytest.raises(ConformanceFailure, match="1 of 9 checks failed") as info:
+    with pytest.raises(ConformanceFailure, match="1 of 10 checks failed") as info:
         check_plugin("vjp_off", rt=broken, max_examples=5)
     assert "vjp_off::sin_off::vjp_fd failed" in str(info.value)
     with pytest.raises(ConformanceFailure, match="no plugin named 'nope' is loaded"):
         check_plugin("nope", rt=RT)
+
+
+def test_checks_a_spec_cannot_run_are_skipped_with_the_reason(pytester):
+    """No sample, reference or error_inputs: each check that needs one is an explicit skip
+    saying what is missing, not a crash ('NoneType' is not callable) or a silent gap."""
+    rt = conformance_runtime([("bare", broken_plugins.BARE)])
+    outcomes = {o.check: o for o in check_plugin("bare", rt=rt, max_examples=3)}
+    assert len(outcomes) == 10 and {o.status for o in outcomes.values()} == {"skipped"}
+    no_sample = "the spec declares no sample (a strategy of valid inputs; see tenferro.testing.strategies)"
+    assert outcomes["vjp_fd"].message == f"bare::bare_neg::vjp_fd: {no_sample}"
+    assert outcomes["forward"].message.endswith("; no reference (an independent NumPy implementation)")
+    assert outcomes["error_inputs"].message.endswith("declares no error_inputs (calls that must raise a TenferroError)")
+
+    pytester.syspathinsert(BROKEN)
+    result = pytester.runpytest(
+        "--tenferro-conformance=bare",
+        "--tenferro-load=bare=broken_plugins:BARE",
+        "-p",
+        "no:cacheprovider",
+        "-rs",
+        "--no-fold-skipped",
+    )
+    result.assert_outcomes(skipped=10)
+    result.stdout.fnmatch_lines([f"SKIPPED bare::bare_neg::vjp_shapes - Skipped: {no_sample}"])
 
 
 def test_the_pytest_plugin_is_inert_unless_asked(pytester):

@@ -36,35 +36,53 @@ from .value_checks import (
 __all__ = ["CHECKS", "NOTHING_TO_DIFFERENTIATE", "Check", "CheckFailed", "Tally"]
 
 
+#: The optional spec fields a check may need, and what each one is.
+DECLARATIONS = {
+    "sample": "sample (a strategy of valid inputs; see tenferro.testing.strategies)",
+    "reference": "reference (an independent NumPy implementation)",
+    "error_inputs": "error_inputs (calls that must raise a TenferroError)",
+}
+
+
 @dataclass(frozen=True)
 class Check:
     """One property: its name (the last part of a test id), the function that checks it,
-    which specs it applies to, and whether it draws samples."""
+    which specs it applies to, and the optional spec fields it needs: on a spec without
+    them it is reported as skipped, with the reason, never silently left out."""
 
     name: str
     run: Callable[[EagerRuntime, OpSpec, Any, Tally], None]
     applies: Callable[[OpSpec], bool] = lambda spec: True
-    uses_samples: bool = True
+    needs: tuple[str, ...] = ("sample",)
 
     @property
     def doc(self) -> str:
         return " ".join((self.run.__doc__ or "").split())
 
+    @property
+    def uses_samples(self) -> bool:
+        return "sample" in self.needs
+
+    def skip_reason(self, spec: OpSpec) -> str | None:
+        """Why this check cannot run on ``spec`` (the declarations it lacks), or None."""
+        absent = [DECLARATIONS[name] for name in self.needs if getattr(spec, name) is None]
+        return f"the spec declares no {'; no '.join(absent)}" if absent else None
+
 
 CHECKS: dict[str, Check] = {
     check.name: check
     for check in [
-        Check("forward", check_forward, lambda spec: spec.reference is not None),
+        Check("forward", check_forward, needs=("sample", "reference")),
         Check("float32", check_float32),
         Check("vjp_fd", check_vjp_fd, is_differentiable),
         Check("vjp2_fd", check_vjp2_fd, is_differentiable),
         Check("vjp_shapes", check_vjp_shapes, is_differentiable),
         Check("zero_cotangent", check_zero_cotangent, is_differentiable),
         Check("residuals", check_residuals, lambda spec: is_differentiable(spec) and spec.residuals is not None),
-        Check("kinks", check_kinks, lambda spec: is_differentiable(spec) and bool(spec.kinks), uses_samples=False),
+        Check("kinks", check_kinks, lambda spec: is_differentiable(spec) and bool(spec.kinks), needs=()),
         Check("no_mutation", check_no_mutation),
         Check("no_alias", check_no_alias),
         Check("deterministic", check_deterministic),
-        Check("error_inputs", check_error_inputs, lambda spec: spec.error_inputs is not None, uses_samples=False),
+        Check("error_inputs", check_error_inputs, needs=("error_inputs",)),
     ]
 }

@@ -46,10 +46,15 @@ class ConformanceFailure(AssertionError):
     the error against its tolerance, and how to reproduce it."""
 
 
+class CheckSkipped(Exception):
+    """A check could not run: the spec lacks a declaration it needs (the message says which)."""
+
+
 @dataclass(frozen=True)
 class Outcome:
-    """The result of one check on one op: ``passed``, ``failed``, ``xfailed`` (a listed
-    expected failure that failed) or ``xpassed`` (a listed one that passed: an error)."""
+    """The result of one check on one op: ``passed``, ``failed``, ``skipped`` (the spec lacks
+    what the check needs; the message says what), ``xfailed`` (a listed expected failure
+    that failed) or ``xpassed`` (a listed one that passed: an error)."""
 
     plugin: str
     op: str
@@ -76,8 +81,12 @@ def current_settings(max_examples: int | None = None) -> settings:
 
 
 def run_check(rt: EagerRuntime, spec: OpSpec, check: Check, hypothesis_settings: settings | None = None) -> None:
-    """Run one check on one op; raise ConformanceFailure if it fails."""
+    """Run one check on one op; raise ConformanceFailure if it fails, CheckSkipped if the
+    spec lacks a declaration the check needs."""
     where = f"{spec.plugin}::{spec.name}::{check.name}"
+    missing = check.skip_reason(spec)
+    if missing is not None:
+        raise CheckSkipped(f"{where}: {missing}")
     tally = Tally()
     try:
         if check.uses_samples:
@@ -191,6 +200,8 @@ def selected(registry: Registry, plugins: Iterable[str]) -> Iterator[tuple[OpSpe
 def _outcome(rt: EagerRuntime, spec: OpSpec, check: Check, reason: str | None, hs: settings | None) -> Outcome:
     try:
         run_check(rt, spec, check, hs)
+    except CheckSkipped as skipped:
+        return Outcome(spec.plugin, spec.name, check.name, "skipped", str(skipped))
     except ConformanceFailure as failure:
         return Outcome(spec.plugin, spec.name, check.name, "failed" if reason is None else "xfailed", str(failure))
     if reason is not None:
@@ -210,8 +221,8 @@ def _raise_failed(outcomes: list[Outcome]) -> list[Outcome]:
 def check_op(
     spec: OpSpec, rt: EagerRuntime | None = None, checks: Iterable[str] | None = None, max_examples: int | None = None
 ) -> list[Outcome]:
-    """Run every applicable check (or the named ``checks``) on one op; return the outcomes,
-    or raise ConformanceFailure listing the failures. ``rt`` must hold the op (default: a
+    """Run every applicable check (or the named ``checks``) on one op; return the outcomes
+    (skipped ones included), or raise ConformanceFailure listing the failures. ``rt`` must hold the op (default: a
     runtime of the installed plugins)."""
     rt = rt or conformance_runtime()
     chosen = [CHECKS[name] for name in checks] if checks is not None else list(CHECKS.values())

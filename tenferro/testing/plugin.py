@@ -93,7 +93,10 @@ class ConformanceItem(pytest.Item):
     def __init__(self, *, rt: Any, spec: Any, check: Any, reason: str | None, hypothesis_settings: Any, **kwargs: Any):
         super().__init__(**kwargs)
         self.rt, self.spec, self.check, self.hypothesis_settings = rt, spec, check, hypothesis_settings
-        if reason is not None:
+        missing = check.skip_reason(spec)
+        if missing is not None:  # shown with -rs, as `tenferro check` does
+            self.add_marker(pytest.mark.skip(reason=missing))
+        elif reason is not None:
             from .conformance import ConformanceFailure
 
             self.add_marker(pytest.mark.xfail(reason=reason, strict=True, raises=ConformanceFailure))
@@ -111,4 +114,4 @@ class ConformanceItem(pytest.Item):
         return super().repr_failure(excinfo, style=style)
 
     def reportinfo(self) -> tuple[Any, int | None, str]:
-        return self.path, None, self.name
+        return self.path, 0, self.name  # a line number: a skip marker reports the item's location
