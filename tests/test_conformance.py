@@ -96,7 +96,36 @@ def test_broken_plugins_are_caught_by_the_named_check(pytester, attr):
     else:
         assert failed == failing
     assert phrase in result.stdout.str()
-    assert "rerun: pytest --tenferro-conformance=" in result.stdout.str()
+    assert f"rerun: tenferro check {name} --load {name}=broken_plugins:{attr} -k '" in result.stdout.str()
+
+
+@pytest.mark.parametrize(
+    "attr, name, failure",
+    [
+        ("KINK_SAMPLER", "relu", "\n    on the sample args=(array("),  # the values, not strategy code
+        ("OUT_OF_DOMAIN", "log_anywhere", "had to be rejected"),
+    ],
+    ids=["mismatch", "rejections"],
+)
+def test_a_report_shows_the_sample_and_a_rerun_command_not_hypothesis_advice(pytester, attr, name, failure):
+    """A plugin author has no test function to put @seed(...) or @reproduce_failure(...)
+    on: the report prints the failing sample's values and the command that reruns the item."""
+    pytester.syspathinsert(BROKEN)
+    result = pytester.runpytest(
+        "--tenferro-conformance=broken",
+        f"--tenferro-load=broken=broken_plugins:{attr}",
+        "--tenferro-profile=dev",
+        "--tenferro-max-examples=10",
+        "-k",
+        "vjp_fd",
+        "-p",
+        "no:cacheprovider",
+    )
+    out = result.stdout.str()
+    assert failure in out
+    assert "@seed" not in out and "reproduce_failure" not in out and "to this test" not in out
+    command = f"rerun: tenferro check broken --load broken=broken_plugins:{attr} -k '{name} and vjp_fd' --profile dev"
+    assert f"{command} --hypothesis-seed=" in out
 
 
 def test_expected_failures_are_strict(pytester):

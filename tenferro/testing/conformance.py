@@ -19,11 +19,11 @@ from __future__ import annotations
 import pathlib
 import re
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, Verbosity, given, settings
 from hypothesis import strategies as st
 from hypothesis.errors import FailedHealthCheck, Unsatisfiable
 
@@ -31,9 +31,8 @@ from tenferro.core.engine import CpuEngine
 from tenferro.core.registry import OpSpec, Registry
 from tenferro.core.runtime import EagerRuntime
 
-from .checks import CHECKS, NOTHING_TO_DIFFERENTIATE, Check, CheckFailed, Tally
-from .oracle import NON_FINITE, NOT_CONVERGED
-from .strategies import FD_STEP
+from .checks import CHECKS, Check, Tally
+from .reports import domain_report, failure_report, rerun_command
 
 #: The file of expected failures a plugin may ship next to its module.
 XFAIL_FILE = "tenferro-xfail.txt"
@@ -74,81 +73,54 @@ def conformance_runtime(plugins: Iterable[Any] = ()) -> EagerRuntime:
 
 def current_settings(max_examples: int | None = None) -> settings:
     """The loaded hypothesis profile (see tenferro.testing.profiles), optionally with fewer
-    or more examples."""
+    or more examples, and quiet: a report says what failed, on which sample, and how to
+    rerun it (hypothesis's own advice is for authors of the decorated test)."""
     base = settings()
     health = [*base.suppress_health_check, HealthCheck.too_slow, HealthCheck.filter_too_much]
-    return settings(base, max_examples=max_examples or base.max_examples, suppress_health_check=health)
+    return settings(
+        base, max_examples=max_examples or base.max_examples, suppress_health_check=health, verbosity=Verbosity.quiet
+    )
 
 
-def run_check(rt: EagerRuntime, spec: OpSpec, check: Check, hypothesis_settings: settings | None = None) -> None:
+def run_check(
+    rt: EagerRuntime,
+    spec: OpSpec,
+    check: Check,
+    hypothesis_settings: settings | None = None,
+    loaded: Sequence[str] = (),
+) -> None:
     """Run one check on one op; raise ConformanceFailure if it fails, CheckSkipped if the
-    spec lacks a declaration the check needs."""
-    where = f"{spec.plugin}::{spec.name}::{check.name}"
+    spec lacks a declaration the check needs. ``loaded`` lists the ``--load`` values that
+    made the plugin available, for the rerun command in a report."""
     missing = check.skip_reason(spec)
     if missing is not None:
-        raise CheckSkipped(f"{where}: {missing}")
+        raise CheckSkipped(f"{spec.plugin}::{spec.name}::{check.name}: {missing}")
     tally = Tally()
+
+    @(hypothesis_settings or current_settings())
+    @given(data=st.data())
+    def run(data: Any) -> None:
+        tally.draws.clear()
+        try:
+            check.run(rt, spec, data, tally)
+        except Exception as exc:
+            exc.tenferro_draws = list(tally.draws)  # type: ignore[attr-defined]  # the failing sample
+            raise
+
+    def rerun() -> str:  # hypothesis keeps the seed of a randomised run on the test function
+        return rerun_command(spec, check, loaded, getattr(run, "_hypothesis_internal_use_generated_seed", None))
+
     try:
         if check.uses_samples:
-
-            @(hypothesis_settings or current_settings())
-            @given(data=st.data())
-            def run(data: Any) -> None:
-                check.run(rt, spec, data, tally)
-
             run()
         else:
             check.run(rt, spec, None, tally)
     except (Unsatisfiable, FailedHealthCheck):
-        raise ConformanceFailure(_domain_report(spec, check, tally)) from None
+        raise ConformanceFailure(domain_report(spec, check, tally, rerun())) from None
     except Exception as exc:
-        raise ConformanceFailure(_report(where, spec, check, exc)) from None
+        raise ConformanceFailure(failure_report(spec, check, exc, rerun())) from None
     if tally.drawn >= 5 and tally.rejected.total() > MAX_REJECTED * tally.drawn:
-        raise ConformanceFailure(_domain_report(spec, check, tally))
-
-
-def _rerun(spec: OpSpec, check: Check) -> str:
-    return f"rerun: pytest --tenferro-conformance={spec.plugin} -k '{spec.name} and {check.name}'"
-
-
-#: What each reason for rejecting a sample says about the op's sample strategy.
-_REJECTIONS = {
-    NON_FINITE: "the op gave nan or inf within the finite-difference step: the op's sample strategy leaves its domain",
-    NOT_CONVERGED: "finite differences did not converge: a kink, a pole or noisy values within the step",
-    NOTHING_TO_DIFFERENTIATE: "no input to differentiate: every tensor argument was a constant",
-}
-
-
-def _domain_report(spec: OpSpec, check: Check, tally: Tally) -> str:
-    rejected = tally.rejected.total()
-    how_many = "every sample" if rejected >= tally.drawn else f"{rejected} of {tally.drawn} samples"
-    reasons = "\n".join(f"  {count} x {_REJECTIONS[why]}" for why, count in tally.rejected.most_common())
-    return (
-        f"{spec.plugin}::{spec.name}::{check.name}: {how_many} had to be rejected, too many for a verdict:\n"
-        f"{reasons}\n"
-        f"keep samples inside the domain and at least tenferro.testing.strategies.MARGIN from kinks and poles "
-        f"(finite differences step at most FD_STEP = {FD_STEP} along each input)\n{_rerun(spec, check)}"
-    )
-
-
-def _cause(exc: BaseException) -> str:
-    if isinstance(exc, CheckFailed):
-        return str(exc)
-    group = getattr(exc, "exceptions", None)
-    if isinstance(group, tuple):  # an exception group: hypothesis found several distinct failures
-        return "several failures:\n" + "\n".join(f"  - {_cause(sub)}" for sub in group)
-    return f"raised {type(exc).__name__}: {exc}"
-
-
-def _report(where: str, spec: OpSpec, check: Check, exc: BaseException) -> str:
-    cause = _cause(exc)
-    notes = "\n".join(getattr(exc, "__notes__", []))
-    return (
-        f"{where} failed (plugin {spec.plugin!r}, op {spec.name!r}, check {check.name!r}): {cause}\n"
-        f"check: {check.doc}\n"
-        f"{notes}\n"
-        f"{_rerun(spec, check)}"
-    ).rstrip()
+        raise ConformanceFailure(domain_report(spec, check, tally, rerun()))
 
 
 def expected_failures(registry: Registry, plugin: str) -> dict[tuple[str, str], str]:

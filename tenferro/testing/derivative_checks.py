@@ -14,7 +14,7 @@ from tenferro.core.registry import OpSpec, SampleInput
 from tenferro.core.runtime import EagerRuntime
 from tenferro.core.tensor import Tensor
 
-from .harness import CheckFailed, Tally, draw, recorded, run_vjp, seeds
+from .harness import CheckFailed, Tally, draw, draw_seed, recorded, run_vjp
 from .oracle import COTANGENT, Comparison, check_first_order, check_second_order, differentiable_positions
 
 
@@ -40,7 +40,7 @@ def _along(spec: OpSpec, only: int) -> str:
 def check_vjp_fd(rt: EagerRuntime, spec: OpSpec, data: Any, tally: Tally) -> None:
     """⟨VJP(u), v⟩ matches scipy.differentiate's d/dt ⟨u, f(x + t v)⟩, input by input."""
     sample = draw(spec, data, tally, differentiable=True)
-    seed = data.draw(seeds(), label="seed")
+    seed = draw_seed(data, tally)
     results = [
         (_along(spec, index), check_first_order(rt, spec, sample, seed, only=index))
         for index in differentiable_positions(spec, sample)
@@ -53,7 +53,7 @@ def check_vjp2_fd(rt: EagerRuntime, spec: OpSpec, data: Any, tally: Tally) -> No
     VJP) matches finite differences. For a spec that declares no second order, asking for
     one raises NotDifferentiable instead."""
     sample = draw(spec, data, tally, differentiable=True)
-    seed = data.draw(seeds(), label="seed")
+    seed = draw_seed(data, tally)
     if not spec.second_order:
         try:
             check_second_order(rt, spec, sample, seed)

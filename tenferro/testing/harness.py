@@ -35,6 +35,8 @@ class Tally:
 
     drawn: int = 0
     rejected: Counter[str] = field(default_factory=Counter)
+    #: What the current example drew, (label, value) in order: shown when it fails.
+    draws: list[tuple[str, Any]] = field(default_factory=list)
 
     def reject(self, why: str) -> NoReturn:
         """Count the current sample as rejected for ``why`` and tell hypothesis so."""
@@ -47,6 +49,7 @@ def draw(spec: OpSpec, data: Any, tally: Tally, differentiable: bool = False) ->
     differentiate (else the sample is rejected)."""
     sample = data.draw(spec.sample(), label="sample")
     tally.drawn += 1
+    tally.draws.append(("sample", sample))
     if differentiable and not differentiable_positions(spec, sample):
         tally.reject(NOTHING_TO_DIFFERENTIATE)  # all constants
     return sample
@@ -71,9 +74,11 @@ def is_differentiable(spec: OpSpec) -> bool:
     return spec.vjp is not None and any(spec.differentiable)
 
 
-def seeds() -> Any:
-    """Seeds of the random cotangents and directions the oracle draws."""
-    return st.integers(0, 2**32 - 1)
+def draw_seed(data: Any, tally: Tally) -> int:
+    """A seed of the random cotangents and directions the oracle draws."""
+    seed = data.draw(st.integers(0, 2**32 - 1), label="seed")
+    tally.draws.append(("seed", seed))
+    return seed
 
 
 def recorded(
