@@ -69,7 +69,8 @@ def _check(args: argparse.Namespace) -> int:
         argv += [f"--tenferro-max-examples={args.max_examples}"] if args.max_examples else []
         argv += [f"--tenferro-profile={args.profile}"] if args.profile else []
         here = os.getcwd()
-        sys.path.insert(0, here)  # so --load finds modules of the current directory
+        if args.load:  # --load may name a module of the current directory: look there last,
+            sys.path.append(here)  # so no file there can stand in for a pytest plugin pytest imports
         os.chdir(empty)  # test ids are reported relative to the working directory
         try:
             return int(pytest.main(argv + args.pytest_args))

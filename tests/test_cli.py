@@ -63,13 +63,29 @@ def test_ops_prints_the_conventions_each_op_declares_at_its_kinks(capsys):
     assert not following["sin(x)"].startswith("kink:")
 
 
+def _tenferro(*args, cwd):
+    """The tenferro command run as its console script runs it: the working directory is not
+    on sys.path unless tenferro puts it there (python -I; `python -m` would add it)."""
+    main = "import sys; from tenferro.cli import main; sys.exit(main(sys.argv[1:]))"
+    return subprocess.run([sys.executable, "-I", "-c", main, *args], capture_output=True, text=True, cwd=cwd)
+
+
 def test_check_lists_each_item_it_skipped_and_why():
     tests = pathlib.Path(__file__).parent  # --load finds broken_plugins here, in the working directory
-    command = [sys.executable, "-m", "tenferro", "check", "bare", "--load", "bare=broken_plugins:BARE"]
-    result = subprocess.run(command, capture_output=True, text=True, cwd=tests)
+    result = _tenferro("check", "bare", "--load", "bare=broken_plugins:BARE", cwd=tests)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "10 skipped" in result.stdout
     assert "SKIPPED bare::bare_neg::error_inputs - Skipped: the spec declares no error_inputs" in result.stdout
+
+
+def test_check_runs_no_file_of_the_working_directory_as_a_pytest_plugin(tmp_path):
+    """A file there named like a pytest plugin module (hypothesis's) must not be imported."""
+    marker = tmp_path / "IMPORTED"
+    (tmp_path / "_hypothesis_pytestplugin.py").write_text(f"open({str(marker)!r}, 'w').close()\n")
+    result = _tenferro("check", "elementwise", "-k", "neg and forward", "--max-examples", "1", cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "1 passed" in result.stdout
+    assert not marker.exists()
 
 
 def test_module_entry_point_runs():
