@@ -31,10 +31,12 @@ def _ops(args: argparse.Namespace) -> int:
     specs = sorted(registry, key=lambda spec: (spec.plugin, spec.name))
     width = max(len(spec.signature) for spec in specs)
     for spec in specs:
-        print(f"{spec.plugin:<12} {spec.signature:<{width}}  {spec.summary}")
+        mark = "(internal) " if spec.internal else ""
+        print(f"{spec.plugin:<12} {spec.signature:<{width}}  {mark}{spec.summary}")
         for kink in spec.kinks:  # the conventions the conformance suite checks
             print(f"{'':<12}   kink: {kink.describe(spec.name, spec.inputs)}")
-    print(f"{len(specs)} ops from {len(registry.plugins)} plugins")
+    internal = sum(spec.internal for spec in specs)
+    print(f"{len(specs)} ops from {len(registry.plugins)} plugins; {internal} (internal) exist for other ops' VJPs")
     return 0
 
 

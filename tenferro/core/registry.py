@@ -123,7 +123,8 @@ class OpSpec:
     False when the VJP uses an op that has no VJP of its own.
 
     ``kinks`` states the op's conventions where it is not differentiable, as :class:`Kink`
-    points with the cotangents expected there.
+    points with the cotangents expected there. ``internal`` marks an op that exists for
+    other ops' VJPs, not for users to call (``tenferro ops`` marks it).
     """
 
     name: str
@@ -147,6 +148,7 @@ class OpSpec:
     drops: tuple[int, ...] = field(init=False, repr=False, compare=False)
     keeps_out: bool = field(init=False, repr=False, compare=False)
     kinks: tuple[Kink, ...] = ()
+    internal: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "kinks", tuple(self.kinks))
