@@ -1,6 +1,9 @@
 """The conformance suite: every built-in op passes it, and it catches broken plugins."""
 
+import os
 import pathlib
+import subprocess
+import sys
 
 import broken_plugins
 import numpy as np
@@ -128,6 +131,14 @@ def test_a_report_shows_the_sample_and_a_rerun_command_not_hypothesis_advice(pyt
     assert f"{command} --hypothesis-seed=" in out
 
 
+def test_the_dev_profile_is_randomised_in_a_ci_environment_too():
+    """With CI set, hypothesis loads its own derandomised profile on import; --tenferro-profile
+    dev must still mean random samples (and a seed to rerun them with)."""
+    probe = "import tenferro.testing.profiles, hypothesis; print(hypothesis.settings.get_profile('dev').derandomize)"
+    env = {**os.environ, "CI": "1"}
+    assert subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env).stdout == "False\n"
+
+
 def test_expected_failures_are_strict(pytester):
     pytester.syspathinsert()
     package = pytester.mkpydir("offplugin")
@@ -194,9 +205,6 @@ def test_the_pytest_plugin_is_inert_unless_asked(pytester):
     pytester.makepyfile("def test_one():\n    assert True\n")
     result = pytester.runpytest("-p", "no:cacheprovider")
     result.assert_outcomes(passed=1)
-    import subprocess
-    import sys
-
     probe = "import sys, tenferro.testing.plugin; print('hypothesis' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True).stdout.strip() == "False"
 
