@@ -31,8 +31,12 @@ def _ops(args: argparse.Namespace) -> int:
     specs = sorted(registry, key=lambda spec: (spec.plugin, spec.name))
     width = max(len(spec.signature) for spec in specs)
     for spec in specs:
-        print(f"{spec.plugin:<12} {spec.signature:<{width}}  {spec.summary}")
-    print(f"{len(specs)} ops from {len(registry.plugins)} plugins")
+        mark = "(internal) " if spec.internal else ""
+        print(f"{spec.plugin:<12} {spec.signature:<{width}}  {mark}{spec.summary}")
+        for kink in spec.kinks:  # the conventions the conformance suite checks
+            print(f"{'':<12}   kink: {kink.describe(spec.name, spec.inputs)}")
+    internal = sum(spec.internal for spec in specs)
+    print(f"{len(specs)} ops from {len(registry.plugins)} plugins; {internal} (internal) exist for other ops' VJPs")
     return 0
 
 
@@ -63,6 +67,7 @@ def _check(args: argparse.Namespace) -> int:
         # an empty rootdir: only the generated conformance items run, no project tests
         pathlib.Path(empty, "pytest.ini").write_text("[pytest]\n")
         argv = [empty, f"--tenferro-conformance={args.plugins}", "-p", "no:cacheprovider"]
+        argv += ["-rsx", "--no-fold-skipped"]  # list each item not checked (or expected to fail), and why
         # tenferro is imported already (this command is tenferro), so pytest cannot rewrite it
         argv += ["-W", "ignore::pytest.PytestAssertRewriteWarning"]
         argv += [] if ours else ["-p", "tenferro.testing.plugin"]
@@ -70,7 +75,8 @@ def _check(args: argparse.Namespace) -> int:
         argv += [f"--tenferro-max-examples={args.max_examples}"] if args.max_examples else []
         argv += [f"--tenferro-profile={args.profile}"] if args.profile else []
         here = os.getcwd()
-        sys.path.insert(0, here)  # so --load finds modules of the current directory
+        if args.load:  # --load may name a module of the current directory: look there last,
+            sys.path.append(here)  # so no file there can stand in for a pytest plugin pytest imports
         os.chdir(empty)  # test ids are reported relative to the working directory
         try:
             return int(pytest.main(argv + args.pytest_args))

@@ -3,7 +3,7 @@ named in tests/test_conformance.py. Each is a plugin object with one op."""
 
 import numpy as np
 
-from tenferro import OpSpec, Tensor, hookimpl
+from tenferro import Kink, OpSpec, Tensor, hookimpl
 from tenferro.core.registry import SampleInput
 
 
@@ -16,11 +16,11 @@ class _OnePlugin:
         registry.add(self.spec)
 
 
-def _unary(low=-3.0, high=3.0):
+def _unary(low=-3.0, high=3.0, avoid=()):
     def sample():
         from tenferro.testing.strategies import unary
 
-        return unary(low, high)
+        return unary(low, high, avoid)
 
     return sample
 
@@ -49,6 +49,23 @@ def _detached_vjp(s, g, inputs, out):
     (x,) = inputs
     cos = s.runtime.constant_from(Tensor.from_numpy(np.cos(np.asarray(x))))  # cut off from x
     return (s.mul(g, cos),)
+
+
+def _triple_vjp(detached):
+    """VJP of 3x that takes g out of the graph where ``detached(x)``: right values, but
+    there the second derivative in the cotangent is lost."""
+
+    def vjp(s, g, inputs, out):
+        if detached(np.asarray(inputs[0])):
+            g = s.runtime.constant_from(Tensor.from_numpy(np.asarray(g)))
+        return (s.mul(g, 3.0),)
+
+    return vjp
+
+
+def _abs_vjp_one_at_zero(s, g, inputs, out):
+    (x,) = inputs
+    return (s.mul(g, s.where_select(s.compare(x, 0.0, "ge"), 1.0, -1.0)),)  # abs'(0) = 1: not as declared
 
 
 def _relu_vjp(s, g, inputs, out):
@@ -102,4 +119,39 @@ OUT_OF_DOMAIN = _OnePlugin(
         vjp=lambda s, g, inputs, out: (s.div(g, inputs[0]),),
         sample=_unary(-3.0, -0.5),  # log of negatives: nan everywhere
     )
+)
+SOMETIMES_WRONG_SECOND_ORDER = _OnePlugin(
+    OpSpec(
+        name="triple_partly_flat",
+        inputs=("x",),
+        forward=lambda x: 3.0 * x,
+        vjp=_triple_vjp(detached=lambda x: bool(np.any(x > 2.0))),
+        sample=_unary(),
+    )
+)
+UNDECLARED_RESIDUAL = _OnePlugin(
+    OpSpec(
+        name="sin_forgetful",
+        inputs=("x",),
+        forward=np.sin,
+        vjp=lambda s, g, inputs, out: (s.mul(g, s.cos(inputs[0])),),  # reads x ...
+        residuals=("out",),  # ... but declares only out, so x is dropped when it is not a variable
+        sample=_unary(),
+        reference=np.sin,
+    )
+)
+WRONG_AT_KINK = _OnePlugin(
+    OpSpec(
+        name="abs_kinked",
+        inputs=("x",),
+        forward=np.abs,
+        vjp=_abs_vjp_one_at_zero,
+        sample=_unary(avoid=(0.0,)),
+        reference=np.abs,
+        kinks=(Kink((np.array([0.0, -0.5]),), (np.array([0.0, -1.0]),)),),  # abs'(0) = 0, declared
+    )
+)
+#: Declares no sample, reference or error_inputs: the checks that need them are skipped.
+BARE = _OnePlugin(
+    OpSpec(name="bare_neg", inputs=("x",), forward=np.negative, vjp=lambda s, g, inputs, out: (s.neg(g),))
 )

@@ -1,14 +1,30 @@
+import os
+
 import numpy as np
 import pytest
 
 from tenferro import CpuEngine, EagerRuntime, Tensor
-from tenferro.testing.profiles import load_default_profile
+from tenferro.testing.profiles import PROFILE_ENV, load_default_profile
 
 load_default_profile()
 
 pytest_plugins = ["pytester"]
 
 N = 1000
+
+
+@pytest.fixture(autouse=True)
+def keep_the_hypothesis_profile():
+    """An in-process pytester run with --tenferro-profile sets that profile's environment
+    variable and loads it; put both back, so the rest of the session keeps its own."""
+    before = os.environ.get(PROFILE_ENV)
+    yield
+    if os.environ.get(PROFILE_ENV) != before:
+        if before is None:
+            del os.environ[PROFILE_ENV]
+        else:
+            os.environ[PROFILE_ENV] = before
+        load_default_profile()
 
 
 @pytest.fixture

@@ -1,5 +1,6 @@
 """The `tenferro` command: tour (with and without comparison libraries) and ops."""
 
+import pathlib
 import subprocess
 import sys
 
@@ -56,9 +57,53 @@ def test_ops_lists_every_op_with_plugin_and_signature(capsys):
     assert main(["ops"]) == 0
     lines = capsys.readouterr().out.splitlines()
     registry = default_registry()
-    assert lines[-1] == f"{len(registry)} ops from {len(registry.plugins)} plugins"
+    ops, plugins = len(registry), len(registry.plugins)
+    assert lines[-1] == f"{ops} ops from {plugins} plugins; 5 (internal) exist for other ops' VJPs"
     assert any(line.startswith("reduce") and "reduce_sum(x, axes=None)" in line for line in lines)
     assert any(line.startswith("elementwise") and "compare(a, b, op)" in line for line in lines)
+
+
+def test_ops_marks_the_ops_that_exist_only_for_vjps(capsys):
+    assert main(["ops"]) == 0
+    marked = {line.split()[1].split("(")[0] for line in capsys.readouterr().out.splitlines() if "  (internal) " in line}
+    assert marked == {"add_any", "sum_to", "expand_to", "prod_except", "prod_except_vjp"}
+
+
+def test_ops_prints_the_conventions_each_op_declares_at_its_kinks(capsys):
+    assert main(["ops"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    following = {line.split()[1]: lines[i + 1].strip() for i, line in enumerate(lines[:-1]) if not line[0].isspace()}
+    assert following["abs(x)"] == "kink: abs(x=[0.0, -0.0]) with g=1.0 gives x: [0.0, 0.0]"
+    assert (
+        following["maximum(a,"] == "kink: maximum(a=[1.0, 1.0, 3.0], b=1.0) with g=1.0 gives a: [0.5, 0.5, 1.0], b: 1.0"
+    )
+    assert following["sqrt(x)"] == "kink: sqrt(x=[0.0]) with g=1.0 gives x: [inf]"
+    assert not following["sin(x)"].startswith("kink:")
+
+
+def _tenferro(*args, cwd):
+    """The tenferro command run as its console script runs it: the working directory is not
+    on sys.path unless tenferro puts it there (python -I; `python -m` would add it)."""
+    main = "import sys; from tenferro.cli import main; sys.exit(main(sys.argv[1:]))"
+    return subprocess.run([sys.executable, "-I", "-c", main, *args], capture_output=True, text=True, cwd=cwd)
+
+
+def test_check_lists_each_item_it_skipped_and_why():
+    tests = pathlib.Path(__file__).parent  # --load finds broken_plugins here, in the working directory
+    result = _tenferro("check", "bare", "--load", "bare=broken_plugins:BARE", cwd=tests)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "10 skipped" in result.stdout
+    assert "SKIPPED bare::bare_neg::error_inputs - Skipped: the spec declares no error_inputs" in result.stdout
+
+
+def test_check_runs_no_file_of_the_working_directory_as_a_pytest_plugin(tmp_path):
+    """A file there named like a pytest plugin module (hypothesis's) must not be imported."""
+    marker = tmp_path / "IMPORTED"
+    (tmp_path / "_hypothesis_pytestplugin.py").write_text(f"open({str(marker)!r}, 'w').close()\n")
+    result = _tenferro("check", "elementwise", "-k", "neg and forward", "--max-examples", "1", cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "1 passed" in result.stdout
+    assert not marker.exists()
 
 
 def test_module_entry_point_runs():

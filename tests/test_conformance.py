@@ -1,20 +1,29 @@
 """The conformance suite: every built-in op passes it, and it catches broken plugins."""
 
+import os
 import pathlib
+import subprocess
+import sys
 
+import broken_plugins
 import numpy as np
 import pytest
 
+from tenferro import OpSpec
 from tenferro.core.registry import default_registry
+from tenferro.testing import derivative_checks, strategies
+from tenferro.testing.checks import CHECKS
 from tenferro.testing.conformance import (
     ConformanceFailure,
     check_op,
     check_plugin,
     conformance_runtime,
+    current_settings,
     expected_failures,
     run_check,
     selected,
 )
+from tenferro.testing.oracle import CONVERGED, COTANGENT, NOT_CONVERGED, Comparison, FiniteDifference
 
 RT = conformance_runtime()
 BUILTIN = list(selected(RT.registry, ["all"]))
@@ -39,7 +48,16 @@ def test_every_builtin_op_gets_the_derivative_checks():
         if spec.vjp is not None:
             for name in ("vjp_fd", "vjp2_fd", "vjp_shapes", "zero_cotangent"):
                 assert (spec.name, name) in checked, (spec.name, name)
+            # residuals=None keeps every value: nothing to check
+            assert ((spec.name, "residuals") in checked) == (spec.residuals is not None)
+            assert ((spec.name, "kinks") in checked) == bool(spec.kinks)
     assert len(BUILTIN) > 300
+
+
+def test_every_builtin_op_whose_doc_states_a_convention_declares_its_kinks():
+    stating = {spec.name for spec in RT.registry if "convention" in spec.doc.lower()}
+    assert stating == {"sqrt", "abs", "pow", "maximum", "minimum", "reduce_max", "reduce_min"}
+    assert all(RT.registry[name].kinks for name in stating | {"sign", "clamp"})
 
 
 BROKEN = pathlib.Path(__file__).parent
@@ -52,7 +70,13 @@ CAUGHT = {
     "WRONG_COUNT": ({"vjp_shapes", "vjp_fd", "vjp2_fd"}, "the VJP returned 2 cotangents for 1 inputs"),
     "ZERO_SECOND_ORDER": ({"vjp2_fd"}, "second order along input 0 ('x'): AD 0 vs finite differences"),
     "KINK_SAMPLER": ({"vjp_fd", "vjp2_fd"}, "or the sample sits on a kink the strategy should avoid"),
-    "OUT_OF_DOMAIN": ({"vjp_fd"}, "the op's sample strategy leaves its domain"),
+    "OUT_OF_DOMAIN": ({"vjp_fd"}, "the op gave nan or inf within the finite-difference step"),
+    "SOMETIMES_WRONG_SECOND_ORDER": ({"vjp2_fd"}, "second order along the cotangent u: AD"),
+    "UNDECLARED_RESIDUAL": ({"residuals"}, "residuals=('out',) does not list it"),
+    "WRONG_AT_KINK": (
+        {"kinks"},
+        "at the kink abs_kinked(x=[0.0, -0.5]) with g=1.0 gives x: [0.0, -1.0]: input 0 ('x') got [1.0, -1.0]",
+    ),
 }
 
 
@@ -75,7 +99,44 @@ def test_broken_plugins_are_caught_by_the_named_check(pytester, attr):
     else:
         assert failed == failing
     assert phrase in result.stdout.str()
-    assert "rerun: pytest --tenferro-conformance=" in result.stdout.str()
+    assert f"rerun: tenferro check {name} --load {name}=broken_plugins:{attr} -k '" in result.stdout.str()
+
+
+@pytest.mark.parametrize(
+    "attr, name, failure",
+    [
+        ("KINK_SAMPLER", "relu", "\n    on the sample args=(array("),  # the values, not strategy code
+        ("OUT_OF_DOMAIN", "log_anywhere", "had to be rejected"),
+    ],
+    ids=["mismatch", "rejections"],
+)
+def test_a_report_shows_the_sample_and_a_rerun_command_not_hypothesis_advice(pytester, attr, name, failure):
+    """A plugin author has no test function to put @seed(...) or @reproduce_failure(...)
+    on: the report prints the failing sample's values and the command that reruns the item."""
+    pytester.syspathinsert(BROKEN)
+    result = pytester.runpytest(
+        "--tenferro-conformance=broken",
+        f"--tenferro-load=broken=broken_plugins:{attr}",
+        "--tenferro-profile=dev",
+        "--tenferro-max-examples=10",
+        "-k",
+        "vjp_fd",
+        "-p",
+        "no:cacheprovider",
+    )
+    out = result.stdout.str()
+    assert failure in out
+    assert "@seed" not in out and "reproduce_failure" not in out and "to this test" not in out
+    command = f"rerun: tenferro check broken --load broken=broken_plugins:{attr} -k '{name} and vjp_fd' --profile dev"
+    assert f"{command} --hypothesis-seed=" in out
+
+
+def test_the_dev_profile_is_randomised_in_a_ci_environment_too():
+    """With CI set, hypothesis loads its own derandomised profile on import; --tenferro-profile
+    dev must still mean random samples (and a seed to rerun them with)."""
+    probe = "import tenferro.testing.profiles, hypothesis; print(hypothesis.settings.get_profile('dev').derandomize)"
+    env = {**os.environ, "CI": "1"}
+    assert subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env).stdout == "False\n"
 
 
 def test_expected_failures_are_strict(pytester):
@@ -100,31 +161,50 @@ def test_expected_failures_are_strict(pytester):
         "-p",
         "no:cacheprovider",
     )
-    result.assert_outcomes(passed=7, xfailed=1, failed=1)
+    result.assert_outcomes(passed=7, xfailed=1, failed=1, skipped=1)  # skipped: no error_inputs
     result.stdout.fnmatch_lines(["FAILED offplugin::sin_off::forward - [[]XPASS(strict)[]] claimed, but it passes"])
 
 
 def test_python_api(pytester):
     outcomes = check_op(default_registry()["sin"], rt=RT, max_examples=3)
-    assert {o.status for o in outcomes} == {"passed"} and len(outcomes) == 10
+    assert {o.status for o in outcomes} == {"passed"} and len(outcomes) == 11
     assert outcomes[0].id == "elementwise::sin::forward"
-    import broken_plugins
-
     broken = conformance_runtime([("vjp_off", broken_plugins.VJP_OFF)])
-    with pytest.raises(ConformanceFailure, match="1 of 9 checks failed") as info:
+    with pytest.raises(ConformanceFailure, match="1 of 10 checks failed") as info:
         check_plugin("vjp_off", rt=broken, max_examples=5)
     assert "vjp_off::sin_off::vjp_fd failed" in str(info.value)
     with pytest.raises(ConformanceFailure, match="no plugin named 'nope' is loaded"):
         check_plugin("nope", rt=RT)
 
 
+def test_checks_a_spec_cannot_run_are_skipped_with_the_reason(pytester):
+    """No sample, reference or error_inputs: each check that needs one is an explicit skip
+    saying what is missing, not a crash ('NoneType' is not callable) or a silent gap."""
+    rt = conformance_runtime([("bare", broken_plugins.BARE)])
+    outcomes = {o.check: o for o in check_plugin("bare", rt=rt, max_examples=3)}
+    assert len(outcomes) == 10 and {o.status for o in outcomes.values()} == {"skipped"}
+    no_sample = "the spec declares no sample (a strategy of valid inputs; see tenferro.testing.strategies)"
+    assert outcomes["vjp_fd"].message == f"bare::bare_neg::vjp_fd: {no_sample}"
+    assert outcomes["forward"].message.endswith("; no reference (an independent NumPy implementation)")
+    assert outcomes["error_inputs"].message.endswith("declares no error_inputs (calls that must raise a TenferroError)")
+
+    pytester.syspathinsert(BROKEN)
+    result = pytester.runpytest(
+        "--tenferro-conformance=bare",
+        "--tenferro-load=bare=broken_plugins:BARE",
+        "-p",
+        "no:cacheprovider",
+        "-rs",
+        "--no-fold-skipped",
+    )
+    result.assert_outcomes(skipped=10)
+    result.stdout.fnmatch_lines([f"SKIPPED bare::bare_neg::vjp_shapes - Skipped: {no_sample}"])
+
+
 def test_the_pytest_plugin_is_inert_unless_asked(pytester):
     pytester.makepyfile("def test_one():\n    assert True\n")
     result = pytester.runpytest("-p", "no:cacheprovider")
     result.assert_outcomes(passed=1)
-    import subprocess
-    import sys
-
     probe = "import sys, tenferro.testing.plugin; print('hypothesis' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True).stdout.strip() == "False"
 
@@ -147,10 +227,63 @@ def test_float32_check_uses_rounded_inputs():
     """float32 results are compared with float64 on the same rounded inputs, so a
     steep function (tan near its pole) is not blamed for the input's rounding."""
     from tenferro.core.registry import SampleInput
-    from tenferro.testing.checks import _forward
+    from tenferro.testing.harness import forward
 
     x = np.array([1.3], np.float32)
-    f32 = _forward(RT, RT.registry["tan"], SampleInput((x,)))
-    f64 = _forward(RT, RT.registry["tan"], SampleInput((x.astype(np.float64),)))
+    f32 = forward(RT, RT.registry["tan"], SampleInput((x,)))
+    f64 = forward(RT, RT.registry["tan"], SampleInput((x.astype(np.float64),)))
     assert f32.dtype == np.float32
     assert abs(float(f32[0]) - float(f64[0])) < 64 * np.finfo(np.float32).eps * abs(float(f64[0]))
+
+
+#: a · exp(b) · exp(-b): its value ignores b, up to rounding
+IGNORES_B = OpSpec(
+    name="ignores_b",
+    inputs=("a", "b"),
+    forward=lambda a, b: a * np.exp(b) * np.exp(-b),
+    vjp=lambda s, g, inputs, out: (g, None),
+    sample=lambda: strategies.same_shape_arrays(2),
+)
+
+
+def test_a_zero_derivative_through_rounding_noise_passes_vjp_fd():
+    """Along b the value is constant but for rounding: finite differences must converge to
+    0, not reject the sample as if it had left the op's domain."""
+    rt = conformance_runtime([broken_plugins._OnePlugin(IGNORES_B)])
+    run_check(rt, rt.registry["ignores_b"], CHECKS["vjp_fd"], current_settings(max_examples=10))
+
+
+def _oracle_proving_only(proving):
+    """A stand-in for an oracle check whose finite differences converge (to 1, against AD 0)
+    only for the directions ``proving(only)``, and do not converge for the others."""
+
+    def oracle(rt, spec, sample, seed, only=None):
+        if proving(only):
+            return Comparison(0.0, FiniteDifference(1.0, 1e-12, CONVERGED), 1e-6)
+        return Comparison(0.0, FiniteDifference(np.nan, np.nan, NOT_CONVERGED), np.nan)
+
+    return oracle
+
+
+@pytest.mark.parametrize(
+    "proving, reported",
+    [
+        (lambda only: only is None, "second order (moving every input and the cotangent together): AD 0 vs"),
+        (lambda only: only in (None, COTANGENT), "second order along the cotangent u: AD 0 vs"),
+    ],
+)
+def test_a_proven_second_order_mismatch_is_reported_whatever_localising_finds(monkeypatch, proving, reported):
+    """Moving x and u together proves the VJP's derivative wrong. Moving them one at a time
+    (to say which is wrong) may not converge, e.g. for a derivative that is exactly 0 along
+    x: the proven mismatch must still be reported, not the sample rejected."""
+    monkeypatch.setattr(derivative_checks, "check_second_order", _oracle_proving_only(proving))
+    with pytest.raises(ConformanceFailure) as info:
+        run_check(RT, RT.registry["sin"], CHECKS["vjp2_fd"], current_settings(max_examples=3))
+    assert reported in str(info.value) and "rejected" not in str(info.value)
+
+
+def test_a_proven_first_order_mismatch_is_reported_when_another_input_does_not_converge(monkeypatch):
+    monkeypatch.setattr(derivative_checks, "check_first_order", _oracle_proving_only(lambda only: only == 1))
+    with pytest.raises(ConformanceFailure) as info:
+        run_check(RT, RT.registry["add_any"], CHECKS["vjp_fd"], current_settings(max_examples=3))
+    assert "input 1 ('b'): AD 0 vs finite differences 1" in str(info.value)

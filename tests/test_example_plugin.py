@@ -33,7 +33,7 @@ def mathx_rt():
 
 def test_example_plugin_passes_the_suite(mathx_rt):
     outcomes = check_plugin("mathx_source", rt=mathx_rt, max_examples=5)
-    assert len(outcomes) == 50 and {o.status for o in outcomes} == {"passed"}
+    assert len(outcomes) == 55 and {o.status for o in outcomes} == {"passed"}
 
 
 def test_example_ops_are_session_methods(mathx_rt):
@@ -52,7 +52,7 @@ def test_tenferro_check_and_plugins_commands():
         [*run, "check", "reduce", "--max-examples", "2", "-q", "-k", "reduce_sum"], capture_output=True, text=True
     )
     assert ok.returncode == 0, ok.stdout + ok.stderr
-    assert "10 passed" in ok.stdout
+    assert "11 passed" in ok.stdout
     listing = subprocess.run([*run, "plugins"], capture_output=True, text=True, check=True).stdout
     assert listing.splitlines()[0].startswith("core ")
     assert any(line.startswith("reduce ") and "reduce_sum" in line for line in listing.splitlines())

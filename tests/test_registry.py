@@ -122,3 +122,9 @@ def test_the_core_knows_no_op_by_name():
                 if node.value.id in ("s", "session", "self"):
                     used.add(node.attr)
     assert used & op_names == set()
+
+
+def test_a_kink_must_give_one_arg_and_one_cotangent_per_input():
+    bad = tenferro.Kink((np.zeros(1), np.zeros(1)), (np.zeros(1),))
+    with pytest.raises(PluginError, match="plugin 'mine' registered a bad spec for op 'neg2': kinks must be Kink"):
+        load_registry([_plugin("mine", _op("neg2", kinks=(bad,)))], entry_points=False)

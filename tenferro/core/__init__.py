@@ -9,7 +9,7 @@ from .eager import EagerTensor
 from .engine import CpuEngine, Engine
 from .graph import TraceListing
 from .hookspecs import hookimpl
-from .registry import REQUIRED, ErrorInput, OpSpec, Registry, SampleInput, default_registry, load_registry
+from .registry import REQUIRED, ErrorInput, Kink, OpSpec, Registry, SampleInput, default_registry, load_registry
 from .runtime import EagerRuntime, Gradients
 from .session import EagerSession
 from .tensor import Tensor
@@ -23,6 +23,7 @@ __all__ = [
     "Engine",
     "ErrorInput",
     "Gradients",
+    "Kink",
     "OpSpec",
     "Registry",
     "SampleInput",

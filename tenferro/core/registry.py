@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 import pluggy
 
 from . import hookspecs
@@ -60,6 +61,34 @@ class ErrorInput:
     match: str = ""
 
 
+@dataclass(frozen=True)
+class Kink:
+    """A point where an op is not differentiable, and the cotangents its VJP gives there by
+    the op's convention (``abs'(0) = 0``, ties split evenly, ...). Samples keep away from
+    kinks, so this is how a convention gets checked (the ``kinks`` check) and shown
+    (``tenferro ops``).
+
+    ``args`` and ``params`` are the call, ``g`` the cotangent of the result (broadcast to
+    its shape), ``cotangents`` the expected one per input (``None``: zero or not a tensor)."""
+
+    args: tuple[Any, ...]
+    cotangents: tuple[Any, ...]
+    params: Mapping[str, Any] = field(default_factory=dict)
+    g: Any = 1.0
+
+    def describe(self, op: str, inputs: Sequence[str]) -> str:
+        """``abs(x=[0.0]) with g=1.0 gives x: [0.0]``: the call and the cotangents it must give."""
+        named = [*zip(inputs, self.args), *self.params.items()]
+        call = ", ".join(f"{n}={_show(a)}" for n, a in named)
+        given = ", ".join(f"{n}: {_show(ct)}" for n, ct in zip(inputs, self.cotangents) if ct is not None)
+        return f"{op}({call}) with g={_show(self.g)} gives {given or 'zero cotangents'}"
+
+
+def _show(value: Any) -> str:
+    """An array as its nested list (``[0.0, -0.0]``), anything else as its repr."""
+    return repr(value.tolist()) if isinstance(value, np.ndarray) else repr(value)
+
+
 @dataclass(frozen=True, eq=False)
 class OpSpec:
     """Everything about one op.
@@ -96,6 +125,10 @@ class OpSpec:
     :class:`ErrorInput`. ``differentiable`` marks, per input, whether a gradient flows to it
     (default: every input that accepts floats, when a vjp is given). ``second_order`` is
     False when the VJP uses an op that has no VJP of its own.
+
+    ``kinks`` states the op's conventions where it is not differentiable, as :class:`Kink`
+    points with the cotangents expected there. ``internal`` marks an op that exists for
+    other ops' VJPs, not for users to call (``tenferro ops`` marks it).
     """
 
     name: str
@@ -119,6 +152,8 @@ class OpSpec:
     #: not keep, and whether it keeps the result's.
     drops: tuple[int, ...] = field(init=False, repr=False, compare=False)
     keeps_out: bool = field(init=False, repr=False, compare=False)
+    kinks: tuple[Kink, ...] = ()
+    internal: bool = False
 
     def __post_init__(self) -> None:
         if isinstance(self.inputs, str):
@@ -126,6 +161,7 @@ class OpSpec:
                 f"OpSpec {self.name!r}: inputs must be a tuple of names, got the string {self.inputs!r}; "
                 f"for one input write ({self.inputs!r},)"
             )
+        object.__setattr__(self, "kinks", tuple(self.kinks))
         accepts = self.accepts
         if isinstance(accepts, str):
             accepts = (accepts,) * len(self.inputs)
@@ -185,6 +221,10 @@ def _validate(spec: OpSpec, plugin: str) -> None:
         raise bad("differentiable must have one flag per input")
     if not callable(spec.forward) or (spec.vjp is not None and not callable(spec.vjp)):
         raise bad("forward and vjp must be callables")
+    arity = len(spec.inputs)
+    for kink in spec.kinks:
+        if not isinstance(kink, Kink) or len(kink.args) != arity or len(kink.cotangents) != arity:
+            raise bad(f"kinks must be Kink values with one arg and one cotangent per input, got {kink!r}")
 
 
 @dataclass

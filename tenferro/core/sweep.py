@@ -58,6 +58,7 @@ def _add_any_errors() -> list[ErrorInput]:
 ADD_ANY = OpSpec(
     name="add_any",
     inputs=("a", "b"),
+    internal=True,
     forward=_add_any,
     vjp=lambda s, g, inputs, out: (g, g),
     accepts="f",

@@ -19,6 +19,7 @@ _EXPORTS = {
     "check_plugin": "conformance",
     "run_check": "conformance",
     "ConformanceFailure": "conformance",
+    "CheckSkipped": "conformance",
     "Outcome": "conformance",
     "CHECKS": "checks",
     "check_first_order": "oracle",

@@ -19,11 +19,11 @@ from __future__ import annotations
 import pathlib
 import re
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, Verbosity, given, settings
 from hypothesis import strategies as st
 from hypothesis.errors import FailedHealthCheck, Unsatisfiable
 
@@ -31,7 +31,8 @@ from tenferro.core.engine import CpuEngine
 from tenferro.core.registry import OpSpec, Registry
 from tenferro.core.runtime import EagerRuntime
 
-from .checks import CHECKS, Check, CheckFailed, Tally
+from .checks import CHECKS, Check, Tally
+from .reports import domain_report, failure_report, rerun_command
 
 #: The file of expected failures a plugin may ship next to its module.
 XFAIL_FILE = "tenferro-xfail.txt"
@@ -44,10 +45,15 @@ class ConformanceFailure(AssertionError):
     the error against its tolerance, and how to reproduce it."""
 
 
+class CheckSkipped(Exception):
+    """A check could not run: the spec lacks a declaration it needs (the message says which)."""
+
+
 @dataclass(frozen=True)
 class Outcome:
-    """The result of one check on one op: ``passed``, ``failed``, ``xfailed`` (a listed
-    expected failure that failed) or ``xpassed`` (a listed one that passed: an error)."""
+    """The result of one check on one op: ``passed``, ``failed``, ``skipped`` (the spec lacks
+    what the check needs; the message says what), ``xfailed`` (a listed expected failure
+    that failed) or ``xpassed`` (a listed one that passed: an error)."""
 
     plugin: str
     op: str
@@ -67,65 +73,54 @@ def conformance_runtime(plugins: Iterable[Any] = ()) -> EagerRuntime:
 
 def current_settings(max_examples: int | None = None) -> settings:
     """The loaded hypothesis profile (see tenferro.testing.profiles), optionally with fewer
-    or more examples."""
+    or more examples, and quiet: a report says what failed, on which sample, and how to
+    rerun it (hypothesis's own advice is for authors of the decorated test)."""
     base = settings()
     health = [*base.suppress_health_check, HealthCheck.too_slow, HealthCheck.filter_too_much]
-    return settings(base, max_examples=max_examples or base.max_examples, suppress_health_check=health)
+    return settings(
+        base, max_examples=max_examples or base.max_examples, suppress_health_check=health, verbosity=Verbosity.quiet
+    )
 
 
-def run_check(rt: EagerRuntime, spec: OpSpec, check: Check, hypothesis_settings: settings | None = None) -> None:
-    """Run one check on one op; raise ConformanceFailure if it fails."""
-    where = f"{spec.plugin}::{spec.name}::{check.name}"
+def run_check(
+    rt: EagerRuntime,
+    spec: OpSpec,
+    check: Check,
+    hypothesis_settings: settings | None = None,
+    loaded: Sequence[str] = (),
+) -> None:
+    """Run one check on one op; raise ConformanceFailure if it fails, CheckSkipped if the
+    spec lacks a declaration the check needs. ``loaded`` lists the ``--load`` values that
+    made the plugin available, for the rerun command in a report."""
+    missing = check.skip_reason(spec)
+    if missing is not None:
+        raise CheckSkipped(f"{spec.plugin}::{spec.name}::{check.name}: {missing}")
     tally = Tally()
+
+    @(hypothesis_settings or current_settings())
+    @given(data=st.data())
+    def run(data: Any) -> None:
+        tally.draws.clear()
+        try:
+            check.run(rt, spec, data, tally)
+        except Exception as exc:
+            exc.tenferro_draws = list(tally.draws)  # type: ignore[attr-defined]  # the failing sample
+            raise
+
+    def rerun() -> str:  # hypothesis keeps the seed of a randomised run on the test function
+        return rerun_command(spec, check, loaded, getattr(run, "_hypothesis_internal_use_generated_seed", None))
+
     try:
         if check.uses_samples:
-
-            @(hypothesis_settings or current_settings())
-            @given(data=st.data())
-            def run(data: Any) -> None:
-                check.run(rt, spec, data, tally)
-
             run()
         else:
             check.run(rt, spec, None, tally)
     except (Unsatisfiable, FailedHealthCheck):
-        raise ConformanceFailure(_domain_report(spec, check, "every sample")) from None
+        raise ConformanceFailure(domain_report(spec, check, tally, rerun())) from None
     except Exception as exc:
-        raise ConformanceFailure(_report(where, spec, check, exc)) from None
-    if tally.drawn >= 5 and tally.rejected > MAX_REJECTED * tally.drawn:
-        raise ConformanceFailure(_domain_report(spec, check, f"{tally.rejected} of {tally.drawn} samples"))
-
-
-def _rerun(spec: OpSpec, check: Check) -> str:
-    return f"rerun: pytest --tenferro-conformance={spec.plugin} -k '{spec.name} and {check.name}'"
-
-
-def _domain_report(spec: OpSpec, check: Check, how_many: str) -> str:
-    return (
-        f"{spec.plugin}::{spec.name}::{check.name}: {how_many} had to be rejected (finite differences did "
-        f"not converge, or there was nothing to differentiate): the op's sample strategy leaves its domain; "
-        f"keep samples away from kinks and poles (tenferro.testing.strategies.MARGIN)\n{_rerun(spec, check)}"
-    )
-
-
-def _cause(exc: BaseException) -> str:
-    if isinstance(exc, CheckFailed):
-        return str(exc)
-    group = getattr(exc, "exceptions", None)
-    if isinstance(group, tuple):  # an exception group: hypothesis found several distinct failures
-        return "several failures:\n" + "\n".join(f"  - {_cause(sub)}" for sub in group)
-    return f"raised {type(exc).__name__}: {exc}"
-
-
-def _report(where: str, spec: OpSpec, check: Check, exc: BaseException) -> str:
-    cause = _cause(exc)
-    notes = "\n".join(getattr(exc, "__notes__", []))
-    return (
-        f"{where} failed (plugin {spec.plugin!r}, op {spec.name!r}, check {check.name!r}): {cause}\n"
-        f"check: {check.doc}\n"
-        f"{notes}\n"
-        f"{_rerun(spec, check)}"
-    ).rstrip()
+        raise ConformanceFailure(failure_report(spec, check, exc, rerun())) from None
+    if tally.drawn >= 5 and tally.rejected.total() > MAX_REJECTED * tally.drawn:
+        raise ConformanceFailure(domain_report(spec, check, tally, rerun()))
 
 
 def expected_failures(registry: Registry, plugin: str) -> dict[tuple[str, str], str]:
@@ -177,6 +172,8 @@ def selected(registry: Registry, plugins: Iterable[str]) -> Iterator[tuple[OpSpe
 def _outcome(rt: EagerRuntime, spec: OpSpec, check: Check, reason: str | None, hs: settings | None) -> Outcome:
     try:
         run_check(rt, spec, check, hs)
+    except CheckSkipped as skipped:
+        return Outcome(spec.plugin, spec.name, check.name, "skipped", str(skipped))
     except ConformanceFailure as failure:
         return Outcome(spec.plugin, spec.name, check.name, "failed" if reason is None else "xfailed", str(failure))
     if reason is not None:
@@ -196,8 +193,8 @@ def _raise_failed(outcomes: list[Outcome]) -> list[Outcome]:
 def check_op(
     spec: OpSpec, rt: EagerRuntime | None = None, checks: Iterable[str] | None = None, max_examples: int | None = None
 ) -> list[Outcome]:
-    """Run every applicable check (or the named ``checks``) on one op; return the outcomes,
-    or raise ConformanceFailure listing the failures. ``rt`` must hold the op (default: a
+    """Run every applicable check (or the named ``checks``) on one op; return the outcomes
+    (skipped ones included), or raise ConformanceFailure listing the failures. ``rt`` must hold the op (default: a
     runtime of the installed plugins)."""
     rt = rt or conformance_runtime()
     chosen = [CHECKS[name] for name in checks] if checks is not None else list(CHECKS.values())

@@ -26,6 +26,30 @@ from .strategies import FD_STEP
 
 #: Relative tolerance of the AD-vs-FD comparison (before adding scipy's error estimate).
 RTOL = 1e-6
+#: Rounding the oracle allows in a function's value, in units of eps x the summed magnitude
+#: of its terms. Divided by the step, it is the absolute tolerance at which two estimates of
+#: the derivative agree: without it, a derivative of exactly zero never converges wherever
+#: the function's values carry rounding noise (scipy's default floor is ~1e-308).
+NOISE = 1024
+
+#: Outcomes of a finite difference (scipy's status 0, -3, anything else).
+CONVERGED, NON_FINITE, NOT_CONVERGED = "converged", "non-finite", "not converged"
+
+
+@dataclass(frozen=True)
+class FiniteDifference:
+    """scipy.differentiate's estimate of one derivative, its error estimate and how it
+    ended: ``CONVERGED``, ``NON_FINITE`` (a value near the point was nan or infinite: the
+    function left its domain) or ``NOT_CONVERGED`` (estimates kept changing: a kink, a
+    pole or noise within the step)."""
+
+    df: float
+    error: float
+    outcome: str
+
+    @property
+    def converged(self) -> bool:
+        return self.outcome == CONVERGED
 
 
 @dataclass(frozen=True)
@@ -33,43 +57,59 @@ class Comparison:
     """One AD-versus-finite-difference comparison."""
 
     ad: float
-    fd: float
-    fd_error: float
-    fd_success: bool
+    fd: FiniteDifference
     tolerance: float
 
     @property
     def error(self) -> float:
-        return abs(self.ad - self.fd)
+        return abs(self.ad - self.fd.df)
 
     @property
     def ok(self) -> bool:
         return self.error <= self.tolerance
 
+    @property
+    def proven_wrong(self) -> bool:
+        """Finite differences converged and disagree: AD is wrong here, whatever else fails."""
+        return self.fd.converged and not self.ok
+
     def __str__(self) -> str:
         relation = "<=" if self.ok else ">"
         return (
-            f"AD {self.ad:.17g} vs finite differences {self.fd:.17g}: error {self.error:.3g} "
-            f"{relation} tolerance {self.tolerance:.3g} (scipy error estimate {self.fd_error:.3g})"
+            f"AD {self.ad:.17g} vs finite differences {self.fd.df:.17g}: error {self.error:.3g} "
+            f"{relation} tolerance {self.tolerance:.3g} (scipy error estimate {self.fd.error:.3g})"
         )
 
 
-def fd_directional(f: Callable[[float], float], step: float = FD_STEP) -> tuple[float, float, bool]:
-    """d/dt f(t) at t = 0 with scipy.differentiate (central, order 8, steps <= ``step``):
-    (derivative, error estimate, converged)."""
+def fd_directional(terms: Callable[[float], Any], step: float = FD_STEP) -> FiniteDifference:
+    """d/dt Σ terms(t) at t = 0 with scipy.differentiate (central, order 8, steps <= ``step``).
 
-    def vectorised(t: np.ndarray) -> np.ndarray:
-        return np.array([f(float(ti)) for ti in np.ravel(t)], dtype=np.float64).reshape(np.shape(t))
+    ``terms`` returns a number or an array of terms (such as u_i · F_i(x + t v)). Their sum
+    is only known to within about eps · Σ|terms| (taken at t = 0 and ±step), so estimates of
+    the derivative that agree to within ``NOISE`` times that, divided by the step, count as
+    converged: a function constant along the direction then gives a converged 0."""
+    values: dict[float, np.ndarray] = {}
 
-    with np.errstate(all="ignore"):  # a function that leaves its domain shows up as success=False
-        result = scipy.differentiate.derivative(vectorised, 0.0, initial_step=step, tolerances={"rtol": 1e-10})
-    return float(result.df), float(result.error), bool(result.success)
+    def at(t: float) -> np.ndarray:
+        if t not in values:  # scipy asks for 0 and ±step again: evaluate each point once
+            values[t] = np.asarray(terms(t), dtype=np.float64)
+        return values[t]
+
+    def total(t: np.ndarray) -> np.ndarray:
+        return np.array([np.sum(at(float(ti))) for ti in np.ravel(t)], dtype=np.float64).reshape(np.shape(t))
+
+    with np.errstate(all="ignore"):  # a function that leaves its domain shows up in the status
+        magnitude = max(float(np.sum(np.abs(v), where=np.isfinite(v))) for v in map(at, (-step, 0.0, step)))
+        atol = max(NOISE * np.finfo(np.float64).eps * magnitude / step, np.finfo(np.float64).smallest_normal)
+        result = scipy.differentiate.derivative(total, 0.0, initial_step=step, tolerances={"rtol": 1e-10, "atol": atol})
+    status = int(result.status)
+    outcome = CONVERGED if status == 0 else NON_FINITE if status == -3 else NOT_CONVERGED
+    return FiniteDifference(float(result.df), float(result.error), outcome)
 
 
-def compare(ad: float, f: Callable[[float], float], rtol: float = RTOL) -> Comparison:
-    fd, error, success = fd_directional(f)
-    tolerance = rtol * max(1.0, abs(fd), abs(ad)) + 4.0 * error
-    return Comparison(ad, fd, error, success, tolerance)
+def compare(ad: float, terms: Callable[[float], Any], rtol: float = RTOL) -> Comparison:
+    fd = fd_directional(terms)
+    return Comparison(ad, fd, rtol * max(1.0, abs(fd.df), abs(ad)) + 4.0 * fd.error)
 
 
 def differentiable_positions(spec: OpSpec, sample: SampleInput) -> list[int]:
@@ -82,7 +122,7 @@ def differentiable_positions(spec: OpSpec, sample: SampleInput) -> list[int]:
 
 
 def vdot(a: Any, b: Any) -> float:
-    return float(np.sum(np.asarray(a, dtype=np.float64) * np.asarray(b, dtype=np.float64)))
+    return float(np.sum(_products(a, b)))
 
 
 class OpHarness:
@@ -144,7 +184,7 @@ def check_first_order(
     out = rt.with_eager_session(lambda s: harness.call(s, args))
     out.backward_with(rt.constant_from(Tensor.from_numpy(u)))
     ad = sum(vdot(args[i].grad().to_numpy(), v[i]) for i in harness.positions)
-    return compare(ad, lambda t: vdot(u, harness.value(harness.shifted(t, v))))
+    return compare(ad, lambda t: _products(u, harness.value(harness.shifted(t, v))))
 
 
 def _first_derivatives(rt: EagerRuntime, harness: OpHarness, args: list[Any], u: EagerTensor) -> list[EagerTensor]:
@@ -171,17 +211,16 @@ def check_second_order(
     v_u = rng.uniform(-1.0, 1.0, out0.shape) * (only is None or only == COTANGENT)
     w = {i: rng.standard_normal(np.shape(sample.args[i])) for i in harness.positions}
 
-    def g_dot_w(shifted: dict[int, np.ndarray], u_value: np.ndarray, variables: bool) -> tuple[Any, list[Any], Any]:
+    def gradients(shifted: dict[int, np.ndarray], u_value: np.ndarray, variable: bool) -> tuple[Any, Any, Any]:
         args = harness.tensors(shifted, variables=True)
-        u = (rt.variable_from if variables else rt.constant_from)(Tensor.from_numpy(u_value.astype(out0.dtype)))
-        grads = _first_derivatives(rt, harness, args, u)
-        weights = [rt.constant_from(Tensor.from_numpy(w[i])) for i in harness.positions]
-        total = rt.with_eager_session(
-            lambda s: _sum_all(s, [s.reduce_sum(s.mul(g, wi), None) for g, wi in zip(grads, weights)])
-        )
-        return total, args, u
+        u = (rt.variable_from if variable else rt.constant_from)(Tensor.from_numpy(u_value.astype(out0.dtype)))
+        return args, u, _first_derivatives(rt, harness, args, u)
 
-    total, args, u = g_dot_w({}, u0, variables=True)
+    args, u, grads = gradients({}, u0, variable=True)
+    weights = [rt.constant_from(Tensor.from_numpy(w[i])) for i in harness.positions]
+    total = rt.with_eager_session(
+        lambda s: _sum_all(s, [s.reduce_sum(s.mul(g, wi), None) for g, wi in zip(grads, weights)])
+    )
     ad = 0.0
     for tensor, direction in [(args[i], v[i]) for i in harness.positions] + [(u, v_u)]:
         try:
@@ -189,11 +228,16 @@ def check_second_order(
         except GradInactive:
             pass  # G does not depend on this input: its part of the derivative is 0
 
-    def fd(t: float) -> float:
-        value, _, _ = g_dot_w(harness.shifted(t, v), u0 + t * v_u, variables=False)
-        return float(np.asarray(value))
+    def terms(t: float) -> np.ndarray:
+        _, _, shifted = gradients(harness.shifted(t, v), u0 + t * v_u, variable=False)
+        return np.concatenate([np.ravel(_products(g, w[i])) for g, i in zip(shifted, harness.positions)])
 
-    return compare(ad, fd)
+    return compare(ad, terms)
+
+
+def _products(a: Any, b: Any) -> np.ndarray:
+    """The terms of ⟨a, b⟩, in float64."""
+    return np.asarray(a, dtype=np.float64) * np.asarray(b, dtype=np.float64)
 
 
 def _sum_all(s: Any, terms: list[Any]) -> Any:

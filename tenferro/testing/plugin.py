@@ -83,6 +83,7 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
                 check=check,
                 reason=reason,
                 hypothesis_settings=hypothesis_settings,
+                loaded=config.getoption("tenferro_load"),
             )
         )
 
@@ -90,10 +91,24 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
 class ConformanceItem(pytest.Item):
     """One conformance check on one op."""
 
-    def __init__(self, *, rt: Any, spec: Any, check: Any, reason: str | None, hypothesis_settings: Any, **kwargs: Any):
+    def __init__(
+        self,
+        *,
+        rt: Any,
+        spec: Any,
+        check: Any,
+        reason: str | None,
+        hypothesis_settings: Any,
+        loaded: Any,
+        **kwargs: Any,
+    ):
         super().__init__(**kwargs)
         self.rt, self.spec, self.check, self.hypothesis_settings = rt, spec, check, hypothesis_settings
-        if reason is not None:
+        self.loaded = loaded
+        missing = check.skip_reason(spec)
+        if missing is not None:  # shown with -rs, as `tenferro check` does
+            self.add_marker(pytest.mark.skip(reason=missing))
+        elif reason is not None:
             from .conformance import ConformanceFailure
 
             self.add_marker(pytest.mark.xfail(reason=reason, strict=True, raises=ConformanceFailure))
@@ -101,7 +116,7 @@ class ConformanceItem(pytest.Item):
     def runtest(self) -> None:
         from .conformance import run_check
 
-        run_check(self.rt, self.spec, self.check, self.hypothesis_settings)
+        run_check(self.rt, self.spec, self.check, self.hypothesis_settings, self.loaded)
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         from .conformance import ConformanceFailure
@@ -111,4 +126,4 @@ class ConformanceItem(pytest.Item):
         return super().repr_failure(excinfo, style=style)
 
     def reportinfo(self) -> tuple[Any, int | None, str]:
-        return self.path, None, self.name
+        return self.path, 0, self.name  # a line number: a skip marker reports the item's location

@@ -16,9 +16,12 @@ PROFILE_ENV = "TENFERRO_HYPOTHESIS_PROFILE"
 
 _COMMON = {"deadline": None, "suppress_health_check": [HealthCheck.too_slow, HealthCheck.data_too_large]}
 
-settings.register_profile("dev", max_examples=25, **_COMMON)
-settings.register_profile("ci", max_examples=15, derandomize=True, print_blob=True, **_COMMON)
-settings.register_profile("nightly", max_examples=500, **_COMMON)
+# Built on hypothesis's defaults, not on the profile it has loaded: when it sees a CI
+# environment it loads its own derandomised "ci", and "dev" would inherit that.
+_DEFAULTS = settings.get_profile("default")
+settings.register_profile("dev", _DEFAULTS, max_examples=25, **_COMMON)
+settings.register_profile("ci", _DEFAULTS, max_examples=15, derandomize=True, print_blob=True, **_COMMON)
+settings.register_profile("nightly", _DEFAULTS, max_examples=500, **_COMMON)
 
 
 def default_profile() -> str:

@@ -17,7 +17,7 @@ import numpy as np
 
 from tenferro.core.eager import EagerTensor
 from tenferro.core.errors import ArgumentError, DTypeError, ShapeMismatch, TenferroError
-from tenferro.core.registry import REQUIRED, ErrorInput, OpSpec
+from tenferro.core.registry import REQUIRED, ErrorInput, Kink, OpSpec
 
 from .broadcasting import unbroadcast
 
@@ -89,6 +89,7 @@ def _binary(
     doc: str,
     sample: Callable[[], Any] = _ANY_PAIR,
     residuals: tuple[str, ...] = ("a", "b"),
+    kinks: tuple[Kink, ...] = (),
 ) -> OpSpec:
     return OpSpec(
         name=name,
@@ -102,7 +103,14 @@ def _binary(
         error_inputs=_binary_errors,
         residuals=residuals,
         doc=doc,
+        kinks=kinks,
     )
+
+
+def _split_ties(winner: float) -> Kink:
+    """maximum/minimum of [1, 1, winner] and 1: the ties give half the cotangent to each
+    operand (b, broadcast, sums its two halves); ``winner`` takes all of its own."""
+    return Kink((np.array([1.0, 1.0, winner]), np.array(1.0)), (np.array([0.5, 0.5, 1.0]), np.array(1.0)))
 
 
 # -- VJP rules -------------------------------------------------------------------------
@@ -318,6 +326,13 @@ SPECS = [
         "d/db = a**b·log(a) is 0 where a == 0 and nan where a < 0.",
         _pairs(a_range=(0.5, 3.0), b_range=(-2.0, 2.5)),
         residuals=("a", "b", "out"),
+        kinks=(
+            Kink(
+                (np.array([0.0, 0.0, -2.0]), np.array([0.0, 2.0, 2.0])),
+                (np.array([0.0, 0.0, -4.0]), np.array([0.0, 0.0, np.nan])),
+            ),
+            Kink((np.array([0.0, 2.0]), 0.0), (np.zeros(2), None)),
+        ),
     ),
     _binary(
         "maximum",
@@ -326,6 +341,7 @@ SPECS = [
         lambda a, b: np.where(np.greater(a, b), a, b),
         "Elementwise max. Convention: where a == b the cotangent is split evenly, half to each.",
         _separated,
+        kinks=(_split_ties(winner=3.0),),
     ),
     _binary(
         "minimum",
@@ -334,6 +350,7 @@ SPECS = [
         lambda a, b: np.where(np.less(a, b), a, b),
         "Elementwise min. Convention: where a == b the cotangent is split evenly, half to each.",
         _separated,
+        kinks=(_split_ties(winner=-1.0),),
     ),
     OpSpec(
         name="where_select",
@@ -363,6 +380,12 @@ SPECS = [
         error_inputs=lambda: [ErrorInput((_V, 0.0, np.zeros(3)), {}, ShapeMismatch, "do not broadcast")],
         doc="minimum(maximum(x, lo), hi), differentiated as that composition: ties at a bound split "
         "the cotangent evenly between x and the bound; lo and hi may be tensors or scalars.",
+        kinks=(
+            Kink(
+                (np.array([1.0, 2.0, 1.5]), np.array(1.0), np.array(2.0)),
+                (np.array([0.5, 0.5, 1.0]), np.array(0.5), np.array(0.5)),
+            ),
+        ),
     ),
     OpSpec(
         name="compare",

@@ -129,6 +129,7 @@ SPECS = [
     OpSpec(
         name="sum_to",
         inputs=("x",),
+        internal=True,
         residuals=(),
         params={"shape": REQUIRED},
         forward=_sum_to,

@@ -15,7 +15,7 @@ import numpy as np
 import scipy.special
 
 from tenferro.core.errors import DTypeError
-from tenferro.core.registry import ErrorInput, OpSpec
+from tenferro.core.registry import ErrorInput, Kink, OpSpec
 
 #: derivative(s, g, x, out) -> cotangent of x (None for zero).
 Derivative = Callable[[Any, Any, Any, Any], Any]
@@ -46,6 +46,7 @@ def _unary(
     doc: str,
     domain: Callable[[], Any] = _ANYWHERE,
     residuals: tuple[str, ...] = ("x",),
+    kinks: tuple[Kink, ...] = (),
 ) -> OpSpec:
     def vjp(s: Any, g: Any, inputs: tuple[Any, ...], out: Any) -> tuple[Any]:
         return (derivative(s, g, inputs[0], out),)
@@ -61,8 +62,12 @@ def _unary(
         error_inputs=lambda: [ErrorInput((np.array([True, False]),), {}, DTypeError, "accepts float")],
         residuals=residuals,
         doc=doc,
+        kinks=kinks,
     )
 
+
+#: The signed zeros, where abs and sign have their kink.
+_ZEROS = np.array([0.0, -0.0])
 
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 
@@ -85,6 +90,10 @@ SPECS = [
         "Square root. Convention: sqrt'(0) = inf (so a zero cotangent gives nan there, as in PyTorch).",
         _domain(0.2, 5.0),
         residuals=("out",),
+        kinks=(
+            Kink((np.array([0.0]),), (np.array([np.inf]),)),
+            Kink((np.array([0.0]),), (np.array([np.nan]),), g=0.0),
+        ),
     ),
     _unary(
         "rsqrt",
@@ -145,6 +154,7 @@ SPECS = [
         _libm(math.fabs),
         "|x|. Convention: abs'(0) = 0 (the subgradient PyTorch and JAX use).",
         _domain(avoid=(0.0,)),
+        kinks=(Kink((_ZEROS,), (np.zeros(2),)),),
     ),
     _unary(
         "sign",
@@ -154,6 +164,7 @@ SPECS = [
         "-1, 0 or 1. Its derivative is 0 everywhere (including at 0).",
         _domain(avoid=(0.0,)),
         residuals=(),
+        kinks=(Kink((_ZEROS,), (np.zeros(2),)),),
     ),
     _unary("square", np.square, lambda s, g, x, out: s.mul(g, s.mul(x, 2.0)), lambda x: x * x, "x*x."),
     _unary(

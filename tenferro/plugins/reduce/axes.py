@@ -69,6 +69,7 @@ def _expand_sample() -> Any:
 EXPAND_TO = OpSpec(
     name="expand_to",
     inputs=("x",),
+    internal=True,
     params={"shape": REQUIRED, "axes": REQUIRED},
     forward=_expand_to,
     vjp=lambda s, g, inputs, out, shape, axes: (s.reduce_sum(g, axes),),

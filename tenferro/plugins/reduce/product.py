@@ -144,6 +144,7 @@ SPECS = [
     ),
     OpSpec(
         name="prod_except",
+        internal=True,
         inputs=("x",),
         params={"axes": None},
         forward=_prod_except,
@@ -158,6 +159,7 @@ SPECS = [
     ),
     OpSpec(
         name="prod_except_vjp",
+        internal=True,
         inputs=("x", "g"),
         params={"axes": None},
         forward=_prod_except_vjp,

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from tenferro.core.errors import AxisError, DTypeError, ShapeMismatch, TenferroError
-from tenferro.core.registry import ErrorInput, OpSpec
+from tenferro.core.registry import ErrorInput, Kink, OpSpec
 
 from .axes import normalize_axes
 
@@ -120,6 +120,7 @@ def reduction(
     second_order: bool = True,
     residuals: tuple[str, ...] = (),
     accepts: str = "fiu",
+    kinks: tuple[Kink, ...] = (),
 ) -> OpSpec:
     """Spec of an op ``name(x, axes=None)`` computed by ``kernel(x, axis=<normalized axes>)``."""
 
@@ -140,7 +141,16 @@ def reduction(
         second_order=second_order,
         residuals=residuals,
         doc=doc,
+        kinks=kinks,
     )
+
+
+def _tied(extreme: float) -> tuple[Kink, ...]:
+    """Ties for the extreme value split the cotangent evenly: two in a row of a matrix, three
+    in a vector."""
+    rows = np.array([[extreme, extreme, 0.0], [0.0, 2 * extreme, 2 * extreme]])
+    halves = np.array([[0.5, 0.5, 0.0], [0.0, 0.5, 0.5]])
+    return (Kink((rows,), (halves,), {"axes": 1}), Kink((np.full(3, extreme),), (np.full(3, 1 / 3),)))
 
 
 def samples(**kwargs: Any) -> Callable[[], Any]:
@@ -190,6 +200,7 @@ SPECS = [
         samples(distinct=True),
         explain_empty("reduce_max"),
         residuals=("x", "out"),
+        kinks=_tied(2.0),
     ),
     reduction(
         "reduce_min",
@@ -200,6 +211,7 @@ SPECS = [
         samples(distinct=True),
         explain_empty("reduce_min"),
         residuals=("x", "out"),
+        kinks=_tied(-2.0),
     ),
     reduction(
         "logsumexp",

@@ -1,0 +1,112 @@
+"""What every conformance check shares: the failure it raises, the tally of samples it
+drew and rejected, and how it draws a sample and calls the op and its VJP."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, NoReturn
+
+import numpy as np
+from hypothesis import reject
+from hypothesis import strategies as st
+
+from tenferro.core.eager import EagerTensor
+from tenferro.core.registry import OpSpec, SampleInput
+from tenferro.core.runtime import EagerRuntime
+from tenferro.core.tensor import Tensor
+
+from .oracle import differentiable_positions
+
+
+class CheckFailed(AssertionError):
+    """A conformance check found the op wrong; the message says how."""
+
+
+#: Why a sample was rejected (no verdict on it): keys of ``Tally.rejected``.
+NOTHING_TO_DIFFERENTIATE = "nothing to differentiate"
+
+
+@dataclass
+class Tally:
+    """How many samples a check drew, and how many it rejected for each reason (finite
+    differences that met non-finite values or did not converge, or nothing to differentiate):
+    too many rejections mean the op's sample strategy leaves its domain or meets kinks."""
+
+    drawn: int = 0
+    rejected: Counter[str] = field(default_factory=Counter)
+    #: What the current example drew, (label, value) in order: shown when it fails.
+    draws: list[tuple[str, Any]] = field(default_factory=list)
+
+    def reject(self, why: str) -> NoReturn:
+        """Count the current sample as rejected for ``why`` and tell hypothesis so."""
+        self.rejected[why] += 1
+        reject()
+
+
+def draw(spec: OpSpec, data: Any, tally: Tally, differentiable: bool = False) -> SampleInput:
+    """One sample from the op's strategy; with ``differentiable``, one that has an input to
+    differentiate (else the sample is rejected)."""
+    sample = data.draw(spec.sample(), label="sample")
+    tally.drawn += 1
+    tally.draws.append(("sample", sample))
+    if differentiable and not differentiable_positions(spec, sample):
+        tally.reject(NOTHING_TO_DIFFERENTIATE)  # all constants
+    return sample
+
+
+def const(rt: EagerRuntime, arg: Any) -> Any:
+    """An array argument as a constant tensor; a Python scalar as it is."""
+    return rt.constant_from(Tensor.from_numpy(arg)) if isinstance(arg, np.ndarray) else arg
+
+
+def call(rt: EagerRuntime, spec: OpSpec, args: list[Any], params: Any) -> EagerTensor:
+    return rt.with_eager_session(lambda s: getattr(s, spec.name)(*args, **params))
+
+
+def forward(rt: EagerRuntime, spec: OpSpec, sample: SampleInput) -> np.ndarray:
+    """The op's value on a sample of constants."""
+    return np.asarray(call(rt, spec, [const(rt, a) for a in sample.args], sample.params))
+
+
+def is_differentiable(spec: OpSpec) -> bool:
+    """The op has a VJP and an input it differentiates: the derivative checks apply."""
+    return spec.vjp is not None and any(spec.differentiable)
+
+
+def draw_seed(data: Any, tally: Tally) -> int:
+    """A seed of the random cotangents and directions the oracle draws."""
+    seed = data.draw(st.integers(0, 2**32 - 1), label="seed")
+    tally.draws.append(("seed", seed))
+    return seed
+
+
+def recorded(
+    rt: EagerRuntime, spec: OpSpec, sample: SampleInput, through: int | None = None
+) -> tuple[list[Any], EagerTensor]:
+    """The op called on variables (at differentiable positions) and constants. With
+    ``through``, that input reaches the op as an intermediate result (its variable times 1),
+    whose value the trace keeps only if the spec lists it in ``residuals``."""
+    positions = differentiable_positions(spec, sample)
+    args = [
+        rt.variable_from(Tensor.from_numpy(a)) if i in positions else const(rt, a) for i, a in enumerate(sample.args)
+    ]
+
+    def body(s: Any) -> EagerTensor:
+        called = [s.mul(a, 1.0) if i == through else a for i, a in enumerate(args)]
+        return getattr(s, spec.name)(*called, **sample.params)
+
+    return args, rt.with_eager_session(body)
+
+
+def run_vjp(rt: EagerRuntime, out: EagerTensor, g: np.ndarray) -> tuple[Any, ...]:
+    """The VJP rule of ``out``'s node called directly, on cotangent ``g``, unrecorded."""
+    node = out._node
+    spec = node.spec
+    with rt.no_grad():
+
+        def vjp(s: Any) -> Any:
+            handle = EagerTensor(node.value if node.value is not None else node, rt, node)
+            return spec.vjp(s, rt.constant_from(Tensor(g)), node.inputs, handle, **node.params)
+
+        return tuple(rt.with_eager_session(vjp))

@@ -1,0 +1,158 @@
+"""Checks of an op's values: against its reference and in float32, no mutation, no
+aliasing, determinism, and the errors it declares."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from tenferro.core.eager import EagerTensor
+from tenferro.core.errors import TenferroError
+from tenferro.core.registry import OpSpec, SampleInput
+from tenferro.core.runtime import EagerRuntime
+
+from .harness import CheckFailed, Tally, call, const, draw, forward, is_differentiable, recorded, run_vjp
+from .oracle import differentiable_positions
+
+
+def _max_error(actual: np.ndarray, expected: np.ndarray) -> float:
+    """Largest absolute difference; NaN where exactly one side is NaN, equal infinities 0."""
+    a, e = actual.astype(np.float64), expected.astype(np.float64)
+    with np.errstate(invalid="ignore"):
+        diff = np.where((a == e) | (np.isnan(a) & np.isnan(e)), 0.0, np.abs(a - e))
+    return float(np.max(diff, initial=0.0))
+
+
+def check_forward(rt: EagerRuntime, spec: OpSpec, data: Any, tally: Tally) -> None:
+    """The op's value equals its NumPy reference, with the reference's shape and dtype."""
+    sample = draw(spec, data, tally)
+    actual = forward(rt, spec, sample)
+    expected = np.asarray(spec.reference(*sample.args, **sample.params))
+    if actual.shape != expected.shape or actual.dtype != expected.dtype:
+        raise CheckFailed(
+            f"returned {actual.dtype}{list(actual.shape)}, the reference {expected.dtype}{list(expected.shape)}"
+        )
+    if actual.dtype.kind in "biu":
+        if not np.array_equal(actual, expected):
+            raise CheckFailed(f"differs from the reference at {int(np.sum(actual != expected))} elements")
+        return
+    scale = max(1.0, float(np.max(np.abs(expected[np.isfinite(expected)]), initial=0.0)))
+    tolerance = 1e-10 * scale
+    error = _max_error(actual, expected)
+    if not error <= tolerance:
+        raise CheckFailed(f"max error {error:.3g} against the reference > tolerance {tolerance:.3g}")
+
+
+def _to(arg: Any, dtype: type) -> Any:
+    if isinstance(arg, np.ndarray) and arg.dtype.kind == "f":
+        return arg.astype(dtype)
+    if isinstance(arg, np.floating):
+        return dtype(arg)
+    return arg
+
+
+def check_float32(rt: EagerRuntime, spec: OpSpec, data: Any, tally: Tally) -> None:
+    """In float32 the op stays float32 and agrees with float64 on the same (rounded)
+    inputs, within a tolerance scaled by float32's epsilon."""
+    sample = draw(spec, data, tally)
+    # float arrays and NumPy float scalars go to float32; Python floats stay (they are weak)
+    single = [_to(a, np.float32) for a in sample.args]
+    rounded = [_to(a, np.float64) for a in single]
+    actual = forward(rt, spec, SampleInput(tuple(single), sample.params))
+    expected = forward(rt, spec, SampleInput(tuple(rounded), sample.params))
+    if expected.dtype == np.float64 and actual.dtype != np.float32:
+        raise CheckFailed(f"float32 inputs gave a {actual.dtype} result; results must keep the input dtype")
+    if actual.dtype.kind != "f":
+        return
+    magnitudes = [np.max(np.abs(a), initial=0.0) for a in rounded if isinstance(a, np.ndarray)]
+    finite = expected[np.isfinite(expected)]
+    scale = max(1.0, float(np.max(np.abs(finite), initial=0.0)), *map(float, magnitudes))
+    tolerance = 64 * float(np.finfo(np.float32).eps) * scale
+    error = _max_error(actual, expected)
+    if not error <= tolerance:
+        raise CheckFailed(f"float32 result off float64 by {error:.3g} > tolerance {tolerance:.3g} (64 eps32 x scale)")
+
+
+def _snapshot(values: list[Any]) -> list[bytes | None]:
+    return [v.tobytes() if isinstance(v, np.ndarray) else None for v in values]
+
+
+def check_no_mutation(rt: EagerRuntime, spec: OpSpec, data: Any, tally: Tally) -> None:
+    """Neither the forward kernel nor the VJP writes into its inputs, the residuals or the
+    cotangent (checked on writable arrays, so a write would go through)."""
+    sample = draw(spec, data, tally)
+    writable = [a.copy() if isinstance(a, np.ndarray) else a for a in sample.args]
+    before = _snapshot(writable)
+    with np.errstate(all="ignore"):
+        spec.forward(*writable, **sample.params)
+    for index, (old, new) in enumerate(zip(before, _snapshot(writable))):
+        if old != new:
+            raise CheckFailed(f"the forward kernel wrote into input {index} ({spec.inputs[index]!r})")
+    if not is_differentiable(spec) or not differentiable_positions(spec, sample):
+        return
+    _, out = recorded(rt, spec, sample)
+    node = out._node
+    kept = [a._value for a in node.inputs if isinstance(a, EagerTensor)]
+    kept += [node.value] if node.value is not None else []
+    before = _snapshot(kept)
+    g = np.ones(out.shape, out.dtype)
+    run_vjp(rt, out, g)
+    if _snapshot(kept) != before:
+        raise CheckFailed("the VJP wrote into an input or residual value")
+    if np.any(g != 1):
+        raise CheckFailed("the VJP wrote into the cotangent it was given")
+
+
+def check_no_alias(rt: EagerRuntime, spec: OpSpec, data: Any, tally: Tally) -> None:
+    """The result shares no memory with an input, unless the spec declares it returns a
+    view (which nothing in tenferro ever writes through)."""
+    sample = draw(spec, data, tally)
+    args = [const(rt, a) for a in sample.args]
+    out = call(rt, spec, args, sample.params)._value
+    for index, arg in enumerate(args):
+        if isinstance(arg, EagerTensor) and np.shares_memory(out, arg._value) and not spec.returns_view:
+            raise CheckFailed(
+                f"the result shares memory with input {index} ({spec.inputs[index]!r}); copy it, or declare "
+                f"returns_view=True"
+            )
+
+
+def check_deterministic(rt: EagerRuntime, spec: OpSpec, data: Any, tally: Tally) -> None:
+    """The same call twice is bitwise equal; so are the recorded and the no_grad forward,
+    and two VJPs of the same cotangent."""
+    sample = draw(spec, data, tally)
+    first, second = forward(rt, spec, sample), forward(rt, spec, sample)
+    if first.tobytes() != second.tobytes():
+        raise CheckFailed("two identical forward calls differ bitwise")
+    if not is_differentiable(spec) or not differentiable_positions(spec, sample):
+        return
+    _, out = recorded(rt, spec, sample)
+    if out._value.tobytes() != first.tobytes():
+        raise CheckFailed("the recorded forward differs bitwise from the no_grad one")
+    g = np.ones(out.shape, out.dtype)
+    once, twice = run_vjp(rt, out, g), run_vjp(rt, out, g)
+    for index, (a, b) in enumerate(zip(once, twice)):
+        if (a is None) != (b is None) or (a is not None and np.asarray(a).tobytes() != np.asarray(b).tobytes()):
+            raise CheckFailed(f"input {index} ({spec.inputs[index]!r}): two identical VJP calls differ bitwise")
+
+
+def check_error_inputs(rt: EagerRuntime, spec: OpSpec, data: Any, tally: Tally) -> None:
+    """Each declared error input raises its declared TenferroError with its message."""
+    for number, case in enumerate(spec.error_inputs()):
+        try:
+            call(rt, spec, [const(rt, a) for a in case.args], case.params)
+        except case.error as exc:
+            if case.match not in str(exc):
+                raise CheckFailed(f"error input {number}: message {str(exc)!r} lacks {case.match!r}") from None
+            continue
+        except TenferroError as exc:
+            raise CheckFailed(
+                f"error input {number}: raised {type(exc).__name__} ({exc}), expected {case.error.__name__}"
+            ) from None
+        except Exception as exc:
+            raise CheckFailed(
+                f"error input {number}: raised a raw {type(exc).__name__} ({exc}); bad input must raise a "
+                f"TenferroError ({case.error.__name__} here)"
+            ) from None
+        raise CheckFailed(f"error input {number}: no error raised, expected {case.error.__name__}")
