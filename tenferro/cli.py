@@ -25,7 +25,7 @@ def _tour(args: argparse.Namespace) -> int:
 
 
 def _ops(args: argparse.Namespace) -> int:
-    from .core.registry import default_registry
+    from .core.loading import default_registry
 
     registry = default_registry()
     specs = sorted(registry, key=lambda spec: (spec.plugin, spec.name))
@@ -41,7 +41,7 @@ def _ops(args: argparse.Namespace) -> int:
 
 
 def _plugins(args: argparse.Namespace) -> int:
-    from .core.registry import BLOCK_ENV, default_registry
+    from .core.loading import BLOCK_ENV, default_registry
 
     registry = default_registry()
     for info in registry.plugins.values():

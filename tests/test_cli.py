@@ -52,7 +52,7 @@ def test_tour_compare_says_when_libraries_are_missing(capsys, monkeypatch):
 
 
 def test_ops_lists_every_op_with_plugin_and_signature(capsys):
-    from tenferro.core.registry import default_registry
+    from tenferro.core.loading import default_registry
 
     assert main(["ops"]) == 0
     lines = capsys.readouterr().out.splitlines()

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from tenferro import OpSpec
-from tenferro.core.registry import default_registry
+from tenferro.core.loading import default_registry
 from tenferro.testing import derivative_checks, strategies
 from tenferro.testing.checks import CHECKS
 from tenferro.testing.conformance import (
@@ -45,7 +45,7 @@ def test_every_builtin_op_gets_the_derivative_checks():
     for spec in RT.registry:
         for name in ("forward", "no_mutation", "deterministic", "error_inputs", "float32"):
             assert (spec.name, name) in checked
-        if spec.vjp is not None:
+        if spec.pullback is not None:
             for name in ("vjp_fd", "vjp2_fd", "vjp_shapes", "zero_cotangent"):
                 assert (spec.name, name) in checked, (spec.name, name)
             # residuals=None keeps every value: nothing to check

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from tenferro import CpuEngine, EagerRuntime
-from tenferro.core.registry import load_registry
+from tenferro.core.loading import load_registry
 from tenferro.testing.conformance import check_plugin
 
 SOURCE = pathlib.Path(__file__).parents[1] / "examples" / "tenferro-mathx" / "src"

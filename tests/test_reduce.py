@@ -79,7 +79,7 @@ def test_prod_third_derivative_raises_instead_of_lying(rt):
     st.data(),
 )
 def test_prod_except_vjp_matches_brute_force_on_zero_heavy_inputs(x, data):
-    from tenferro.core.registry import default_registry
+    from tenferro.core.loading import default_registry
     from tenferro.testing.strategies import axes_for
 
     spec = default_registry()["prod_except_vjp"]

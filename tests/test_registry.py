@@ -9,7 +9,7 @@ import pytest
 
 import tenferro
 from tenferro import CpuEngine, EagerRuntime, OpSpec, PluginError, Tensor, hookimpl
-from tenferro.core.registry import load_registry
+from tenferro.core.loading import load_registry
 
 
 def _plugin(name, *specs):

@@ -125,7 +125,7 @@ def test_no_grad_blocks_of_two_asyncio_tasks_restore_their_own_state():
 def test_eight_threads_creating_their_first_runtime_share_one_registry():
     script = """
 import threading, time
-import tenferro.core.registry as registry
+import tenferro.core.loading as registry
 from tenferro import EagerRuntime
 
 calls = []

@@ -9,9 +9,11 @@ from .eager import EagerTensor
 from .engine import CpuEngine, Engine
 from .graph import TraceListing
 from .hookspecs import hookimpl
-from .registry import REQUIRED, ErrorInput, Kink, OpSpec, Registry, SampleInput, default_registry, load_registry
+from .loading import default_registry, load_registry
+from .registry import Registry
 from .runtime import EagerRuntime, Gradients
 from .session import EagerSession
+from .spec import REQUIRED, ErrorInput, Kink, OpSpec, SampleInput
 from .tensor import Tensor
 
 __all__ = [

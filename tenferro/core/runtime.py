@@ -22,8 +22,9 @@ from .errors import (
     ShapeMismatch,
 )
 from .graph import leading_to, reachable
+from .loading import default_registry, load_registry
 from .recording import no_grad
-from .registry import Registry, default_registry, load_registry
+from .registry import Registry
 from .session import EagerSession, session_class
 from .sweep import reverse_sweep
 from .tensor import Tensor, array_from, describe, freeze

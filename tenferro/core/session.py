@@ -29,7 +29,8 @@ from .errors import (
 )
 from .params import frozen, frozen_params
 from .recording import paused
-from .registry import REQUIRED, OpSpec, Registry
+from .registry import Registry
+from .spec import REQUIRED, OpSpec
 from .tensor import SUPPORTED_KINDS, Hollow, describe, dtype_name
 from .trace import Node
 

@@ -15,59 +15,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .eager import EagerTensor
-from .errors import DTypeError, NotDifferentiable, RuleError, ShapeMismatch
+from .errors import NotDifferentiable, RuleError
 from .graph import reachable
-from .registry import ErrorInput, OpSpec
-from .tensor import describe, dtype_name
+from .spec import OpSpec
+from .tensor import describe
 from .trace import Node, Vertex
 
 if TYPE_CHECKING:
     from .session import EagerSession
-
-
-def _add_any_sample() -> Any:
-    from tenferro.testing.strategies import same_shape_arrays
-
-    return same_shape_arrays(2)
-
-
-def _add_any(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    if a.shape != b.shape:
-        raise ShapeMismatch(
-            f"add_any: cotangents of shapes {list(a.shape)} (a) and {list(b.shape)} (b) cannot be "
-            f"accumulated; add_any does not broadcast"
-        )
-    if a.dtype != b.dtype:
-        raise DTypeError(
-            f"add_any: cotangents of dtypes {dtype_name(a.dtype)} (a) and {dtype_name(b.dtype)} (b) cannot be "
-            f"accumulated; add_any does not promote (cast one first)"
-        )
-    return np.add(a, b)
-
-
-def _add_any_errors() -> list[ErrorInput]:
-    return [
-        ErrorInput((np.zeros(2), np.zeros((3, 2))), {}, ShapeMismatch, "does not broadcast"),
-        ErrorInput((np.zeros(2), np.zeros(2, np.int64)), {}, DTypeError, "argument 'b' has dtype i64"),
-        ErrorInput((np.zeros(2), np.zeros(2, np.float32)), {}, DTypeError, "does not promote"),
-    ]
-
-
-#: The core's only primitive: adds two cotangents that reach the same tensor. It is an op
-#: (not a bare ``+``) so that accumulation inside ``rt.grad`` is recorded and differentiable.
-ADD_ANY = OpSpec(
-    name="add_any",
-    inputs=("a", "b"),
-    internal=True,
-    forward=_add_any,
-    vjp=lambda s, g, inputs, out: (g, g),
-    accepts="f",
-    residuals=(),
-    sample=_add_any_sample,
-    reference=lambda a, b: a + b,
-    error_inputs=_add_any_errors,
-    doc="a + b for two cotangents of one shape and dtype; how the reverse sweep accumulates.",
-)
 
 
 def _reject_cotangent(node: Node, index: int, arg: Any, ct: Any, rt: Any) -> None:
@@ -132,7 +87,8 @@ def _cotangent_tuple(spec: OpSpec, returned: Any, count: int) -> tuple[Any, ...]
 def _run_rule(session: EagerSession, node: Node, g: EagerTensor) -> tuple[Any, ...]:
     """The node's VJP rule called on cotangent ``g``: one cotangent per input (None = zero)."""
     spec = node.spec
-    if spec.vjp is None:
+    pullback = spec.pullback
+    if pullback is None:
         raise NotDifferentiable(
             f"op {spec.name} (plugin {spec.plugin!r}) has no VJP rule, so derivatives cannot "
             f"flow through it; compute it from constants or under rt.no_grad()"
@@ -141,7 +97,7 @@ def _run_rule(session: EagerSession, node: Node, g: EagerTensor) -> tuple[Any, .
     params = node.params
     try:
         returned = (
-            spec.vjp(session, g, node.inputs, out, **params) if params else spec.vjp(session, g, node.inputs, out)
+            pullback(session, g, node.inputs, out, **params) if params else pullback(session, g, node.inputs, out)
         )
         if type(returned) is not tuple and isinstance(returned, Iterator):  # a generator rule runs here
             returned = tuple(returned)

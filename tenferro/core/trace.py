@@ -29,7 +29,7 @@ from .tensor import Hollow
 
 if TYPE_CHECKING:
     from .eager import EagerTensor
-    from .registry import OpSpec
+    from .spec import OpSpec
 
 #: A vertex of the graph: a Node for a recorded result, the EagerTensor for a variable.
 Vertex = Any

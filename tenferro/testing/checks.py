@@ -12,8 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from tenferro.core.registry import OpSpec
 from tenferro.core.runtime import EagerRuntime
+from tenferro.core.spec import OpSpec
 
 from .derivative_checks import (
     check_kinks,

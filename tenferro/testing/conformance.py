@@ -28,8 +28,9 @@ from hypothesis import strategies as st
 from hypothesis.errors import FailedHealthCheck, Unsatisfiable
 
 from tenferro.core.engine import CpuEngine
-from tenferro.core.registry import OpSpec, Registry
+from tenferro.core.registry import Registry
 from tenferro.core.runtime import EagerRuntime
+from tenferro.core.spec import OpSpec
 
 from .checks import CHECKS, Check, Tally
 from .reports import domain_report, failure_report, rerun_command

@@ -10,8 +10,8 @@ import numpy as np
 
 from tenferro.core.eager import EagerTensor
 from tenferro.core.errors import NotDifferentiable, RuleError
-from tenferro.core.registry import OpSpec, SampleInput
 from tenferro.core.runtime import EagerRuntime
+from tenferro.core.spec import OpSpec, SampleInput
 from tenferro.core.tensor import Tensor
 
 from .harness import CheckFailed, Tally, draw, draw_seed, recorded, run_vjp

@@ -12,8 +12,8 @@ from hypothesis import reject
 from hypothesis import strategies as st
 
 from tenferro.core.eager import EagerTensor
-from tenferro.core.registry import OpSpec, SampleInput
 from tenferro.core.runtime import EagerRuntime
+from tenferro.core.spec import OpSpec, SampleInput
 from tenferro.core.tensor import Tensor
 
 from .oracle import differentiable_positions
@@ -71,7 +71,7 @@ def forward(rt: EagerRuntime, spec: OpSpec, sample: SampleInput) -> np.ndarray:
 
 def is_differentiable(spec: OpSpec) -> bool:
     """The op has a VJP and an input it differentiates: the derivative checks apply."""
-    return spec.vjp is not None and any(spec.differentiable)
+    return spec.pullback is not None and any(spec.differentiable)
 
 
 def draw_seed(data: Any, tally: Tally) -> int:
@@ -107,6 +107,6 @@ def run_vjp(rt: EagerRuntime, out: EagerTensor, g: np.ndarray) -> tuple[Any, ...
 
         def vjp(s: Any) -> Any:
             handle = EagerTensor(node.value if node.value is not None else node, rt, node)
-            return spec.vjp(s, rt.constant_from(Tensor(g)), node.inputs, handle, **node.params)
+            return spec.pullback(s, rt.constant_from(Tensor(g)), node.inputs, handle, **node.params)
 
         return tuple(rt.with_eager_session(vjp))

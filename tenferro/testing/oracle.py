@@ -18,8 +18,8 @@ import scipy.differentiate
 
 from tenferro.core.eager import EagerTensor
 from tenferro.core.errors import GradInactive
-from tenferro.core.registry import OpSpec, SampleInput
 from tenferro.core.runtime import EagerRuntime
+from tenferro.core.spec import OpSpec, SampleInput
 from tenferro.core.tensor import Tensor
 
 from .strategies import FD_STEP

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from tenferro.core.registry import OpSpec, SampleInput
+from tenferro.core.spec import OpSpec, SampleInput
 
 from .checks import NOTHING_TO_DIFFERENTIATE, Check, CheckFailed, Tally
 from .oracle import NON_FINITE, NOT_CONVERGED

@@ -15,7 +15,7 @@ import numpy as np
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from tenferro.core.registry import SampleInput
+from tenferro.core.spec import SampleInput
 
 #: Largest finite-difference step the oracle takes along a direction of max-norm 1.
 FD_STEP = 1.0 / 32

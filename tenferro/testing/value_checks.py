@@ -9,8 +9,8 @@ import numpy as np
 
 from tenferro.core.eager import EagerTensor
 from tenferro.core.errors import TenferroError
-from tenferro.core.registry import OpSpec, SampleInput
 from tenferro.core.runtime import EagerRuntime
+from tenferro.core.spec import OpSpec, SampleInput
 
 from .harness import CheckFailed, Tally, call, const, draw, forward, is_differentiable, recorded, run_vjp
 from .oracle import differentiable_positions

@@ -1,0 +1,70 @@
+"""The rule vocabulary: the ways an op states its derivative, and what the core derives.
+
+- **Per-input rules** (HIPS autograd's ``defvjp(f, vjp_x, vjp_y)``): ``vjps=(rule_x,
+  rule_y)``, one per input, each ``rule(s, g, out, *inputs, **params)`` returning that
+  input's cotangent (``None`` for zero). A rule is called only for an input that needs a
+  gradient; an input without a rule (``None`` in its place) gets none.
+- **Broadcasting**: an op that broadcasts its tensor inputs like NumPy wraps its rules
+  with ``tenferro.extend.broadcasting(...)``, which sums each cotangent back to its
+  input's shape and casts it to its dtype, so the rules are written as if nothing
+  broadcast. (That uses ops of the ``elementwise`` family; the core itself names none.)
+- **Linearity** (JAX's ``deflinear``/``defbilinear``): ``linear=True`` says the op is
+  linear in its differentiable inputs jointly (``add``, ``sum_to``, ``where_select`` in
+  ``a, b``); ``multilinear=True`` says it is linear in each one separately (``mul``,
+  ``dot_general``). The conformance suite checks both exactly, without finite
+  differences, and a linear op's forward-mode rule is the op itself (:func:`linear_jvp`).
+- **The whole-op rule**, tenferro's first form and still accepted:
+  ``vjp(s, g, inputs, out, **params)`` returning one cotangent per input.
+- **Forward mode**: an optional ``jvp(s, tangents, inputs, out, **params)`` returning the
+  result's tangent from one tangent per input (``None`` for zero).
+
+Every rule computes with the ops of session ``s``, so derivatives are recorded inside
+``rt.grad`` and can be differentiated again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+#: A per-input rule: ``rule(s, g, out, *inputs, **params) -> cotangent | None``.
+InputRule = Callable[..., Any]
+#: A whole-op rule: ``vjp(s, g, inputs, out, **params) -> one cotangent per input``.
+WholeRule = Callable[..., Sequence[Any]]
+
+
+def vjp_from_rules(rules: Sequence[InputRule | None]) -> WholeRule:
+    """The whole-op rule that calls each per-input rule where a gradient is needed."""
+    rules = tuple(rules)
+
+    def vjp(s: Any, g: Any, inputs: tuple[Any, ...], out: Any, **params: Any) -> tuple[Any, ...]:
+        cotangents = []
+        for rule, arg in zip(rules, inputs):
+            ct = None
+            if rule is not None and s.needs_grad(arg):
+                ct = rule(s, g, out, *inputs, **params)
+            cotangents.append(ct)
+        return tuple(cotangents)
+
+    return vjp
+
+
+def linear_jvp(op: str, differentiable: Sequence[bool]) -> Callable[..., Any]:
+    """The forward-mode rule of an op linear in its differentiable inputs: the op applied
+    to their tangents (zeros where a tangent is None), the other inputs as they are."""
+    flags = tuple(differentiable)
+
+    def jvp(s: Any, tangents: Sequence[Any], inputs: tuple[Any, ...], out: Any, **params: Any) -> Any:
+        args = [(t if t is not None else _zeros(s, x)) if flag else x for flag, t, x in zip(flags, tangents, inputs)]
+        return getattr(s, op)(*args, **params)
+
+    return jvp
+
+
+def _zeros(s: Any, like: Any) -> Any:
+    """A constant of zeros with ``like``'s shape and dtype (a scalar stays a scalar)."""
+    if not hasattr(like, "shape"):
+        return type(like)(0)
+    return s.runtime.constant_from(np.zeros(like.shape, like.dtype))

@@ -1,0 +1,248 @@
+"""The op spec: one :class:`OpSpec` per op, its rules attached (the JAX ``Primitive`` idea),
+and the records its tests are made of (:class:`SampleInput`, :class:`ErrorInput`,
+:class:`Kink`). Checking a spec is here too; building a registry of them is not
+(``registry.py``, ``loading.py``).
+"""
+
+from __future__ import annotations
+
+import functools
+import keyword
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .errors import PluginError, TenferroError
+from .params import frozen
+from .rules import InputRule, WholeRule, linear_jvp, vjp_from_rules
+
+#: dtype kinds (NumPy ``dtype.kind``) an op input may accept.
+KINDS = frozenset("biufc")
+
+
+class _Required:
+    def __repr__(self) -> str:
+        return "REQUIRED"
+
+
+#: Marks a static parameter that has no default.
+REQUIRED: Any = _Required()
+
+
+@dataclass(frozen=True)
+class SampleInput:
+    """One valid call of an op: positional tensor arguments (NumPy arrays or Python scalars)
+    and static params. Produced by an op's ``sample`` strategy."""
+
+    args: tuple[Any, ...]
+    params: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ErrorInput:
+    """A call of an op that must raise ``error`` (a TenferroError subclass) with a message
+    containing ``match``."""
+
+    args: tuple[Any, ...]
+    params: Mapping[str, Any]
+    error: type[TenferroError]
+    match: str = ""
+
+
+@dataclass(frozen=True)
+class Kink:
+    """A point where an op is not differentiable, and the cotangents its VJP gives there by
+    the op's convention (``abs'(0) = 0``, ties split evenly, ...). Samples keep away from
+    kinks, so this is how a convention gets checked (the ``kinks`` check) and shown
+    (``tenferro ops``).
+
+    ``args`` and ``params`` are the call, ``g`` the cotangent of the result (broadcast to
+    its shape), ``cotangents`` the expected one per input (``None``: zero or not a tensor)."""
+
+    args: tuple[Any, ...]
+    cotangents: tuple[Any, ...]
+    params: Mapping[str, Any] = field(default_factory=dict)
+    g: Any = 1.0
+
+    def describe(self, op: str, inputs: Sequence[str]) -> str:
+        """``abs(x=[0.0]) with g=1.0 gives x: [0.0]``: the call and the cotangents it must give."""
+        named = [*zip(inputs, self.args), *self.params.items()]
+        call = ", ".join(f"{n}={_show(a)}" for n, a in named)
+        given = ", ".join(f"{n}: {_show(ct)}" for n, ct in zip(inputs, self.cotangents) if ct is not None)
+        return f"{op}({call}) with g={_show(self.g)} gives {given or 'zero cotangents'}"
+
+
+def _show(value: Any) -> str:
+    """An array as its nested list (``[0.0, -0.0]``), anything else as its repr."""
+    return repr(value.tolist()) if isinstance(value, np.ndarray) else repr(value)
+
+
+@dataclass(frozen=True, eq=False)
+class OpSpec:
+    """Everything about one op, in four groups.
+
+    **What it computes.** ``name``; ``inputs``, the names of its tensor arguments;
+    ``params``, its static parameters with their defaults (``REQUIRED`` for none);
+    ``forward(*arrays, **params)``, the kernel, which gets tensor arguments as read-only
+    arrays (Python scalars as given), must not write into them, and returns a new array
+    of the type it was given (use NumPy functions, not methods, so other engines' arrays
+    pass through); ``accepts``, per input, the dtype kinds allowed (``"f"`` float,
+    ``"i"``/``"u"`` integer, ``"b"`` bool, ``"c"`` complex; one string for all inputs);
+    ``explain(*arrays, **params)``, called only when the kernel raised something other
+    than a TenferroError, returning the TenferroError that tells the caller what was
+    wrong (or None); ``doc``; ``internal`` for an op that exists for other ops' rules.
+
+    **How it differentiates** (the vocabulary of :mod:`tenferro.core.rules`): ``vjps``,
+    one rule per input (``rule(s, g, out, *inputs, **params)``, wrapped with
+    ``tenferro.extend.broadcasting`` when the op broadcasts), or ``vjp``, one rule for the
+    whole op (``vjp(s, g, inputs, out, **params)`` returning one cotangent per input);
+    ``linear``/``multilinear`` when the op is linear in its differentiable inputs
+    jointly/each separately; ``jvp``, an optional forward-mode rule (derived for linear
+    ops); ``residuals``, the inputs (and ``"out"``) whose values the rules read, so the
+    trace keeps only those (None keeps all; linear ops default to none); ``differentiable``,
+    per input, whether a gradient flows to it (default: inputs with a rule that accept
+    floats); ``second_order``, False when the rules use an op with no rule of its own;
+    ``integer_results``, when a float input may give an integer result that carries no
+    gradient (``astype``); ``returns_view``, when the result may share memory with an
+    input (a read-only broadcast view).
+
+    **How it is tested** (``tenferro.testing``): ``sample``, a zero-argument factory of a
+    hypothesis strategy of :class:`SampleInput` (valid inputs, away from kinks and poles);
+    ``reference``, an independent NumPy implementation; ``error_inputs``, a zero-argument
+    factory of :class:`ErrorInput`; ``kinks``, the op's conventions where it is not
+    differentiable, as :class:`Kink` points.
+
+    **Where it comes from**: ``plugin``, set by the registry.
+
+    Derived, not given: ``pullback``, the whole-op rule the reverse sweep calls (``vjp``,
+    or the one :func:`~tenferro.core.rules.vjp_from_rules` makes of ``vjps``); ``drops``
+    and ``keeps_out``, what the trace does not keep.
+    """
+
+    name: str
+    inputs: tuple[str, ...]
+    forward: Callable[..., Any]
+    vjp: WholeRule | None = None
+    params: Mapping[str, Any] = field(default_factory=dict)
+    accepts: str | tuple[str, ...] = "fiu"
+    explain: Callable[..., TenferroError | None] | None = None
+    sample: Callable[[], Any] | None = None
+    reference: Callable[..., Any] | None = None
+    error_inputs: Callable[[], Iterable[ErrorInput]] | None = None
+    differentiable: tuple[bool, ...] | None = None
+    second_order: bool = True
+    residuals: tuple[str, ...] | None = None
+    returns_view: bool = False
+    doc: str = ""
+    plugin: str = ""
+    vjps: tuple[InputRule | None, ...] | None = field(default=None, kw_only=True)
+    linear: bool = field(default=False, kw_only=True)
+    multilinear: bool = field(default=False, kw_only=True)
+    jvp: Callable[..., Any] | None = field(default=None, kw_only=True)
+    integer_results: bool = field(default=False, kw_only=True)
+    kinks: tuple[Kink, ...] = field(default=(), kw_only=True)
+    internal: bool = field(default=False, kw_only=True)
+    pullback: WholeRule | None = field(init=False, repr=False, compare=False)
+    drops: tuple[int, ...] = field(init=False, repr=False, compare=False)
+    keeps_out: bool = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if isinstance(self.inputs, str):
+            raise PluginError(
+                f"OpSpec {self.name!r}: inputs must be a tuple of names, got the string {self.inputs!r}; "
+                f"for one input write ({self.inputs!r},)"
+            )
+        derived = functools.partial(object.__setattr__, self)  # the dataclass is frozen
+        derived("inputs", tuple(self.inputs))
+        derived("params", {name: frozen(value) for name, value in dict(self.params).items()})
+        derived("kinks", tuple(self.kinks))
+        accepts = self.accepts
+        derived("accepts", tuple((accepts,) * len(self.inputs) if isinstance(accepts, str) else accepts))
+        if self.vjps is not None:
+            derived("vjps", tuple(self.vjps))
+        rules = self.vjps if self.vjps is not None else (self.vjp,) * len(self.inputs)
+        if self.differentiable is None:
+            flags = (rule is not None and "f" in kinds for rule, kinds in zip(rules, self.accepts))
+            derived("differentiable", tuple(flags))
+        derived("differentiable", tuple(self.differentiable))
+        derived("pullback", self.vjp if self.vjps is None else vjp_from_rules(self.vjps))
+        if self.jvp is None and self.linear:
+            derived("jvp", linear_jvp(self.name, self.differentiable))
+        residuals = self.residuals
+        if residuals is None and self.linear:
+            residuals = ()  # a linear op's rules read no values, only shapes
+        kept = set(self.inputs) | {"out"} if residuals is None else set(residuals)
+        derived("drops", tuple(i for i, name in enumerate(self.inputs) if name not in kept))
+        derived("keeps_out", "out" in kept)
+
+    @property
+    def signature(self) -> str:
+        """``name(a, b, axes=None)``: how the op is called on a session."""
+        parts = list(self.inputs)
+        for pname, default in self.params.items():
+            parts.append(pname if default is REQUIRED else f"{pname}={default!r}")
+        return f"{self.name}({', '.join(parts)})"
+
+    @property
+    def summary(self) -> str:
+        """First line of the doc string."""
+        return self.doc.strip().splitlines()[0] if self.doc.strip() else ""
+
+
+def validate(spec: OpSpec, plugin: str) -> None:
+    """Reject a malformed spec at registration, naming the plugin, so that a bad spec never
+    turns into a confusing error at call time."""
+
+    def bad(why: str) -> PluginError:
+        return PluginError(f"plugin {plugin!r} registered a bad spec for op {spec.name!r}: {why}")
+
+    if not isinstance(spec, OpSpec):
+        raise PluginError(f"plugin {plugin!r} passed {spec!r} to registrar.add; expected an OpSpec")
+    names = (spec.name, *spec.inputs, *spec.params)
+    for name in names:
+        if not (isinstance(name, str) and name.isidentifier()) or keyword.iskeyword(name):
+            raise bad(f"{name!r} is not a valid Python identifier")
+    if spec.name.startswith("_"):
+        raise bad("op names must not start with an underscore")
+    if len(set(names[1:])) != len(names) - 1:
+        raise bad("input and param names must be distinct")
+    if not spec.inputs:
+        raise bad("an op needs at least one tensor input")
+    if "out" in spec.inputs:
+        raise bad("'out' is reserved for the result (in residuals); name the input differently")
+    if spec.residuals is not None and set(spec.residuals) - set(spec.inputs) - {"out"}:
+        raise bad(f"residuals {spec.residuals!r} must name inputs or 'out'")
+    arity = len(spec.inputs)
+    if len(spec.accepts) != arity:
+        raise bad(f"accepts has {len(spec.accepts)} entries for {arity} inputs")
+    for kinds in spec.accepts:
+        if not kinds or set(kinds) - KINDS:
+            raise bad(f"accepts entry {kinds!r} must be made of the dtype kinds 'biufc'")
+    if len(spec.differentiable) != arity:
+        raise bad("differentiable must have one flag per input")
+    _validate_rules(spec, arity, bad)
+    for kink in spec.kinks:
+        if not isinstance(kink, Kink) or len(kink.args) != arity or len(kink.cotangents) != arity:
+            raise bad(f"kinks must be Kink values with one arg and one cotangent per input, got {kink!r}")
+
+
+def _validate_rules(spec: OpSpec, arity: int, bad: Callable[[str], PluginError]) -> None:
+    if not callable(spec.forward):
+        raise bad("forward must be a callable")
+    if spec.vjp is not None and spec.vjps is not None:
+        raise bad("give vjps (one rule per input) or vjp (one rule for the whole op), not both")
+    if spec.vjp is not None and not callable(spec.vjp):
+        raise bad("vjp must be a callable")
+    if spec.vjps is not None:
+        if len(spec.vjps) != arity:
+            raise bad(f"vjps has {len(spec.vjps)} rules for {arity} inputs; use None for an input without one")
+        if any(rule is not None and not callable(rule) for rule in spec.vjps):
+            raise bad("each of vjps must be a callable or None")
+    if spec.linear and spec.multilinear:
+        raise bad("linear (in all inputs jointly) and multilinear (in each separately) exclude each other")
+    if (spec.linear or spec.multilinear) and spec.pullback is None:
+        raise bad("a linear or multilinear op needs a rule (vjps or vjp)")
+    if spec.jvp is not None and not callable(spec.jvp):
+        raise bad("jvp must be a callable")
