@@ -170,10 +170,9 @@ class OpSpec:
         derived("pullback", self.vjp if self.vjps is None else vjp_from_rules(self.vjps))
         if self.jvp is None and self.linear:
             derived("jvp", linear_jvp(self.name, self.differentiable))
-        residuals = self.residuals
-        if residuals is None and self.linear:
-            residuals = ()  # a linear op's rules read no values, only shapes
-        kept = set(self.inputs) | {"out"} if residuals is None else set(residuals)
+        if self.residuals is None and self.linear:
+            derived("residuals", ())  # a linear op's rules read no values, only shapes
+        kept = set(self.inputs) | {"out"} if self.residuals is None else set(self.residuals)
         derived("drops", tuple(i for i, name in enumerate(self.inputs) if name not in kept))
         derived("keeps_out", "out" in kept)
 

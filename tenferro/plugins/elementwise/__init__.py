@@ -1,8 +1,7 @@
 """Plugin ``elementwise``: unary math, binary arithmetic with NumPy broadcasting, selection
 (where_select, clamp, compare) and the broadcasting ops their VJPs use."""
 
-from tenferro.core.hookspecs import hookimpl
-from tenferro.core.registry import PluginRegistrar
+from tenferro.extend import PluginRegistrar, hookimpl
 
 from . import binary, broadcasting, unary
 

@@ -1,13 +1,12 @@
 """Binary arithmetic with NumPy broadcasting, and the selection ops built on comparisons.
 
 Either operand may be a Python scalar (a constant with NumPy's "weak" dtype, so
-``mul(x_f32, 2.0)`` stays float32). Cotangents are summed back to each input's shape and
-cast back to its dtype by :func:`unbroadcast`.
+``mul(x_f32, 2.0)`` stays float32). Each op states one rule per input, wrapped with
+:func:`~tenferro.extend.broadcasting`, so the rules are written as if nothing broadcast.
 """
 
 from __future__ import annotations
 
-import itertools
 import math
 import operator
 from collections.abc import Callable
@@ -15,11 +14,20 @@ from typing import Any
 
 import numpy as np
 
-from tenferro.core.eager import EagerTensor
-from tenferro.core.errors import ArgumentError, DTypeError, ShapeMismatch, TenferroError
-from tenferro.core.registry import REQUIRED, ErrorInput, Kink, OpSpec
-
-from .broadcasting import unbroadcast
+from tenferro.extend import (
+    REQUIRED,
+    ArgumentError,
+    DTypeError,
+    ErrorInput,
+    InputRule,
+    Kink,
+    OpSpec,
+    SampleInput,
+    ShapeMismatch,
+    broadcasting,
+    explain_broadcast,
+    unbroadcast,
+)
 
 COMPARISONS: dict[str, Callable[[Any, Any], np.ndarray]] = {
     "lt": np.less,
@@ -30,30 +38,6 @@ COMPARISONS: dict[str, Callable[[Any, Any], np.ndarray]] = {
     "ne": np.not_equal,
 }
 _SYMBOLS = {"<": "lt", "<=": "le", ">": "gt", ">=": "ge", "==": "eq", "!=": "ne"}
-
-
-def broadcastable(shapes: list[tuple[int, ...]]) -> bool:
-    """Whether ``shapes`` broadcast together by NumPy's rules (in Python: NumPy's own check
-    refuses more than 32 dims)."""
-    for sizes in itertools.zip_longest(*(reversed(shape) for shape in shapes), fillvalue=1):
-        if len(set(sizes) - {1}) > 1:
-            return False
-    return True
-
-
-def explain_broadcast(name: str, names: tuple[str, ...]) -> Callable[..., TenferroError | None]:
-    """``explain`` for ops whose tensor arguments broadcast together."""
-
-    def explain(*args: Any, **params: Any) -> TenferroError | None:
-        shapes = [np.shape(a) for a in args]
-        if not broadcastable(shapes):
-            listed = ", ".join(f"{list(sh)} ({n})" for n, sh in zip(names, shapes))
-            return ShapeMismatch(
-                f"{name}: shapes {listed} do not broadcast together; sizes must match or be 1 in every trailing axis"
-            )
-        return None
-
-    return explain
 
 
 def _pairs(**kwargs: Any) -> Callable[[], Any]:
@@ -84,18 +68,22 @@ _ANY_PAIR = _pairs()
 def _binary(
     name: str,
     forward: Any,
-    vjp: Any,
+    rules: tuple[InputRule | None, InputRule | None],
     reference: Any,
     doc: str,
     sample: Callable[[], Any] = _ANY_PAIR,
-    residuals: tuple[str, ...] = ("a", "b"),
+    residuals: tuple[str, ...] | None = ("a", "b"),
     kinks: tuple[Kink, ...] = (),
+    linear: bool = False,
+    multilinear: bool = False,
 ) -> OpSpec:
     return OpSpec(
         name=name,
         inputs=("a", "b"),
         forward=forward,
-        vjp=vjp,
+        vjps=broadcasting(*rules),
+        linear=linear,
+        multilinear=multilinear,
         accepts="fiu",
         explain=explain_broadcast(name, ("a", "b")),
         sample=sample,
@@ -113,122 +101,85 @@ def _split_ties(winner: float) -> Kink:
     return Kink((np.array([1.0, 1.0, winner]), np.array(1.0)), (np.array([0.5, 0.5, 1.0]), np.array(1.0)))
 
 
-# -- VJP rules -------------------------------------------------------------------------
-def _add_vjp(s: Any, g: Any, inputs: tuple[Any, Any], out: Any) -> tuple[Any, Any]:
-    a, b = inputs
-    return (
-        unbroadcast(s, g, a) if s.needs_grad(a) else None,
-        unbroadcast(s, g, b) if s.needs_grad(b) else None,
-    )
-
-
-def _sub_vjp(s: Any, g: Any, inputs: tuple[Any, Any], out: Any) -> tuple[Any, Any]:
-    a, b = inputs
-    return (
-        unbroadcast(s, g, a) if s.needs_grad(a) else None,
-        unbroadcast(s, s.neg(g), b) if s.needs_grad(b) else None,
-    )
-
-
-def times(s: Any, g: Any, b: Any) -> Any:
+# -- rules: rule(s, g, out, a, b) -> the cotangent of one input ---------------------------
+def _mul_unless_ones(s: Any, g: Any, b: Any) -> Any:
     """g·b, or b itself when g is a constant broadcast of 1 with b's shape and dtype (the
     cotangent a sum hands down from a seed of 1): bitwise the same value, but no pass over
     memory and no new array. At N = 10^6 this takes two of the seed gradient's eleven
     array passes away."""
-    if type(b) is EagerTensor and not g.tracks_grad():
-        seed, value = g._value, b._value
-        if (
-            seed.ndim
-            and seed.size
-            and not any(seed.strides)
-            and seed.shape == value.shape
-            and seed.dtype == value.dtype
-            and seed.item(0) == 1
-        ):
+    if hasattr(b, "tracks_grad") and not g.tracks_grad() and g.shape == b.shape and g.dtype == b.dtype and g.ndim:
+        ones = np.asarray(g)
+        if ones.size and not any(ones.strides) and ones.item(0) == 1:
             return b
     return s.mul(g, b)
 
 
-def _mul_vjp(s: Any, g: Any, inputs: tuple[Any, Any], out: Any) -> tuple[Any, Any]:
-    a, b = inputs
-    if a is b and s.needs_grad(a):
-        # x*x: one cotangent 2·g·x instead of g·x + g·x (bitwise the same: doubling is
-        # exact), saving an op and a temporary array
-        return unbroadcast(s, s.mul(times(s, g, b), 2.0), a), None
-    return (
-        unbroadcast(s, times(s, g, b), a) if s.needs_grad(a) else None,
-        unbroadcast(s, times(s, g, a), b) if s.needs_grad(b) else None,
+def _mul_a(s: Any, g: Any, out: Any, a: Any, b: Any) -> Any:
+    # x*x: one cotangent 2·g·x instead of g·x + g·x (bitwise the same: doubling is exact)
+    return s.mul(_mul_unless_ones(s, g, b), 2.0) if a is b else _mul_unless_ones(s, g, b)
+
+
+def _mul_b(s: Any, g: Any, out: Any, a: Any, b: Any) -> Any:
+    return None if a is b else _mul_unless_ones(s, g, a)  # a is b: _mul_a gave both
+
+
+def _div_b(s: Any, g: Any, out: Any, a: Any, b: Any) -> Any:
+    return s.neg(s.mul(s.div(g, b), out))  # d(a/b)/db = -a/b**2 = -(1/b)(a/b)
+
+
+def _pow_a(s: Any, g: Any, out: Any, a: Any, b: Any) -> Any:
+    if not hasattr(b, "shape"):  # a scalar exponent: b - 1 in plain Python
+        return None if b == 0 else s.mul(g, s.mul(s.pow(a, b - 1), b))
+    # b·a**(b-1) is 0·inf at a == b == 0; take base 1 there (value 0, and its derivative in
+    # b stays right wherever a != 0)
+    degenerate = s.where_select(s.compare(a, 0, "eq"), s.compare(b, 0, "eq"), False)
+    return s.mul(g, s.mul(s.pow(s.where_select(degenerate, 1.0, a), s.sub(b, 1)), b))
+
+
+def _pow_b(s: Any, g: Any, out: Any, a: Any, b: Any) -> Any:
+    # d(a**b)/db = a**b log(a), taken as 0 where a == 0 (PyTorch's convention)
+    if not hasattr(a, "shape"):
+        log_a = math.log(a) if a > 0 else 0.0 if a == 0 else math.nan  # math.log: exact for huge ints
+    else:
+        log_a = s.log(s.where_select(s.compare(a, 0, "eq"), 1.0, a))
+    return s.mul(g, s.mul(out, log_a))
+
+
+def _share(s: Any, g: Any, mine: Any, other: Any, wins: str) -> Any:
+    """The cotangent of ``mine`` in maximum (``wins="gt"``) or minimum (``"lt"``) of two:
+    all of g where it wins, half where it ties (PyTorch's convention), none where it loses."""
+    return s.where_select(
+        s.compare(mine, other, wins), g, s.where_select(s.compare(mine, other, "eq"), s.mul(g, 0.5), 0.0)
     )
 
 
-def _div_vjp(s: Any, g: Any, inputs: tuple[Any, Any], out: Any) -> tuple[Any, Any]:
-    a, b = inputs
-    g_over_b = s.div(g, b)
+def _extremum(wins: str) -> tuple[InputRule, InputRule]:
     return (
-        unbroadcast(s, g_over_b, a) if s.needs_grad(a) else None,
-        # d(a/b)/db = -a/b**2 = -(1/b)(a/b)
-        unbroadcast(s, s.neg(s.mul(g_over_b, out)), b) if s.needs_grad(b) else None,
-    )
-
-
-def _pow_vjp(s: Any, g: Any, inputs: tuple[Any, Any], out: Any) -> tuple[Any, Any]:
-    a, b = inputs
-    ga = gb = None
-    if s.needs_grad(a):
-        if type(b) is not EagerTensor:  # a scalar exponent: b - 1 in plain Python
-            ga = None if b == 0 else unbroadcast(s, s.mul(g, s.mul(s.pow(a, b - 1), b)), a)
-        else:
-            # b·a**(b-1) is 0·inf at a == b == 0; take base 1 there (value 0, and its
-            # derivative in b stays right wherever a != 0)
-            degenerate = s.where_select(s.compare(a, 0, "eq"), s.compare(b, 0, "eq"), False)
-            base = s.where_select(degenerate, 1.0, a)
-            ga = unbroadcast(s, s.mul(g, s.mul(s.pow(base, s.sub(b, 1)), b)), a)
-    if s.needs_grad(b):
-        # d(a**b)/db = a**b log(a), taken as 0 where a == 0 (PyTorch's convention)
-        if type(a) is not EagerTensor:
-            log_a = math.log(a) if a > 0 else 0.0 if a == 0 else math.nan  # math.log: exact for huge ints
-        else:
-            log_a = s.log(s.where_select(s.compare(a, 0, "eq"), 1.0, a))
-        gb = unbroadcast(s, s.mul(g, s.mul(out, log_a)), b)
-    return ga, gb
-
-
-def select_vjp(s: Any, g: Any, a: Any, b: Any, wins: str, want: tuple[bool, bool]) -> tuple[Any, Any]:
-    """Cotangents of maximum (``wins="gt"``) or minimum (``"lt"``) of ``a`` and ``b``;
-    ties split the cotangent evenly, half to each operand (PyTorch's convention)."""
-    a_wins = s.compare(a, b, wins)
-    tie = s.compare(a, b, "eq")
-    half = s.mul(g, 0.5)
-    ga = unbroadcast(s, s.where_select(a_wins, g, s.where_select(tie, half, 0.0)), a) if want[0] else None
-    gb = unbroadcast(s, s.where_select(a_wins, 0.0, s.where_select(tie, half, g)), b) if want[1] else None
-    return ga, gb
-
-
-def _extremum_vjp(wins: str) -> Callable[..., tuple[Any, Any]]:
-    def vjp(s: Any, g: Any, inputs: tuple[Any, Any], out: Any) -> tuple[Any, Any]:
-        a, b = inputs
-        return select_vjp(s, g, a, b, wins, (s.needs_grad(a), s.needs_grad(b)))
-
-    return vjp
-
-
-def _where_vjp(s: Any, g: Any, inputs: tuple[Any, Any, Any], out: Any) -> tuple[Any, Any, Any]:
-    cond, a, b = inputs
-    return (
-        None,
-        unbroadcast(s, s.where_select(cond, g, 0.0), a) if s.needs_grad(a) else None,
-        unbroadcast(s, s.where_select(cond, 0.0, g), b) if s.needs_grad(b) else None,
+        lambda s, g, out, a, b: _share(s, g, a, b, wins),
+        lambda s, g, out, a, b: _share(s, g, b, a, wins),
     )
 
 
 def _clamp_vjp(s: Any, g: Any, inputs: tuple[Any, Any, Any], out: Any) -> tuple[Any, Any, Any]:
-    # clamp(x, lo, hi) = minimum(maximum(x, lo), hi), differentiated as that composition.
+    """One rule for the whole op: clamp(x, lo, hi) = minimum(maximum(x, lo), hi),
+    differentiated as that composition (x and lo share the inner maximum's cotangent)."""
     x, lo, hi = inputs
-    want_x, want_lo, want_hi = (s.needs_grad(v) for v in inputs)
     inner = s.maximum(x, lo)
-    g_inner, g_hi = select_vjp(s, g, inner, hi, "lt", (want_x or want_lo, want_hi))
-    g_x, g_lo = select_vjp(s, g_inner, x, lo, "gt", (want_x, want_lo)) if g_inner is not None else (None, None)
+    g_hi = unbroadcast(s, _share(s, g, hi, inner, "lt"), hi) if s.needs_grad(hi) else None
+    if not (s.needs_grad(x) or s.needs_grad(lo)):
+        return None, None, g_hi
+    g_inner = _share(s, g, inner, hi, "lt")
+    g_x = unbroadcast(s, _share(s, g_inner, x, lo, "gt"), x) if s.needs_grad(x) else None
+    g_lo = unbroadcast(s, _share(s, g_inner, lo, x, "gt"), lo) if s.needs_grad(lo) else None
     return g_x, g_lo, g_hi
+
+
+def _where_a(s: Any, g: Any, out: Any, cond: Any, a: Any, b: Any) -> Any:
+    return s.where_select(cond, g, 0.0)
+
+
+def _where_b(s: Any, g: Any, out: Any, cond: Any, a: Any, b: Any) -> Any:
+    return s.where_select(cond, 0.0, g)
 
 
 # -- kernels ---------------------------------------------------------------------------
@@ -260,7 +211,6 @@ def _select_sample() -> Any:
     from hypothesis import strategies as st
     from hypothesis.extra import numpy as hnp
 
-    from tenferro.core.registry import SampleInput
     from tenferro.testing.strategies import floats_array
 
     @st.composite
@@ -276,7 +226,6 @@ def _clamp_sample() -> Any:
     from hypothesis import strategies as st
     from hypothesis.extra import numpy as hnp
 
-    from tenferro.core.registry import SampleInput
     from tenferro.testing.strategies import floats_array
 
     @st.composite
@@ -294,7 +243,6 @@ def _clamp_sample() -> Any:
 def _compare_sample() -> Any:
     from hypothesis import strategies as st
 
-    from tenferro.core.registry import SampleInput
     from tenferro.testing.strategies import broadcast_pair
 
     return st.tuples(broadcast_pair(), st.sampled_from(sorted(COMPARISONS))).map(
@@ -305,13 +253,29 @@ def _compare_sample() -> Any:
 _V = np.zeros(2)
 
 SPECS = [
-    _binary("add", np.add, _add_vjp, lambda a, b: np.asarray(a) + b, "a + b.", residuals=()),
-    _binary("sub", np.subtract, _sub_vjp, lambda a, b: np.asarray(a) - b, "a - b.", residuals=()),
-    _binary("mul", np.multiply, _mul_vjp, lambda a, b: np.asarray(a) * b, "a * b."),
+    _binary(
+        "add",
+        np.add,
+        (lambda s, g, out, a, b: g, lambda s, g, out, a, b: g),
+        lambda a, b: np.asarray(a) + b,
+        "a + b.",
+        residuals=None,
+        linear=True,
+    ),
+    _binary(
+        "sub",
+        np.subtract,
+        (lambda s, g, out, a, b: g, lambda s, g, out, a, b: s.neg(g)),
+        lambda a, b: np.asarray(a) - b,
+        "a - b.",
+        residuals=None,
+        linear=True,
+    ),
+    _binary("mul", np.multiply, (_mul_a, _mul_b), lambda a, b: np.asarray(a) * b, "a * b.", multilinear=True),
     _binary(
         "div",
         np.true_divide,
-        _div_vjp,
+        (lambda s, g, out, a, b: s.div(g, b), _div_b),
         lambda a, b: np.asarray(a) / b,
         "a / b (true division; integers give float64). x/0 = ±inf.",
         _pairs(b_avoid=(0.0,)),
@@ -320,7 +284,7 @@ SPECS = [
     _binary(
         "pow",
         _pow,
-        _pow_vjp,
+        (_pow_a, _pow_b),
         lambda a, b: np.exp(np.log(a) * b),
         "a ** b. Conventions (PyTorch's): d/da = b·a**(b-1) is 0 where b == 0 (also at a == 0); "
         "d/db = a**b·log(a) is 0 where a == 0 and nan where a < 0.",
@@ -337,7 +301,7 @@ SPECS = [
     _binary(
         "maximum",
         np.maximum,
-        _extremum_vjp("gt"),
+        _extremum("gt"),
         lambda a, b: np.where(np.greater(a, b), a, b),
         "Elementwise max. Convention: where a == b the cotangent is split evenly, half to each.",
         _separated,
@@ -346,7 +310,7 @@ SPECS = [
     _binary(
         "minimum",
         np.minimum,
-        _extremum_vjp("lt"),
+        _extremum("lt"),
         lambda a, b: np.where(np.less(a, b), a, b),
         "Elementwise min. Convention: where a == b the cotangent is split evenly, half to each.",
         _separated,
@@ -356,7 +320,8 @@ SPECS = [
         name="where_select",
         inputs=("cond", "a", "b"),
         forward=_where,
-        vjp=_where_vjp,
+        vjps=broadcasting(None, _where_a, _where_b),
+        linear=True,
         accepts=("b", "biuf", "biuf"),
         residuals=("cond",),
         explain=explain_broadcast("where_select", ("cond", "a", "b")),
@@ -366,7 +331,8 @@ SPECS = [
             ErrorInput((np.array([1.0, 0.0]), _V, _V), {}, DTypeError, "argument 'cond' has dtype f64"),
             ErrorInput((np.array([True, False]), _V, np.zeros(3)), {}, ShapeMismatch, "do not broadcast"),
         ],
-        doc="a where cond is true, else b (NumPy's where); cond is a bool tensor and gets no gradient.",
+        doc="a where cond is true, else b (NumPy's where); cond is a bool tensor and gets no gradient. "
+        "Linear in (a, b).",
     ),
     OpSpec(
         name="clamp",

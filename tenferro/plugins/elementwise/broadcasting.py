@@ -1,8 +1,9 @@
 """Broadcasting as ops: ``broadcast_to``, its adjoint ``sum_to``, and ``astype``.
 
-Binary ops broadcast like NumPy, so their VJPs must sum cotangents back to each input's
-shape (and cast mixed precision back to the input's dtype). These three ops do that, and
-since each one's VJP is another of them, every derivative stays differentiable.
+Binary ops broadcast like NumPy, so their rules must sum cotangents back to each input's
+shape and cast mixed precision back to the input's dtype (``tenferro.extend.unbroadcast``
+does it with these ops). All three are linear, and each one's rule is another of them,
+so every derivative stays differentiable.
 """
 
 from __future__ import annotations
@@ -11,9 +12,16 @@ from typing import Any
 
 import numpy as np
 
-from tenferro.core.errors import ArgumentError, DTypeError, ShapeMismatch
-from tenferro.core.registry import REQUIRED, ErrorInput, OpSpec, SampleInput
-from tenferro.core.tensor import check_shape
+from tenferro.extend import (
+    REQUIRED,
+    ArgumentError,
+    DTypeError,
+    ErrorInput,
+    OpSpec,
+    SampleInput,
+    ShapeMismatch,
+    check_shape,
+)
 
 
 def sum_to_axes(shape: tuple[int, ...], target: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
@@ -63,17 +71,7 @@ def _astype(x: np.ndarray, dtype: Any) -> np.ndarray:
         raise DTypeError(f"astype: {dtype!r} is not a dtype; use e.g. 'float32' or np.float64")
     if target.kind not in "biuf":
         raise DTypeError(f"astype: cannot cast to {target}; supported targets are bool, integer and float")
-    return x.astype(target)
-
-
-def unbroadcast(s: Any, g: Any, arg: Any) -> Any:
-    """The cotangent ``g`` of a broadcast result, summed to ``arg``'s shape and cast to its
-    dtype: what a binary op's VJP returns for input ``arg``."""
-    if g.shape != arg.shape:
-        g = s.sum_to(g, arg.shape)
-    if g.dtype != arg.dtype:
-        g = s.astype(g, arg.dtype)
-    return g
+    return np.astype(x, target)
 
 
 def _shape_pair_sample(array_is_larger: bool) -> Any:
@@ -111,11 +109,11 @@ SPECS = [
     OpSpec(
         name="broadcast_to",
         inputs=("x",),
-        residuals=(),
         returns_view=True,
         params={"shape": REQUIRED},
         forward=_broadcast_to,
-        vjp=lambda s, g, inputs, out, shape: (s.sum_to(g, inputs[0].shape),),
+        vjps=(lambda s, g, out, x, shape: s.sum_to(g, x.shape),),
+        linear=True,
         accepts="biuf",
         sample=lambda: _shape_pair_sample(array_is_larger=False),
         reference=lambda x, shape: np.ones(shape) * x,
@@ -130,10 +128,10 @@ SPECS = [
         name="sum_to",
         inputs=("x",),
         internal=True,
-        residuals=(),
         params={"shape": REQUIRED},
         forward=_sum_to,
-        vjp=lambda s, g, inputs, out, shape: (s.broadcast_to(g, inputs[0].shape),),
+        vjps=(lambda s, g, out, x, shape: s.broadcast_to(g, x.shape),),
+        linear=True,
         accepts="iuf",
         sample=lambda: _shape_pair_sample(array_is_larger=True),
         reference=lambda x, shape: (
@@ -147,10 +145,10 @@ SPECS = [
     OpSpec(
         name="astype",
         inputs=("x",),
-        residuals=(),
         params={"dtype": REQUIRED},
         forward=_astype,
-        vjp=lambda s, g, inputs, out, dtype: (s.astype(g, inputs[0].dtype),),
+        vjps=(lambda s, g, out, x, dtype: s.astype(g, x.dtype),),
+        linear=True,
         accepts="biuf",
         sample=_cast_sample,
         reference=lambda x, dtype: np.asarray(x, dtype=dtype),

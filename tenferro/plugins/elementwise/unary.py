@@ -1,8 +1,9 @@
-"""Unary elementwise math: one table row per op (kernel, derivative, domain, reference).
+"""Unary elementwise math: one table row per op (kernel, rule, domain, reference).
 
-Each derivative is written with session ops, so it can be differentiated again. Where a
-function has a kink or pole, the row's doc states the value taken there; every choice
-matches PyTorch and JAX.
+Each rule is the op's per-input VJP rule, ``rule(s, g, out, x)``, written with session
+ops so it can be differentiated again. Where a function has a kink or pole, the row's doc
+states the value taken there and its ``kinks`` the same as data; every choice matches
+PyTorch and JAX.
 """
 
 from __future__ import annotations
@@ -14,11 +15,7 @@ from typing import Any
 import numpy as np
 import scipy.special
 
-from tenferro.core.errors import DTypeError
-from tenferro.core.registry import ErrorInput, Kink, OpSpec
-
-#: derivative(s, g, x, out) -> cotangent of x (None for zero).
-Derivative = Callable[[Any, Any, Any, Any], Any]
+from tenferro.extend import DTypeError, ErrorInput, InputRule, Kink, OpSpec
 
 
 def _libm(fn: Callable[[float], float]) -> Callable[[np.ndarray], np.ndarray]:
@@ -41,21 +38,20 @@ _ANYWHERE = _domain()
 def _unary(
     name: str,
     forward: Callable[[np.ndarray], np.ndarray],
-    derivative: Derivative,
+    rule: InputRule,
     reference: Callable[[np.ndarray], np.ndarray],
     doc: str,
     domain: Callable[[], Any] = _ANYWHERE,
-    residuals: tuple[str, ...] = ("x",),
+    residuals: tuple[str, ...] | None = ("x",),
     kinks: tuple[Kink, ...] = (),
+    linear: bool = False,
 ) -> OpSpec:
-    def vjp(s: Any, g: Any, inputs: tuple[Any, ...], out: Any) -> tuple[Any]:
-        return (derivative(s, g, inputs[0], out),)
-
     return OpSpec(
         name=name,
         inputs=("x",),
         forward=forward,
-        vjp=vjp,
+        vjps=(rule,),
+        linear=linear,
         accepts="fiu",
         sample=domain,
         reference=reference,
@@ -72,12 +68,12 @@ _ZEROS = np.array([0.0, -0.0])
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 
 SPECS = [
-    _unary("neg", np.negative, lambda s, g, x, out: s.neg(g), lambda x: 0.0 - x, "-x.", residuals=()),
-    _unary("exp", np.exp, lambda s, g, x, out: s.mul(g, out), _libm(math.exp), "e**x.", residuals=("out",)),
+    _unary("neg", np.negative, lambda s, g, out, x: s.neg(g), lambda x: 0.0 - x, "-x.", residuals=None, linear=True),
+    _unary("exp", np.exp, lambda s, g, out, x: s.mul(g, out), _libm(math.exp), "e**x.", residuals=("out",)),
     _unary(
         "log",
         np.log,
-        lambda s, g, x, out: s.div(g, x),
+        lambda s, g, out, x: s.div(g, x),
         _libm(math.log),
         "Natural logarithm; log(0) = -inf, log(x<0) = nan.",
         _domain(0.2, 5.0),
@@ -85,7 +81,7 @@ SPECS = [
     _unary(
         "sqrt",
         np.sqrt,
-        lambda s, g, x, out: s.div(g, s.mul(out, 2.0)),
+        lambda s, g, out, x: s.div(g, s.mul(out, 2.0)),
         _libm(math.sqrt),
         "Square root. Convention: sqrt'(0) = inf (so a zero cotangent gives nan there, as in PyTorch).",
         _domain(0.2, 5.0),
@@ -98,18 +94,18 @@ SPECS = [
     _unary(
         "rsqrt",
         lambda x: np.reciprocal(np.sqrt(x)),
-        lambda s, g, x, out: s.mul(s.mul(g, -0.5), s.div(out, x)),
+        lambda s, g, out, x: s.mul(s.mul(g, -0.5), s.div(out, x)),
         lambda x: x**-0.5,
         "1/sqrt(x); rsqrt(0) = inf.",
         _domain(0.2, 5.0),
         residuals=("x", "out"),
     ),
-    _unary("sin", np.sin, lambda s, g, x, out: s.mul(g, s.cos(x)), _libm(math.sin), "Sine."),
-    _unary("cos", np.cos, lambda s, g, x, out: s.mul(g, s.neg(s.sin(x))), _libm(math.cos), "Cosine."),
+    _unary("sin", np.sin, lambda s, g, out, x: s.mul(g, s.cos(x)), _libm(math.sin), "Sine."),
+    _unary("cos", np.cos, lambda s, g, out, x: s.mul(g, s.neg(s.sin(x))), _libm(math.cos), "Cosine."),
     _unary(
         "tan",
         np.tan,
-        lambda s, g, x, out: s.mul(g, s.add(s.mul(out, out), 1.0)),
+        lambda s, g, out, x: s.mul(g, s.add(s.mul(out, out), 1.0)),
         _libm(math.tan),
         "Tangent.",
         _domain(-1.3, 1.3),
@@ -118,7 +114,7 @@ SPECS = [
     _unary(
         "tanh",
         np.tanh,
-        lambda s, g, x, out: s.mul(g, s.sub(1.0, s.mul(out, out))),
+        lambda s, g, out, x: s.mul(g, s.sub(1.0, s.mul(out, out))),
         _libm(math.tanh),
         "Hyperbolic tangent.",
         residuals=("out",),
@@ -126,7 +122,7 @@ SPECS = [
     _unary(
         "sigmoid",
         scipy.special.expit,
-        lambda s, g, x, out: s.mul(g, s.mul(out, s.sub(1.0, out))),
+        lambda s, g, out, x: s.mul(g, s.mul(out, s.sub(1.0, out))),
         lambda x: 1.0 / (1.0 + np.exp(-x)),
         "Logistic function 1/(1+e**-x), without overflow for large |x|.",
         residuals=("out",),
@@ -134,7 +130,7 @@ SPECS = [
     _unary(
         "expm1",
         np.expm1,
-        lambda s, g, x, out: s.mul(g, s.add(out, 1.0)),
+        lambda s, g, out, x: s.mul(g, s.add(out, 1.0)),
         _libm(math.expm1),
         "e**x - 1, accurate near 0.",
         residuals=("out",),
@@ -142,7 +138,7 @@ SPECS = [
     _unary(
         "log1p",
         np.log1p,
-        lambda s, g, x, out: s.div(g, s.add(x, 1.0)),
+        lambda s, g, out, x: s.div(g, s.add(x, 1.0)),
         _libm(math.log1p),
         "log(1 + x), accurate near 0.",
         _domain(-0.8, 3.0),
@@ -150,7 +146,7 @@ SPECS = [
     _unary(
         "abs",
         np.abs,
-        lambda s, g, x, out: s.mul(g, s.sign(x)),
+        lambda s, g, out, x: s.mul(g, s.sign(x)),
         _libm(math.fabs),
         "|x|. Convention: abs'(0) = 0 (the subgradient PyTorch and JAX use).",
         _domain(avoid=(0.0,)),
@@ -159,18 +155,18 @@ SPECS = [
     _unary(
         "sign",
         np.sign,
-        lambda s, g, x, out: None,
+        lambda s, g, out, x: None,
         lambda x: (x > 0) * 1.0 - (x < 0) * 1.0,
         "-1, 0 or 1. Its derivative is 0 everywhere (including at 0).",
         _domain(avoid=(0.0,)),
         residuals=(),
         kinks=(Kink((_ZEROS,), (np.zeros(2),)),),
     ),
-    _unary("square", np.square, lambda s, g, x, out: s.mul(g, s.mul(x, 2.0)), lambda x: x * x, "x*x."),
+    _unary("square", np.square, lambda s, g, out, x: s.mul(g, s.mul(x, 2.0)), lambda x: x * x, "x*x."),
     _unary(
         "reciprocal",
         lambda x: np.divide(1.0, x),
-        lambda s, g, x, out: s.neg(s.mul(g, s.mul(out, out))),
+        lambda s, g, out, x: s.neg(s.mul(g, s.mul(out, out))),
         lambda x: 1.0 / x,
         "1/x; 1/0 = inf.",
         _domain(avoid=(0.0,)),
@@ -179,7 +175,7 @@ SPECS = [
     _unary(
         "erf",
         scipy.special.erf,
-        lambda s, g, x, out: s.mul(g, s.mul(s.exp(s.neg(s.mul(x, x))), _TWO_OVER_SQRT_PI)),
+        lambda s, g, out, x: s.mul(g, s.mul(s.exp(s.neg(s.mul(x, x))), _TWO_OVER_SQRT_PI)),
         _libm(math.erf),
         "Gauss error function.",
     ),

@@ -1,8 +1,7 @@
 """Plugin ``reduce``: reductions over axes (sum, prod, max, min, mean, logsumexp) and the
 ops their VJPs use (expand_to, prod_except, prod_except_vjp)."""
 
-from tenferro.core.hookspecs import hookimpl
-from tenferro.core.registry import PluginRegistrar
+from tenferro.extend import PluginRegistrar, hookimpl
 
 from . import axes, product, reductions
 

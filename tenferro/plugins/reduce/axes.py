@@ -1,4 +1,6 @@
-"""The ``axes`` argument shared by every reduction, and the ``expand_to`` op that undoes one."""
+"""``expand_to``: the op that undoes a reduction's dropping of axes (how reduction rules
+spread their cotangent back). The ``axes`` argument itself is read by
+``tenferro.extend.normalize_axes``."""
 
 from __future__ import annotations
 
@@ -6,32 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from tenferro.core.errors import AxisError, ShapeMismatch
-from tenferro.core.registry import REQUIRED, ErrorInput, OpSpec, SampleInput
-
-
-def normalize_axes(axes: Any, ndim: int, op: str) -> tuple[int, ...]:
-    """``None`` (all axes), an int or a sequence of ints, possibly negative, as a sorted
-    tuple of non-negative axes; AxisError for anything out of range, repeated or not an int."""
-    if axes is None:
-        return tuple(range(ndim))
-    items = (axes,) if isinstance(axes, (int, np.integer)) else axes
-    try:
-        items = tuple(items)
-    except TypeError:
-        raise AxisError(f"{op}: axes must be None, an int or a tuple of ints, got {axes!r}") from None
-    result = []
-    for axis in items:
-        if isinstance(axis, bool) or not isinstance(axis, (int, np.integer)):
-            raise AxisError(f"{op}: axes must be None, an int or a tuple of ints, got {axes!r}")
-        if not -ndim <= axis < ndim:
-            raise AxisError(
-                f"{op}: axis {int(axis)} is out of range for a tensor with {ndim} dims (valid: {-ndim}..{ndim - 1})"
-            )
-        result.append(int(axis) % ndim)
-    if len(set(result)) != len(result):
-        raise AxisError(f"{op}: axes {axes!r} name the same axis twice")
-    return tuple(sorted(result))
+from tenferro.extend import REQUIRED, AxisError, ErrorInput, OpSpec, SampleInput, ShapeMismatch, normalize_axes
 
 
 def _expand_to(x: np.ndarray, shape: Any, axes: Any) -> np.ndarray:
@@ -43,7 +20,7 @@ def _expand_to(x: np.ndarray, shape: Any, axes: Any) -> np.ndarray:
             f"expand_to: an argument of shape {list(x.shape)} is not {list(shape)} with axes "
             f"{list(axes)} removed ({list(kept)})"
         )
-    if x.flags.c_contiguous and x.size:
+    if type(x) is np.ndarray and x.flags.c_contiguous and x.size:
         # A zero-stride view built directly: 0.4 µs, where np.broadcast_to takes 3.5 µs
         # (it is on every reduction's VJP). Nothing in tenferro writes into arrays.
         strides = iter(x.strides)
@@ -72,9 +49,9 @@ EXPAND_TO = OpSpec(
     internal=True,
     params={"shape": REQUIRED, "axes": REQUIRED},
     forward=_expand_to,
-    vjp=lambda s, g, inputs, out, shape, axes: (s.reduce_sum(g, axes),),
+    vjps=(lambda s, g, out, x, shape, axes: s.reduce_sum(g, axes),),
+    linear=True,
     accepts="biuf",
-    residuals=(),
     returns_view=True,
     sample=_expand_sample,
     reference=lambda x, shape, axes: np.ones(shape) * np.expand_dims(x, axes),

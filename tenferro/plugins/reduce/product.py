@@ -15,10 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from tenferro.core.errors import AxisError, ShapeMismatch
-from tenferro.core.registry import ErrorInput, OpSpec, SampleInput
+from tenferro.extend import AxisError, ErrorInput, OpSpec, SampleInput, ShapeMismatch, normalize_axes
 
-from .axes import normalize_axes
 from .reductions import float_fast, reduction, reduction_errors, sequential_reference
 
 
@@ -84,10 +82,9 @@ def _prod_except_vjp(x: np.ndarray, g: np.ndarray, axes: Any = None) -> np.ndarr
     return restore(from_left * right + from_right * left)
 
 
-def _prod_vjp(s: Any, g: Any, inputs: tuple[Any], out: Any, axes: Any) -> tuple[Any]:
-    (x,) = inputs
+def _prod_rule(s: Any, g: Any, out: Any, x: Any, axes: Any) -> Any:
     axes = normalize_axes(axes, x.ndim, "reduce_prod")
-    return (s.mul(s.expand_to(g, x.shape, axes), s.prod_except(x, axes)),)
+    return s.mul(s.expand_to(g, x.shape, axes), s.prod_except(x, axes))
 
 
 # -- references: brute force over each row -----------------------------------------------
@@ -136,7 +133,7 @@ SPECS = [
     reduction(
         "reduce_prod",
         float_fast(np.multiply.reduce, np.prod),
-        _prod_vjp,
+        _prod_rule,
         sequential_reference(lambda x, a: np.multiply.reduce(x, axis=a)),
         "Product over `axes`. Its gradient is exact where elements are zero (to second order).",
         sample=_with_zeros_sample(cotangent=False),
@@ -148,7 +145,7 @@ SPECS = [
         inputs=("x",),
         params={"axes": None},
         forward=_prod_except,
-        vjp=lambda s, g, inputs, out, axes: (s.prod_except_vjp(inputs[0], g, axes),),
+        vjps=(lambda s, g, out, x, axes: s.prod_except_vjp(x, g, axes),),
         accepts="f",
         residuals=("x",),
         sample=_with_zeros_sample(cotangent=False),

@@ -1,6 +1,6 @@
 """Reductions over ``axes`` (None = all, an int, or a tuple; reduced axes are dropped).
 
-Every VJP spreads the cotangent back with ``expand_to``. The products live in
+Every rule spreads the cotangent back with ``expand_to``. The products live in
 :mod:`.product`, which needs more care at zeros.
 """
 
@@ -11,10 +11,17 @@ from typing import Any
 
 import numpy as np
 
-from tenferro.core.errors import AxisError, DTypeError, ShapeMismatch, TenferroError
-from tenferro.core.registry import ErrorInput, Kink, OpSpec
-
-from .axes import normalize_axes
+from tenferro.extend import (
+    AxisError,
+    DTypeError,
+    ErrorInput,
+    InputRule,
+    Kink,
+    OpSpec,
+    ShapeMismatch,
+    TenferroError,
+    normalize_axes,
+)
 
 
 def _spread(s: Any, g: Any, x: Any, axes: tuple[int, ...]) -> Any:
@@ -22,43 +29,39 @@ def _spread(s: Any, g: Any, x: Any, axes: tuple[int, ...]) -> Any:
     return s.expand_to(g, x.shape, axes)
 
 
-def _sum_vjp(s: Any, g: Any, inputs: tuple[Any], out: Any, axes: Any) -> tuple[Any]:
-    (x,) = inputs
-    return (_spread(s, g, x, normalize_axes(axes, x.ndim, "reduce_sum")),)
+def _sum_rule(s: Any, g: Any, out: Any, x: Any, axes: Any) -> Any:
+    return _spread(s, g, x, normalize_axes(axes, x.ndim, "reduce_sum"))
 
 
-def _mean_vjp(s: Any, g: Any, inputs: tuple[Any], out: Any, axes: Any) -> tuple[Any]:
-    (x,) = inputs
+def _mean_rule(s: Any, g: Any, out: Any, x: Any, axes: Any) -> Any:
     axes = normalize_axes(axes, x.ndim, "reduce_mean")
     count = int(np.prod([x.shape[a] for a in axes], dtype=np.int64))
-    return (_spread(s, s.div(g, count), x, axes),)
+    return _spread(s, s.div(g, count), x, axes)
 
 
-def _extremum_vjp(name: str) -> Callable[..., tuple[Any]]:
-    def vjp(s: Any, g: Any, inputs: tuple[Any], out: Any, axes: Any) -> tuple[Any]:
+def _extremum_rule(name: str) -> InputRule:
+    def rule(s: Any, g: Any, out: Any, x: Any, axes: Any) -> Any:
         # The cotangent goes to the elements equal to the extremum, split evenly among ties.
-        (x,) = inputs
         axes = normalize_axes(axes, x.ndim, name)
         hit = s.compare(x, _spread(s, out, x, axes), "eq")
         weight = s.where_select(hit, x.dtype.type(1), x.dtype.type(0))
         share = s.div(g, s.reduce_sum(weight, axes))
-        return (s.mul(weight, _spread(s, share, x, axes)),)
+        return s.mul(weight, _spread(s, share, x, axes))
 
-    return vjp
+    return rule
 
 
-def _logsumexp_vjp(s: Any, g: Any, inputs: tuple[Any], out: Any, axes: Any) -> tuple[Any]:
-    (x,) = inputs
+def _logsumexp_rule(s: Any, g: Any, out: Any, x: Any, axes: Any) -> Any:
     axes = normalize_axes(axes, x.ndim, "logsumexp")
     softmax = s.exp(s.sub(x, _spread(s, out, x, axes)))
-    return (s.mul(_spread(s, g, x, axes), softmax),)
+    return s.mul(_spread(s, g, x, axes), softmax)
 
 
 def _logsumexp(x: np.ndarray, axis: tuple[int, ...]) -> np.ndarray:
     """log(sum(exp(x))) shifted by the max so that nothing overflows; -inf over no elements.
     Integers are taken as float64 (like np.mean's result)."""
     if x.dtype.kind != "f":
-        x = x.astype(np.float64)
+        x = np.astype(x, np.float64)
     shift = np.max(x, axis=axis, keepdims=True, initial=-np.inf)
     shift = np.where(np.isfinite(shift), shift, 0.0)
     return np.log(np.sum(np.exp(x - shift), axis=axis)) + np.squeeze(shift, axis=axis)
@@ -112,15 +115,16 @@ def reduction_errors(name: str, bools: bool = False) -> Callable[[], list[ErrorI
 def reduction(
     name: str,
     kernel: Callable[..., np.ndarray],
-    vjp: Callable[..., tuple[Any]] | None,
+    rule: InputRule | None,
     reference: Callable[..., np.ndarray],
     doc: str,
     sample: Callable[[], Any] | None = None,
     explain: Callable[..., TenferroError | None] | None = None,
     second_order: bool = True,
-    residuals: tuple[str, ...] = (),
+    residuals: tuple[str, ...] | None = None,
     accepts: str = "fiu",
     kinks: tuple[Kink, ...] = (),
+    linear: bool = False,
 ) -> OpSpec:
     """Spec of an op ``name(x, axes=None)`` computed by ``kernel(x, axis=<normalized axes>)``."""
 
@@ -132,7 +136,8 @@ def reduction(
         inputs=("x",),
         params={"axes": None},
         forward=forward,
-        vjp=vjp,
+        vjps=None if rule is None else (rule,),
+        linear=linear,
         accepts=accepts,
         explain=explain,
         sample=sample or samples(),
@@ -179,22 +184,24 @@ SPECS = [
     reduction(
         "reduce_sum",
         float_fast(np.add.reduce, np.sum),
-        _sum_vjp,
+        _sum_rule,
         sequential_reference(lambda x, a: np.add.reduce(x, axis=a)),
         "Sum over `axes` (None = all). Bools count: the sum of a bool tensor is an integer, as in NumPy.",
         accepts="biuf",
+        linear=True,
     ),
     reduction(
         "reduce_mean",
         _mean,
-        _mean_vjp,
+        _mean_rule,
         sequential_reference(lambda x, a: np.add.reduce(x, axis=a) / x.shape[a]),
         "Mean over `axes` (None = all).",
+        linear=True,
     ),
     reduction(
         "reduce_max",
         np.maximum.reduce,
-        _extremum_vjp("reduce_max"),
+        _extremum_rule("reduce_max"),
         sequential_reference(lambda x, a: np.maximum.reduce(x, axis=a)),
         "Max over `axes`. Convention: the cotangent is split evenly among the elements tied for the max.",
         samples(distinct=True),
@@ -205,7 +212,7 @@ SPECS = [
     reduction(
         "reduce_min",
         np.minimum.reduce,
-        _extremum_vjp("reduce_min"),
+        _extremum_rule("reduce_min"),
         sequential_reference(lambda x, a: np.minimum.reduce(x, axis=a)),
         "Min over `axes`. Convention: the cotangent is split evenly among the elements tied for the min.",
         samples(distinct=True),
@@ -216,7 +223,7 @@ SPECS = [
     reduction(
         "logsumexp",
         _logsumexp,
-        _logsumexp_vjp,
+        _logsumexp_rule,
         sequential_reference(lambda x, a: np.log(np.sum(np.exp(x), axis=a))),
         "log(sum(exp(x))) over `axes`, without overflow; its gradient is the softmax.",
         samples(low=-20.0, high=20.0),

@@ -13,8 +13,7 @@ import scipy.special
 
 from tenferro import AxisError, DTypeError, EagerTensor, ErrorInput, OpSpec, ShapeMismatch, hookimpl
 from tenferro.core.registry import SampleInput
-from tenferro.plugins.elementwise.binary import explain_broadcast
-from tenferro.plugins.elementwise.broadcasting import unbroadcast
+from tenferro.extend import explain_broadcast, unbroadcast
 
 _BOOLS = np.array([True, False])
 
