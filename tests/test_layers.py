@@ -1,0 +1,73 @@
+"""The core's modules form layers a reader can name, each importing only those below, and
+the core imports nothing from the layers above it (plugins, the test suite, extend)."""
+
+import ast
+import pathlib
+
+import tenferro
+
+CORE = pathlib.Path(tenferro.__file__).parent / "core"
+
+#: Bottom to top. A module may import (at run time) only modules of lower layers.
+LAYERS = [
+    ("errors and plain values", {"errors", "params", "recording", "rules", "hookspecs"}),
+    ("tensors and engines", {"tensor", "engine"}),
+    ("op specs and the trace", {"spec", "trace"}),
+    ("the graph, the registry and add_any", {"graph", "registry", "accumulate"}),
+    ("the eager tensor and plugin loading", {"eager", "loading"}),
+    ("the session", {"session"}),
+    ("the reverse sweep", {"sweep"}),
+    ("the runtime", {"runtime"}),
+]
+LAYER_OF = {module: index for index, (_, modules) in enumerate(LAYERS) for module in modules}
+
+
+def _imports(path: pathlib.Path, *, type_checking: bool) -> set[str]:
+    """Absolute names of the tenferro modules ``path`` imports, at any depth (inside
+    functions too); ``if TYPE_CHECKING:`` blocks only when ``type_checking``."""
+    found = set()
+
+    def visit(node: ast.AST) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.If) and getattr(child.test, "id", None) == "TYPE_CHECKING" and not type_checking:
+                continue
+            if isinstance(child, ast.ImportFrom):
+                if child.level:
+                    base = "tenferro.core" if child.level == 1 else "tenferro"
+                    found.add(f"{base}.{child.module}" if child.module else base)
+                elif child.module and child.module.startswith("tenferro"):
+                    found.add(child.module)
+            elif isinstance(child, ast.Import):
+                found.update(alias.name for alias in child.names if alias.name.startswith("tenferro"))
+            visit(child)
+
+    visit(ast.parse(path.read_text(encoding="utf-8")))
+    return found
+
+
+def _core_modules() -> list[pathlib.Path]:
+    return [path for path in sorted(CORE.glob("*.py")) if path.stem != "__init__"]
+
+
+def test_every_core_module_has_a_layer():
+    assert {path.stem for path in _core_modules()} == set(LAYER_OF)
+
+
+def test_core_modules_import_only_from_layers_below():
+    upward = []
+    for path in _core_modules():
+        for name in _imports(path, type_checking=False):
+            target = name.removeprefix("tenferro.core.").split(".")[0]
+            if name.startswith("tenferro.core.") and LAYER_OF[target] >= LAYER_OF[path.stem]:
+                upward.append(f"{path.stem} ({LAYERS[LAYER_OF[path.stem]][0]}) imports {target}")
+    assert upward == []
+
+
+def test_the_core_imports_nothing_from_plugins_testing_or_extend():
+    above = [
+        f"{path.stem} imports {name}"
+        for path in CORE.glob("*.py")
+        for name in _imports(path, type_checking=True)
+        if name.startswith(("tenferro.plugins", "tenferro.testing", "tenferro.extend"))
+    ]
+    assert above == []
