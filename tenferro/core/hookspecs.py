@@ -31,10 +31,13 @@ hookimpl = pluggy.HookimplMarker(PROJECT)
 def tenferro_register_ops(registrar: PluginRegistrar, registry: PluginRegistrar) -> None:
     """Register this plugin's ops by calling ``registrar.add(OpSpec(...))`` once per op.
 
-    Called once per plugin each time a registry is built (usually once per process). An op
-    name used by two plugins is reported as a :class:`~tenferro.core.errors.PluginError`
-    naming both. Do no heavy work here: import hypothesis and other test-only packages
-    lazily, inside the spec's ``sample`` factory.
+    Called once per plugin each time a registry is built (usually once per process). The
+    ops are added when every plugin has registered; if this hook raises, or adds an op
+    name an earlier plugin has (tenferro's own plugins come first, then the others by
+    name), this plugin is left out with a :class:`~tenferro.core.errors.PluginWarning`
+    (a :class:`~tenferro.core.errors.PluginError` when loading is strict). Do no heavy
+    work here: import hypothesis and other test-only packages lazily, inside the spec's
+    ``sample`` factory.
 
     :param registrar: the :class:`~tenferro.core.registry.PluginRegistrar` bound to this
         plugin, so each op is attributed to the plugin that added it.

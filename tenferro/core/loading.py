@@ -1,12 +1,21 @@
 """Building a registry from plugins, with pluggy: the installed ``tenferro`` entry points
-plus any plugin objects passed in, each plugin's ``tenferro_register_ops`` hook called once.
+plus any plugin objects passed in, blocked names left out, each plugin's hook called once.
+
+Loading is fail-safe: a plugin that fails to import or to register (a misspelled hook, no
+hook at all, a hook that raises, a bad spec, an op name another plugin has) is left out
+with a :class:`~tenferro.core.errors.PluginWarning` that names it and says how to block
+it, and is kept in ``Registry.broken`` with its problem; every other plugin loads.
+Strict loading (``strict=True``, or ``TENFERRO_STRICT_PLUGINS=1``) makes each of those a
+:class:`~tenferro.core.errors.PluginError`.
 """
 
 from __future__ import annotations
 
+import difflib
 import importlib.metadata
 import os
 import threading
+import warnings
 from collections.abc import Iterable
 from typing import Any
 
@@ -14,9 +23,11 @@ import pluggy
 
 from . import hookspecs
 from .accumulate import ADD_ANY
-from .errors import ArgumentError, PluginError, TenferroError
+from .errors import ArgumentError, PluginError, PluginWarning
 from .registry import BLOCK_ENV, PluginInfo, PluginRegistrar, Registry
 
+#: Environment variable: set to 1 to make a plugin that fails to load an error.
+STRICT_ENV = "TENFERRO_STRICT_PLUGINS"
 #: The hook that registers a plugin's ops.
 HOOK = "tenferro_register_ops"
 
@@ -26,6 +37,7 @@ def load_registry(
     *,
     entry_points: bool = True,
     blocked: Iterable[str] | None = None,
+    strict: bool | None = None,
 ) -> Registry:
     """Build a registry from the installed ``tenferro`` entry points (unless
     ``entry_points=False``) and the given plugin objects (modules or instances with
@@ -33,59 +45,22 @@ def load_registry(
     plugin)`` pairs).
 
     ``blocked`` names plugins to skip; by default it is read from ``TENFERRO_BLOCK_PLUGINS``.
+    ``strict`` makes a plugin that fails to load a PluginError instead of a warning; by
+    default it is read from ``TENFERRO_STRICT_PLUGINS``.
     """
     if blocked is None:
         blocked = [b.strip() for b in os.environ.get(BLOCK_ENV, "").split(",") if b.strip()]
-    pm = pluggy.PluginManager(hookspecs.PROJECT)
-    pm.add_hookspecs(hookspecs)
-    for name in blocked:
-        pm.set_blocked(name)
-    registry = Registry()
-    registry.add(ADD_ANY, "core")  # the core's own op: cotangent accumulation
-    core = registry.plugins["core"]
-    core.distribution = "tenferro"
-    try:
-        core.version = importlib.metadata.version("tenferro")
-    except importlib.metadata.PackageNotFoundError:
-        core.version = "(source checkout)"
-    infos = _load_entry_points(pm) if entry_points else []
-    infos += [_register(pm, *_named(entry)) for entry in plugins]
-    for info in infos:
-        if info is None:
-            continue
-        registry.plugins[info.name] = info
-        # this plugin's hook alone, through pluggy: its ops are attributed to it
-        others = [plugin for name, plugin in pm.list_name_plugin() if name != info.name]
-        registrar = PluginRegistrar(registry, info.name)
-        try:
-            pm.subset_hook_caller(HOOK, remove_plugins=others)(registrar=registrar, registry=registrar)
-        except TenferroError:
-            raise
-        except Exception as exc:
-            raise PluginError(f"plugin {info.name!r} failed while registering its ops: {exc!r}") from exc
-    return registry
+    loading = _Loading(set(blocked), _strict(strict))
+    if entry_points:
+        loading.load_entry_points()
+    for entry in plugins:
+        loading.register(*_named(entry))
+    loading.add_ops(loading.call_hooks())
+    return loading.registry
 
 
-def _load_entry_points(pm: pluggy.PluginManager) -> list[PluginInfo | None]:
-    """pluggy loads each entry point of the group on its own; blocked ones it skips."""
-    infos: list[PluginInfo | None] = []
-    for ep in importlib.metadata.entry_points(group=hookspecs.PROJECT):
-        if pm.is_blocked(ep.name):
-            continue
-        if pm.has_plugin(ep.name):
-            raise PluginError(f"two plugins are named {ep.name!r}; plugin names must be unique")
-        try:
-            pm.load_setuptools_entrypoints(hookspecs.PROJECT, name=ep.name)
-        except Exception as exc:
-            dist = ep.dist.name if ep.dist else "?"
-            raise PluginError(
-                f"plugin {ep.name!r} (entry point {ep.value!r} of distribution {dist}) failed to import: "
-                f"{exc!r}; fix or uninstall it, or block it with {BLOCK_ENV}={ep.name}"
-            ) from exc
-        plugin = pm.get_plugin(ep.name)
-        dist = next(d for p, d in pm.list_plugin_distinfo() if p is plugin)
-        infos.append(PluginInfo(ep.name, dist.project_name, dist.version, plugin=plugin))
-    return infos
+def _strict(strict: bool | None) -> bool:
+    return os.environ.get(STRICT_ENV, "") not in ("", "0") if strict is None else strict
 
 
 def _named(entry: Any) -> tuple[str, Any]:
@@ -99,27 +74,163 @@ def _named(entry: Any) -> tuple[str, Any]:
     return name, plugin
 
 
-def _register(pm: pluggy.PluginManager, name: str, plugin: Any) -> PluginInfo | None:
-    if pm.is_blocked(name):
-        return None
-    if pm.has_plugin(name):
-        raise PluginError(f"two plugins are named {name!r}; plugin names must be unique")
-    try:
-        pm.register(plugin, name=name)
-    except Exception as exc:
-        raise PluginError(f"plugin {name!r} could not be registered: {exc}") from exc
-    return PluginInfo(name, plugin=plugin)
+def _one_line(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {' '.join(str(exc).split())}"
+
+
+def _precedence(info: PluginInfo) -> tuple[bool, str]:
+    """The order plugins register in, and so who keeps an op name two plugins add:
+    tenferro's own plugins first, then the others by name (not by ``sys.path`` order)."""
+    return info.distribution != "tenferro", info.name
+
+
+class _Loading:
+    """One registry being built: the plugin manager, the plugins registered with it so
+    far, and what happens to a plugin that fails (left out with a warning, or an error)."""
+
+    def __init__(self, blocked: set[str], strict: bool):
+        self.blocked, self.strict = blocked, strict
+        self.pm = pluggy.PluginManager(hookspecs.PROJECT)
+        self.pm.add_hookspecs(hookspecs)
+        for name in sorted(blocked):
+            self.pm.set_blocked(name)
+        self.registry = Registry()
+        self.registry.add(ADD_ANY, "core")  # the core's own op: cotangent accumulation
+        core = self.registry.plugins["core"]
+        core.distribution = "tenferro"
+        try:
+            core.version = importlib.metadata.version("tenferro")
+        except importlib.metadata.PackageNotFoundError:
+            core.version = "(source checkout)"
+        self.plugins: dict[str, PluginInfo] = {}  # registered with pluggy and not failed
+
+    def fail(self, info: PluginInfo, problem: str, cause: BaseException | None = None) -> None:
+        """Leave ``info`` out: a PluginWarning and an entry in ``broken``, or, strict, an error."""
+        info.problem = problem
+        if self.plugins.get(info.name) is info:
+            del self.plugins[info.name]
+        if self.strict:
+            raise PluginError(
+                f"{info.sentence} (loading is strict: fix or uninstall it, or block it with {BLOCK_ENV}={info.name})"
+            ) from cause
+        self.registry.broken[info.name] = info
+        block = ",".join([*sorted(self.blocked), info.name])
+        warnings.warn(
+            f"{info.sentence}; tenferro goes on without it ({BLOCK_ENV}={block} skips it without this warning)",
+            PluginWarning,
+            stacklevel=2,
+        )
+
+    def load_entry_points(self) -> None:
+        """pluggy loads each name of the entry-point group on its own, so one that fails to
+        import leaves the others loading; blocked names it skips."""
+        for ep in importlib.metadata.entry_points(group=hookspecs.PROJECT):
+            if self.pm.is_blocked(ep.name):
+                continue
+            dist = ep.dist
+            info = PluginInfo(ep.name, dist.name if dist else "", dist.version if dist else "")
+            if self.pm.has_plugin(ep.name):
+                self.fail(info, f"is not loaded: another distribution has a plugin named {ep.name!r}; uninstall one")
+                continue
+            try:
+                self.pm.load_setuptools_entrypoints(hookspecs.PROJECT, name=ep.name)
+            except pluggy.PluginValidationError as exc:
+                self.fail(info, f"cannot be registered: {_one_line(exc)}", exc)
+                continue
+            except Exception as exc:
+                self.fail(info, f"failed to import (entry point {ep.value!r}): {_one_line(exc)}", exc)
+                continue
+            info.plugin = self.pm.get_plugin(ep.name)
+            if info.plugin is None:
+                self.fail(info, f"is not loaded: entry point {ep.value!r} gives None")
+                continue
+            self.check_hooks(info)
+
+    def register(self, name: str, plugin: Any) -> None:
+        """A plugin object passed in directly."""
+        if self.pm.is_blocked(name):
+            return
+        info = PluginInfo(name, plugin=plugin)
+        if self.pm.has_plugin(name):
+            self.fail(info, f"is not loaded: another plugin is named {name!r}; pass it as a (name, plugin) pair")
+            return
+        try:
+            self.pm.register(plugin, name=name)
+        except Exception as exc:  # pluggy: a hook with parameters the hookspec lacks, a plugin registered twice
+            self.fail(info, f"cannot be registered: {_one_line(exc)}", exc)
+            return
+        self.check_hooks(info)
+
+    def check_hooks(self, info: PluginInfo) -> None:
+        """pluggy's ``check_pending()`` after each plugin, so a misspelled hook is a failure
+        of the plugin that has it; a plugin with no hook at all would add no ops without a
+        word, so that is one too."""
+        try:
+            self.pm.check_pending()
+        except pluggy.PluginValidationError as exc:
+            callers = self.pm.get_hookcallers(info.plugin) or []
+            unknown = [caller.name for caller in callers if not caller.has_spec()]
+            self.pm.unregister(name=info.name)
+            known = [name for name, caller in vars(self.pm.hook).items() if caller.has_spec()]
+            close = difflib.get_close_matches(unknown[0], known, n=1) if unknown else []
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            self.fail(info, f"defines hook {', '.join(map(repr, unknown))}, which tenferro does not have{hint}", exc)
+            return
+        if not self.pm.get_hookcallers(info.plugin):
+            self.pm.unregister(name=info.name)
+            unmarked = callable(getattr(info.plugin, HOOK, None))
+            hint = f"its {HOOK} is not marked @hookimpl" if unmarked else f"define @hookimpl {HOOK}(registrar)"
+            self.fail(info, f"has no @hookimpl function, so it would add no ops ({hint})")
+            return
+        self.plugins[info.name] = info
+
+    def call_hooks(self) -> list[tuple[PluginInfo, PluginRegistrar]]:
+        """Each plugin's hook through pluggy, one plugin at a time (a subset caller without
+        every other plugin), in order of precedence: a hook that raises costs only its
+        own plugin."""
+        registered: list[tuple[PluginInfo, PluginRegistrar]] = []
+        for info in sorted(self.plugins.values(), key=_precedence):
+            others = [plugin for name, plugin in self.pm.list_name_plugin() if name != info.name]
+            registrar = PluginRegistrar(info.name)
+            try:
+                self.pm.subset_hook_caller(HOOK, remove_plugins=others)(registrar=registrar, registry=registrar)
+            except Exception as exc:
+                prefix = f"plugin {info.name!r} "  # a PluginError from registrar.add names the plugin already
+                said = " ".join(str(exc).split())
+                problem = said[len(prefix) :] if isinstance(exc, PluginError) and said.startswith(prefix) else None
+                self.fail(info, problem or f"failed while registering its ops: {_one_line(exc)}", exc)
+                continue
+            registered.append((info, registrar))
+        return registered
+
+    def add_ops(self, registered: list[tuple[PluginInfo, PluginRegistrar]]) -> None:
+        """Add each plugin's ops, in order of precedence, leaving out a plugin that adds an
+        op name an earlier one has: the advice then names the plugin left out."""
+        for info, registrar in registered:
+            taken = next((spec.name for spec in registrar.specs if spec.name in self.registry), None)
+            if taken is not None:
+                owner = self.registry[taken].plugin
+                self.fail(info, f"adds op {taken!r}, which plugin {owner!r} has already; rename the op")
+                continue
+            self.registry.plugins[info.name] = info
+            for spec in registrar.specs:
+                self.registry.add(spec, info.name)
 
 
 _DEFAULT: list[Registry] = []
 _DEFAULT_LOCK = threading.Lock()
 
 
-def default_registry() -> Registry:
+def default_registry(strict: bool | None = None) -> Registry:
     """The registry of every installed plugin, built once per process (also when several
-    threads ask for it first at the same time)."""
+    threads ask for it first at the same time). Strict (``strict=True`` or
+    ``TENFERRO_STRICT_PLUGINS=1``), a plugin that failed to load is a PluginError."""
     if not _DEFAULT:
         with _DEFAULT_LOCK:
             if not _DEFAULT:
-                _DEFAULT.append(load_registry())
-    return _DEFAULT[0]
+                _DEFAULT.append(load_registry(strict=strict))
+    registry = _DEFAULT[0]
+    if registry.broken and _strict(strict):
+        problems = "; ".join(info.sentence for info in registry.broken.values())
+        raise PluginError(f"{problems} (loading is strict: fix or uninstall, or block with {BLOCK_ENV})")
+    return registry

@@ -1,0 +1,216 @@
+"""Loading is fail-safe and strict on request (DESIGN §8): each way a plugin can fail to load
+is a named outcome, the other plugins keep working, and strict loading makes it an error.
+
+Installed plugins are real entry points: a throwaway distribution (a ``.dist-info`` folder
+with ``entry_points.txt``) in a temporary directory on ``sys.path``."""
+
+import sys
+import textwrap
+import warnings
+
+import numpy as np
+import pytest
+
+from tenferro import CpuEngine, EagerRuntime, OpSpec, PluginError, PluginWarning, hookimpl
+from tenferro.core.loading import load_registry
+
+ELSEWHERE = "TENFERRO_BLOCK_PLUGINS"
+
+
+@pytest.fixture
+def install(tmp_path, monkeypatch):
+    """``install(dist, {entry point: module}, {module: source})``: a distribution whose
+    entry points importlib.metadata (and so pluggy) finds; its modules are forgotten after."""
+    site = tmp_path / "site"
+    site.mkdir()
+    monkeypatch.syspath_prepend(str(site))
+    monkeypatch.delenv(ELSEWHERE, raising=False)
+    before = set(sys.modules)
+
+    def install(dist, entry_points, modules):
+        info = site / f"{dist.replace('-', '_')}-1.0.dist-info"  # the folder name is normalised
+        info.mkdir()
+        info.joinpath("METADATA").write_text(f"Metadata-Version: 2.1\nName: {dist}\nVersion: 1.0\n")
+        lines = "".join(f"{name} = {target}\n" for name, target in entry_points.items())
+        info.joinpath("entry_points.txt").write_text(f"[tenferro]\n{lines}")
+        for module, source in modules.items():
+            site.joinpath(f"{module}.py").write_text(textwrap.dedent(source))
+
+    yield install
+    for module in set(sys.modules) - before:
+        del sys.modules[module]
+
+
+def _plugin(name, *specs):
+    class Plugin:
+        @hookimpl
+        def tenferro_register_ops(self, registrar):
+            for spec in specs:
+                registrar.add(spec)
+
+    Plugin.__name__ = name
+    return Plugin()
+
+
+def _op(name):
+    return OpSpec(name=name, inputs=("x",), forward=np.negative, vjp=lambda s, g, inputs, out: (s.neg(g),))
+
+
+def _loaded_with_warning(match, plugins=(), **kwargs):
+    """The registry, fail-safe, and the one PluginWarning it gave."""
+    with pytest.warns(PluginWarning) as caught:
+        registry = load_registry(plugins, **kwargs)
+    assert len(caught) == 1, [str(w.message) for w in caught]
+    message = str(caught[0].message)
+    assert match in message, message
+    return registry, message
+
+
+def _builtins_work(registry):
+    rt = EagerRuntime(engine=CpuEngine.serial(), registry=registry)
+    x = rt.variable_from(np.array([1.0, 2.0]))
+    rt.with_eager_session(lambda s: s.reduce_mean(s.mul(x, x), None)).backward()
+    np.testing.assert_allclose(x.grad().to_numpy(), [1.0, 2.0])
+
+
+def test_the_builtin_plugins_load_clean(monkeypatch):
+    monkeypatch.delenv(ELSEWHERE, raising=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        registry = load_registry(strict=True)
+    assert registry.broken == {}
+    assert {"core", "elementwise", "reduce"} <= set(registry.plugins)
+    _builtins_work(registry)
+
+
+def test_a_misspelled_hook_is_named_with_the_hook_it_meant():
+    class Typo:
+        @hookimpl
+        def tenferro_register_op(self, registrar):  # one letter short
+            registrar.add(_op("typo_op"))
+
+    registry, message = _loaded_with_warning("plugin 'Typo'", [Typo()])
+    assert "defines hook 'tenferro_register_op', which tenferro does not have" in message
+    assert "did you mean 'tenferro_register_ops'?" in message
+    assert f"{ELSEWHERE}=Typo" in message
+    assert "typo_op" not in registry and "Typo" in registry.broken
+    _builtins_work(registry)
+
+
+def test_a_plugin_with_no_hookimpl_is_reported():
+    class Unmarked:
+        def tenferro_register_ops(self, registrar):  # @hookimpl forgotten
+            registrar.add(_op("unmarked_op"))
+
+    class Empty:
+        pass
+
+    registry, message = _loaded_with_warning("plugin 'Unmarked' has no @hookimpl function", [Unmarked()])
+    assert "its tenferro_register_ops is not marked @hookimpl" in message
+    _, message = _loaded_with_warning("plugin 'Empty' has no @hookimpl function", [Empty()])
+    assert "define @hookimpl tenferro_register_ops(registrar)" in message
+    _builtins_work(registry)
+
+
+def test_an_installed_plugin_that_raises_on_import_is_skipped(install):
+    install("tenferro-broken", {"broken": "broken_on_import"}, {"broken_on_import": "import no_such_module\n"})
+    registry, message = _loaded_with_warning("plugin 'broken' (tenferro-broken 1.0) failed to import")
+    assert "(entry point 'broken_on_import'): ModuleNotFoundError: No module named 'no_such_module'" in message
+    assert f"{ELSEWHERE}=broken skips it" in message
+    assert registry.broken["broken"].problem.startswith("failed to import")
+    _builtins_work(registry)
+
+
+def test_one_installed_plugin_failing_leaves_the_next_one_loading(install):
+    install("tenferro-aaa", {"aaa": "aaa_broken"}, {"aaa_broken": "raise RuntimeError('boom')\n"})
+    install(
+        "tenferro-zzz",
+        {"zzz": "zzz_fine"},
+        {
+            "zzz_fine": """
+            import numpy as np
+            from tenferro.extend import OpSpec, hookimpl
+
+            @hookimpl
+            def tenferro_register_ops(registrar):
+                registrar.add(OpSpec(name="zzz_neg", inputs=("x",), forward=np.negative))
+            """
+        },
+    )
+    registry, _ = _loaded_with_warning("plugin 'aaa' (tenferro-aaa 1.0) failed to import")
+    assert registry["zzz_neg"].plugin == "zzz"
+    assert registry.plugins["zzz"].shipped == "tenferro-zzz 1.0"
+
+
+def test_a_hook_that_raises_costs_only_its_plugin():
+    class Crashing:
+        @hookimpl
+        def tenferro_register_ops(self, registrar):
+            registrar.add(_op("added_before_the_crash"))
+            raise RuntimeError("boom")
+
+    registry, message = _loaded_with_warning(
+        "plugin 'Crashing' failed while registering its ops: RuntimeError: boom", [Crashing()]
+    )
+    assert "added_before_the_crash" not in registry  # a plugin failing part-way adds nothing
+    _builtins_work(registry)
+
+
+def test_a_bad_spec_leaves_out_its_whole_plugin():
+    bad = OpSpec(name="9lives", inputs=("x",), forward=np.negative)
+    registry, message = _loaded_with_warning(
+        "plugin 'shoddy' registered a bad spec for op '9lives'", [_plugin("shoddy", _op("fine_op"), bad)]
+    )
+    assert "fine_op" not in registry and registry.broken["shoddy"].problem.startswith("registered a bad spec")
+
+
+def test_a_third_party_reusing_a_builtin_op_name_is_the_plugin_skipped(install):
+    """Even installed first on sys.path, the third party is left out, and the advice never
+    says to block elementwise."""
+    install(
+        "aaa-first-on-path",
+        {"aaa": "aaa_sin"},
+        {
+            "aaa_sin": """
+            import numpy as np
+            from tenferro.extend import OpSpec, hookimpl
+
+            @hookimpl
+            def tenferro_register_ops(registrar):
+                registrar.add(OpSpec(name="sin", inputs=("x",), forward=np.sin))
+            """
+        },
+    )
+    registry, message = _loaded_with_warning("plugin 'aaa' (aaa-first-on-path 1.0) adds op 'sin'")
+    assert "which plugin 'elementwise' has already" in message
+    assert f"{ELSEWHERE}=aaa skips it" in message and f"{ELSEWHERE}=elementwise" not in message
+    assert registry["sin"].plugin == "elementwise"
+    _builtins_work(registry)
+
+
+def test_between_third_parties_the_first_by_name_keeps_an_op_name():
+    for order in (
+        [_plugin("beta", _op("shared")), _plugin("alpha", _op("shared"))],
+        [_plugin("alpha", _op("shared")), _plugin("beta", _op("shared"))],
+    ):
+        registry, message = _loaded_with_warning("plugin 'beta' adds op 'shared', which plugin 'alpha'", order)
+        assert registry["shared"].plugin == "alpha"
+
+
+def test_strict_loading_makes_each_failure_a_plugin_error(monkeypatch):
+    class Crashing:
+        @hookimpl
+        def tenferro_register_ops(self, registrar):
+            raise RuntimeError("boom")
+
+    expected = "plugin 'Crashing' failed while registering its ops: RuntimeError: boom \\(loading is strict"
+    with pytest.raises(PluginError, match=expected) as info:
+        load_registry([Crashing()], strict=True)
+    assert isinstance(info.value.__cause__, RuntimeError)
+    with pytest.raises(PluginError, match=expected):
+        EagerRuntime(plugins=[Crashing()], strict=True)
+    monkeypatch.setenv("TENFERRO_STRICT_PLUGINS", "1")
+    with pytest.raises(PluginError, match=expected):
+        load_registry([Crashing()])
+    with pytest.warns(PluginWarning):  # strict=False wins over the environment
+        load_registry([Crashing()], strict=False)
