@@ -214,3 +214,50 @@ def test_strict_loading_makes_each_failure_a_plugin_error(monkeypatch):
         load_registry([Crashing()])
     with pytest.warns(PluginWarning):  # strict=False wins over the environment
         load_registry([Crashing()], strict=False)
+
+
+def _requiring(name, *required, op=None):
+    class Plugin:
+        @hookimpl
+        def tenferro_register_ops(self, registrar):
+            registrar.requires(*required)
+            registrar.add(_op(op or f"{name}_op"))
+
+    Plugin.__name__ = name
+    return Plugin()
+
+
+def test_blocking_elementwise_leaves_out_reduce_instead_of_breaking_its_backward(monkeypatch):
+    """reduce_mean's VJP divides with elementwise's div: without elementwise, reduce is
+    left out when the registry is built, not a RuleError in the middle of a backward pass."""
+    monkeypatch.setenv(ELSEWHERE, "elementwise")
+    registry, message = _loaded_with_warning("plugin 'reduce' (tenferro ")
+    assert "requires plugin 'elementwise', which is blocked" in message
+    assert f"{ELSEWHERE}=elementwise,reduce skips it" in message
+    assert "reduce_mean" not in registry and registry.broken["reduce"].problem.startswith("requires")
+    with pytest.raises(PluginError, match="plugin 'reduce' .*requires plugin 'elementwise', which is blocked"):
+        load_registry(strict=True)
+
+
+def test_a_required_plugin_that_is_not_installed():
+    registry, message = _loaded_with_warning(
+        "plugin 'needy' requires plugin 'nowhere', which is not installed",
+        [_requiring("needy", "elementwise", "nowhere")],
+    )
+    assert "needy_op" not in registry
+    assert load_registry([_requiring("content", "elementwise", "reduce")]).plugins["content"].requires == (
+        "elementwise",
+        "reduce",
+    )
+
+
+def test_a_plugin_left_out_leaves_out_the_plugins_that_require_it():
+    """zeta requires alpha, which reuses a built-in op name: alpha is left out, then zeta,
+    though zeta registered before alpha was found wanting."""
+    plugins = [_requiring("zeta", "alpha"), _requiring("alpha", op="sin")]
+    with pytest.warns(PluginWarning) as caught:
+        registry = load_registry(plugins)
+    messages = [str(w.message) for w in caught]
+    assert messages[0].startswith("plugin 'alpha' adds op 'sin', which plugin 'elementwise' has already")
+    assert messages[1].startswith("plugin 'zeta' requires plugin 'alpha', which failed to load")
+    assert {"alpha", "zeta"} <= set(registry.broken) and "zeta_op" not in registry

@@ -29,14 +29,17 @@ hookimpl = pluggy.HookimplMarker(PROJECT)
 
 @hookspec
 def tenferro_register_ops(registrar: PluginRegistrar, registry: PluginRegistrar) -> None:
-    """Register this plugin's ops by calling ``registrar.add(OpSpec(...))`` once per op.
+    """Register this plugin's ops: ``registrar.add(OpSpec(...))`` once per op, and
+    ``registrar.requires("name", ...)`` for the plugins whose ops this plugin's kernels or
+    rules call (``reduce`` requires ``elementwise``).
 
     Called once per plugin each time a registry is built (usually once per process). The
-    ops are added when every plugin has registered; if this hook raises, or adds an op
-    name an earlier plugin has (tenferro's own plugins come first, then the others by
-    name), this plugin is left out with a :class:`~tenferro.core.errors.PluginWarning`
-    (a :class:`~tenferro.core.errors.PluginError` when loading is strict). Do no heavy
-    work here: import hypothesis and other test-only packages lazily, inside the spec's
+    ops are added when every plugin has registered; if this hook raises, adds an op name
+    an earlier plugin has (tenferro's own plugins come first, then the others by name), or
+    requires a plugin that is not loaded, this plugin is left out with a
+    :class:`~tenferro.core.errors.PluginWarning` (a
+    :class:`~tenferro.core.errors.PluginError` when loading is strict). Do no heavy work
+    here: import hypothesis and other test-only packages lazily, inside the spec's
     ``sample`` factory.
 
     :param registrar: the :class:`~tenferro.core.registry.PluginRegistrar` bound to this

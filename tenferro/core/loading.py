@@ -2,7 +2,8 @@
 plus any plugin objects passed in, blocked names left out, each plugin's hook called once.
 
 Loading is fail-safe: a plugin that fails to import or to register (a misspelled hook, no
-hook at all, a hook that raises, a bad spec, an op name another plugin has) is left out
+hook at all, a hook that raises, a bad spec, an op name another plugin has, a plugin it
+requires missing) is left out
 with a :class:`~tenferro.core.errors.PluginWarning` that names it and says how to block
 it, and is kept in ``Registry.broken`` with its problem; every other plugin loads.
 Strict loading (``strict=True``, or ``TENFERRO_STRICT_PLUGINS=1``) makes each of those a
@@ -204,17 +205,42 @@ class _Loading:
         return registered
 
     def add_ops(self, registered: list[tuple[PluginInfo, PluginRegistrar]]) -> None:
-        """Add each plugin's ops, in order of precedence, leaving out a plugin that adds an
-        op name an earlier one has: the advice then names the plugin left out."""
+        """Add each plugin's ops, in order of precedence, leaving out a plugin that lacks a
+        plugin it requires or adds an op name an earlier one has (the advice names the
+        plugin left out). Leaving one out may leave another without a plugin it requires,
+        or free a name: so again, until every plugin left is complete."""
+        while True:
+            present = set(self.registry.plugins) | {info.name for info, _ in registered}
+            owners = {spec.name: spec.plugin for spec in self.registry}
+            for index, (info, registrar) in enumerate(registered):
+                problem = self._incomplete(registrar, present, owners)
+                if problem:
+                    del registered[index]
+                    self.fail(info, problem)
+                    break
+                owners.update(dict.fromkeys((spec.name for spec in registrar.specs), info.name))
+            else:
+                break
         for info, registrar in registered:
-            taken = next((spec.name for spec in registrar.specs if spec.name in self.registry), None)
-            if taken is not None:
-                owner = self.registry[taken].plugin
-                self.fail(info, f"adds op {taken!r}, which plugin {owner!r} has already; rename the op")
-                continue
+            info.requires = tuple(dict.fromkeys(registrar.required))
             self.registry.plugins[info.name] = info
             for spec in registrar.specs:
                 self.registry.add(spec, info.name)
+
+    def _incomplete(self, registrar: PluginRegistrar, present: set[str], owners: dict[str, str]) -> str:
+        """Why a plugin cannot be added (after its name), or empty."""
+        for name in registrar.required:
+            if name not in present:
+                return f"requires plugin {name!r}, which {self._missing(name)}"
+        for spec in registrar.specs:
+            if spec.name in owners:
+                return f"adds op {spec.name!r}, which plugin {owners[spec.name]!r} has already; rename the op"
+        return ""
+
+    def _missing(self, name: str) -> str:
+        if self.pm.is_blocked(name):
+            return "is blocked"
+        return "failed to load" if name in self.registry.broken else "is not installed"
 
 
 _DEFAULT: list[Registry] = []

@@ -32,6 +32,7 @@ class PluginInfo:
     distribution: str = ""
     version: str = ""
     ops: list[str] = field(default_factory=list)
+    requires: tuple[str, ...] = ()
     plugin: Any = None
     problem: str = ""
 
@@ -96,12 +97,13 @@ class Registry:
 
 class PluginRegistrar:
     """What a plugin's ``tenferro_register_ops`` hook receives. It checks each spec as it is
-    added, naming the plugin, and holds the plugin's ops until every plugin has
-    registered: a plugin that fails part-way, or is left out, adds none."""
+    added, naming the plugin, and holds the plugin's ops and the plugins it requires until
+    every plugin has registered: a plugin that fails part-way, or is left out, adds none."""
 
     def __init__(self, plugin: str):
         self.plugin = plugin
         self.specs: list[OpSpec] = []
+        self.required: list[str] = []
 
     def add(self, spec: OpSpec) -> None:
         """Add one op of this plugin."""
@@ -109,3 +111,14 @@ class PluginRegistrar:
         if any(mine.name == spec.name for mine in self.specs):
             raise PluginError(f"plugin {self.plugin!r} added op {spec.name!r} twice")
         self.specs.append(spec)
+
+    def requires(self, *plugins: str) -> None:
+        """Declare the plugins whose ops this plugin's kernels or rules call (``reduce``'s
+        VJPs use ``elementwise``'s ``mul`` and ``div``; ``tenferro.extend.broadcasting``
+        uses ``elementwise`` too). Without one of them this plugin is left out when the
+        registry is built, with a warning naming both, instead of failing with a
+        RuleError in the middle of a backward pass."""
+        for name in plugins:
+            if not isinstance(name, str):
+                raise PluginError(f"plugin {self.plugin!r}: requires() takes plugin names, got {name!r}")
+            self.required.append(name)

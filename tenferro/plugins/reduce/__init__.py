@@ -8,5 +8,6 @@ from . import axes, product, reductions
 
 @hookimpl
 def tenferro_register_ops(registrar: PluginRegistrar) -> None:
+    registrar.requires("elementwise")  # the VJPs use mul, div, sub, exp, compare, where_select
     for spec in (*reductions.SPECS, *product.SPECS, axes.EXPAND_TO):
         registrar.add(spec)
