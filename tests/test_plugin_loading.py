@@ -4,6 +4,8 @@ is a named outcome, the other plugins keep working, and strict loading makes it 
 Installed plugins are real entry points: a throwaway distribution (a ``.dist-info`` folder
 with ``entry_points.txt``) in a temporary directory on ``sys.path``."""
 
+import os
+import subprocess
 import sys
 import textwrap
 import warnings
@@ -20,7 +22,8 @@ ELSEWHERE = "TENFERRO_BLOCK_PLUGINS"
 @pytest.fixture
 def install(tmp_path, monkeypatch):
     """``install(dist, {entry point: module}, {module: source})``: a distribution whose
-    entry points importlib.metadata (and so pluggy) finds; its modules are forgotten after."""
+    entry points importlib.metadata (and so pluggy) finds; its modules are forgotten after.
+    It returns the directory it is installed in."""
     site = tmp_path / "site"
     site.mkdir()
     monkeypatch.syspath_prepend(str(site))
@@ -35,6 +38,7 @@ def install(tmp_path, monkeypatch):
         info.joinpath("entry_points.txt").write_text(f"[tenferro]\n{lines}")
         for module, source in modules.items():
             site.joinpath(f"{module}.py").write_text(textwrap.dedent(source))
+        return site
 
     yield install
     for module in set(sys.modules) - before:
@@ -261,3 +265,31 @@ def test_a_plugin_left_out_leaves_out_the_plugins_that_require_it():
     assert messages[0].startswith("plugin 'alpha' adds op 'sin', which plugin 'elementwise' has already")
     assert messages[1].startswith("plugin 'zeta' requires plugin 'alpha', which failed to load")
     assert {"alpha", "zeta"} <= set(registry.broken) and "zeta_op" not in registry
+
+
+@pytest.mark.parametrize("strict", ["", "1"])
+def test_the_diagnostic_commands_list_a_broken_plugin_without_a_traceback(install, strict):
+    site = install("tenferro-broken", {"broken": "broken_on_import"}, {"broken_on_import": "1 / 0\n"})
+    env = {**os.environ, "PYTHONPATH": str(site), "TENFERRO_STRICT_PLUGINS": strict}
+    env.pop(ELSEWHERE, None)
+
+    def run(*command):
+        return subprocess.run([sys.executable, "-m", "tenferro", *command], capture_output=True, text=True, env=env)
+
+    plugins = run("plugins")
+    assert plugins.returncode == 1 and "Traceback" not in plugins.stdout + plugins.stderr
+    lines = plugins.stdout.splitlines()
+    assert any(line.startswith("reduce ") and "ops (requires elementwise): reduce_sum" in line for line in lines)
+    broken = [line for line in lines if line.startswith("broken ")]
+    assert broken == [
+        "broken         tenferro-broken 1.0    broken, left out: failed to import (entry point 'broken_on_import'): "
+        "ZeroDivisionError: division by zero"
+    ]
+    assert f"{ELSEWHERE}=broken skips them" in lines[-1]
+    ops = run("ops")
+    assert ops.returncode == 0 and "Traceback" not in ops.stdout + ops.stderr
+    assert any(line.startswith("elementwise") and "sin(x)" in line for line in ops.stdout.splitlines())
+    assert ops.stderr == (
+        "left out: plugin 'broken' (tenferro-broken 1.0) failed to import (entry point 'broken_on_import'): "
+        "ZeroDivisionError: division by zero (`tenferro plugins` lists it)\n"
+    )
