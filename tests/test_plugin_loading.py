@@ -293,3 +293,11 @@ def test_the_diagnostic_commands_list_a_broken_plugin_without_a_traceback(instal
         "left out: plugin 'broken' (tenferro-broken 1.0) failed to import (entry point 'broken_on_import'): "
         "ZeroDivisionError: division by zero (`tenferro plugins` lists it)\n"
     )
+
+
+def test_the_conformance_suite_loads_strictly(install):
+    from tenferro.testing.conformance import conformance_runtime
+
+    install("tenferro-broken", {"broken": "broken_on_import"}, {"broken_on_import": "1 / 0\n"})
+    with pytest.raises(PluginError, match="plugin 'broken' \\(tenferro-broken 1.0\\) failed to import"):
+        conformance_runtime([_plugin("extra", _op("extra_neg"))])
