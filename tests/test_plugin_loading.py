@@ -101,6 +101,19 @@ def test_a_misspelled_hook_is_named_with_the_hook_it_meant():
     _builtins_work(registry)
 
 
+def test_a_misspelled_hook_parameter_is_named():
+    class Misnamed:
+        @hookimpl
+        def tenferro_register_ops(self, registar):
+            registar.add(_op("misnamed_op"))
+
+    registry, message = _loaded_with_warning(
+        "plugin 'Misnamed' cannot be registered: PluginValidationError", [Misnamed()]
+    )
+    assert "Argument(s) {'registar'} are declared in the hookimpl but can not be found in the hookspec" in message
+    assert "misnamed_op" not in registry
+
+
 def test_a_plugin_with_no_hookimpl_is_reported():
     class Unmarked:
         def tenferro_register_ops(self, registrar):  # @hookimpl forgotten
@@ -144,6 +157,24 @@ def test_one_installed_plugin_failing_leaves_the_next_one_loading(install):
     registry, _ = _loaded_with_warning("plugin 'aaa' (tenferro-aaa 1.0) failed to import")
     assert registry["zzz_neg"].plugin == "zzz"
     assert registry.plugins["zzz"].shipped == "tenferro-zzz 1.0"
+
+
+def test_two_distributions_with_one_plugin_name(install):
+    source = """
+        import numpy as np
+        from tenferro.extend import OpSpec, hookimpl
+
+        @hookimpl
+        def tenferro_register_ops(registrar):
+            registrar.add(OpSpec(name="{op}", inputs=("x",), forward=np.negative))
+        """
+    install("twin-a", {"twin": "twin_a"}, {"twin_a": source.format(op="from_a")})
+    install("twin-b", {"twin": "twin_b"}, {"twin_b": source.format(op="from_b")})
+    registry, message = _loaded_with_warning("plugin 'twin' (twin-")
+    loaded, other = registry.plugins["twin"], registry.broken["twin"]
+    assert {loaded.distribution, other.distribution} == {"twin-a", "twin-b"}
+    assert message.startswith(f"plugin 'twin' ({other.shipped}) is not loaded: {loaded.shipped} has a plugin named")
+    assert registry.of_plugin("twin")[0].name == f"from_{loaded.distribution[-1]}"
 
 
 def test_a_hook_that_raises_costs_only_its_plugin():
@@ -301,3 +332,19 @@ def test_the_conformance_suite_loads_strictly(install):
     install("tenferro-broken", {"broken": "broken_on_import"}, {"broken_on_import": "1 / 0\n"})
     with pytest.raises(PluginError, match="plugin 'broken' \\(tenferro-broken 1.0\\) failed to import"):
         conformance_runtime([_plugin("extra", _op("extra_neg"))])
+
+
+def test_a_strict_runtime_refuses_a_default_registry_that_left_a_plugin_out(monkeypatch):
+    """The default registry is built once per process, fail-safe; a strict runtime asking
+    for it afterwards still gets a PluginError naming the plugin left out."""
+    from tenferro.core import loading
+
+    class Empty:
+        pass
+
+    with pytest.warns(PluginWarning):
+        partial = load_registry([Empty()])
+    monkeypatch.setattr(loading, "_DEFAULT", [partial])
+    assert EagerRuntime().registry is partial
+    with pytest.raises(PluginError, match="plugin 'Empty' has no @hookimpl function.*\\(loading is strict"):
+        EagerRuntime(strict=True)

@@ -42,6 +42,14 @@ def test_no_entry_points_means_only_the_core_op():
     assert [spec.name for spec in registry] == ["add_any"]
 
 
+def test_a_plugin_module_passed_directly_is_named_as_its_entry_point_is():
+    """By the last part of its module name, so reduce's requires("elementwise") is met."""
+    from tenferro.plugins import elementwise, reduce
+
+    registry = load_registry([reduce, elementwise], entry_points=False, strict=True)
+    assert registry["reduce_mean"].plugin == "reduce" and registry.plugins["reduce"].requires == ("elementwise",)
+
+
 def test_duplicate_op_names_name_both_plugins():
     with pytest.raises(PluginError, match="plugin 'mine' adds op 'sin', which plugin 'elementwise' has already"):
         load_registry([_plugin("mine", _op("sin"))], strict=True)

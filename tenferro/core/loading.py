@@ -42,8 +42,8 @@ def load_registry(
 ) -> Registry:
     """Build a registry from the installed ``tenferro`` entry points (unless
     ``entry_points=False``) and the given plugin objects (modules or instances with
-    ``@hookimpl`` functions, named by their ``__name__`` or class name, or ``(name,
-    plugin)`` pairs).
+    ``@hookimpl`` functions, named by the last part of the module name or by the class
+    name, or ``(name, plugin)`` pairs).
 
     ``blocked`` names plugins to skip; by default it is read from ``TENFERRO_BLOCK_PLUGINS``.
     ``strict`` makes a plugin that fails to load a PluginError instead of a warning; by
@@ -65,7 +65,10 @@ def _strict(strict: bool | None) -> bool:
 
 
 def _named(entry: Any) -> tuple[str, Any]:
-    name, plugin = entry if isinstance(entry, tuple) else (getattr(entry, "__name__", type(entry).__name__), entry)
+    # a module by the last part of its name, as `tenferro check --load` names it: then
+    # plugins=[tenferro.plugins.reduce] is "reduce", and its requires() are met as installed
+    default = getattr(entry, "__name__", type(entry).__name__).rpartition(".")[2]
+    name, plugin = entry if isinstance(entry, tuple) else (default, entry)
     if plugin is None or isinstance(plugin, (str, bytes, int, float)) or not isinstance(name, str):
         hint = "; import the module first (importlib.import_module)" if isinstance(plugin, str) else ""
         raise ArgumentError(
@@ -125,14 +128,16 @@ class _Loading:
     def load_entry_points(self) -> None:
         """pluggy loads each name of the entry-point group on its own, so one that fails to
         import leaves the others loading; blocked names it skips."""
+        first: dict[str, PluginInfo] = {}  # name -> the plugin pluggy loads (or fails to) by that name
         for ep in importlib.metadata.entry_points(group=hookspecs.PROJECT):
             if self.pm.is_blocked(ep.name):
                 continue
             dist = ep.dist
             info = PluginInfo(ep.name, dist.name if dist else "", dist.version if dist else "")
-            if self.pm.has_plugin(ep.name):
-                self.fail(info, f"is not loaded: another distribution has a plugin named {ep.name!r}; uninstall one")
+            if ep.name in first:
+                self.fail(info, f"is not loaded: {first[ep.name].shipped} has a plugin named {ep.name!r} too")
                 continue
+            first[ep.name] = info
             try:
                 self.pm.load_setuptools_entrypoints(hookspecs.PROJECT, name=ep.name)
             except pluggy.PluginValidationError as exc:
