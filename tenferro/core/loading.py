@@ -3,10 +3,10 @@ plus any plugin objects passed in, blocked names left out, each plugin's hook ca
 
 Loading is fail-safe: a plugin that fails to import or to register (a misspelled hook, no
 hook at all, a hook that raises, a bad spec, an op name another plugin has, a plugin it
-requires missing) is left out
-with a :class:`~tenferro.core.errors.PluginWarning` that names it and says how to block
-it, and is kept in ``Registry.broken`` with its problem; every other plugin loads.
-Strict loading (``strict=True``, or ``TENFERRO_STRICT_PLUGINS=1``) makes each of those a
+requires missing) is left out with a :class:`~tenferro.core.errors.PluginWarning` that
+names it and says how to block it, and is kept in ``Registry.broken`` with its problem;
+every other plugin loads. Strict loading (``strict=True``, or
+``TENFERRO_STRICT_PLUGINS=1``) makes each of those a
 :class:`~tenferro.core.errors.PluginError`.
 """
 
