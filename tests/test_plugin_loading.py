@@ -16,7 +16,7 @@ import pytest
 from tenferro import CpuEngine, EagerRuntime, OpSpec, PluginError, PluginWarning, hookimpl
 from tenferro.core.loading import load_registry
 
-ELSEWHERE = "TENFERRO_BLOCK_PLUGINS"
+BLOCK_ENV = "TENFERRO_BLOCK_PLUGINS"
 
 
 @pytest.fixture
@@ -27,7 +27,7 @@ def install(tmp_path, monkeypatch):
     site = tmp_path / "site"
     site.mkdir()
     monkeypatch.syspath_prepend(str(site))
-    monkeypatch.delenv(ELSEWHERE, raising=False)
+    monkeypatch.delenv(BLOCK_ENV, raising=False)
     before = set(sys.modules)
 
     def install(dist, entry_points, modules):
@@ -78,7 +78,7 @@ def _builtins_work(registry):
 
 
 def test_the_builtin_plugins_load_clean(monkeypatch):
-    monkeypatch.delenv(ELSEWHERE, raising=False)
+    monkeypatch.delenv(BLOCK_ENV, raising=False)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         registry = load_registry(strict=True)
@@ -96,7 +96,7 @@ def test_a_misspelled_hook_is_named_with_the_hook_it_meant():
     registry, message = _loaded_with_warning("plugin 'Typo'", [Typo()])
     assert "defines hook 'tenferro_register_op', which tenferro does not have" in message
     assert "did you mean 'tenferro_register_ops'?" in message
-    assert f"{ELSEWHERE}=Typo" in message
+    assert f"{BLOCK_ENV}=Typo" in message
     assert "typo_op" not in registry and "Typo" in registry.broken
     _builtins_work(registry)
 
@@ -133,7 +133,7 @@ def test_an_installed_plugin_that_raises_on_import_is_skipped(install):
     install("tenferro-broken", {"broken": "broken_on_import"}, {"broken_on_import": "import no_such_module\n"})
     registry, message = _loaded_with_warning("plugin 'broken' (tenferro-broken 1.0) failed to import")
     assert "(entry point 'broken_on_import'): ModuleNotFoundError: No module named 'no_such_module'" in message
-    assert f"{ELSEWHERE}=broken skips it" in message
+    assert f"{BLOCK_ENV}=broken skips it" in message
     assert registry.broken["broken"].problem.startswith("failed to import")
     _builtins_work(registry)
 
@@ -218,7 +218,7 @@ def test_a_third_party_reusing_a_builtin_op_name_is_the_plugin_skipped(install):
     )
     registry, message = _loaded_with_warning("plugin 'aaa' (aaa-first-on-path 1.0) adds op 'sin'")
     assert "which plugin 'elementwise' has already" in message
-    assert f"{ELSEWHERE}=aaa skips it" in message and f"{ELSEWHERE}=elementwise" not in message
+    assert f"{BLOCK_ENV}=aaa skips it" in message and f"{BLOCK_ENV}=elementwise" not in message
     assert registry["sin"].plugin == "elementwise"
     _builtins_work(registry)
 
@@ -265,10 +265,10 @@ def _requiring(name, *required, op=None):
 def test_blocking_elementwise_leaves_out_reduce_instead_of_breaking_its_backward(monkeypatch):
     """reduce_mean's VJP divides with elementwise's div: without elementwise, reduce is
     left out when the registry is built, not a RuleError in the middle of a backward pass."""
-    monkeypatch.setenv(ELSEWHERE, "elementwise")
+    monkeypatch.setenv(BLOCK_ENV, "elementwise")
     registry, message = _loaded_with_warning("plugin 'reduce' (tenferro ")
     assert "requires plugin 'elementwise', which is blocked" in message
-    assert f"{ELSEWHERE}=elementwise,reduce skips it" in message
+    assert f"{BLOCK_ENV}=elementwise,reduce skips it" in message
     assert "reduce_mean" not in registry and registry.broken["reduce"].problem.startswith("requires")
     with pytest.raises(PluginError, match="plugin 'reduce' .*requires plugin 'elementwise', which is blocked"):
         load_registry(strict=True)
@@ -302,7 +302,7 @@ def test_a_plugin_left_out_leaves_out_the_plugins_that_require_it():
 def test_the_diagnostic_commands_list_a_broken_plugin_without_a_traceback(install, strict):
     site = install("tenferro-broken", {"broken": "broken_on_import"}, {"broken_on_import": "1 / 0\n"})
     env = {**os.environ, "PYTHONPATH": str(site), "TENFERRO_STRICT_PLUGINS": strict}
-    env.pop(ELSEWHERE, None)
+    env.pop(BLOCK_ENV, None)
 
     def run(*command):
         return subprocess.run([sys.executable, "-m", "tenferro", *command], capture_output=True, text=True, env=env)
@@ -316,7 +316,7 @@ def test_the_diagnostic_commands_list_a_broken_plugin_without_a_traceback(instal
         "broken         tenferro-broken 1.0    broken, left out: failed to import (entry point 'broken_on_import'): "
         "ZeroDivisionError: division by zero"
     ]
-    assert f"{ELSEWHERE}=broken skips them" in lines[-1]
+    assert f"{BLOCK_ENV}=broken skips them" in lines[-1]
     ops = run("ops")
     assert ops.returncode == 0 and "Traceback" not in ops.stdout + ops.stderr
     assert any(line.startswith("elementwise") and "sin(x)" in line for line in ops.stdout.splitlines())
