@@ -10,7 +10,11 @@ import os
 import pathlib
 import sys
 import tempfile
+import warnings
 from collections.abc import Sequence
+
+from .core.errors import PluginWarning
+from .core.registry import Registry
 
 
 def _tour(args: argparse.Namespace) -> int:
@@ -24,10 +28,19 @@ def _tour(args: argparse.Namespace) -> int:
     return 0
 
 
-def _ops(args: argparse.Namespace) -> int:
+def _registry() -> Registry:
+    """The default registry, loaded fail-safe whatever TENFERRO_STRICT_PLUGINS says: these
+    commands show what loaded and what did not, so a broken plugin is listed, not warned
+    about with a source line (or raised with a traceback)."""
     from .core.loading import default_registry
 
-    registry = default_registry()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PluginWarning)
+        return default_registry(strict=False)
+
+
+def _ops(args: argparse.Namespace) -> int:
+    registry = _registry()
     specs = sorted(registry, key=lambda spec: (spec.plugin, spec.name))
     width = max(len(spec.signature) for spec in specs)
     for spec in specs:
@@ -37,19 +50,27 @@ def _ops(args: argparse.Namespace) -> int:
             print(f"{'':<12}   kink: {kink.describe(spec.name, spec.inputs)}")
     internal = sum(spec.internal for spec in specs)
     print(f"{len(specs)} ops from {len(registry.plugins)} plugins; {internal} (internal) exist for other ops' VJPs")
+    for info in registry.broken.values():
+        print(f"left out: {info.sentence} (`tenferro plugins` lists it)", file=sys.stderr)
     return 0
 
 
 def _plugins(args: argparse.Namespace) -> int:
-    from .core.loading import BLOCK_ENV, default_registry
+    from .core.loading import BLOCK_ENV, STRICT_ENV
 
-    registry = default_registry()
+    registry = _registry()
     for info in registry.plugins.values():
-        shipped = f"{info.distribution} {info.version}".strip() or "(not installed: loaded directly)"
-        print(f"{info.name:<14} {shipped:<22} {len(info.ops):>3} ops: {' '.join(info.ops)}")
+        requires = f" (requires {', '.join(info.requires)})" if info.requires else ""
+        shipped = info.shipped or "(not installed: loaded directly)"
+        print(f"{info.name:<14} {shipped:<22} {len(info.ops):>3} ops{requires}: {' '.join(info.ops)}")
+    for info in registry.broken.values():
+        print(f"{info.name:<14} {info.shipped or '(loaded directly)':<22} broken, left out: {info.problem}")
     blocked = os.environ.get(BLOCK_ENV, "")
     print(f"blocked by {BLOCK_ENV}: {blocked}" if blocked else f"(set {BLOCK_ENV}=name,... to skip plugins)")
-    return 0
+    if registry.broken:
+        names = ",".join(filter(None, [blocked, *registry.broken]))
+        print(f"{len(registry.broken)} broken: {BLOCK_ENV}={names} skips them; {STRICT_ENV}=1 makes them errors")
+    return 1 if registry.broken else 0
 
 
 def _check(args: argparse.Namespace) -> int:
@@ -99,7 +120,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     tour.set_defaults(run=_tour)
     ops = commands.add_parser("ops", help="list every registered op with its plugin and signature")
     ops.set_defaults(run=_ops)
-    plugins = commands.add_parser("plugins", help="list every loaded plugin with its distribution, version and ops")
+    plugins = commands.add_parser(
+        "plugins",
+        help="list every plugin with its distribution, version and ops, and each broken one with why "
+        "(exit status 1 when one is broken)",
+    )
     plugins.set_defaults(run=_plugins)
     check = commands.add_parser("check", help="run the conformance suite on plugins (needs the test extra)")
     check.add_argument("plugins", help="plugin names, comma-separated, or 'all'")

@@ -1,8 +1,10 @@
 """``tenferro.extend``: everything an op plugin needs, and the stable plugin API.
 
-A plugin is a module (or object) with a ``@hookimpl`` function ``tenferro_register_ops``
-that adds :class:`OpSpec` values to the :class:`PluginRegistrar` it receives; an entry
-point in the group ``tenferro`` makes tenferro find it (CONTRIBUTING.md walks through one).
+A plugin is a module (or object) with a ``@hookimpl`` function
+``tenferro_register_ops(registrar)`` that adds :class:`OpSpec` values to the
+:class:`PluginRegistrar` it receives, and declares with ``registrar.requires(...)`` the
+plugins whose ops it calls; an entry point in the group ``tenferro`` makes tenferro find
+it (CONTRIBUTING.md walks through one).
 Rules are written with the ops of the session they get, in the vocabulary of
 :mod:`tenferro.core.rules`: per-input ``vjps``, ``linear``/``multilinear``, an optional
 ``jvp``, or one whole-op ``vjp``.

@@ -1,5 +1,6 @@
 """The pluggy registry: built-ins load through entry points like third-party plugins; bad
-plugins are reported by name; the core knows no op by name."""
+plugins are reported by name (strict here; fail-safe loading is in test_plugin_loading.py);
+the core knows no op by name."""
 
 import ast
 import pathlib
@@ -8,16 +9,16 @@ import numpy as np
 import pytest
 
 import tenferro
-from tenferro import CpuEngine, EagerRuntime, OpSpec, PluginError, Tensor, hookimpl
+from tenferro import CpuEngine, EagerRuntime, OpSpec, PluginError, PluginWarning, Tensor, hookimpl
 from tenferro.core.loading import load_registry
 
 
 def _plugin(name, *specs):
     class Plugin:
         @hookimpl
-        def tenferro_register_ops(self, registry):
+        def tenferro_register_ops(self, registrar):
             for spec in specs:
-                registry.add(spec)
+                registrar.add(spec)
 
     Plugin.__name__ = name
     return Plugin()
@@ -41,19 +42,28 @@ def test_no_entry_points_means_only_the_core_op():
     assert [spec.name for spec in registry] == ["add_any"]
 
 
+def test_a_plugin_module_passed_directly_is_named_as_its_entry_point_is():
+    """By the last part of its module name, so reduce's requires("elementwise") is met."""
+    from tenferro.plugins import elementwise, reduce
+
+    registry = load_registry([reduce, elementwise], entry_points=False, strict=True)
+    assert registry["reduce_mean"].plugin == "reduce" and registry.plugins["reduce"].requires == ("elementwise",)
+
+
 def test_duplicate_op_names_name_both_plugins():
-    with pytest.raises(PluginError, match="op 'sin' is registered by both plugin 'elementwise' and plugin 'mine'"):
-        load_registry([_plugin("mine", _op("sin"))])
+    with pytest.raises(PluginError, match="plugin 'mine' adds op 'sin', which plugin 'elementwise' has already"):
+        load_registry([_plugin("mine", _op("sin"))], strict=True)
 
 
 def test_blocked_plugins_are_not_loaded(monkeypatch):
-    assert "sin" not in load_registry(blocked=["elementwise"])
+    with pytest.warns(PluginWarning, match="plugin 'reduce' .* requires plugin 'elementwise', which is blocked"):
+        assert "sin" not in load_registry(blocked=["elementwise"])
     monkeypatch.setenv("TENFERRO_BLOCK_PLUGINS", "reduce, elementwise")
-    registry = load_registry()
+    registry = load_registry(strict=True)
     assert "sin" not in registry and "reduce_sum" not in registry and "add_any" in registry
     assert {"reduce", "elementwise"}.isdisjoint(registry.plugins)
     # blocking lets a plugin replace a built-in op
-    assert load_registry([_plugin("mine", _op("sin"))], blocked=["elementwise"])["sin"].plugin == "mine"
+    assert load_registry([_plugin("mine", _op("sin"))], strict=True)["sin"].plugin == "mine"
 
 
 @pytest.mark.parametrize(
@@ -69,7 +79,7 @@ def test_blocked_plugins_are_not_loaded(monkeypatch):
 )
 def test_bad_specs_are_rejected_naming_the_plugin(spec, message):
     with pytest.raises(PluginError, match=message) as info:
-        EagerRuntime(plugins=[_plugin("shoddy", spec)], entry_points=False)
+        EagerRuntime(plugins=[_plugin("shoddy", spec)], entry_points=False, strict=True)
     if "clash" not in message:
         assert "plugin 'shoddy'" in str(info.value)
 
@@ -77,13 +87,20 @@ def test_bad_specs_are_rejected_naming_the_plugin(spec, message):
 def test_a_plugin_that_raises_while_registering():
     class Crashing:
         @hookimpl
-        def tenferro_register_ops(self, registry):
+        def tenferro_register_ops(self, registrar):
             raise RuntimeError("boom")
 
-    with pytest.raises(
-        PluginError, match="plugin 'Crashing' failed while registering its ops: RuntimeError\\('boom'\\)"
-    ):
-        load_registry([Crashing()], entry_points=False)
+    with pytest.raises(PluginError, match="plugin 'Crashing' failed while registering its ops: RuntimeError: boom"):
+        load_registry([Crashing()], entry_points=False, strict=True)
+
+
+def test_a_plugin_written_with_the_old_parameter_name_loads_unchanged():
+    class OldStyle:
+        @hookimpl
+        def tenferro_register_ops(self, registry):  # the hook parameter's name before registrar
+            registry.add(_op("old_style_neg"))
+
+    assert load_registry([OldStyle()], entry_points=False, strict=True)["old_style_neg"].plugin == "OldStyle"
 
 
 def test_a_runtime_with_an_extra_plugin_calls_its_ops():
@@ -127,4 +144,4 @@ def test_the_core_knows_no_op_by_name():
 def test_a_kink_must_give_one_arg_and_one_cotangent_per_input():
     bad = tenferro.Kink((np.zeros(1), np.zeros(1)), (np.zeros(1),))
     with pytest.raises(PluginError, match="plugin 'mine' registered a bad spec for op 'neg2': kinks must be Kink"):
-        load_registry([_plugin("mine", _op("neg2", kinks=(bad,)))], entry_points=False)
+        load_registry([_plugin("mine", _op("neg2", kinks=(bad,)))], entry_points=False, strict=True)

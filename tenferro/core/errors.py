@@ -1,4 +1,5 @@
-"""Every error tenferro raises, in one hierarchy under :class:`TenferroError`.
+"""Every error tenferro raises, in one hierarchy under :class:`TenferroError`, and the one
+warning it gives (:class:`PluginWarning`, a plugin left out).
 
 Messages name the op and the argument at fault and say what to do about it. Where a
 built-in Python exception has the same meaning (``TypeError`` for a wrong argument,
@@ -62,6 +63,11 @@ class UnknownOp(TenferroError, AttributeError):
 
 class PluginError(TenferroError):
     """A plugin failed to load, registered a bad spec, or reused another plugin's op name."""
+
+
+class PluginWarning(UserWarning):
+    """A plugin was left out (it failed to import or register); every other plugin loaded.
+    ``TENFERRO_STRICT_PLUGINS=1`` makes it a :class:`PluginError` instead."""
 
 
 class RuleError(TenferroError):

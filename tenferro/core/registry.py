@@ -1,7 +1,8 @@
-"""The registry: op name -> :class:`~tenferro.core.spec.OpSpec`, and which plugin gave each.
+"""The registry: op name -> :class:`~tenferro.core.spec.OpSpec`, which plugin gave each, and
+which plugins were left out and why.
 
-Plugins fill it through a :class:`PluginRegistrar` (what their ``tenferro_register_ops``
-hook receives); ``loading.py`` builds one from the installed plugins.
+Plugins state their ops to a :class:`PluginRegistrar` (what their ``tenferro_register_ops``
+hook receives); ``loading.py`` builds a registry from the installed plugins.
 """
 
 from __future__ import annotations
@@ -23,22 +24,38 @@ BLOCK_ENV = "TENFERRO_BLOCK_PLUGINS"
 
 @dataclass
 class PluginInfo:
-    """A loaded plugin: its name, the distribution that ships it, its ops, and the plugin
-    object itself (a module, or an instance with hook methods)."""
+    """A plugin: its name, the distribution that ships it, its ops, and the plugin object
+    itself (a module, or an instance with hook methods). ``problem`` says, after the name,
+    why a broken plugin was left out (``failed to import: ...``)."""
 
     name: str
     distribution: str = ""
     version: str = ""
     ops: list[str] = field(default_factory=list)
+    requires: tuple[str, ...] = ()
     plugin: Any = None
+    problem: str = ""
+
+    @property
+    def shipped(self) -> str:
+        """``tenferro 0.1.0``, or empty for a plugin object passed in directly."""
+        return f"{self.distribution} {self.version}".strip()
+
+    @property
+    def sentence(self) -> str:
+        """``plugin 'x' (dist 1.0) failed to import: ...``: the problem, on one line."""
+        shipped = f" ({self.shipped})" if self.shipped else ""
+        return f"plugin {self.name!r}{shipped} {self.problem}"
 
 
 class Registry:
-    """Op name -> :class:`OpSpec`, plus which plugin supplied each."""
+    """Op name -> :class:`OpSpec`, plus which plugin supplied each (``plugins``) and the
+    plugins left out, each with its problem (``broken``)."""
 
     def __init__(self) -> None:
         self._specs: dict[str, OpSpec] = {}
         self.plugins: dict[str, PluginInfo] = {}
+        self.broken: dict[str, PluginInfo] = {}
 
     def add(self, spec: OpSpec, plugin: str) -> None:
         """Register ``spec`` for ``plugin``; a name already taken is a PluginError."""
@@ -79,12 +96,29 @@ class Registry:
 
 
 class PluginRegistrar:
-    """What a plugin's ``tenferro_register_ops`` hook receives: a registry bound to the
-    plugin's name, so specs are attributed to the plugin that added them."""
+    """What a plugin's ``tenferro_register_ops`` hook receives. It checks each spec as it is
+    added, naming the plugin, and holds the plugin's ops and the plugins it requires until
+    every plugin has registered: a plugin that fails part-way, or is left out, adds none."""
 
-    def __init__(self, registry: Registry, plugin: str):
-        self._registry = registry
+    def __init__(self, plugin: str):
         self.plugin = plugin
+        self.specs: list[OpSpec] = []
+        self.required: list[str] = []
 
     def add(self, spec: OpSpec) -> None:
-        self._registry.add(spec, self.plugin)
+        """Add one op of this plugin."""
+        validate(spec, self.plugin)
+        if any(mine.name == spec.name for mine in self.specs):
+            raise PluginError(f"plugin {self.plugin!r} added op {spec.name!r} twice")
+        self.specs.append(spec)
+
+    def requires(self, *plugins: str) -> None:
+        """Declare the plugins whose ops this plugin's kernels or rules call (``reduce``'s
+        VJPs use ``elementwise``'s ``mul`` and ``div``; ``tenferro.extend.broadcasting``
+        uses ``elementwise`` too). Without one of them this plugin is left out when the
+        registry is built, with a warning naming both, instead of failing with a
+        RuleError in the middle of a backward pass."""
+        for name in plugins:
+            if not isinstance(name, str):
+                raise PluginError(f"plugin {self.plugin!r}: requires() takes plugin names, got {name!r}")
+            self.required.append(name)

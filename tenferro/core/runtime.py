@@ -84,7 +84,9 @@ class EagerRuntime:
     ``eager_session``, ``backward``, ``backward_with``, ``detach`` and ``grad`` may be
     omitted. ``plugins=`` adds plugin objects (modules with ``@hookimpl`` functions) that
     are not installed as entry points; ``entry_points=False`` loads none from the
-    environment (only ``add_any``, the core's accumulation op, and ``plugins``).
+    environment (only ``add_any``, the core's accumulation op, and ``plugins``). A plugin
+    that fails to load is left out with a ``PluginWarning``; ``strict=True`` (or
+    ``TENFERRO_STRICT_PLUGINS=1``) makes that a ``PluginError``.
     """
 
     def __init__(
@@ -94,6 +96,7 @@ class EagerRuntime:
         plugins: Iterable[Any] = (),
         entry_points: bool = True,
         registry: Registry | None = None,
+        strict: bool | None = None,
     ):
         if engine is not None and not isinstance(engine, Engine):
             hint = f"; did you mean {engine.__qualname__}()?" if callable(engine) else ""
@@ -107,9 +110,9 @@ class EagerRuntime:
         plugins = tuple(plugins)
         if registry is None:
             registry = (
-                default_registry()
+                default_registry(strict=strict)
                 if entry_points and not plugins
-                else load_registry(plugins, entry_points=entry_points)
+                else load_registry(plugins, entry_points=entry_points, strict=strict)
             )
         self.registry = registry
         self._session_class = session_class(registry)

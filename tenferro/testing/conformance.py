@@ -68,8 +68,9 @@ class Outcome:
 
 
 def conformance_runtime(plugins: Iterable[Any] = ()) -> EagerRuntime:
-    """A runtime with a default engine, every installed plugin, and ``plugins``."""
-    return EagerRuntime(engine=CpuEngine.serial(), plugins=plugins)
+    """A runtime with a default engine, every installed plugin, and ``plugins``. Strict: a
+    plugin that fails to load is a PluginError here, not a warning and a plugin left out."""
+    return EagerRuntime(engine=CpuEngine.serial(), plugins=plugins, strict=True)
 
 
 def current_settings(max_examples: int | None = None) -> settings:

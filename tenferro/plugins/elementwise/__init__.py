@@ -7,6 +7,6 @@ from . import binary, broadcasting, unary
 
 
 @hookimpl
-def tenferro_register_ops(registry: PluginRegistrar) -> None:
+def tenferro_register_ops(registrar: PluginRegistrar) -> None:
     for spec in (*unary.SPECS, *binary.SPECS, *broadcasting.SPECS):
-        registry.add(spec)
+        registrar.add(spec)

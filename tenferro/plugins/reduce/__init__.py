@@ -7,6 +7,7 @@ from . import axes, product, reductions
 
 
 @hookimpl
-def tenferro_register_ops(registry: PluginRegistrar) -> None:
+def tenferro_register_ops(registrar: PluginRegistrar) -> None:
+    registrar.requires("elementwise")  # the VJPs use mul, div, sub, exp, compare, where_select
     for spec in (*reductions.SPECS, *product.SPECS, axes.EXPAND_TO):
-        registry.add(spec)
+        registrar.add(spec)
