@@ -11,7 +11,7 @@ import sys
 import numpy as np
 import pytest
 
-from tenferro import CpuEngine, EagerRuntime
+from tenferro import CpuEngine, EagerRuntime, PluginError
 from tenferro.core.loading import load_registry
 from tenferro.testing.conformance import check_plugin
 
@@ -31,9 +31,44 @@ def mathx_rt():
         sys.path.remove(str(SOURCE))
 
 
+# The checks every mathx op gets: all five are differentiable and declare residuals, and
+# none is linear. hypot alone declares a kink, so it alone gets the kinks check.
+EVERY_OP = {
+    "forward",
+    "float32",
+    "vjp_fd",
+    "vjp2_fd",
+    "vjp_shapes",
+    "zero_cotangent",
+    "residuals",
+    "no_mutation",
+    "no_alias",
+    "deterministic",
+    "error_inputs",
+}
+OPS = {"softplus", "logaddexp", "hypot", "xlogy", "log_softmax"}
+
+
 def test_example_plugin_passes_the_suite(mathx_rt):
     outcomes = check_plugin("mathx_source", rt=mathx_rt, max_examples=5)
-    assert len(outcomes) == 55 and {o.status for o in outcomes} == {"passed"}
+    expected = {(op, check) for op in OPS for check in EVERY_OP} | {("hypot", "kinks")}
+    assert {(o.op, o.check) for o in outcomes} == expected  # 5 × 11 + 1 = 56, none skipped
+    assert len(outcomes) == 56 and {o.status for o in outcomes} == {"passed"}
+
+
+def test_the_example_declares_the_plugins_its_rules_use(monkeypatch):
+    """Blocking elementwise (whose ops the rules call) fails when the registry is built,
+    naming both plugins, not in the middle of a backward pass (strict loading: otherwise
+    the plugin would be skipped with a warning)."""
+    monkeypatch.setenv("TENFERRO_STRICT_PLUGINS", "1")
+    sys.path.insert(0, str(SOURCE))
+    try:
+        import tenferro_mathx
+
+        with pytest.raises(PluginError, match=r"(?s)mathx_source.*elementwise"):
+            load_registry([("mathx_source", tenferro_mathx)], blocked=["mathx", "elementwise"])
+    finally:
+        sys.path.remove(str(SOURCE))
 
 
 def test_example_ops_are_session_methods(mathx_rt):

@@ -1,9 +1,11 @@
-"""tenferro-mathx: five ops as a third-party tenferro plugin.
+"""tenferro-mathx: five ops as a third-party tenferro plugin, written against
+``tenferro.extend`` alone.
 
-Each op is an ``OpSpec``: a NumPy forward kernel, a VJP written with session ops (so second
-derivatives come for free), a hypothesis sample strategy inside the op's domain, a NumPy
-reference and inputs that must fail. ``tenferro_register_ops`` adds them; the entry point
-in pyproject.toml makes tenferro find it.
+Each op is an ``OpSpec``: a NumPy forward kernel, one VJP rule per input written with
+session ops (so second derivatives come for free), a hypothesis sample strategy inside the
+op's domain, a NumPy reference and inputs that must fail. ``tenferro_register_ops`` adds
+them and declares the plugins whose ops the rules call; the entry point in pyproject.toml
+makes tenferro find it.
 """
 
 from typing import Any
@@ -11,25 +13,36 @@ from typing import Any
 import numpy as np
 import scipy.special
 
-from tenferro import AxisError, DTypeError, EagerTensor, ErrorInput, OpSpec, ShapeMismatch, hookimpl
-from tenferro.core.registry import SampleInput
-from tenferro.extend import explain_broadcast, unbroadcast
+from tenferro.extend import (
+    AxisError,
+    DTypeError,
+    ErrorInput,
+    Kink,
+    OpSpec,
+    PluginRegistrar,
+    SampleInput,
+    ShapeMismatch,
+    broadcasting,
+    explain_broadcast,
+    hookimpl,
+    normalize_axes,
+)
 
 _BOOLS = np.array([True, False])
 
 
 # -- samples: hypothesis is imported only when a sample is asked for ------------------------
 def _anywhere() -> Any:
-    from tenferro.testing.strategies import unary
+    from tenferro.extend import strategies
 
-    return unary(-8.0, 8.0)
+    return strategies.unary(-8.0, 8.0)
 
 
 def _pairs(**ranges: Any) -> Any:
     def sample() -> Any:
-        from tenferro.testing.strategies import broadcast_pair
+        from tenferro.extend import strategies
 
-        return broadcast_pair(**ranges)
+        return strategies.broadcast_pair(**ranges)
 
     return sample
 
@@ -38,13 +51,13 @@ def _rows() -> Any:
     from hypothesis import strategies as st
     from hypothesis.extra import numpy as hnp
 
-    from tenferro.testing.strategies import floats_array
+    from tenferro.extend import strategies
 
     @st.composite
     def sample(draw: Any) -> SampleInput:
         shape = draw(hnp.array_shapes(min_dims=1, max_dims=3, max_side=4))
         axis = draw(st.integers(-len(shape), len(shape) - 1))
-        return SampleInput((draw(floats_array(shape, -5.0, 5.0)),), {"axis": axis})
+        return SampleInput((draw(strategies.floats_array(shape, -5.0, 5.0)),), {"axis": axis})
 
     return sample()
 
@@ -56,56 +69,40 @@ def _binary_errors(second: str) -> Any:
     ]
 
 
-# -- VJP rules: session ops only ------------------------------------------------------------
-def _softplus_vjp(s: Any, g: Any, inputs: Any, out: Any) -> Any:
-    (x,) = inputs
-    return (s.mul(g, s.sigmoid(x)),)
-
-
-def _logaddexp_vjp(s: Any, g: Any, inputs: Any, out: Any) -> Any:
-    a, b = inputs
-    return (
-        unbroadcast(s, s.mul(g, s.exp(s.sub(a, out))), a) if s.needs_grad(a) else None,
-        unbroadcast(s, s.mul(g, s.exp(s.sub(b, out))), b) if s.needs_grad(b) else None,
-    )
-
-
-def _hypot_vjp(s: Any, g: Any, inputs: Any, out: Any) -> Any:
-    a, b = inputs
-    g_over_r = s.div(g, out)
-    return (
-        unbroadcast(s, s.mul(g_over_r, a), a) if s.needs_grad(a) else None,
-        unbroadcast(s, s.mul(g_over_r, b), b) if s.needs_grad(b) else None,
-    )
-
-
-def _xlogy(x: Any, y: Any) -> np.ndarray:
+# -- kernels: NumPy functions, not methods or operators, so other engines' arrays pass ------
+def _xlogy(x: Any, y: Any) -> Any:
     # np.log of a Python float is a (strong) float64 scalar: keep the inputs' dtype explicitly
     dtype = np.result_type(x, y)
     return np.where(np.equal(x, 0), dtype.type(0), np.multiply(x, np.log(y), dtype=dtype))
 
 
-def _xlogy_vjp(s: Any, g: Any, inputs: Any, out: Any) -> Any:
-    x, y = inputs
-    log_y = s.log(y) if isinstance(y, EagerTensor) else float(np.log(y))  # y may be a Python number
-    return (
-        unbroadcast(s, s.mul(g, log_y), x) if s.needs_grad(x) else None,
-        unbroadcast(s, s.mul(g, s.div(x, y)), y) if s.needs_grad(y) else None,
-    )
+def _one_axis(axis: Any, ndim: int) -> int:
+    if isinstance(axis, bool) or not isinstance(axis, (int, np.integer)):
+        raise AxisError(f"log_softmax: axis must be an int, got {axis!r}")
+    return normalize_axes(axis, ndim, "log_softmax")[0]
 
 
-def _log_softmax(x: np.ndarray, axis: int = -1) -> np.ndarray:
-    if not isinstance(axis, (int, np.integer)) or isinstance(axis, bool) or not -x.ndim <= axis < x.ndim:
-        raise AxisError(f"log_softmax: axis {axis!r} is out of range for a tensor with {x.ndim} dims")
-    shifted = x - np.max(x, axis=axis, keepdims=True)
-    return shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
+def _log_softmax(x: Any, axis: int = -1) -> Any:
+    axis = _one_axis(axis, np.ndim(x))
+    shifted = np.subtract(x, np.max(x, axis=axis, keepdims=True))
+    return np.subtract(shifted, np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True)))
 
 
-def _log_softmax_vjp(s: Any, g: Any, inputs: Any, out: Any, axis: int) -> Any:
+# -- rules: rule(s, g, out, *inputs, **params) -> that input's cotangent --------------------
+def _hypot_rule(s: Any, g: Any, out: Any, mine: Any) -> Any:
+    return s.mul(g, s.div(mine, out))  # d hypot/da = a / hypot: 0/0 = nan at a = b = 0
+
+
+def _xlogy_x(s: Any, g: Any, out: Any, x: Any, y: Any) -> Any:
+    log_y = s.log(y) if hasattr(y, "shape") else float(np.log(y))  # y may be a Python number
+    return s.mul(g, log_y)
+
+
+def _log_softmax_rule(s: Any, g: Any, out: Any, x: Any, axis: int) -> Any:
     # d(log_softmax)ᵀ g = g - softmax · Σ g  (softmax = exp(out))
-    axis = axis % len(out.shape)
+    axis = _one_axis(axis, out.ndim)
     total = s.expand_to(s.reduce_sum(g, axis), out.shape, (axis,))
-    return (s.sub(g, s.mul(s.exp(out), total)),)
+    return s.sub(g, s.mul(s.exp(out), total))
 
 
 SPECS = [
@@ -113,7 +110,7 @@ SPECS = [
         name="softplus",
         inputs=("x",),
         forward=lambda x: np.logaddexp(0.0, x),
-        vjp=_softplus_vjp,
+        vjps=(lambda s, g, out, x: s.mul(g, s.sigmoid(x)),),
         accepts="f",
         residuals=("x",),
         sample=_anywhere,
@@ -125,7 +122,10 @@ SPECS = [
         name="logaddexp",
         inputs=("a", "b"),
         forward=np.logaddexp,
-        vjp=_logaddexp_vjp,
+        vjps=broadcasting(
+            lambda s, g, out, a, b: s.mul(g, s.exp(s.sub(a, out))),
+            lambda s, g, out, a, b: s.mul(g, s.exp(s.sub(b, out))),
+        ),
         accepts="f",
         explain=explain_broadcast("logaddexp", ("a", "b")),
         residuals=("a", "b", "out"),
@@ -138,20 +138,24 @@ SPECS = [
         name="hypot",
         inputs=("a", "b"),
         forward=np.hypot,
-        vjp=_hypot_vjp,
+        vjps=broadcasting(
+            lambda s, g, out, a, b: _hypot_rule(s, g, out, a),
+            lambda s, g, out, a, b: _hypot_rule(s, g, out, b),
+        ),
         accepts="f",
         explain=explain_broadcast("hypot", ("a", "b")),
         residuals=("a", "b", "out"),
         sample=_pairs(a_range=(0.5, 3.0), b_range=(-3.0, 3.0)),
         reference=lambda a, b: np.sqrt(np.square(a) + np.square(b)),
         error_inputs=_binary_errors("b"),
-        doc="sqrt(a**2 + b**2), broadcasting; the gradient at a = b = 0 is nan (0/0).",
+        kinks=(Kink((np.zeros(2), np.array(0.0)), (np.full(2, np.nan), np.array(np.nan))),),
+        doc="sqrt(a**2 + b**2), broadcasting. Convention: the gradient at a = b = 0 is nan (0/0).",
     ),
     OpSpec(
         name="xlogy",
         inputs=("x", "y"),
         forward=_xlogy,
-        vjp=_xlogy_vjp,
+        vjps=broadcasting(_xlogy_x, lambda s, g, out, x, y: s.mul(g, s.div(x, y))),
         accepts="f",
         explain=explain_broadcast("xlogy", ("x", "y")),
         residuals=("x", "y"),
@@ -165,14 +169,14 @@ SPECS = [
         inputs=("x",),
         params={"axis": -1},
         forward=_log_softmax,
-        vjp=_log_softmax_vjp,
+        vjps=(_log_softmax_rule,),
         accepts="f",
         residuals=("out",),
         sample=_rows,
         reference=lambda x, axis=-1: x - scipy.special.logsumexp(x, axis=axis, keepdims=True),
         error_inputs=lambda: [
             ErrorInput((np.zeros((2, 3)),), {"axis": 2}, AxisError, "out of range"),
-            ErrorInput((np.zeros(3),), {"axis": 1.5}, AxisError, "out of range"),
+            ErrorInput((np.zeros(3),), {"axis": 1.5}, AxisError, "axis must be an int"),
         ],
         doc="x - logsumexp(x) along `axis`, stable for large values.",
     ),
@@ -180,6 +184,7 @@ SPECS = [
 
 
 @hookimpl
-def tenferro_register_ops(registry: Any) -> None:
+def tenferro_register_ops(registrar: PluginRegistrar) -> None:
+    registrar.requires("elementwise", "reduce")  # the rules call their ops (mul, exp, reduce_sum, ...)
     for spec in SPECS:
-        registry.add(spec)
+        registrar.add(spec)
