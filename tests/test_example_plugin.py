@@ -56,6 +56,14 @@ def test_example_plugin_passes_the_suite(mathx_rt):
     assert len(outcomes) == 56 and {o.status for o in outcomes} == {"passed"}
 
 
+def test_hypot_gives_zero_gradient_at_the_origin(mathx_rt):
+    """The convention its Kink declares: 0 at a = b = 0 (a subgradient), not 0/0 = nan."""
+    a, b = (mathx_rt.variable_from(np.array([0.0, 3.0])) for _ in range(2))
+    loss = mathx_rt.with_eager_session(lambda s: s.reduce_sum(s.hypot(a, b), None))
+    loss.backward()
+    np.testing.assert_array_equal(a.grad().to_numpy(), [0.0, 2**-0.5])
+
+
 def test_the_example_declares_the_plugins_its_rules_use(monkeypatch):
     """Blocking elementwise (whose ops the rules call) fails when the registry is built,
     naming both plugins, not in the middle of a backward pass (strict loading: otherwise

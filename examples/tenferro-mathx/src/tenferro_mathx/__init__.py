@@ -90,7 +90,11 @@ def _log_softmax(x: Any, axis: int = -1) -> Any:
 
 # -- rules: rule(s, g, out, *inputs, **params) -> that input's cotangent --------------------
 def _hypot_rule(s: Any, g: Any, out: Any, mine: Any) -> Any:
-    return s.mul(g, s.div(mine, out))  # d hypot/da = a / hypot: 0/0 = nan at a = b = 0
+    # d hypot/da = a / hypot. At a = b = 0 (the only place out == 0) that is 0/0; divide by
+    # 1 there instead, giving 0: a subgradient of this 1-Lipschitz function, and abs'(0) = 0
+    # again for hypot(x, 0) = |x|.
+    safe_out = s.where_select(s.compare(out, 0, "eq"), 1.0, out)
+    return s.mul(g, s.div(mine, safe_out))
 
 
 def _xlogy_x(s: Any, g: Any, out: Any, x: Any, y: Any) -> Any:
@@ -148,8 +152,9 @@ SPECS = [
         sample=_pairs(a_range=(0.5, 3.0), b_range=(-3.0, 3.0)),
         reference=lambda a, b: np.sqrt(np.square(a) + np.square(b)),
         error_inputs=_binary_errors("b"),
-        kinks=(Kink((np.zeros(2), np.array(0.0)), (np.full(2, np.nan), np.array(np.nan))),),
-        doc="sqrt(a**2 + b**2), broadcasting. Convention: the gradient at a = b = 0 is nan (0/0).",
+        kinks=(Kink((np.zeros(2), np.array(0.0)), (np.zeros(2), np.array(0.0))),),
+        doc="sqrt(a**2 + b**2), broadcasting. Convention: the gradient at a = b = 0 is 0 "
+        "(as abs'(0) = 0; PyTorch's hypot gives nan there).",
     ),
     OpSpec(
         name="xlogy",
