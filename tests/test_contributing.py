@@ -1,0 +1,109 @@
+"""CONTRIBUTING.md cannot rot: the plugin its python blocks build passes the conformance
+suite, its other blocks run and print what they say, and its check table lists the
+suite's checks."""
+
+import contextlib
+import importlib
+import io
+import pathlib
+import re
+import subprocess
+import sys
+
+import pytest
+
+from tenferro import CpuEngine, EagerRuntime
+from tenferro.testing.checks import CHECKS
+from tenferro.testing.conformance import check_plugin
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+GUIDE = (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
+EXAMPLE = ROOT / "examples" / "tenferro-mathx"
+#: The first line of every python block that is part of the guide's plugin module.
+MODULE_HEADER = "# src/mymath/__init__.py"
+
+
+def blocks(language):
+    return re.findall(rf"^```{language}\n(.*?)^```", GUIDE, re.S | re.M)
+
+
+MODULE_SOURCE = "\n\n".join(block for block in blocks("python") if block.startswith(MODULE_HEADER))
+
+
+@pytest.fixture(scope="module")
+def guide_dir(tmp_path_factory):
+    """A directory holding the package ``mymath`` assembled from the guide's blocks, on
+    sys.path while the tests of this module run."""
+    root = tmp_path_factory.mktemp("guide")
+    (root / "mymath").mkdir()
+    (root / "mymath" / "__init__.py").write_text(MODULE_SOURCE, encoding="utf-8")
+    sys.path.insert(0, str(root))
+    try:
+        yield root
+    finally:
+        sys.path.remove(str(root))
+        sys.modules.pop("mymath", None)
+
+
+# The checks each of the guide's ops gets: all four are differentiable, all declare
+# residuals (lerp's are implied by linear=True), leaky_relu alone declares kinks.
+EVERY_OP = {
+    "forward",
+    "float32",
+    "vjp_fd",
+    "vjp2_fd",
+    "vjp_shapes",
+    "zero_cotangent",
+    "residuals",
+    "no_mutation",
+    "no_alias",
+    "deterministic",
+    "error_inputs",
+}
+OPS = {"logcosh", "lerp", "sum_squares", "leaky_relu"}
+
+
+def test_the_guide_plugin_passes_the_suite(guide_dir):
+    mymath = importlib.import_module("mymath")
+    rt = EagerRuntime(engine=CpuEngine.serial(), plugins=[mymath])
+    outcomes = check_plugin("mymath", rt=rt, max_examples=5)
+    expected = {(op, check) for op in OPS for check in EVERY_OP} | {("leaky_relu", "kinks")}
+    assert {(o.op, o.check) for o in outcomes} == expected  # 4 × 11 + 1 = 45, none skipped
+    assert {o.status for o in outcomes} == {"passed"}
+
+
+@pytest.mark.parametrize("index", range(len([b for b in blocks("python") if not b.startswith(MODULE_HEADER)])))
+def test_the_other_python_blocks_run_and_print_what_they_say(guide_dir, index):
+    block = [b for b in blocks("python") if not b.startswith(MODULE_HEADER)][index]
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        exec(compile(block, f"CONTRIBUTING.md python block {index}", "exec"), {})
+    assert printed.getvalue().strip() in block
+
+
+def test_the_check_command_loads_the_guide_plugin(guide_dir):
+    """The guide's `tenferro check mymath --load mymath`, from the package's directory, on a
+    slice of the items (the whole suite runs in-process above)."""
+    command = ["check", "mymath", "--load", "mymath", "-q", "-k", "lerp and forward", "--max-examples", "2"]
+    assert "tenferro check mymath --load mymath" in GUIDE
+    run = subprocess.run([sys.executable, "-m", "tenferro", *command], cwd=guide_dir, capture_output=True, text=True)
+    assert run.returncode == 0 and "1 passed" in run.stdout, run.stdout + run.stderr
+
+
+def test_the_pyproject_blocks_name_the_module_the_guide_builds():
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+    project, package_data = (tomllib.loads(block) for block in blocks("toml"))
+    assert project["project"]["entry-points"]["tenferro"] == {"mymath": "mymath"}
+    assert package_data["tool"]["setuptools"]["package-data"] == {"mymath": ["tenferro-xfail.txt"]}
+
+
+# Checks the guide describes ahead of the branches that add them to the suite. Strict, like
+# tenferro-xfail.txt: once a check exists, its entry here must go.
+PENDING_CHECKS = {"engine_neutral", "linear", "multilinear", "jvp"}
+
+
+def test_the_check_table_lists_the_suite_checks():
+    listed = re.findall(r"^\| `(\w+)` \|", GUIDE, re.M)
+    assert len(listed) == len(set(listed))
+    assert set(listed) - set(CHECKS) == PENDING_CHECKS
+    assert set(CHECKS) <= set(listed)
