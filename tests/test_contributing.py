@@ -1,7 +1,8 @@
 """CONTRIBUTING.md cannot rot: the plugin its python blocks build passes the conformance
-suite, its other blocks run and print what they say, and its check table lists the
-suite's checks."""
+suite, its other blocks run and print what they say, its check table lists the suite's
+checks, and neither it nor the example plugin imports tenferro beyond tenferro.extend."""
 
+import ast
 import contextlib
 import importlib
 import io
@@ -107,3 +108,40 @@ def test_the_check_table_lists_the_suite_checks():
     assert len(listed) == len(set(listed))
     assert set(listed) - set(CHECKS) == PENDING_CHECKS
     assert set(CHECKS) <= set(listed)
+
+
+# -- a plugin imports tenferro.extend and nothing else of tenferro ---------------------------
+INTERNAL_IMPORT = re.compile(
+    r"^\s*(?:from|import)\s+tenferro\.(?:core|plugins|testing)\b|^\s*from\s+tenferro\s+import\s.*\b(?:core|plugins|testing)\b",
+    re.M,
+)
+DOCUMENTS = [
+    "CONTRIBUTING.md",
+    *sorted(str(p.relative_to(ROOT)) for p in EXAMPLE.rglob("*") if p.suffix in {".py", ".md", ".toml"}),
+]
+
+
+@pytest.mark.parametrize("name", DOCUMENTS)
+def test_no_import_of_tenferro_internals(name):
+    text = (ROOT / name).read_text(encoding="utf-8")
+    assert INTERNAL_IMPORT.findall(text) == []
+
+
+def tenferro_modules_imported(source):
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            yield from (alias.name for alias in node.names if alias.name.split(".")[0] == "tenferro")
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module.split(".")[0] == "tenferro":
+            if node.module == "tenferro":  # from tenferro import extend, or a top-level name
+                yield from (f"tenferro.{alias.name}" for alias in node.names)
+            else:
+                yield node.module
+
+
+@pytest.mark.parametrize(
+    "source",
+    [MODULE_SOURCE, *(p.read_text(encoding="utf-8") for p in sorted(EXAMPLE.rglob("*.py")))],
+    ids=["CONTRIBUTING.md", *(p.name for p in sorted(EXAMPLE.rglob("*.py")))],
+)
+def test_plugin_code_imports_nothing_of_tenferro_but_extend(source):
+    assert set(tenferro_modules_imported(source)) == {"tenferro.extend"}
