@@ -190,6 +190,7 @@ SPECS = [
 
 @hookimpl
 def tenferro_register_ops(registrar: PluginRegistrar) -> None:
-    registrar.requires("elementwise", "reduce")  # the rules call their ops (mul, exp, reduce_sum, ...)
+    registrar.requires("elementwise")  # the rules call mul, exp, where_select, ...; broadcasting() sum_to, astype
+    registrar.requires("reduce")  # log_softmax's rule calls reduce_sum and expand_to
     for spec in SPECS:
         registrar.add(spec)
