@@ -110,6 +110,15 @@ def test_the_check_table_lists_the_suite_checks():
     assert set(CHECKS) <= set(listed)
 
 
+def test_the_core_layers_are_those_test_layers_enforces():
+    from test_layers import LAYERS
+
+    section = GUIDE[GUIDE.index("## Working on the core") :]
+    items = re.findall(r"^  \d\. (.+?)(?=^  \d\. |^- )", section, re.S | re.M)
+    described = [(item.split(":")[0].replace("`", ""), set(re.findall(r"`(\w+)\.py`", item))) for item in items]
+    assert described == LAYERS
+
+
 # -- a plugin imports tenferro.extend and nothing else of tenferro ---------------------------
 INTERNAL_IMPORT = re.compile(
     r"^\s*(?:from|import)\s+tenferro\.(?:core|plugins|testing)\b|^\s*from\s+tenferro\s+import\s.*\b(?:core|plugins|testing)\b",
