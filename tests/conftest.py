@@ -50,6 +50,14 @@ def seed_vs():
     return np.cos(np.arange(N))
 
 
+def third_party_plugins():
+    """Names of installed ``tenferro`` entry points that tenferro does not ship (e.g. the
+    example plugin, when a developer installed it): tests about the built-in set block them."""
+    import importlib.metadata
+
+    return [ep.name for ep in importlib.metadata.entry_points(group="tenferro") if ep.dist.name != "tenferro"]
+
+
 def exact_grad(xs):
     return np.cos(xs) * xs**2 + 2 * xs * np.sin(xs)
 
