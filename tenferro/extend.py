@@ -10,7 +10,7 @@ Rules are written with the ops of the session they get, in the vocabulary of
 ``jvp``, or one whole-op ``vjp``.
 
 Besides the spec model this module holds the helpers every family needs:
-:func:`broadcasting` and :func:`unbroadcast` for ops that broadcast like NumPy,
+:func:`unbroadcast` for ops that broadcast like NumPy (``OpSpec(unbroadcast=unbroadcast)``),
 :func:`explain_broadcast` for their error messages, :func:`normalize_axes` for ``axes``
 arguments, :func:`check_shape` for ``shape`` arguments, and ``strategies``, the
 hypothesis sample strategies (imported on first use, since hypothesis is a test-only
@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from .core.eager import EagerTensor
 from .core.errors import (
     ArgumentError,
     AxisError,
@@ -37,7 +38,7 @@ from .core.errors import (
 )
 from .core.hookspecs import hookimpl
 from .core.registry import PluginRegistrar
-from .core.rules import InputRule, WholeRule
+from .core.rules import InputRule, Unbroadcast, WholeRule
 from .core.spec import REQUIRED, ErrorInput, Kink, OpSpec, SampleInput
 from .core.tensor import check_shape
 
@@ -56,12 +57,13 @@ __all__ = [
     "SampleInput",
     "ShapeMismatch",
     "TenferroError",
+    "Unbroadcast",
     "WholeRule",
     "broadcastable",
-    "broadcasting",
     "check_shape",
     "explain_broadcast",
     "hookimpl",
+    "is_broadcast_ones",
     "normalize_axes",
     "unbroadcast",
 ]
@@ -70,27 +72,31 @@ __all__ = [
 # -- broadcasting ----------------------------------------------------------------------------
 def unbroadcast(s: Any, g: Any, like: Any) -> Any:
     """The cotangent ``g`` of a broadcast result, summed to ``like``'s shape and cast to its
-    dtype (with the ``elementwise`` family's ``sum_to`` and ``astype``)."""
-    if g.shape != like.shape:
-        g = s.sum_to(g, like.shape)
-    if g.dtype != like.dtype:
-        g = s.astype(g, like.dtype)
+    dtype (with the ``elementwise`` family's ``sum_to`` and ``astype``). Give it as an op's
+    ``unbroadcast=`` and the core calls it where a rule's cotangent needs it; call it
+    yourself in a whole-op ``vjp``."""
+    value, target = g._value, like._value  # on every broadcasting rule's path: no properties
+    if value.shape != target.shape:
+        g = s.sum_to(g, target.shape)
+    if value.dtype != target.dtype:
+        g = s.astype(g, target.dtype)
     return g
 
 
-def broadcasting(*rules: InputRule | None) -> tuple[InputRule | None, ...]:
-    """Per-input rules of an op that broadcasts its inputs like NumPy: each rule is written
-    as if nothing broadcast, and its cotangent is unbroadcast to its own input."""
-    return tuple(None if rule is None else _unbroadcasting(rule, index) for index, rule in enumerate(rules))
-
-
-def _unbroadcasting(rule: InputRule, index: int) -> InputRule:
-    def unbroadcast_rule(s: Any, g: Any, out: Any, *inputs: Any, **params: Any) -> Any:
-        ct = rule(s, g, out, *inputs, **params)
-        return None if ct is None else unbroadcast(s, ct, inputs[index])
-
-    unbroadcast_rule.__name__ = getattr(rule, "__name__", "rule")
-    return unbroadcast_rule
+def is_broadcast_ones(t: Any) -> bool:
+    """Whether ``t`` is a constant of ones stored as one broadcast element (what a sum's
+    rule hands down from a seed of 1): a rule may then return ``g·b`` as ``b`` itself,
+    bitwise the same value without a pass over memory."""
+    if type(t) is not EagerTensor or t._node is not None or t._leaf:
+        return False
+    value = t._value
+    return (
+        type(value) is np.ndarray
+        and value.ndim > 0
+        and value.size > 0
+        and not any(value.strides)
+        and value.flat[0] == 1
+    )
 
 
 def broadcastable(shapes: Sequence[tuple[int, ...]]) -> bool:

@@ -40,9 +40,10 @@ def frozen(value: Any) -> Any:
 
 
 def frozen_params(names: tuple[str, ...], values: tuple[Any, ...]) -> dict[str, Any]:
-    """``{name: frozen(value)}``, with the common all-atomic case kept cheap (the op hot path)."""
-    params = dict(zip(names, values))
-    if not _ATOMIC.issuperset(map(type, values)):
-        for name, value in params.items():
-            params[name] = frozen(value)
-    return params
+    """``{name: frozen(value)}``, with the common case (numbers, None, strings, tuples of
+    them) kept cheap: this runs for every op call that passes params positionally."""
+    for value in values:
+        kind = type(value)
+        if kind not in _ATOMIC and (kind is not tuple or not _ATOMIC.issuperset(map(type, value))):
+            return {name: frozen(item) for name, item in zip(names, values)}
+    return dict(zip(names, values))

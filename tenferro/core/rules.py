@@ -4,10 +4,12 @@
   rule_y)``, one per input, each ``rule(s, g, out, *inputs, **params)`` returning that
   input's cotangent (``None`` for zero). A rule is called only for an input that needs a
   gradient; an input without a rule (``None`` in its place) gets none.
-- **Broadcasting**: an op that broadcasts its tensor inputs like NumPy wraps its rules
-  with ``tenferro.extend.broadcasting(...)``, which sums each cotangent back to its
-  input's shape and casts it to its dtype, so the rules are written as if nothing
-  broadcast. (That uses ops of the ``elementwise`` family; the core itself names none.)
+- **Broadcasting**: an op that broadcasts its tensor inputs like NumPy gives
+  ``unbroadcast=tenferro.extend.unbroadcast``; its per-input rules are then written as if
+  nothing broadcast, and the core applies ``unbroadcast(s, ct, input)`` to a cotangent
+  whose shape or dtype differs from its input's (only then: in the sweep this costs
+  nothing when nothing broadcast). The function uses ops of the ``elementwise`` family;
+  the core itself names none.
 - **Linearity** (JAX's ``deflinear``/``defbilinear``): ``linear=True`` says the op is
   linear in its differentiable inputs jointly (``add``, ``sum_to``, ``where_select`` in
   ``a, b``); ``multilinear=True`` says it is linear in each one separately (``mul``,
@@ -35,8 +37,13 @@ InputRule = Callable[..., Any]
 WholeRule = Callable[..., Sequence[Any]]
 
 
-def vjp_from_rules(rules: Sequence[InputRule | None]) -> WholeRule:
-    """The whole-op rule that calls each per-input rule where a gradient is needed."""
+#: How a broadcasting op sums a cotangent back to its input: ``unbroadcast(s, ct, input)``.
+Unbroadcast = Callable[[Any, Any, Any], Any]
+
+
+def vjp_from_rules(rules: Sequence[InputRule | None], unbroadcast: Unbroadcast | None = None) -> WholeRule:
+    """The whole-op rule that calls each per-input rule where a gradient is needed (and,
+    for a broadcasting op, sums each cotangent back to its input)."""
     rules = tuple(rules)
 
     def vjp(s: Any, g: Any, inputs: tuple[Any, ...], out: Any, **params: Any) -> tuple[Any, ...]:
@@ -45,6 +52,8 @@ def vjp_from_rules(rules: Sequence[InputRule | None]) -> WholeRule:
             ct = None
             if rule is not None and s.needs_grad(arg):
                 ct = rule(s, g, out, *inputs, **params)
+                if unbroadcast is not None and ct is not None:
+                    ct = unbroadcast(s, ct, arg)
             cotangents.append(ct)
         return tuple(cotangents)
 

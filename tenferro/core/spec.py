@@ -16,7 +16,7 @@ import numpy as np
 
 from .errors import PluginError, TenferroError
 from .params import frozen
-from .rules import InputRule, WholeRule, linear_jvp, vjp_from_rules
+from .rules import InputRule, Unbroadcast, WholeRule, linear_jvp, vjp_from_rules
 
 #: dtype kinds (NumPy ``dtype.kind``) an op input may accept.
 KINDS = frozenset("biufc")
@@ -95,9 +95,10 @@ class OpSpec:
     wrong (or None); ``doc``; ``internal`` for an op that exists for other ops' rules.
 
     **How it differentiates** (the vocabulary of :mod:`tenferro.core.rules`): ``vjps``,
-    one rule per input (``rule(s, g, out, *inputs, **params)``, wrapped with
-    ``tenferro.extend.broadcasting`` when the op broadcasts), or ``vjp``, one rule for the
-    whole op (``vjp(s, g, inputs, out, **params)`` returning one cotangent per input);
+    one rule per input (``rule(s, g, out, *inputs, **params)``), or ``vjp``, one rule for
+    the whole op (``vjp(s, g, inputs, out, **params)`` returning one cotangent per input);
+    ``unbroadcast`` for an op that broadcasts its inputs (``tenferro.extend.unbroadcast``:
+    per-input rules are then written as if nothing broadcast);
     ``linear``/``multilinear`` when the op is linear in its differentiable inputs
     jointly/each separately; ``jvp``, an optional forward-mode rule (derived for linear
     ops); ``residuals``, the inputs (and ``"out"``) whose values the rules read, so the
@@ -138,6 +139,7 @@ class OpSpec:
     doc: str = ""
     plugin: str = ""
     vjps: tuple[InputRule | None, ...] | None = field(default=None, kw_only=True)
+    unbroadcast: Unbroadcast | None = field(default=None, kw_only=True)
     linear: bool = field(default=False, kw_only=True)
     multilinear: bool = field(default=False, kw_only=True)
     jvp: Callable[..., Any] | None = field(default=None, kw_only=True)
@@ -167,7 +169,7 @@ class OpSpec:
             flags = (rule is not None and "f" in kinds for rule, kinds in zip(rules, self.accepts))
             derived("differentiable", tuple(flags))
         derived("differentiable", tuple(self.differentiable))
-        derived("pullback", self.vjp if self.vjps is None else vjp_from_rules(self.vjps))
+        derived("pullback", self.vjp if self.vjps is None else vjp_from_rules(self.vjps, self.unbroadcast))
         if self.jvp is None and self.linear:
             derived("jvp", linear_jvp(self.name, self.differentiable))
         if self.residuals is None and self.linear:
@@ -239,6 +241,8 @@ def _validate_rules(spec: OpSpec, arity: int, bad: Callable[[str], PluginError])
             raise bad(f"vjps has {len(spec.vjps)} rules for {arity} inputs; use None for an input without one")
         if any(rule is not None and not callable(rule) for rule in spec.vjps):
             raise bad("each of vjps must be a callable or None")
+    if spec.unbroadcast is not None and (spec.vjps is None or not callable(spec.unbroadcast)):
+        raise bad("unbroadcast is applied to per-input rules: give vjps, and unbroadcast a callable")
     if spec.linear and spec.multilinear:
         raise bad("linear (in all inputs jointly) and multilinear (in each separately) exclude each other")
     if (spec.linear or spec.multilinear) and spec.pullback is None:

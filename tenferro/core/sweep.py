@@ -42,12 +42,20 @@ def _reject_cotangent(node: Node, index: int, arg: Any, ct: Any, rt: Any) -> Non
     )
 
 
-def _is_one_of(tensor: EagerTensor, inputs: tuple[Any, ...]) -> bool:
-    """Whether ``tensor`` is one of ``inputs`` (by identity; ``in`` would use ``==``)."""
-    for arg in inputs:
-        if arg is tensor:
-            return True
-    return False
+def _unbroadcast(session: EagerSession, node: Node, index: int, arg: EagerTensor, ct: EagerTensor) -> EagerTensor:
+    """A per-input rule's cotangent of another shape or dtype than its input: summed back
+    by the op's ``unbroadcast`` when it broadcasts (the sweep's only call of it, so ops that
+    did not broadcast pay nothing), else the RuleError that says what is wrong."""
+    spec = node.spec
+    if spec.unbroadcast is not None:
+        try:
+            ct = spec.unbroadcast(session, ct, arg)
+        except Exception as exc:
+            raise RuleError(f"the VJP of {spec.name} (plugin {spec.plugin!r}) failed to unbroadcast: {exc}") from exc
+        if type(ct) is EagerTensor and ct.shape == arg.shape and ct.dtype == arg.dtype:
+            return ct
+    _reject_cotangent(node, index, arg, ct, session._rt)
+    return ct  # not reached: _reject_cotangent raises
 
 
 def _forward_hint(node: Node) -> str:
@@ -84,29 +92,39 @@ def _cotangent_tuple(spec: OpSpec, returned: Any, count: int) -> tuple[Any, ...]
     return returned
 
 
-def _run_rule(session: EagerSession, node: Node, g: EagerTensor) -> tuple[Any, ...]:
-    """The node's VJP rule called on cotangent ``g``: one cotangent per input (None = zero)."""
+def _run_rules(session: EagerSession, node: Node, g: EagerTensor, needed: set[int] | None) -> tuple[Any, ...]:
+    """The node's rules called on cotangent ``g``: one cotangent per input (None = zero),
+    computed only for the inputs whose parent the sweep wants.
+
+    Per-input rules are called here directly (this is the sweep's inner loop: no adapter,
+    no needs_grad calls); a whole-op rule is called once and its result checked."""
     spec = node.spec
-    pullback = spec.pullback
-    if pullback is None:
+    if spec.pullback is None:
         raise NotDifferentiable(
             f"op {spec.name} (plugin {spec.plugin!r}) has no VJP rule, so derivatives cannot "
             f"flow through it; compute it from constants or under rt.no_grad()"
         )
     out = EagerTensor(node.value if node.value is not None else node, session._rt, node)
-    params = node.params
+    inputs, params, rules = node.inputs, node.params, spec.vjps
     try:
-        returned = (
-            pullback(session, g, node.inputs, out, **params) if params else pullback(session, g, node.inputs, out)
-        )
+        if rules is not None:
+            return tuple(
+                [
+                    None
+                    if rule is None or parent is None or (needed is not None and id(parent) not in needed)
+                    else rule(session, g, out, *inputs, **params)
+                    for rule, parent in zip(rules, node.parents)
+                ]
+            )
+        returned = spec.pullback(session, g, inputs, out, **params)
         if type(returned) is not tuple and isinstance(returned, Iterator):  # a generator rule runs here
             returned = tuple(returned)
     except Exception as exc:  # the inputs were checked when the op ran: this is the rule's bug
         raise RuleError(
             f"the VJP of {spec.name} (plugin {spec.plugin!r}) failed: {exc}. {_forward_hint(node)}"
         ) from exc
-    if type(returned) is not tuple or len(returned) != len(node.inputs):
-        returned = _cotangent_tuple(spec, returned, len(node.inputs))
+    if type(returned) is not tuple or len(returned) != len(inputs):
+        returned = _cotangent_tuple(spec, returned, len(inputs))
     return returned
 
 
@@ -137,7 +155,7 @@ def reverse_sweep(session: EagerSession, root: Vertex, seed: EagerTensor) -> dic
     while heap:
         node = heapq.heappop(heap)[1]
         g = pending.pop(id(node))
-        cotangents = _run_rule(session, node, g)
+        cotangents = _run_rules(session, node, g, needed)
         inputs = node.inputs
         for index, parent in enumerate(node.parents):
             if parent is None or (needed is not None and id(parent) not in needed):
@@ -151,12 +169,17 @@ def reverse_sweep(session: EagerSession, root: Vertex, seed: EagerTensor) -> dic
                 _reject_cotangent(node, index, arg, ct, rt)
             value, like = ct._value, arg._value
             if value.shape != like.shape or (value.dtype is not like.dtype and value.dtype != like.dtype):
-                _reject_cotangent(node, index, arg, ct, rt)
+                ct = _unbroadcast(session, node, index, arg, ct)
             if ct is g:  # passed through unchanged: borrowed if g was
                 if id(g) in borrowed:
                     borrowed[id(ct)] = ct
-            elif ct._node is node or _is_one_of(ct, inputs):  # the op's own output or input
+            elif ct._node is node:  # the op's own output
                 borrowed[id(ct)] = ct
+            else:
+                for other in inputs:  # one of the op's inputs (by identity: `in` would use ==)
+                    if other is ct:
+                        borrowed[id(ct)] = ct
+                        break
             key = id(parent)
             if type(parent) is Node:
                 if key in pending:

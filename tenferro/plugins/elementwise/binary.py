@@ -1,8 +1,8 @@
 """Binary arithmetic with NumPy broadcasting, and the selection ops built on comparisons.
 
 Either operand may be a Python scalar (a constant with NumPy's "weak" dtype, so
-``mul(x_f32, 2.0)`` stays float32). Each op states one rule per input, wrapped with
-:func:`~tenferro.extend.broadcasting`, so the rules are written as if nothing broadcast.
+``mul(x_f32, 2.0)`` stays float32). Each op states one rule per input, written as if
+nothing broadcast: ``unbroadcast=unbroadcast`` has the core sum cotangents back.
 """
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ from tenferro.extend import (
     OpSpec,
     SampleInput,
     ShapeMismatch,
-    broadcasting,
     explain_broadcast,
+    is_broadcast_ones,
     unbroadcast,
 )
 
@@ -81,7 +81,8 @@ def _binary(
         name=name,
         inputs=("a", "b"),
         forward=forward,
-        vjps=broadcasting(*rules),
+        vjps=rules,
+        unbroadcast=unbroadcast,
         linear=linear,
         multilinear=multilinear,
         accepts="fiu",
@@ -103,14 +104,12 @@ def _split_ties(winner: float) -> Kink:
 
 # -- rules: rule(s, g, out, a, b) -> the cotangent of one input ---------------------------
 def _mul_unless_ones(s: Any, g: Any, b: Any) -> Any:
-    """g·b, or b itself when g is a constant broadcast of 1 with b's shape and dtype (the
+    """g·b, or b itself when g is a broadcast of ones with b's shape and dtype (the
     cotangent a sum hands down from a seed of 1): bitwise the same value, but no pass over
     memory and no new array. At N = 10^6 this takes two of the seed gradient's eleven
     array passes away."""
-    if hasattr(b, "tracks_grad") and not g.tracks_grad() and g.shape == b.shape and g.dtype == b.dtype and g.ndim:
-        ones = np.asarray(g)
-        if ones.size and not any(ones.strides) and ones.item(0) == 1:
-            return b
+    if is_broadcast_ones(g) and hasattr(b, "shape") and g.shape == b.shape and g.dtype == b.dtype:
+        return b
     return s.mul(g, b)
 
 
@@ -320,7 +319,8 @@ SPECS = [
         name="where_select",
         inputs=("cond", "a", "b"),
         forward=_where,
-        vjps=broadcasting(None, _where_a, _where_b),
+        vjps=(None, _where_a, _where_b),
+        unbroadcast=unbroadcast,
         linear=True,
         accepts=("b", "biuf", "biuf"),
         residuals=("cond",),

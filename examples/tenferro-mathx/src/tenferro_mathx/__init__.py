@@ -22,10 +22,10 @@ from tenferro.extend import (
     PluginRegistrar,
     SampleInput,
     ShapeMismatch,
-    broadcasting,
     explain_broadcast,
     hookimpl,
     normalize_axes,
+    unbroadcast,
 )
 
 _BOOLS = np.array([True, False])
@@ -126,10 +126,11 @@ SPECS = [
         name="logaddexp",
         inputs=("a", "b"),
         forward=np.logaddexp,
-        vjps=broadcasting(
+        vjps=(
             lambda s, g, out, a, b: s.mul(g, s.exp(s.sub(a, out))),
             lambda s, g, out, a, b: s.mul(g, s.exp(s.sub(b, out))),
         ),
+        unbroadcast=unbroadcast,
         accepts="f",
         explain=explain_broadcast("logaddexp", ("a", "b")),
         residuals=("a", "b", "out"),
@@ -142,10 +143,11 @@ SPECS = [
         name="hypot",
         inputs=("a", "b"),
         forward=np.hypot,
-        vjps=broadcasting(
+        vjps=(
             lambda s, g, out, a, b: _hypot_rule(s, g, out, a),
             lambda s, g, out, a, b: _hypot_rule(s, g, out, b),
         ),
+        unbroadcast=unbroadcast,
         accepts="f",
         explain=explain_broadcast("hypot", ("a", "b")),
         residuals=("a", "b", "out"),
@@ -160,7 +162,8 @@ SPECS = [
         name="xlogy",
         inputs=("x", "y"),
         forward=_xlogy,
-        vjps=broadcasting(_xlogy_x, lambda s, g, out, x, y: s.mul(g, s.div(x, y))),
+        vjps=(_xlogy_x, lambda s, g, out, x, y: s.mul(g, s.div(x, y))),
+        unbroadcast=unbroadcast,
         accepts="f",
         explain=explain_broadcast("xlogy", ("x", "y")),
         residuals=("x", "y"),
@@ -190,7 +193,7 @@ SPECS = [
 
 @hookimpl
 def tenferro_register_ops(registrar: PluginRegistrar) -> None:
-    registrar.requires("elementwise")  # the rules call mul, exp, where_select, ...; broadcasting() sum_to, astype
+    registrar.requires("elementwise")  # the rules call mul, exp, where_select, ...; unbroadcast sum_to, astype
     registrar.requires("reduce")  # log_softmax's rule calls reduce_sum and expand_to
     for spec in SPECS:
         registrar.add(spec)
