@@ -135,9 +135,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     check.add_argument("--profile", choices=["dev", "ci", "nightly"], help="hypothesis profile")
     check.set_defaults(run=_check)  # other arguments go on to pytest, e.g. -k sin -x
     bench = commands.add_parser("bench", help="time tenferro beside NumPy, PyTorch, JAX and HIPS autograd")
-    bench.add_argument("--quick", action="store_true", help="tiny sizes and few repeats (a smoke test)")
+    bench.add_argument("--quick", action="store_true", help="small sizes, short blocks, no verdicts (a smoke test)")
     bench.add_argument("--json", metavar="PATH", help="also write the results as JSON")
-    bench.add_argument("--only", default="", metavar="TEXT", help="only the workloads whose title contains TEXT")
+    bench.add_argument("--only", default="", metavar="TEXT", help="workloads whose title has TEXT (chain: per op)")
     bench.add_argument("--libraries", metavar="A,B", help="compare only these (default: every importable one)")
     bench.set_defaults(run=_bench)
     args, extra = parser.parse_known_args(argv)
