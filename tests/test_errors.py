@@ -167,6 +167,15 @@ class _BadRules:
         registry.add(
             OpSpec(name="raw_array", inputs=("x",), forward=np.sin, vjp=lambda s, g, inputs, out: (np.ones(2),))
         )
+        registry.add(
+            OpSpec(
+                name="undeclared_out",
+                inputs=("x",),
+                forward=np.exp,
+                residuals=("x",),
+                vjps=(lambda s, g, out, x: s.mul(g, out),),
+            )
+        )
         registry.add(OpSpec(name="returns_none", inputs=("x",), forward=np.sin, vjp=lambda s, g, inputs, out: None))
         registry.add(OpSpec(name="returns_tensor", inputs=("x",), forward=np.sin, vjp=lambda s, g, inputs, out: g))
         registry.add(
@@ -194,6 +203,7 @@ def bad_rt():
         ("wrong_shape", r"cotangent of type f64\[\] for input 0 \('x'\) of type f64\[2\]"),
         ("wrong_dtype", r"cotangent of type f32\[2\] for input 0 \('x'\) of type f64\[2\]"),
         ("raw_array", "returned ndarray for input 0"),
+        ("undeclared_out", r"the result of undeclared_out, whose value the trace did not keep.*add 'out' there"),
         ("returns_none", r"returned None; return a tuple with one cotangent per input"),
         ("returns_tensor", r"returned a single EagerTensor; return a tuple with one cotangent per input"),
         ("undeclared_residual", "argument 'x' is the result of add, whose value the trace did not keep"),

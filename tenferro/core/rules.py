@@ -21,7 +21,10 @@
   result's tangent from one tangent per input (``None`` for zero).
 
 Every rule computes with the ops of session ``s``, so derivatives are recorded inside
-``rt.grad`` and can be differentiated again.
+``rt.grad`` and can be differentiated again. ``out`` is the op's result: an EagerTensor
+where the spec lists ``"out"`` in its residuals, else its node, which has the result's
+``shape``, ``dtype`` and ``ndim`` only (passing it to an op is a RuleError naming the
+missing residual).
 """
 
 from __future__ import annotations

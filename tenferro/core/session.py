@@ -103,6 +103,12 @@ def _scalar_kind(spec: OpSpec, index: int, arg: Any, in_rule: bool) -> str:
     """The dtype kind of a non-tensor argument that is not a plain Python scalar."""
     if isinstance(arg, np.generic):
         return arg.dtype.kind
+    if isinstance(arg, Hollow):  # a rule's ``out`` whose value the trace did not keep
+        raise RuleError(
+            f"{spec.name}: argument {spec.inputs[index]!r} is the result of {arg.spec.name}, whose value "
+            f"the trace did not keep; a VJP rule read a value its op's spec does not list in residuals "
+            f"(add 'out' there)"
+        )
     if in_rule:
         hint = (
             "inside a VJP rule, compute with the session's ops on the EagerTensors the rule was given "

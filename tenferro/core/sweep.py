@@ -104,7 +104,9 @@ def _run_rules(session: EagerSession, node: Node, g: EagerTensor, needed: set[in
             f"op {spec.name} (plugin {spec.plugin!r}) has no VJP rule, so derivatives cannot "
             f"flow through it; compute it from constants or under rt.no_grad()"
         )
-    out = EagerTensor(node.value if node.value is not None else node, session._rt, node)
+    # The result, or where the trace did not keep its value the node (its shape and dtype):
+    # an EagerTensor per node would cost a tenth of the sweep.
+    out = node if node.value is None else EagerTensor(node.value, session._rt, node)
     inputs, params, rules = node.inputs, node.params, spec.vjps
     try:
         if rules is not None:

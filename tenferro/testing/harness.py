@@ -106,7 +106,7 @@ def run_vjp(rt: EagerRuntime, out: EagerTensor, g: np.ndarray) -> tuple[Any, ...
     with rt.no_grad():
 
         def vjp(s: Any) -> Any:
-            handle = EagerTensor(node.value if node.value is not None else node, rt, node)
+            handle = node if node.value is None else EagerTensor(node.value, rt, node)  # as the sweep passes it
             return spec.pullback(s, rt.constant_from(Tensor(g)), node.inputs, handle, **node.params)
 
         return tuple(rt.with_eager_session(vjp))
