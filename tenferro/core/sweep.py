@@ -9,7 +9,7 @@ itself a traced result and can be differentiated again.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -92,7 +92,7 @@ def _cotangent_tuple(spec: OpSpec, returned: Any, count: int) -> tuple[Any, ...]
     return returned
 
 
-def _run_rules(session: EagerSession, node: Node, g: EagerTensor, needed: set[int] | None) -> tuple[Any, ...]:
+def _run_rules(session: EagerSession, node: Node, g: EagerTensor, needed: set[int] | None) -> Sequence[Any]:
     """The node's rules called on cotangent ``g``: one cotangent per input (None = zero),
     computed only for the inputs whose parent the sweep wants.
 
@@ -110,14 +110,15 @@ def _run_rules(session: EagerSession, node: Node, g: EagerTensor, needed: set[in
     inputs, params, rules = node.inputs, node.params, spec.vjps
     try:
         if rules is not None:
-            return tuple(
-                [
-                    None
-                    if rule is None or parent is None or (needed is not None and id(parent) not in needed)
-                    else rule(session, g, out, *inputs, **params)
-                    for rule, parent in zip(rules, node.parents)
-                ]
-            )
+            cotangents = []
+            for rule, parent in zip(rules, node.parents):
+                if rule is None or parent is None or (needed is not None and id(parent) not in needed):
+                    cotangents.append(None)  # no rule, or no gradient wanted there
+                elif params:
+                    cotangents.append(rule(session, g, out, *inputs, **params))
+                else:
+                    cotangents.append(rule(session, g, out, *inputs))
+            return cotangents
         returned = spec.pullback(session, g, inputs, out, **params)
         if type(returned) is not tuple and isinstance(returned, Iterator):  # a generator rule runs here
             returned = tuple(returned)
@@ -147,16 +148,17 @@ def reverse_sweep(session: EagerSession, root: Vertex, seed: EagerTensor) -> dic
     if type(root) is not Node:  # the output is a variable itself
         return {id(root): (root, _fresh(session, seed))}
     rt, needed = session._rt, session._needed
-    pending: dict[int, EagerTensor] = {id(root): seed}  # the cotangent waiting at each node
+    pending: dict[Node, EagerTensor] = {root: seed}  # the cotangent waiting at each node
     heap = [(-root.seq, root)]
     leaves: dict[int, tuple[EagerTensor, Any]] = {}
     zero_branches: list[Vertex] = []  # reached with a zero cotangent: their variables are reached too
     # Cotangents that are tensors someone else holds, kept alive here so that their ids
     # cannot be reused by fresh tensors while the sweep runs.
     borrowed: dict[int, EagerTensor] = {id(seed): seed}
+    pop, push = heapq.heappop, heapq.heappush
     while heap:
-        node = heapq.heappop(heap)[1]
-        g = pending.pop(id(node))
+        node = pop(heap)[1]
+        g = pending.pop(node)
         cotangents = _run_rules(session, node, g, needed)
         inputs = node.inputs
         for index, parent in enumerate(node.parents):
@@ -182,14 +184,14 @@ def reverse_sweep(session: EagerSession, root: Vertex, seed: EagerTensor) -> dic
                     if other is ct:
                         borrowed[id(ct)] = ct
                         break
-            key = id(parent)
             if type(parent) is Node:
-                if key in pending:
-                    pending[key] = session.add_any(pending[key], ct)
+                if parent in pending:
+                    pending[parent] = session.add_any(pending[parent], ct)
                 else:
-                    pending[key] = ct
-                    heapq.heappush(heap, (-parent.seq, parent))
+                    pending[parent] = ct
+                    push(heap, (-parent.seq, parent))
             else:
+                key = id(parent)
                 previous = leaves.get(key)
                 if previous is not None and previous[1] is not None:
                     ct = session.add_any(previous[1], ct)
