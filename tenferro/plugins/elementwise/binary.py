@@ -183,8 +183,8 @@ def _where_b(s: Any, g: Any, out: Any, cond: Any, a: Any, b: Any) -> Any:
 
 # -- kernels ---------------------------------------------------------------------------
 def _pow(a: Any, b: Any) -> np.ndarray:
-    integers = all(np.asarray(v).dtype.kind in "iu" for v in (a, b))
-    if integers and np.any(np.asarray(b) < 0):
+    integers = np.result_type(a).kind in "iu" and np.result_type(b).kind in "iu"
+    if integers and np.any(b < 0):
         raise DTypeError("pow: an integer base with a negative integer exponent; make the base a float tensor")
     return np.power(a, b)
 

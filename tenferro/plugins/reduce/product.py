@@ -27,13 +27,14 @@ def _rows(x: np.ndarray, axes: tuple[int, ...]) -> tuple[np.ndarray, Callable[[n
     perm = rest + list(axes)
     moved = np.transpose(x, perm)
     n = int(np.prod([x.shape[a] for a in axes], dtype=np.int64))
-    rows = moved.reshape(int(np.prod([x.shape[a] for a in rest], dtype=np.int64)), n)
-    return rows, lambda y: np.transpose(y.reshape(moved.shape), np.argsort(perm))
+    rows = np.reshape(moved, (int(np.prod([x.shape[a] for a in rest], dtype=np.int64)), n))
+    inverse = sorted(range(x.ndim), key=perm.__getitem__)
+    return rows, lambda y: np.transpose(np.reshape(y, moved.shape), inverse)
 
 
 def _exclusive_products(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per row and element, the product of the elements left of it and right of it."""
-    ones = np.ones((rows.shape[0], 1), rows.dtype)
+    ones = np.ones_like(rows[:, :1])
     left = np.cumprod(np.concatenate([ones, rows[:, :-1]], axis=1), axis=1)
     right = np.cumprod(np.concatenate([ones, rows[:, :0:-1]], axis=1), axis=1)[:, ::-1]
     return left, right
@@ -42,7 +43,7 @@ def _exclusive_products(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def _prod_except(x: np.ndarray, axes: Any = None) -> np.ndarray:
     rows, restore = _rows(x, normalize_axes(axes, x.ndim, "prod_except"))
     if rows.shape[1] == 0:
-        return restore(rows.copy())
+        return restore(np.copy(rows))
     left, right = _exclusive_products(rows)
     return restore(left * right)
 
@@ -50,7 +51,7 @@ def _prod_except(x: np.ndarray, axes: Any = None) -> np.ndarray:
 def _affine_scan(scale: np.ndarray, shift: np.ndarray) -> np.ndarray:
     """Per row, y_k = scale_k · y_(k-1) + shift_k with y_(-1) = 0, for every k at once:
     a Hillis-Steele scan over the composition of affine maps (log2(n) passes, no division)."""
-    y, factor = shift.copy(), scale.copy()
+    y, factor = np.copy(shift), np.copy(scale)
     step = 1
     while step < y.shape[1]:
         y[:, step:] = factor[:, step:] * y[:, :-step] + y[:, step:]
@@ -61,7 +62,7 @@ def _affine_scan(scale: np.ndarray, shift: np.ndarray) -> np.ndarray:
 
 def _exclusive_shift(y: np.ndarray) -> np.ndarray:
     """y shifted one place right along each row, with 0 first."""
-    return np.concatenate([np.zeros((y.shape[0], 1), y.dtype), y[:, :-1]], axis=1)
+    return np.concatenate([np.zeros_like(y[:, :1]), y[:, :-1]], axis=1)
 
 
 def _prod_except_vjp(x: np.ndarray, g: np.ndarray, axes: Any = None) -> np.ndarray:
@@ -74,7 +75,7 @@ def _prod_except_vjp(x: np.ndarray, g: np.ndarray, axes: Any = None) -> np.ndarr
         raise ShapeMismatch(f"prod_except_vjp: g has shape {list(g.shape)}; it must have x's shape {list(x.shape)}")
     rows, restore = _rows(x, axes)
     if rows.shape[1] == 0:
-        return restore(rows.copy())
+        return restore(np.copy(rows))
     g_rows, _ = _rows(g, axes)
     left, right = _exclusive_products(rows)
     from_left = _exclusive_shift(_affine_scan(rows, g_rows * left))
