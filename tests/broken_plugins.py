@@ -155,3 +155,16 @@ WRONG_AT_KINK = _OnePlugin(
 BARE = _OnePlugin(
     OpSpec(name="bare_neg", inputs=("x",), forward=np.negative, vjp=lambda s, g, inputs, out: (s.neg(g),))
 )
+
+
+# -- kernels that only work on NumPy arrays (caught by engine_neutral) ----------------------
+def _unary_value_op(name, forward):
+    """An op without a VJP (so only the value checks run): ``forward`` is what is wrong."""
+    return _OnePlugin(OpSpec(name=name, inputs=("x",), forward=forward, sample=_unary()))
+
+
+ASTYPE_METHOD = _unary_value_op("sin_method", lambda x: np.sin(x).astype(x.dtype))  # an ndarray method
+COERCING = _unary_value_op("sin_coerced", lambda x: np.sin(np.asarray(x)))  # dask would compute x here
+NUMPY_RESULT = _unary_value_op("zeros_of", lambda x: np.zeros(x.shape, x.dtype))  # np.zeros_like(x) keeps the type
+# a NumPy array beside x
+MIXED = _unary_value_op("relu_mixed", lambda x: np.where(x > 0, x, np.zeros(x.shape, x.dtype)))

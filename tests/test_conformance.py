@@ -45,7 +45,7 @@ def test_builtin_op_conforms(spec, check):
 def test_every_builtin_op_gets_the_derivative_checks():
     checked = {(spec.name, check.name) for spec, check in BUILTIN}
     for spec in {spec for spec, _ in BUILTIN}:
-        for name in ("forward", "no_mutation", "deterministic", "error_inputs", "float32"):
+        for name in ("forward", "no_mutation", "deterministic", "error_inputs", "float32", "engine_neutral"):
             assert (spec.name, name) in checked
         if spec.pullback is not None:
             for name in ("vjp_fd", "vjp2_fd", "vjp_shapes", "zero_cotangent"):
@@ -75,6 +75,10 @@ CAUGHT = {
     "OUT_OF_DOMAIN": ({"vjp_fd"}, "the op gave nan or inf within the finite-difference step"),
     "SOMETIMES_WRONG_SECOND_ORDER": ({"vjp2_fd"}, "second order along the cotangent u: AD"),
     "UNDECLARED_RESIDUAL": ({"residuals"}, "residuals=('out',) does not list it"),
+    "ASTYPE_METHOD": ({"engine_neutral"}, "the kernel used ndarray.astype, which another engine's array lacks; use"),
+    "COERCING": ({"engine_neutral"}, "the kernel converted its array argument to a NumPy array (np.asarray"),
+    "NUMPY_RESULT": ({"engine_neutral"}, "given duck arrays, the kernel returned a numpy.ndarray: it made a new"),
+    "MIXED": ({"engine_neutral"}, "the kernel passed a NumPy array of its own making (float64["),
     "WRONG_AT_KINK": (
         {"kinks"},
         "at the kink abs_kinked(x=[0.0, -0.5]) with g=1.0 gives x: [0.0, -1.0]: input 0 ('x') got [1.0, -1.0]",
@@ -163,16 +167,16 @@ def test_expected_failures_are_strict(pytester):
         "-p",
         "no:cacheprovider",
     )
-    result.assert_outcomes(passed=7, xfailed=1, failed=1, skipped=1)  # skipped: no error_inputs
+    result.assert_outcomes(passed=8, xfailed=1, failed=1, skipped=1)  # skipped: no error_inputs
     result.stdout.fnmatch_lines(["FAILED offplugin::sin_off::forward - [[]XPASS(strict)[]] claimed, but it passes"])
 
 
 def test_python_api(pytester):
     outcomes = check_op(default_registry()["sin"], rt=RT, max_examples=3)
-    assert {o.status for o in outcomes} == {"passed"} and len(outcomes) == 11
+    assert {o.status for o in outcomes} == {"passed"} and len(outcomes) == 12
     assert outcomes[0].id == "elementwise::sin::forward"
     broken = conformance_runtime([("vjp_off", broken_plugins.VJP_OFF)])
-    with pytest.raises(ConformanceFailure, match="1 of 10 checks failed") as info:
+    with pytest.raises(ConformanceFailure, match="1 of 11 checks failed") as info:
         check_plugin("vjp_off", rt=broken, max_examples=5)
     assert "vjp_off::sin_off::vjp_fd failed" in str(info.value)
     with pytest.raises(ConformanceFailure, match="no plugin named 'nope' is loaded"):
@@ -184,7 +188,7 @@ def test_checks_a_spec_cannot_run_are_skipped_with_the_reason(pytester):
     saying what is missing, not a crash ('NoneType' is not callable) or a silent gap."""
     rt = conformance_runtime([("bare", broken_plugins.BARE)])
     outcomes = {o.check: o for o in check_plugin("bare", rt=rt, max_examples=3)}
-    assert len(outcomes) == 10 and {o.status for o in outcomes.values()} == {"skipped"}
+    assert len(outcomes) == 11 and {o.status for o in outcomes.values()} == {"skipped"}
     no_sample = "the spec declares no sample (a strategy of valid inputs; see tenferro.testing.strategies)"
     assert outcomes["vjp_fd"].message == f"bare::bare_neg::vjp_fd: {no_sample}"
     assert outcomes["forward"].message.endswith("; no reference (an independent NumPy implementation)")
@@ -199,7 +203,7 @@ def test_checks_a_spec_cannot_run_are_skipped_with_the_reason(pytester):
         "-rs",
         "--no-fold-skipped",
     )
-    result.assert_outcomes(skipped=10)
+    result.assert_outcomes(skipped=11)
     result.stdout.fnmatch_lines([f"SKIPPED bare::bare_neg::vjp_shapes - Skipped: {no_sample}"])
 
 

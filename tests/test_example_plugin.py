@@ -36,6 +36,7 @@ def mathx_rt():
 EVERY_OP = {
     "forward",
     "float32",
+    "engine_neutral",
     "vjp_fd",
     "vjp2_fd",
     "vjp_shapes",
@@ -52,8 +53,8 @@ OPS = {"softplus", "logaddexp", "hypot", "xlogy", "log_softmax"}
 def test_example_plugin_passes_the_suite(mathx_rt):
     outcomes = check_plugin("mathx_source", rt=mathx_rt, max_examples=5)
     expected = {(op, check) for op in OPS for check in EVERY_OP} | {("hypot", "kinks")}
-    assert {(o.op, o.check) for o in outcomes} == expected  # 5 × 11 + 1 = 56, none skipped
-    assert len(outcomes) == 56 and {o.status for o in outcomes} == {"passed"}
+    assert {(o.op, o.check) for o in outcomes} == expected  # 5 × 12 + 1 = 61, none skipped
+    assert len(outcomes) == 61 and {o.status for o in outcomes} == {"passed"}
 
 
 def test_hypot_gives_zero_gradient_at_the_origin(mathx_rt):
@@ -95,7 +96,7 @@ def test_tenferro_check_and_plugins_commands():
         [*run, "check", "reduce", "--max-examples", "2", "-q", "-k", "reduce_sum"], capture_output=True, text=True
     )
     assert ok.returncode == 0, ok.stdout + ok.stderr
-    assert "11 passed" in ok.stdout
+    assert "12 passed" in ok.stdout
     listing = subprocess.run([*run, "plugins"], capture_output=True, text=True, check=True).stdout
     assert listing.splitlines()[0].startswith("core ")
     assert any(line.startswith("reduce ") and "reduce_sum" in line for line in listing.splitlines())

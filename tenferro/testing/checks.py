@@ -26,6 +26,7 @@ from .derivative_checks import (
 from .harness import NOTHING_TO_DIFFERENTIATE, CheckFailed, Tally, is_differentiable
 from .value_checks import (
     check_deterministic,
+    check_engine_neutral,
     check_error_inputs,
     check_float32,
     check_forward,
@@ -74,6 +75,7 @@ CHECKS: dict[str, Check] = {
     for check in [
         Check("forward", check_forward, needs=("sample", "reference")),
         Check("float32", check_float32),
+        Check("engine_neutral", check_engine_neutral),
         Check("vjp_fd", check_vjp_fd, is_differentiable),
         Check("vjp2_fd", check_vjp2_fd, is_differentiable),
         Check("vjp_shapes", check_vjp_shapes, is_differentiable),

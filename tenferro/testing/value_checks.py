@@ -1,5 +1,5 @@
-"""Checks of an op's values: against its reference and in float32, no mutation, no
-aliasing, determinism, and the errors it declares."""
+"""Checks of an op's values: against its reference, in float32 and on another engine's
+arrays, no mutation, no aliasing, determinism, and the errors it declares."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from tenferro.core.errors import TenferroError
 from tenferro.core.runtime import EagerRuntime
 from tenferro.core.spec import OpSpec, SampleInput
 
+from .duck import DuckArray
 from .harness import CheckFailed, Tally, call, const, draw, forward, is_differentiable, recorded, run_vjp
 from .oracle import differentiable_positions
 
@@ -72,6 +73,42 @@ def check_float32(rt: EagerRuntime, spec: OpSpec, data: Any, tally: Tally) -> No
     error = _max_error(actual, expected)
     if not error <= tolerance:
         raise CheckFailed(f"float32 result off float64 by {error:.3g} > tolerance {tolerance:.3g} (64 eps32 x scale)")
+
+
+def check_engine_neutral(rt: EagerRuntime, spec: OpSpec, data: Any, tally: Tally) -> None:
+    """Given duck arrays (what another engine passes: NumPy's protocols, no ndarray methods)
+    in place of NumPy arrays, the kernel returns a duck array bitwise equal to its NumPy
+    result: it keeps the engine's array type."""
+    sample = draw(spec, data, tally)
+    args = [_read_only(a) for a in sample.args]
+    with np.errstate(all="ignore"):  # as on CpuEngine
+        expected = np.asarray(spec.forward(*args, **sample.params))
+        try:
+            out = spec.forward(*[DuckArray(a) if isinstance(a, np.ndarray) else a for a in args], **sample.params)
+        except Exception as exc:
+            raise CheckFailed(f"given duck arrays, the kernel raised {type(exc).__name__}: {exc}") from None
+    if not isinstance(out, DuckArray):
+        raise CheckFailed(
+            f"given duck arrays, the kernel returned a {type(out).__module__}.{type(out).__qualname__}: it made a new "
+            f"NumPy array (np.zeros, np.array, ...) where it must make one like its argument (np.zeros_like(x), ...)"
+        )
+    got = out.unwrap()
+    if got.shape != expected.shape or got.dtype != expected.dtype:
+        raise CheckFailed(
+            f"given duck arrays, the kernel returned {got.dtype}{list(got.shape)}, given NumPy arrays "
+            f"{expected.dtype}{list(expected.shape)}"
+        )
+    if got.tobytes() != expected.tobytes():
+        raise CheckFailed("given duck arrays, the kernel's result differs bitwise from its result on NumPy arrays")
+
+
+def _read_only(arg: Any) -> Any:
+    """A read-only copy of an array argument, as kernels get them on CpuEngine."""
+    if not isinstance(arg, np.ndarray):
+        return arg
+    arg = arg.copy()
+    arg.setflags(write=False)
+    return arg
 
 
 def _snapshot(values: list[Any]) -> list[bytes | None]:
