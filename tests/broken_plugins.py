@@ -168,3 +168,55 @@ COERCING = _unary_value_op("sin_coerced", lambda x: np.sin(np.asarray(x)))  # da
 NUMPY_RESULT = _unary_value_op("zeros_of", lambda x: np.zeros(x.shape, x.dtype))  # np.zeros_like(x) keeps the type
 # a NumPy array beside x
 MIXED = _unary_value_op("relu_mixed", lambda x: np.where(x > 0, x, np.zeros(x.shape, x.dtype)))
+
+
+# -- linearity declared wrongly (caught by linear), forward-mode rules that are wrong (jvp) --
+def _same_shapes(count):
+    def sample():
+        from tenferro.testing.strategies import same_shape_arrays
+
+        return same_shape_arrays(count)
+
+    return sample
+
+
+SHIFT_DECLARED_LINEAR = _OnePlugin(  # affine, not linear: its derivative is right, its derived jvp not
+    OpSpec(
+        name="shift",
+        inputs=("x",),
+        forward=lambda x: x + 1.0,
+        vjps=(lambda s, g, out, x: g,),
+        linear=True,
+        sample=_unary(),
+    )
+)
+SQUARE_DECLARED_MULTILINEAR = _OnePlugin(  # a·b·b is linear in a but not in b
+    OpSpec(
+        name="mul_bb",
+        inputs=("a", "b"),
+        forward=lambda a, b: a * b * b,
+        vjps=(lambda s, g, out, a, b: s.mul(g, s.mul(b, b)), lambda s, g, out, a, b: s.mul(g, s.mul(s.mul(a, b), 2.0))),
+        multilinear=True,
+        sample=_same_shapes(2),
+    )
+)
+WRONG_TRANSPOSE = _OnePlugin(  # flipping is its own transpose; the VJP leaves g as it is
+    OpSpec(
+        name="flip",
+        inputs=("x",),
+        forward=lambda x: np.copy(np.flip(x)),
+        vjps=(lambda s, g, out, x: g,),
+        linear=True,
+        sample=_unary(),
+    )
+)
+JVP_OFF = _OnePlugin(
+    OpSpec(
+        name="sin_jvp_off",
+        inputs=("x",),
+        forward=np.sin,
+        vjps=(lambda s, g, out, x: s.mul(g, s.cos(x)),),
+        jvp=lambda s, tangents, inputs, out: s.mul(s.mul(tangents[0], s.cos(inputs[0])), 1.001),  # 0.1 % too large
+        sample=_unary(),
+    )
+)

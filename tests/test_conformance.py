@@ -44,7 +44,8 @@ def test_builtin_op_conforms(spec, check):
 
 def test_every_builtin_op_gets_the_derivative_checks():
     checked = {(spec.name, check.name) for spec, check in BUILTIN}
-    for spec in {spec for spec, _ in BUILTIN}:
+    shipped = {spec for spec, _ in BUILTIN}
+    for spec in shipped:
         for name in ("forward", "no_mutation", "deterministic", "error_inputs", "float32", "engine_neutral"):
             assert (spec.name, name) in checked
         if spec.pullback is not None:
@@ -53,6 +54,11 @@ def test_every_builtin_op_gets_the_derivative_checks():
             # residuals=None keeps every value: nothing to check
             assert ((spec.name, "residuals") in checked) == (spec.residuals is not None)
             assert ((spec.name, "kinks") in checked) == bool(spec.kinks)
+            assert ((spec.name, "jvp") in checked) == (spec.jvp is not None)
+        assert ((spec.name, "linear") in checked) == (spec.linear or spec.multilinear)
+    linear = {spec.name for spec in shipped if spec.linear}
+    assert {"add", "sub", "neg", "reduce_sum", "broadcast_to", "sum_to"} <= linear
+    assert {spec.name for spec in shipped if spec.multilinear} == {"mul"}
     assert len(BUILTIN) > 300
 
 
@@ -79,6 +85,10 @@ CAUGHT = {
     "COERCING": ({"engine_neutral"}, "the kernel converted its array argument to a NumPy array (np.asarray"),
     "NUMPY_RESULT": ({"engine_neutral"}, "given duck arrays, the kernel returned a numpy.ndarray: it made a new"),
     "MIXED": ({"engine_neutral"}, "the kernel passed a NumPy array of its own making (float64["),
+    "SHIFT_DECLARED_LINEAR": ({"linear", "jvp"}, "declares linear=True (linear in x together), but f(αx + βy) differs"),
+    "SQUARE_DECLARED_MULTILINEAR": ({"linear"}, "declares multilinear=True (linear in b with the other inputs fixed)"),
+    "WRONG_TRANSPOSE": ({"linear", "jvp", "vjp_fd"}, "but its VJP is not its transpose in x: ⟨u, f(v)⟩ = "),
+    "JVP_OFF": ({"jvp"}, "along input 0 ('x'): ⟨u, JVP(v)⟩ = "),
     "WRONG_AT_KINK": (
         {"kinks"},
         "at the kink abs_kinked(x=[0.0, -0.5]) with g=1.0 gives x: [0.0, -1.0]: input 0 ('x') got [1.0, -1.0]",

@@ -3,7 +3,8 @@
 Each check takes the runtime, the op's spec and hypothesis's ``data`` (to draw the op's own
 samples, in float64) and raises :class:`CheckFailed` naming what is wrong. The runner in
 :mod:`tenferro.testing.conformance` turns that into a report naming the plugin, the op and
-the check. The checks themselves live in :mod:`.value_checks` and :mod:`.derivative_checks`.
+the check. The checks themselves live in :mod:`.value_checks`, :mod:`.derivative_checks`
+(against finite differences) and :mod:`.exact_checks` (identities the spec makes exact).
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ from .derivative_checks import (
     check_vjp_shapes,
     check_zero_cotangent,
 )
-from .harness import NOTHING_TO_DIFFERENTIATE, CheckFailed, Tally, is_differentiable
+from .exact_checks import check_jvp, check_linear
+from .harness import NOT_SCALABLE, NOTHING_TO_DIFFERENTIATE, CheckFailed, Tally, is_differentiable
 from .value_checks import (
     check_deterministic,
     check_engine_neutral,
@@ -34,7 +36,7 @@ from .value_checks import (
     check_no_mutation,
 )
 
-__all__ = ["CHECKS", "NOTHING_TO_DIFFERENTIATE", "Check", "CheckFailed", "Tally"]
+__all__ = ["CHECKS", "NOTHING_TO_DIFFERENTIATE", "NOT_SCALABLE", "Check", "CheckFailed", "Tally"]
 
 
 #: The optional spec fields a check may need, and what each one is.
@@ -80,6 +82,8 @@ CHECKS: dict[str, Check] = {
         Check("vjp2_fd", check_vjp2_fd, is_differentiable),
         Check("vjp_shapes", check_vjp_shapes, is_differentiable),
         Check("zero_cotangent", check_zero_cotangent, is_differentiable),
+        Check("linear", check_linear, lambda spec: spec.linear or spec.multilinear),
+        Check("jvp", check_jvp, lambda spec: is_differentiable(spec) and spec.jvp is not None),
         Check("residuals", check_residuals, lambda spec: is_differentiable(spec) and spec.residuals is not None),
         Check("kinks", check_kinks, lambda spec: is_differentiable(spec) and bool(spec.kinks), needs=()),
         Check("no_mutation", check_no_mutation),

@@ -25,6 +25,7 @@ class CheckFailed(AssertionError):
 
 #: Why a sample was rejected (no verdict on it): keys of ``Tally.rejected``.
 NOTHING_TO_DIFFERENTIATE = "nothing to differentiate"
+NOT_SCALABLE = "not scalable"
 
 
 @dataclass
@@ -110,3 +111,18 @@ def run_vjp(rt: EagerRuntime, out: EagerTensor, g: np.ndarray) -> tuple[Any, ...
             return spec.pullback(s, rt.constant_from(Tensor(g)), node.inputs, handle, **node.params)
 
         return tuple(rt.with_eager_session(vjp))
+
+
+def run_jvp(rt: EagerRuntime, spec: OpSpec, sample: SampleInput, tangents: dict[int, np.ndarray]) -> Any:
+    """The op's forward-mode rule at a sample of constants, on ``tangents`` by input position
+    (None elsewhere), unrecorded: the result's tangent as an array, or None for zero."""
+    with rt.no_grad():
+
+        def jvp(s: Any) -> Any:
+            args = [const(rt, a) for a in sample.args]
+            out = getattr(s, spec.name)(*args, **sample.params)
+            given = [const(rt, tangents[i]) if i in tangents else None for i in range(len(args))]
+            return spec.jvp(s, given, tuple(args), out, **sample.params)
+
+        tangent = rt.with_eager_session(jvp)
+    return None if tangent is None else np.asarray(tangent)

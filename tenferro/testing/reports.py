@@ -15,7 +15,7 @@ import numpy as np
 
 from tenferro.core.spec import OpSpec, SampleInput
 
-from .checks import NOTHING_TO_DIFFERENTIATE, Check, CheckFailed, Tally
+from .checks import NOT_SCALABLE, NOTHING_TO_DIFFERENTIATE, Check, CheckFailed, Tally
 from .oracle import NON_FINITE, NOT_CONVERGED
 from .profiles import default_profile
 from .strategies import FD_STEP
@@ -25,6 +25,7 @@ _REJECTIONS = {
     NON_FINITE: "the op gave nan or inf within the finite-difference step: the op's sample strategy leaves its domain",
     NOT_CONVERGED: "finite differences did not converge: a kink, a pole or noisy values within the step",
     NOTHING_TO_DIFFERENTIATE: "no input to differentiate: every tensor argument was a constant",
+    NOT_SCALABLE: "an integer or bool argument where the op is linear: α·x + β·y cannot keep its dtype",
 }
 
 
