@@ -6,7 +6,8 @@ import re
 import numpy as np
 import pytest
 
-from tenferro.testing.duck import CoercedToNumPy, DuckArray, MixedWithNumPy
+from tenferro.testing import DuckArray
+from tenferro.testing.duck import CoercedToNumPy, MixedWithNumPy
 
 X = np.arange(6.0).reshape(2, 3)
 

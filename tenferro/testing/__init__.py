@@ -22,6 +22,7 @@ _EXPORTS = {
     "CheckSkipped": "conformance",
     "Outcome": "conformance",
     "CHECKS": "checks",
+    "DuckArray": "duck",
     "check_first_order": "oracle",
     "check_second_order": "oracle",
     "fd_directional": "oracle",

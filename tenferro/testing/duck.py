@@ -4,9 +4,12 @@ Another engine passes its own arrays (dask's, later CuPy's) to the same kernels.
 arrays dispatch NumPy's functions and ufuncs through ``__array_ufunc__`` and
 ``__array_function__``, but they are not ndarrays: like the array API standard's array
 object they have ``shape``, ``dtype``, ``ndim``, ``size``, ``.T``, indexing and operators,
-and no ``.astype``/``.reshape``/``.copy``/``.flags``. :class:`DuckArray` is exactly that
-much, so a kernel that works on it works on any such array, and a kernel that does not is
-told which call to change.
+and no ``.astype``/``.reshape``/``.copy``/``.flags``. :class:`DuckArray` is that much and
+no more, so a kernel that works on it does not depend on NumPy's own array, and a kernel
+that does is told which call to change. Plugin authors can call their kernels on it too::
+
+    from tenferro.testing import DuckArray
+    assert isinstance(my_kernel(DuckArray(np.ones(3))), DuckArray)
 """
 
 from __future__ import annotations
