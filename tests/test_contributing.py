@@ -47,10 +47,12 @@ def guide_dir(tmp_path_factory):
 
 
 # The checks each of the guide's ops gets: all four are differentiable, all declare
-# residuals (lerp's are implied by linear=True), leaky_relu alone declares kinks.
+# residuals (lerp's are implied by linear=True), leaky_relu alone declares kinks, lerp alone
+# linearity (and so a derived forward-mode rule).
 EVERY_OP = {
     "forward",
     "float32",
+    "engine_neutral",
     "vjp_fd",
     "vjp2_fd",
     "vjp_shapes",
@@ -68,8 +70,9 @@ def test_the_guide_plugin_passes_the_suite(guide_dir):
     mymath = importlib.import_module("mymath")
     rt = EagerRuntime(engine=CpuEngine.serial(), plugins=[mymath])
     outcomes = check_plugin("mymath", rt=rt, max_examples=5)
-    expected = {(op, check) for op in OPS for check in EVERY_OP} | {("leaky_relu", "kinks")}
-    assert {(o.op, o.check) for o in outcomes} == expected  # 4 × 11 + 1 = 45, none skipped
+    expected = {(op, check) for op in OPS for check in EVERY_OP}
+    expected |= {("leaky_relu", "kinks"), ("lerp", "linear"), ("lerp", "jvp")}
+    assert {(o.op, o.check) for o in outcomes} == expected  # 4 × 12 + 3 = 51, none skipped
     assert {o.status for o in outcomes} == {"passed"}
 
 
@@ -100,7 +103,7 @@ def test_the_pyproject_blocks_name_the_module_the_guide_builds():
 
 # Checks the guide describes ahead of the branches that add them to the suite. Strict, like
 # tenferro-xfail.txt: once a check exists, its entry here must go.
-PENDING_CHECKS = {"engine_neutral", "linear", "multilinear", "jvp"}
+PENDING_CHECKS: set[str] = set()
 
 
 def test_the_check_table_lists_the_suite_checks():

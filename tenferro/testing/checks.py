@@ -24,7 +24,7 @@ from .derivative_checks import (
     check_vjp_shapes,
     check_zero_cotangent,
 )
-from .exact_checks import check_jvp, check_linear
+from .exact_checks import check_jvp, check_linear, check_multilinear
 from .harness import NOT_SCALABLE, NOTHING_TO_DIFFERENTIATE, CheckFailed, Tally, is_differentiable
 from .value_checks import (
     check_deterministic,
@@ -82,7 +82,8 @@ CHECKS: dict[str, Check] = {
         Check("vjp2_fd", check_vjp2_fd, is_differentiable),
         Check("vjp_shapes", check_vjp_shapes, is_differentiable),
         Check("zero_cotangent", check_zero_cotangent, is_differentiable),
-        Check("linear", check_linear, lambda spec: spec.linear or spec.multilinear),
+        Check("linear", check_linear, lambda spec: spec.linear),
+        Check("multilinear", check_multilinear, lambda spec: spec.multilinear),
         Check("jvp", check_jvp, lambda spec: is_differentiable(spec) and spec.jvp is not None),
         Check("residuals", check_residuals, lambda spec: is_differentiable(spec) and spec.residuals is not None),
         Check("kinks", check_kinks, lambda spec: is_differentiable(spec) and bool(spec.kinks), needs=()),
