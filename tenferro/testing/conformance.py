@@ -23,7 +23,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from hypothesis import HealthCheck, Verbosity, given, settings
+from hypothesis import HealthCheck, Phase, Verbosity, given, settings
 from hypothesis import strategies as st
 from hypothesis.errors import FailedHealthCheck, Unsatisfiable
 
@@ -76,11 +76,17 @@ def conformance_runtime(plugins: Iterable[Any] = ()) -> EagerRuntime:
 def current_settings(max_examples: int | None = None) -> settings:
     """The loaded hypothesis profile (see tenferro.testing.profiles), optionally with fewer
     or more examples, and quiet: a report says what failed, on which sample, and how to
-    rerun it (hypothesis's own advice is for authors of the decorated test)."""
+    rerun it (hypothesis's own advice is for authors of the decorated test). Without the
+    explain phase, which would run a failing check hundreds of times more to annotate a
+    test function's source that no report shows."""
     base = settings()
     health = [*base.suppress_health_check, HealthCheck.too_slow, HealthCheck.filter_too_much]
     return settings(
-        base, max_examples=max_examples or base.max_examples, suppress_health_check=health, verbosity=Verbosity.quiet
+        base,
+        max_examples=max_examples or base.max_examples,
+        suppress_health_check=health,
+        verbosity=Verbosity.quiet,
+        phases=[phase for phase in base.phases if phase is not Phase.explain],
     )
 
 
