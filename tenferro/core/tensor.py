@@ -11,6 +11,7 @@ cannot reach the stored value either.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -22,6 +23,8 @@ from .errors import ArgumentError, DTypeError, ShapeMismatch
 SUPPORTED_KINDS = "biufc"
 #: The most dimensions a tensor may have (NumPy's own limit).
 MAX_DIMS = 64
+#: The most elements a tensor may have (what memory can address).
+_MAX_ELEMENTS = np.iinfo(np.intp).max
 
 
 def freeze(array: np.ndarray) -> np.ndarray:
@@ -172,6 +175,13 @@ class Hollow:
 def check_shape(shape: Any, where: str) -> tuple[int, ...]:
     """``shape`` as a tuple of non-negative ints, or ArgumentError: a string, floats, bools,
     more than MAX_DIMS dims or more elements than memory can address are refused."""
+    if (  # the common case, a shape from .shape, kept cheap: it is on every unbroadcast
+        type(shape) is tuple
+        and len(shape) <= MAX_DIMS
+        and all(type(d) is int and d >= 0 for d in shape)
+        and math.prod(shape) <= _MAX_ELEMENTS
+    ):
+        return shape
     if isinstance(shape, (int, np.integer)) and not isinstance(shape, bool):
         shape = (shape,)
     if isinstance(shape, (str, bytes)) or not isinstance(shape, (Sequence, np.ndarray)):
@@ -182,6 +192,6 @@ def check_shape(shape: Any, where: str) -> tuple[int, ...]:
     dims = tuple(int(d) for d in dims)
     if len(dims) > MAX_DIMS:
         raise ArgumentError(f"{where}: a tensor has at most {MAX_DIMS} dims, got {len(dims)}")
-    if int(np.prod(dims, dtype=object)) > np.iinfo(np.intp).max:
+    if math.prod(dims) > _MAX_ELEMENTS:
         raise ArgumentError(f"{where}: shape {list(dims)} has more elements than memory can address")
     return dims

@@ -144,18 +144,19 @@ def _pow_b(s: Any, g: Any, out: Any, a: Any, b: Any) -> Any:
     return s.mul(g, s.mul(out, log_a))
 
 
-def _share(s: Any, g: Any, mine: Any, other: Any, wins: str) -> Any:
-    """The cotangent of ``mine`` in maximum (``wins="gt"``) or minimum (``"lt"``) of two:
-    all of g where it wins, half where it ties (PyTorch's convention), none where it loses."""
+def _share(s: Any, g: Any, mine: Any, other: Any, beats: str) -> Any:
+    """The cotangent of ``mine`` in the maximum (``beats="gt"``: mine wins where it is
+    greater) or minimum (``beats="lt"``) of two: all of g where it wins, half where it ties
+    (PyTorch's convention), none where it loses."""
     return s.where_select(
-        s.compare(mine, other, wins), g, s.where_select(s.compare(mine, other, "eq"), s.mul(g, 0.5), 0.0)
+        s.compare(mine, other, beats), g, s.where_select(s.compare(mine, other, "eq"), s.mul(g, 0.5), 0.0)
     )
 
 
-def _extremum(wins: str) -> tuple[InputRule, InputRule]:
+def _extremum(beats: str) -> tuple[InputRule, InputRule]:
     return (
-        lambda s, g, out, a, b: _share(s, g, a, b, wins),
-        lambda s, g, out, a, b: _share(s, g, b, a, wins),
+        lambda s, g, out, a, b: _share(s, g, a, b, beats),
+        lambda s, g, out, a, b: _share(s, g, b, a, beats),
     )
 
 

@@ -17,7 +17,7 @@ import numpy as np
 
 from tenferro.extend import AxisError, ErrorInput, OpSpec, SampleInput, ShapeMismatch, normalize_axes
 
-from .reductions import float_fast, reduction, reduction_errors, sequential_reference
+from .reductions import reduction, reduction_errors, sequential_reference, ufunc_reduce_for_floats
 
 
 def _rows(x: np.ndarray, axes: tuple[int, ...]) -> tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]]:
@@ -133,7 +133,7 @@ def _with_zeros_sample(cotangent: bool) -> Callable[[], Any]:
 SPECS = [
     reduction(
         "reduce_prod",
-        float_fast(np.multiply.reduce, np.prod),
+        ufunc_reduce_for_floats(np.multiply.reduce, np.prod),
         _prod_rule,
         sequential_reference(lambda x, a: np.multiply.reduce(x, axis=a)),
         "Product over `axes`. Its gradient is exact where elements are zero (to second order).",

@@ -75,7 +75,7 @@ def _mean(x: np.ndarray, axis: tuple[int, ...]) -> np.ndarray:
     return np.true_divide(total, count)
 
 
-def float_fast(
+def ufunc_reduce_for_floats(
     ufunc_reduce: Callable[..., np.ndarray], general: Callable[..., np.ndarray]
 ) -> Callable[..., np.ndarray]:
     """``ufunc.reduce`` for floats (np.sum and np.prod add ~2 µs of dispatch per call on
@@ -183,7 +183,7 @@ def sequential_reference(fn: Callable[..., np.ndarray]) -> Callable[..., np.ndar
 SPECS = [
     reduction(
         "reduce_sum",
-        float_fast(np.add.reduce, np.sum),
+        ufunc_reduce_for_floats(np.add.reduce, np.sum),
         _sum_rule,
         sequential_reference(lambda x, a: np.add.reduce(x, axis=a)),
         "Sum over `axes` (None = all). Bools count: the sum of a bool tensor is an integer, as in NumPy.",
