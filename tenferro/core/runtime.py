@@ -284,7 +284,7 @@ class EagerRuntime:
         """The engine and arguments of ``call(*names, engine=...)`` or of the seed's
         ``call(engine, *names)``; ``given`` holds the positional arguments (``_MISSING``
         where none was passed)."""
-        args = tuple(arg for arg in given if arg is not _MISSING)
+        args = tuple(given[:-1]) if given[-1] is _MISSING else tuple(given)  # only the last may be missing
         if len(args) == len(names) + 1:
             if engine is not None:
                 raise ArgumentError(f"{call}: the engine was given twice (first argument and engine=)")

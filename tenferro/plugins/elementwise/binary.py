@@ -108,8 +108,8 @@ def _mul_unless_ones(s: Any, g: Any, b: Any) -> Any:
     cotangent a sum hands down from a seed of 1): bitwise the same value, but no pass over
     memory and no new array. At N = 10^6 this takes two of the seed gradient's eleven
     array passes away."""
-    if is_broadcast_ones(g) and hasattr(b, "shape") and g.shape == b.shape and g.dtype == b.dtype:
-        return b
+    if hasattr(b, "shape") and is_broadcast_ones(g) and g.shape == b.shape and g.dtype == b.dtype:
+        return b  # (a scalar b is ruled out first: it is the common case in chains of ops)
     return s.mul(g, b)
 
 
