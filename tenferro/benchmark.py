@@ -1,6 +1,6 @@
 """`tenferro bench`: tenferro beside hand-written NumPy, PyTorch, JAX and HIPS autograd.
 
-A ratio is measured as DESIGN.md section 6 prescribes: tenferro and one other library are
+A ratio is measured as docs/behaviour.md prescribes: tenferro and one other library are
 timed alternately, in blocks of calls lasting at least BLOCK_S each, BLOCKS blocks each,
 with the garbage collector on, and the figure is the median of the ratios of neighbouring
 blocks, with their interquartile range as the spread (see :func:`alternate`). Libraries

@@ -50,15 +50,11 @@ def fenced(text, language):
     return re.findall(rf"^```{language}\n(.*?)^```", text, re.S | re.M)
 
 
-# Files owned by others that still cite DESIGN.md, a file the repository does not have
 # (strict, as above: fixing one means removing its entry).
-PENDING_DESIGN = {"tenferro/benchmark.py", "bench/README.md"}
-
-
 def test_nothing_cites_a_design_file_the_repository_lacks():
     """The contract is docs/behaviour.md; DESIGN.md is not in the repository."""
     assert not (ROOT / "DESIGN.md").exists()
-    assert files_matching(r"DESIGN\.md") - {"tests/test_docs.py"} == PENDING_DESIGN
+    assert files_matching(r"DESIGN\.md") - {"tests/test_docs.py"} == set()
 
 
 def test_every_behaviour_has_a_test_and_every_behaviour_test_a_behaviour():
