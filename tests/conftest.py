@@ -50,6 +50,38 @@ def seed_vs():
     return np.cos(np.arange(N))
 
 
+def plugin_of(name, *specs):
+    """A plugin object named ``name`` that registers ``specs``."""
+    from tenferro.extend import hookimpl
+
+    class Plugin:
+        @hookimpl
+        def tenferro_register_ops(self, registrar):
+            for spec in specs:
+                registrar.add(spec)
+
+    Plugin.__name__ = name
+    return Plugin()
+
+
+#: The checks every op gets that is differentiable, declares its residuals, and has no
+#: kinks, linearity or forward-mode rule (those add their own checks).
+PLAIN_OP_CHECKS = {
+    "forward",
+    "float32",
+    "engine_neutral",
+    "vjp_fd",
+    "vjp2_fd",
+    "vjp_shapes",
+    "zero_cotangent",
+    "residuals",
+    "no_mutation",
+    "no_alias",
+    "deterministic",
+    "error_inputs",
+}
+
+
 def third_party_plugins():
     """Names of installed ``tenferro`` entry points that tenferro does not ship (e.g. the
     example plugin, when a developer installed it): tests about the built-in set block them."""

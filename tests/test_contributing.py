@@ -12,6 +12,7 @@ import subprocess
 import sys
 
 import pytest
+from conftest import PLAIN_OP_CHECKS
 
 from tenferro import CpuEngine, EagerRuntime
 from tenferro.testing.checks import CHECKS
@@ -49,20 +50,7 @@ def guide_dir(tmp_path_factory):
 # The checks each of the guide's ops gets: all four are differentiable, all declare
 # residuals (lerp's are implied by linear=True), leaky_relu alone declares kinks, lerp alone
 # linearity (and so a derived forward-mode rule).
-EVERY_OP = {
-    "forward",
-    "float32",
-    "engine_neutral",
-    "vjp_fd",
-    "vjp2_fd",
-    "vjp_shapes",
-    "zero_cotangent",
-    "residuals",
-    "no_mutation",
-    "no_alias",
-    "deterministic",
-    "error_inputs",
-}
+EVERY_OP = PLAIN_OP_CHECKS
 OPS = {"logcosh", "lerp", "sum_squares", "leaky_relu"}
 
 

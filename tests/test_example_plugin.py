@@ -10,6 +10,7 @@ import sys
 
 import numpy as np
 import pytest
+from conftest import PLAIN_OP_CHECKS
 
 from tenferro import CpuEngine, EagerRuntime, PluginError
 from tenferro.core.loading import load_registry
@@ -33,20 +34,7 @@ def mathx_rt():
 
 # The checks every mathx op gets: all five are differentiable and declare residuals, and
 # none is linear. hypot alone declares a kink, so it alone gets the kinks check.
-EVERY_OP = {
-    "forward",
-    "float32",
-    "engine_neutral",
-    "vjp_fd",
-    "vjp2_fd",
-    "vjp_shapes",
-    "zero_cotangent",
-    "residuals",
-    "no_mutation",
-    "no_alias",
-    "deterministic",
-    "error_inputs",
-}
+EVERY_OP = PLAIN_OP_CHECKS
 OPS = {"softplus", "logaddexp", "hypot", "xlogy", "log_softmax"}
 
 

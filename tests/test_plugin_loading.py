@@ -12,7 +12,7 @@ import warnings
 
 import numpy as np
 import pytest
-from conftest import third_party_plugins
+from conftest import plugin_of, third_party_plugins
 
 from tenferro import CpuEngine, EagerRuntime, OpSpec, PluginError, PluginWarning, hookimpl
 from tenferro.core.loading import load_registry
@@ -46,15 +46,6 @@ def install(tmp_path, monkeypatch):
         del sys.modules[module]
 
 
-def _plugin(name, *specs):
-    class Plugin:
-        @hookimpl
-        def tenferro_register_ops(self, registrar):
-            for spec in specs:
-                registrar.add(spec)
-
-    Plugin.__name__ = name
-    return Plugin()
 
 
 def _op(name):
@@ -195,7 +186,7 @@ def test_a_hook_that_raises_costs_only_its_plugin():
 def test_a_bad_spec_leaves_out_its_whole_plugin():
     bad = OpSpec(name="9lives", inputs=("x",), forward=np.negative)
     registry, message = _loaded_with_warning(
-        "plugin 'shoddy' registered a bad spec for op '9lives'", [_plugin("shoddy", _op("fine_op"), bad)]
+        "plugin 'shoddy' registered a bad spec for op '9lives'", [plugin_of("shoddy", _op("fine_op"), bad)]
     )
     assert "fine_op" not in registry and registry.broken["shoddy"].problem.startswith("registered a bad spec")
 
@@ -226,8 +217,8 @@ def test_a_third_party_reusing_a_builtin_op_name_is_the_plugin_skipped(install):
 
 def test_between_third_parties_the_first_by_name_keeps_an_op_name():
     for order in (
-        [_plugin("beta", _op("shared")), _plugin("alpha", _op("shared"))],
-        [_plugin("alpha", _op("shared")), _plugin("beta", _op("shared"))],
+        [plugin_of("beta", _op("shared")), plugin_of("alpha", _op("shared"))],
+        [plugin_of("alpha", _op("shared")), plugin_of("beta", _op("shared"))],
     ):
         registry, message = _loaded_with_warning("plugin 'beta' adds op 'shared', which plugin 'alpha'", order)
         assert registry["shared"].plugin == "alpha"
@@ -333,7 +324,7 @@ def test_the_conformance_suite_loads_strictly(install):
 
     install("tenferro-broken", {"broken": "broken_on_import"}, {"broken_on_import": "1 / 0\n"})
     with pytest.raises(PluginError, match="plugin 'broken' \\(tenferro-broken 1.0\\) failed to import"):
-        conformance_runtime([_plugin("extra", _op("extra_neg"))])
+        conformance_runtime([plugin_of("extra", _op("extra_neg"))])
 
 
 def test_a_strict_runtime_refuses_a_default_registry_that_left_a_plugin_out(monkeypatch):

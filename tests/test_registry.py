@@ -7,22 +7,12 @@ import pathlib
 
 import numpy as np
 import pytest
-from conftest import third_party_plugins
+from conftest import plugin_of, third_party_plugins
 
 import tenferro
 from tenferro import CpuEngine, EagerRuntime, OpSpec, PluginError, PluginWarning, Tensor, hookimpl
 from tenferro.core.loading import load_registry
 
-
-def _plugin(name, *specs):
-    class Plugin:
-        @hookimpl
-        def tenferro_register_ops(self, registrar):
-            for spec in specs:
-                registrar.add(spec)
-
-    Plugin.__name__ = name
-    return Plugin()
 
 
 def _op(name, **kwargs):
@@ -53,7 +43,7 @@ def test_a_plugin_module_passed_directly_is_named_as_its_entry_point_is():
 
 def test_duplicate_op_names_name_both_plugins():
     with pytest.raises(PluginError, match="plugin 'mine' adds op 'sin', which plugin 'elementwise' has already"):
-        load_registry([_plugin("mine", _op("sin"))], strict=True)
+        load_registry([plugin_of("mine", _op("sin"))], strict=True)
 
 
 def test_blocked_plugins_are_not_loaded(monkeypatch):
@@ -64,7 +54,7 @@ def test_blocked_plugins_are_not_loaded(monkeypatch):
     assert "sin" not in registry and "reduce_sum" not in registry and "add_any" in registry
     assert {"reduce", "elementwise"}.isdisjoint(registry.plugins)
     # blocking lets a plugin replace a built-in op
-    assert load_registry([_plugin("mine", _op("sin"))], strict=True)["sin"].plugin == "mine"
+    assert load_registry([plugin_of("mine", _op("sin"))], strict=True)["sin"].plugin == "mine"
 
 
 @pytest.mark.parametrize(
@@ -80,7 +70,7 @@ def test_blocked_plugins_are_not_loaded(monkeypatch):
 )
 def test_bad_specs_are_rejected_naming_the_plugin(spec, message):
     with pytest.raises(PluginError, match=message) as info:
-        EagerRuntime(plugins=[_plugin("shoddy", spec)], entry_points=False, strict=True)
+        EagerRuntime(plugins=[plugin_of("shoddy", spec)], entry_points=False, strict=True)
     if "clash" not in message:
         assert "plugin 'shoddy'" in str(info.value)
 
@@ -108,7 +98,7 @@ def test_a_runtime_with_an_extra_plugin_calls_its_ops():
     def double_vjp(s, g, inputs, out):
         return (s.mul(g, 2.0),)
 
-    plugin = _plugin("doubling", OpSpec(name="double", inputs=("x",), forward=lambda x: 2 * x, vjp=double_vjp))
+    plugin = plugin_of("doubling", OpSpec(name="double", inputs=("x",), forward=lambda x: 2 * x, vjp=double_vjp))
     rt = EagerRuntime(engine=CpuEngine.serial(), plugins=[plugin])
     x = rt.variable_from(Tensor.from_numpy(np.array([1.0, 2.0])))
     rt.with_eager_session(lambda s: s.reduce_sum(s.double(x), None)).backward()
@@ -145,4 +135,4 @@ def test_the_core_knows_no_op_by_name():
 def test_a_kink_must_give_one_arg_and_one_cotangent_per_input():
     bad = tenferro.Kink((np.zeros(1), np.zeros(1)), (np.zeros(1),))
     with pytest.raises(PluginError, match="plugin 'mine' registered a bad spec for op 'neg2': kinks must be Kink"):
-        load_registry([_plugin("mine", _op("neg2", kinks=(bad,)))], entry_points=False, strict=True)
+        load_registry([plugin_of("mine", _op("neg2", kinks=(bad,)))], entry_points=False, strict=True)
