@@ -46,8 +46,6 @@ def install(tmp_path, monkeypatch):
         del sys.modules[module]
 
 
-
-
 def _op(name):
     return OpSpec(name=name, inputs=("x",), forward=np.negative, vjp=lambda s, g, inputs, out: (s.neg(g),))
 

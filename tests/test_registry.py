@@ -14,7 +14,6 @@ from tenferro import CpuEngine, EagerRuntime, OpSpec, PluginError, PluginWarning
 from tenferro.core.loading import load_registry
 
 
-
 def _op(name, **kwargs):
     return OpSpec(name=name, inputs=("x",), forward=np.negative, **kwargs)
 
