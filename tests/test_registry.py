@@ -64,7 +64,7 @@ def test_blocked_plugins_are_not_loaded(monkeypatch):
         (OpSpec(name="f", inputs=("x", "x"), forward=np.add), "must be distinct"),
         (OpSpec(name="f", inputs=(), forward=np.add), "at least one tensor input"),
         (_op("f", accepts="xyz"), "dtype kinds"),
-        (_op("needs_grad"), "clash with EagerSession attributes"),
+        (_op("needs_grad"), "is a session attribute"),
     ],
 )
 def test_bad_specs_are_rejected_naming_the_plugin(spec, message):
@@ -135,3 +135,15 @@ def test_a_kink_must_give_one_arg_and_one_cotangent_per_input():
     bad = tenferro.Kink((np.zeros(1), np.zeros(1)), (np.zeros(1),))
     with pytest.raises(PluginError, match="plugin 'mine' registered a bad spec for op 'neg2': kinks must be Kink"):
         load_registry([plugin_of("mine", _op("neg2", kinks=(bad,)))], entry_points=False, strict=True)
+
+
+def test_an_op_named_like_a_session_attribute_is_a_bad_spec_not_a_broken_runtime():
+    from tenferro.core.session import EagerSession
+    from tenferro.core.spec import RESERVED_NAMES
+
+    assert RESERVED_NAMES == {name for name in dir(EagerSession) if not name.startswith("_")}
+    with pytest.warns(PluginWarning, match="'needs_grad' is a session attribute"):
+        registry = load_registry([plugin_of("clashing", _op("needs_grad"), _op("fine_op"))])
+    rt = EagerRuntime(registry=registry)  # the other plugins keep working
+    assert "needs_grad" not in registry and "sin" in registry
+    assert rt.with_eager_session(CpuEngine.serial(), lambda s: s.needs_grad(1.0)) is False

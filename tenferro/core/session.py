@@ -22,7 +22,6 @@ from .errors import (
     ContextMismatch,
     DTypeError,
     KernelError,
-    PluginError,
     RuleError,
     SessionClosed,
     TenferroError,
@@ -327,11 +326,7 @@ def session_class(registry: Registry) -> type[EagerSession]:
     with _CLASSES_LOCK:
         cls = _CLASSES.get(registry)
         if cls is None:
-            methods = {spec.name: _method(spec) for spec in registry}
-            clashes = sorted(set(methods) & set(dir(EagerSession)))
-            if clashes:
-                owners = ", ".join(f"{n!r} (plugin {registry[n].plugin!r})" for n in clashes)
-                raise PluginError(f"op names {owners} clash with EagerSession attributes; rename the ops")
+            methods = {spec.name: _method(spec) for spec in registry}  # spec.RESERVED_NAMES keeps them apart
             doc = f"An EagerSession whose methods are the {len(methods)} ops of one registry."
             cls = type("RegistrySession", (EagerSession,), {"__module__": __name__, "__doc__": doc, **methods})
             _CLASSES[registry] = cls

@@ -20,6 +20,8 @@ from .rules import InputRule, Unbroadcast, WholeRule, linear_jvp, vjp_from_rules
 
 #: dtype kinds (NumPy ``dtype.kind``) an op input may accept.
 KINDS = frozenset("biufc")
+#: Names an op may not take: the public attributes of a session, where ops are methods.
+RESERVED_NAMES = frozenset({"runtime", "needs_grad"})
 
 
 class _Required:
@@ -207,6 +209,10 @@ def validate(spec: OpSpec, plugin: str) -> None:
             raise bad(f"{name!r} is not a valid Python identifier")
     if spec.name.startswith("_"):
         raise bad("op names must not start with an underscore")
+    if spec.name in RESERVED_NAMES:
+        raise bad(
+            f"{spec.name!r} is a session attribute (reserved: {', '.join(sorted(RESERVED_NAMES))}); rename the op"
+        )
     if len(set(names[1:])) != len(names) - 1:
         raise bad("input and param names must be distinct")
     if not spec.inputs:
