@@ -115,3 +115,13 @@ def test_unknown_command_is_a_usage_error(capsys):
     with pytest.raises(SystemExit) as info:
         main(["frobnicate"])
     assert info.value.code == 2
+
+
+def test_check_of_a_plugin_that_is_not_there_is_a_usage_error_not_a_traceback(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    for args in (["check", "nope"], ["check", "mine", "--load", "no_such_module_here"]):
+        result = subprocess.run([sys.executable, "-m", "tenferro", *args], capture_output=True, text=True)
+        output = result.stdout + result.stderr
+        assert result.returncode != 0
+        assert "ERROR: tenferro conformance:" in output
+        assert "INTERNALERROR" not in output and "Traceback" not in output

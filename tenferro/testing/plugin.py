@@ -66,12 +66,18 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     wanted = config.getoption("tenferro_conformance")
     if not wanted:
         return
-    from .conformance import conformance_runtime, current_settings, expected_failures, selected
+    from tenferro.core.errors import TenferroError
 
-    rt = conformance_runtime(load_plugin_object(text) for text in config.getoption("tenferro_load"))
+    from .conformance import ConformanceFailure, conformance_runtime, current_settings, expected_failures, selected
+
+    try:  # a plugin that is not there or does not load is a usage error, not a pytest traceback
+        rt = conformance_runtime(load_plugin_object(text) for text in config.getoption("tenferro_load"))
+        plugins = [name.strip() for name in wanted.split(",") if name.strip()]
+        chosen = list(selected(rt.registry, plugins))
+    except (TenferroError, ConformanceFailure, ImportError) as exc:
+        raise pytest.UsageError(f"tenferro conformance: {exc}") from None
     hypothesis_settings = current_settings(config.getoption("tenferro_max_examples"))
-    plugins = [name.strip() for name in wanted.split(",") if name.strip()]
-    for spec, check in selected(rt.registry, plugins):
+    for spec, check in chosen:
         reason = expected_failures(rt.registry, spec.plugin).get((spec.name, check.name))
         items.append(
             ConformanceItem.from_parent(
