@@ -1,6 +1,7 @@
 """A plugin written exactly as plugins were at commit 24a8c4a, before tenferro.extend and
 the rule vocabulary: whole-op ``vjp=(s, g, inputs, out)`` rules, imports from ``tenferro``
-and ``tenferro.core.registry``, an ``unbroadcast`` of its own, a hook parameter named
+and ``tenferro.core.registry``, ``unbroadcast`` and ``explain_broadcast`` from the
+built-in plugin's modules (as the guide of that commit said), a hook parameter named
 ``registry``. tests/test_old_style_plugin.py checks that it still loads and conforms.
 Do not modernise it: it stands for plugins already written."""
 
@@ -10,15 +11,8 @@ import numpy as np
 
 from tenferro import AxisError, DTypeError, ErrorInput, OpSpec, ShapeMismatch, hookimpl
 from tenferro.core.registry import SampleInput
-
-
-def unbroadcast(s: Any, g: Any, arg: Any) -> Any:
-    """The cotangent ``g`` of a broadcast result, summed to ``arg``'s shape and cast to its dtype."""
-    if g.shape != arg.shape:
-        g = s.sum_to(g, arg.shape)
-    if g.dtype != arg.dtype:
-        g = s.astype(g, arg.dtype)
-    return g
+from tenferro.plugins.elementwise.binary import explain_broadcast  # noqa: F401 - as 24a8c4a's guide showed
+from tenferro.plugins.elementwise.broadcasting import unbroadcast
 
 
 def _unary_sample() -> Any:

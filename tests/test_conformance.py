@@ -48,7 +48,7 @@ def test_every_builtin_op_gets_the_derivative_checks():
     for spec in shipped:
         for name in ("forward", "no_mutation", "deterministic", "error_inputs", "float32", "engine_neutral"):
             assert (spec.name, name) in checked
-        if spec.pullback is not None:
+        if spec.has_rules:
             for name in ("vjp_fd", "vjp2_fd", "vjp_shapes", "zero_cotangent"):
                 assert (spec.name, name) in checked, (spec.name, name)
             # residuals=None keeps every value: nothing to check
@@ -71,12 +71,16 @@ def test_every_builtin_op_whose_doc_states_a_convention_declares_its_kinks():
 
 BROKEN = pathlib.Path(__file__).parent
 
+#: The checks that run an op's rules (on samples that have something to differentiate).
+RUNS_RULES = {"vjp_fd", "vjp2_fd", "vjp_shapes", "zero_cotangent", "no_mutation", "deterministic"}
+
 #: plugin object in broken_plugins.py -> (the checks that must fail, a phrase of the report)
 CAUGHT = {
     "VJP_OFF": ({"vjp_fd"}, "vjp_off::sin_off::vjp_fd failed"),
-    "NO_UNBROADCAST": ({"vjp_shapes", "vjp_fd", "vjp2_fd"}, "(missing unbroadcast or cast?)"),
+    # a rule's result the sweep rejects fails every check that runs the rules, as it fails users
+    "NO_UNBROADCAST": (RUNS_RULES, "a cotangent must have its input's shape and dtype (sum broadcast axes back"),
     "MUTATING_FORWARD": (None, "the forward kernel wrote into input 0 ('x')"),
-    "WRONG_COUNT": ({"vjp_shapes", "vjp_fd", "vjp2_fd"}, "the VJP returned 2 cotangents for 1 inputs"),
+    "WRONG_COUNT": (RUNS_RULES, "the VJP of sin_two (plugin 'wrong_count') returned 2 cotangents for 1 inputs"),
     "ZERO_SECOND_ORDER": ({"vjp2_fd"}, "second order along input 0 ('x'): AD 0 vs finite differences"),
     "KINK_SAMPLER": ({"vjp_fd", "vjp2_fd"}, "or the sample sits on a kink the strategy should avoid"),
     "OUT_OF_DOMAIN": ({"vjp_fd"}, "the op gave nan or inf within the finite-difference step"),
@@ -304,3 +308,26 @@ def test_a_proven_first_order_mismatch_is_reported_when_another_input_does_not_c
     with pytest.raises(ConformanceFailure) as info:
         run_check(RT, RT.registry["add_any"], CHECKS["vjp_fd"], current_settings(max_examples=3))
     assert "input 1 ('b'): AD 0 vs finite differences 1" in str(info.value)
+
+
+def test_the_suite_runs_an_ops_rules_as_the_sweep_does():
+    """A rule that passes a raw array is reported with the advice a rule needs, in every
+    check that runs rules (they all go through the sweep's own node_cotangents)."""
+    import broken_plugins
+
+    rt = conformance_runtime([("raw_rule", broken_plugins.RAW_ARRAY_RULE)])
+    with pytest.raises(ConformanceFailure) as info:
+        check_plugin("raw_rule", rt=rt, max_examples=3)
+    report = str(info.value)
+    assert "inside a VJP rule, compute with the session's ops" in report
+    assert "rt.constant_from" not in report
+
+
+def test_the_suite_says_which_of_its_own_ops_are_missing(monkeypatch):
+    import broken_plugins
+    from conftest import third_party_plugins
+
+    # a fresh registry reads the block list (the default one is cached)
+    monkeypatch.setenv("TENFERRO_BLOCK_PLUGINS", ",".join(["reduce", *third_party_plugins()]))
+    with pytest.raises(ConformanceFailure, match="'reduce_sum' is not loaded; do not block those plugins"):
+        conformance_runtime([("vjp_off", broken_plugins.VJP_OFF)])

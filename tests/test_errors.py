@@ -336,7 +336,7 @@ def test_inside_a_vjp_a_raw_array_gets_advice_that_keeps_second_order():
         (lambda: EagerRuntime(plugins=[None]), ArgumentError, "each entry must be a plugin module"),
         (lambda: EagerRuntime(plugins=["numpy"]), ArgumentError, "import the module first"),
         (lambda: EagerRuntime().variable_from(np.zeros(2, np.float16)), DTypeError, "float32 or float64, got float16"),
-        (lambda: OpSpec(name="two", inputs="xy", forward=np.add), PluginError, "for one input write \\('xy',\\)"),
+        (lambda: OpSpec(name="two", inputs="xy", forward=np.add), PluginError, "for one name write \\('xy',\\)"),
     ],
 )
 def test_bad_api_arguments_raise_tenferro_errors(make, error, message):
@@ -371,3 +371,47 @@ def test_lenient_shape_and_dtype_params_are_refused(rt, op, params, error, messa
     x = rt.variable_from(np.ones(3))
     with pytest.raises(error, match=message):
         _call(rt, op, x, **params)
+
+
+def test_casting_a_tracked_tensor_to_float16_is_a_dtype_error_naming_astype(rt):
+    x = rt.variable_from([1.0, 2.0])
+    with pytest.raises(DTypeError, match="astype: the result would be f16, and tenferro records only float32"):
+        _call(rt, "astype", x, "float16")
+    with rt.no_grad():
+        assert _call(rt, "astype", x, "float16").dtype == np.float16
+
+
+@pytest.mark.parametrize(
+    "fields, message",
+    [
+        ({"inputs": None}, "inputs must be a tuple of names, got None"),
+        ({"inputs": ("x",), "params": None}, "params must be a mapping"),
+        ({"inputs": ("x",), "accepts": None}, "accepts must be a string of dtype kinds"),
+        ({"inputs": ("x",), "vjps": 3}, "vjps must be a tuple"),
+        ({"inputs": ("x",), "differentiable": True}, "differentiable must be a tuple"),
+        ({"inputs": ("x",), "residuals": "ab"}, "residuals must be a tuple of names, got the string 'ab'"),
+    ],
+)
+def test_a_malformed_opspec_is_a_plugin_error_not_a_raw_type_error(fields, message):
+    with pytest.raises(PluginError, match=message):
+        OpSpec(name="f", forward=np.negative, **fields)
+
+
+def test_a_session_and_detach_work_inside_a_session_on_the_default_engine(rt):
+    x = rt.variable_from([1.0, 2.0])
+    with rt.eager_session() as s:
+        y = s.sin(x)
+        z = y.detach()
+    assert not z.tracks_grad() and np.array_equal(np.asarray(z), np.sin([1.0, 2.0]))
+
+
+def test_an_engine_whose_context_fails_is_not_left_lent():
+    class Broken(CpuEngine):
+        def context(self):
+            raise RuntimeError("no context today")
+
+    engine = Broken()
+    with pytest.raises(RuntimeError):
+        with engine.lend("a test"):
+            pass
+    assert not engine.busy

@@ -133,3 +133,32 @@ def test_backward_with_never_stores_the_callers_cotangent(rt):
     x2 = rt.variable_from(np.array([1.0, 2.0]))
     x2.backward_with(v)  # the output is the variable itself
     assert not np.shares_memory(np.asarray(x2.grad()), np.asarray(v))
+
+
+def test_a_gradient_never_shares_memory_through_a_broadcast_view(rt):
+    x = rt.variable_from(np.ones((2, 3)))
+    v = rt.constant_from(np.array([1.0, 2.0]))
+    o = rt.with_eager_session(lambda s: s.reduce_sum(x, 1))
+    o.backward_with(v)
+    assert not np.shares_memory(np.asarray(x.grad()), np.asarray(v))
+    g = rt.grad(rt.with_eager_session(lambda s: s.reduce_sum(s.mul(s.reduce_sum(x, 1), v), None)), x)
+    assert not np.shares_memory(np.asarray(g), np.asarray(v))
+    np.testing.assert_array_equal(np.asarray(g), [[1.0] * 3, [2.0] * 3])
+
+
+def test_two_variables_never_get_one_tensor(rt):
+    x, y = rt.variable_from([1.0, 2.0]), rt.variable_from([3.0, 4.0])
+    gx, gy = rt.grad(rt.with_eager_session(lambda s: s.reduce_sum(s.add(x, y), None)), [x, y])
+    assert gx is not gy and not np.shares_memory(np.asarray(gx), np.asarray(gy))
+
+
+def test_an_eager_tensor_refuses_pickle_and_copy_with_advice(rt):
+    import copy
+
+    from tenferro import ArgumentError
+
+    x = rt.variable_from([1.0])
+    for attempt in (pickle.dumps, copy.copy, copy.deepcopy):
+        with pytest.raises(ArgumentError, match=r"pickle or copy x.value\(\)"):
+            attempt(x)
+    assert pickle.loads(pickle.dumps(x.value())).to_numpy().tolist() == [1.0]

@@ -10,8 +10,8 @@ CORE = pathlib.Path(tenferro.__file__).parent / "core"
 
 #: Bottom to top. A module may import (at run time) only modules of lower layers.
 LAYERS = [
-    ("errors and plain values", {"errors", "params", "recording", "rules", "hookspecs"}),
-    ("tensors and engines", {"tensor", "engine"}),
+    ("errors and plain values", {"errors", "params", "rules", "hookspecs"}),
+    ("tensors, engines and the recording switch", {"tensor", "engine", "recording"}),
     ("op specs and the trace", {"spec", "trace"}),
     ("the graph, the registry and add_any", {"graph", "registry", "accumulate"}),
     ("the eager tensor and plugin loading", {"eager", "loading"}),
@@ -34,7 +34,10 @@ def _imports(path: pathlib.Path, *, type_checking: bool) -> set[str]:
             if isinstance(child, ast.ImportFrom):
                 if child.level:
                     base = "tenferro.core" if child.level == 1 else "tenferro"
-                    found.add(f"{base}.{child.module}" if child.module else base)
+                    if child.module:
+                        found.add(f"{base}.{child.module}")
+                    else:  # from . import x, y: the modules x and y
+                        found.update(f"{base}.{alias.name}" for alias in child.names)
                 elif child.module and child.module.startswith("tenferro"):
                     found.add(child.module)
             elif isinstance(child, ast.Import):

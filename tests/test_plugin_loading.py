@@ -339,3 +339,12 @@ def test_a_strict_runtime_refuses_a_default_registry_that_left_a_plugin_out(monk
     assert EagerRuntime().registry is partial
     with pytest.raises(PluginError, match="plugin 'Empty' has no @hookimpl function.*\\(loading is strict"):
         EagerRuntime(strict=True)
+
+
+def test_an_installed_plugin_passed_again_is_loaded_once_without_a_word():
+    from tenferro.plugins import reduce
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        registry = load_registry([reduce], strict=True)
+    assert "reduce" in registry.plugins and not registry.broken

@@ -147,3 +147,12 @@ def test_an_op_named_like_a_session_attribute_is_a_bad_spec_not_a_broken_runtime
     rt = EagerRuntime(registry=registry)  # the other plugins keep working
     assert "needs_grad" not in registry and "sin" in registry
     assert rt.with_eager_session(CpuEngine.serial(), lambda s: s.needs_grad(1.0)) is False
+
+
+def test_an_array_param_default_does_not_break_a_runtime():
+    spec = OpSpec(
+        name="scaled", inputs=("x",), forward=lambda x, w: np.multiply(x, w[0]), params={"w": np.array([2.0, 5.0])}
+    )
+    rt = EagerRuntime(engine=CpuEngine.serial(), registry=load_registry([plugin_of("arrays", spec)], strict=True))
+    x = rt.constant_from([1.0, 3.0])
+    assert np.asarray(rt.with_eager_session(lambda s: s.scaled(x))).tolist() == [2.0, 6.0]

@@ -148,3 +148,24 @@ print(len(calls), len({id(rt.registry) for rt in runtimes}), len({id(rt._session
 """
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
     assert result.stdout.split() == ["1", "1", "1"]
+
+
+def test_a_no_grad_block_left_in_another_thread_says_so():
+    from tenferro import ArgumentError
+
+    rt = EagerRuntime()
+    block = rt.no_grad()
+    block.__enter__()
+    failures = []
+
+    def leave():
+        try:
+            block.__exit__(None, None, None)
+        except ArgumentError as exc:
+            failures.append(str(exc))
+
+    thread = threading.Thread(target=leave)
+    thread.start()
+    thread.join()
+    block.__exit__(None, None, None)
+    assert failures and "another thread or context" in failures[0]

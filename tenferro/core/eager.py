@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .errors import RuleError
+from .errors import ArgumentError, RuleError
 from .graph import listing
 from .tensor import Hollow, Tensor, describe
 from .trace import Node, Vertex
@@ -126,6 +126,12 @@ class EagerTensor:
     def trace(self) -> TraceListing:
         """The recorded program that computed this tensor, one op per line."""
         return listing(vertex(self))
+
+    def __reduce__(self) -> Any:
+        raise ArgumentError(
+            "an EagerTensor cannot be pickled or copied: it belongs to a runtime and its recorded "
+            "program; pickle or copy x.value() (a Tensor), or make a new leaf with rt.variable_from"
+        )
 
     def __repr__(self) -> str:
         kind = "variable" if self._leaf else "result" if self._node is not None else "constant"

@@ -67,8 +67,13 @@ class Loan:
                 f"or give the inner call an engine of its own"
             )
         engine._holder = self.holder
-        self._context = engine.context()
-        self._context.__enter__()
+        try:
+            self._context = engine.context()
+            self._context.__enter__()
+        except BaseException:
+            engine._holder = ""
+            engine._lock.release()  # a context that fails to start must not leave the engine lent
+            raise
         return engine
 
     def __exit__(self, *exc_info: object) -> None:

@@ -154,8 +154,8 @@ class _Loading:
 
     def register(self, name: str, plugin: Any) -> None:
         """A plugin object passed in directly."""
-        if self.pm.is_blocked(name):
-            return
+        if self.pm.is_blocked(name) or self.pm.is_registered(plugin):
+            return  # blocked, or the installed plugin itself passed again (`tenferro check --load`)
         info = PluginInfo(name, plugin=plugin)
         if self.pm.has_plugin(name):
             self.fail(info, f"is not loaded: another plugin is named {name!r}; pass it as a (name, plugin) pair")

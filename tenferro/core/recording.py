@@ -14,6 +14,8 @@ from __future__ import annotations
 from contextvars import ContextVar
 from typing import Any
 
+from .errors import ArgumentError
+
 #: The runtimes whose recording is paused in the current context, once per open block.
 _PAUSED: ContextVar[tuple[Any, ...]] = ContextVar("tenferro_paused_runtimes", default=())
 
@@ -35,5 +37,10 @@ class no_grad:  # noqa: N801 - used like a function: ``with no_grad(rt):``
 
     def __exit__(self, *exc_info: object) -> None:
         blocks = list(_PAUSED.get())
+        if self.runtime not in blocks:
+            raise ArgumentError(
+                "no_grad: this block is ending in another thread or context than the one it began in; "
+                "enter and leave a no_grad block in one thread (or asyncio task)"
+            )
         blocks.remove(self.runtime)  # entries of one runtime are alike: removing any one is right
         _PAUSED.set(tuple(blocks))

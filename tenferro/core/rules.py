@@ -44,31 +44,14 @@ WholeRule = Callable[..., Sequence[Any]]
 Unbroadcast = Callable[[Any, Any, Any], Any]
 
 
-def vjp_from_rules(rules: Sequence[InputRule | None], unbroadcast: Unbroadcast | None = None) -> WholeRule:
-    """The whole-op rule that calls each per-input rule where a gradient is needed (and,
-    for a broadcasting op, sums each cotangent back to its input)."""
-    rules = tuple(rules)
-
-    def vjp(s: Any, g: Any, inputs: tuple[Any, ...], out: Any, **params: Any) -> tuple[Any, ...]:
-        cotangents = []
-        for rule, arg in zip(rules, inputs):
-            ct = None
-            if rule is not None and s.needs_grad(arg):
-                ct = rule(s, g, out, *inputs, **params)
-                if unbroadcast is not None and ct is not None:
-                    ct = unbroadcast(s, ct, arg)
-            cotangents.append(ct)
-        return tuple(cotangents)
-
-    return vjp
-
-
 def linear_jvp(op: str, differentiable: Sequence[bool]) -> Callable[..., Any]:
     """The forward-mode rule of an op linear in its differentiable inputs: the op applied
     to their tangents (zeros where a tangent is None), the other inputs as they are."""
     flags = tuple(differentiable)
 
     def jvp(s: Any, tangents: Sequence[Any], inputs: tuple[Any, ...], out: Any, **params: Any) -> Any:
+        if out.dtype.kind not in "fc":
+            return None  # an integer or bool result (astype to int) carries no tangent
         args = [(t if t is not None else _zeros(s, x)) if flag else x for flag, t, x in zip(flags, tangents, inputs)]
         return getattr(s, op)(*args, **params)
 

@@ -35,8 +35,14 @@ T = TypeVar("T")
 #: The seed of a scalar's backward pass, per dtype (values are immutable, so one serves all).
 _ONE = {dtype: freeze(np.ones((), dtype)) for dtype in (np.dtype(np.float32), np.dtype(np.float64))}
 
+
 #: Marks a positional argument that was not passed (the seed's forms take one more).
-_MISSING: Any = object()
+class _Missing:
+    def __repr__(self) -> str:
+        return "<not given>"
+
+
+_MISSING: Any = _Missing()
 
 
 class Gradients:
@@ -260,10 +266,11 @@ class EagerRuntime:
                 session._open = False
 
     def _detach(self, engine: Engine | None, tensor: EagerTensor) -> EagerTensor:
-        engine = self._engine_or_default(engine, "detach")
+        # The seed's signature takes an engine; copying a value runs no kernel, so it is
+        # checked but not borrowed (detach works inside a session on the same engine).
+        self._engine_or_default(engine, "detach")
         self._check_member(tensor, "detach")
-        with engine.lend("detach"):
-            return EagerTensor(freeze(tensor._value.copy()), self)
+        return EagerTensor(freeze(tensor._held().copy()), self)
 
     # -- argument checks -----------------------------------------------------------------
     def _engine_or_default(self, engine: Engine | None, call: str) -> Engine:

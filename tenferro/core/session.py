@@ -178,8 +178,13 @@ def _unrecordable(spec: OpSpec, out: np.ndarray) -> TenferroError:
             f"{spec.name}: the result is complex, and derivatives of complex results are "
             f"not supported yet; compute it under rt.no_grad() or from constants"
         )
-    if out.dtype.kind == "f":
+    if out.dtype.kind == "f" and not spec.integer_results:  # not a cast: the kernel chose the dtype
         return _bad_result(spec, out, "tracked results must be float32 or float64, like the inputs they come from")
+    if out.dtype.kind == "f":
+        return DTypeError(
+            f"{spec.name}: the result would be {dtype_name(out.dtype)}, and tenferro records only float32 and "
+            f"float64 results; compute it under rt.no_grad() or from constants, or keep float32"
+        )
     return _bad_result(
         spec,
         out,
@@ -217,16 +222,16 @@ def _method(spec: OpSpec) -> Any:
     engine, record a node.
 
     This is the per-op hot path, one function per op with the spec's fields bound in its
-    closure (about 1.5 µs on top of the kernel for a small tensor, the same as a PyTorch
-    op); keep it free of work the error contract does not need. Positional calls skip the
-    general binder, which costs a few µs.
+    closure (about 2 µs on top of the kernel for a small tensor when recorded; see
+    bench/README.md); keep it free of work the error contract does not need. Positional
+    calls skip the general binder, which costs a few µs.
     """
     name, accepts, forward, drops = spec.name, spec.accepts, spec.forward, spec.drops
     integer_results = spec.integer_results or not any(spec.differentiable)
     arity = len(spec.inputs)
     names = tuple(spec.params)
     full = arity + len(names)
-    defaults = None if REQUIRED in spec.params.values() else dict(spec.params)
+    defaults = None if any(d is REQUIRED for d in spec.params.values()) else dict(spec.params)
 
     def op(self: EagerSession, *args: Any, **kwargs: Any) -> EagerTensor:
         if kwargs or len(args) != arity:

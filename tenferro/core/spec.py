@@ -16,7 +16,7 @@ import numpy as np
 
 from .errors import PluginError, TenferroError
 from .params import frozen
-from .rules import InputRule, Unbroadcast, WholeRule, linear_jvp, vjp_from_rules
+from .rules import InputRule, Unbroadcast, WholeRule, linear_jvp
 
 #: dtype kinds (NumPy ``dtype.kind``) an op input may accept.
 KINDS = frozenset("biufc")
@@ -119,9 +119,7 @@ class OpSpec:
 
     **Where it comes from**: ``plugin``, set by the registry.
 
-    Derived, not given: ``pullback``, the whole-op rule the reverse sweep calls (``vjp``,
-    or the one :func:`~tenferro.core.rules.vjp_from_rules` makes of ``vjps``); ``drops``
-    and ``keeps_out``, what the trace does not keep.
+    Derived, not given: ``drops`` and ``keeps_out``, what the trace does not keep.
     """
 
     name: str
@@ -148,37 +146,38 @@ class OpSpec:
     integer_results: bool = field(default=False, kw_only=True)
     kinks: tuple[Kink, ...] = field(default=(), kw_only=True)
     internal: bool = field(default=False, kw_only=True)
-    pullback: WholeRule | None = field(init=False, repr=False, compare=False)
     drops: tuple[int, ...] = field(init=False, repr=False, compare=False)
     keeps_out: bool = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        if isinstance(self.inputs, str):
-            raise PluginError(
-                f"OpSpec {self.name!r}: inputs must be a tuple of names, got the string {self.inputs!r}; "
-                f"for one input write ({self.inputs!r},)"
-            )
+        _check_field_types(self)
         derived = functools.partial(object.__setattr__, self)  # the dataclass is frozen
         derived("inputs", tuple(self.inputs))
         derived("params", {name: frozen(value) for name, value in dict(self.params).items()})
         derived("kinks", tuple(self.kinks))
         accepts = self.accepts
         derived("accepts", tuple((accepts,) * len(self.inputs) if isinstance(accepts, str) else accepts))
-        if self.vjps is not None:
-            derived("vjps", tuple(self.vjps))
-        rules = self.vjps if self.vjps is not None else (self.vjp,) * len(self.inputs)
+        rules = tuple(self.vjps) if self.vjps is not None else (self.vjp,) * len(self.inputs)
         if self.differentiable is None:
-            flags = (rule is not None and "f" in kinds for rule, kinds in zip(rules, self.accepts))
-            derived("differentiable", tuple(flags))
-        derived("differentiable", tuple(self.differentiable))
-        derived("pullback", self.vjp if self.vjps is None else vjp_from_rules(self.vjps, self.unbroadcast))
+            flags = tuple(rule is not None and "f" in kinds for rule, kinds in zip(rules, self.accepts))
+        else:
+            flags = tuple(self.differentiable)
+        derived("differentiable", flags)
+        if self.vjps is not None:  # an input declared not differentiable gets no rule called
+            derived("vjps", tuple(rule if flag else None for rule, flag in zip(rules, flags)))
         if self.jvp is None and self.linear:
-            derived("jvp", linear_jvp(self.name, self.differentiable))
+            derived("jvp", linear_jvp(self.name, flags))
         if self.residuals is None and self.linear:
-            derived("residuals", ())  # a linear op's rules read no values, only shapes
+            # a linear op's rules read no values of the inputs it is linear in, only shapes
+            derived("residuals", tuple(name for name, flag in zip(self.inputs, flags) if not flag))
         kept = set(self.inputs) | {"out"} if self.residuals is None else set(self.residuals)
         derived("drops", tuple(i for i, name in enumerate(self.inputs) if name not in kept))
         derived("keeps_out", "out" in kept)
+
+    @property
+    def has_rules(self) -> bool:
+        """Whether derivatives can flow through the op (it states vjps or a vjp)."""
+        return self.vjp is not None or self.vjps is not None
 
     @property
     def signature(self) -> str:
@@ -192,6 +191,32 @@ class OpSpec:
     def summary(self) -> str:
         """First line of the doc string."""
         return self.doc.strip().splitlines()[0] if self.doc.strip() else ""
+
+
+def _check_field_types(spec: OpSpec) -> None:
+    """A PluginError, not a raw TypeError from deep inside, when a field has the wrong kind
+    of value (the checks that need the plugin's name come later, in :func:`validate`)."""
+    problems = []
+    for name in ("inputs", "residuals"):
+        value = getattr(spec, name)
+        if isinstance(value, str):
+            problems.append(
+                f"{name} must be a tuple of names, got the string {value!r}; for one name write ({value!r},)"
+            )
+        elif value is not None and not isinstance(value, (tuple, list)):
+            problems.append(f"{name} must be a tuple of names, got {value!r}")
+    if spec.inputs is None:
+        problems.append("inputs must be a tuple of names, got None")
+    if not isinstance(spec.params, Mapping):
+        problems.append(f"params must be a mapping of names to defaults, got {spec.params!r}")
+    if not isinstance(spec.accepts, (str, tuple, list)):
+        problems.append(f"accepts must be a string of dtype kinds or one per input, got {spec.accepts!r}")
+    for name in ("vjps", "differentiable", "kinks"):
+        value = getattr(spec, name)
+        if not (value is None or isinstance(value, (tuple, list))) or (value is None and name == "kinks"):
+            problems.append(f"{name} must be a tuple (one entry per input for vjps and differentiable), got {value!r}")
+    if problems:
+        raise PluginError(f"OpSpec {spec.name!r}: {'; '.join(problems)}")
 
 
 def validate(spec: OpSpec, plugin: str) -> None:
@@ -251,7 +276,7 @@ def _validate_rules(spec: OpSpec, arity: int, bad: Callable[[str], PluginError])
         raise bad("unbroadcast is applied to per-input rules: give vjps, and unbroadcast a callable")
     if spec.linear and spec.multilinear:
         raise bad("linear (in all inputs jointly) and multilinear (in each separately) exclude each other")
-    if (spec.linear or spec.multilinear) and spec.pullback is None:
+    if (spec.linear or spec.multilinear) and not spec.has_rules:
         raise bad("a linear or multilinear op needs a rule (vjps or vjp)")
     if spec.jvp is not None and not callable(spec.jvp):
         raise bad("jvp must be a callable")

@@ -9,7 +9,7 @@ itself a traced result and can be differentiated again.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -18,7 +18,7 @@ from .eager import EagerTensor
 from .errors import NotDifferentiable, RuleError
 from .graph import reachable
 from .spec import OpSpec
-from .tensor import describe
+from .tensor import Hollow, describe
 from .trace import Node, Vertex
 
 if TYPE_CHECKING:
@@ -28,6 +28,11 @@ if TYPE_CHECKING:
 def _reject_cotangent(node: Node, index: int, arg: Any, ct: Any, rt: Any) -> None:
     """Raise the RuleError that says what is wrong with cotangent ``ct`` of input ``index``."""
     spec = node.spec
+    if type(ct) is EagerTensor and isinstance(ct._value, Hollow):
+        raise RuleError(
+            f"the VJP of {spec.name} (plugin {spec.plugin!r}) returned, for input {index} ({spec.inputs[index]!r}), "
+            f"{ct.describe()} whose value the trace did not keep; compute each cotangent with the session's ops"
+        )
     if type(ct) is not EagerTensor or ct._rt is not rt:
         raise RuleError(
             f"the VJP of {spec.name} (plugin {spec.plugin!r}) returned {type(ct).__name__} for input "
@@ -92,21 +97,27 @@ def _cotangent_tuple(spec: OpSpec, returned: Any, count: int) -> tuple[Any, ...]
     return returned
 
 
-def _run_rules(session: EagerSession, node: Node, g: EagerTensor, needed: set[int] | None) -> Sequence[Any]:
-    """The node's rules called on cotangent ``g``: one cotangent per input (None = zero),
-    computed only for the inputs whose parent the sweep wants.
+def node_cotangents(
+    session: EagerSession, node: Node, g: EagerTensor, needed: set[int] | None = None
+) -> list[EagerTensor | None]:
+    """The cotangents a node sends to its inputs, given the cotangent ``g`` of its result:
+    one per input, None where no gradient is wanted or the derivative is zero. Each is
+    checked (an EagerTensor of this runtime with a value, of its input's shape and dtype;
+    summed back first by the op's ``unbroadcast`` when it broadcasts) or a RuleError names
+    the op. The conformance suite calls this too, so it checks what the sweep runs.
 
-    Per-input rules are called here directly (this is the sweep's inner loop: no adapter,
-    no needs_grad calls); a whole-op rule is called once and its result checked."""
-    spec = node.spec
-    if spec.pullback is None:
+    Per-input rules are called only for inputs whose parent is wanted (``needed`` holds
+    the vertices that lead to a wanted variable inside ``rt.grad``); a whole-op rule is
+    called once."""
+    spec, rt = node.spec, session._rt
+    if spec.vjp is None and spec.vjps is None:
         raise NotDifferentiable(
             f"op {spec.name} (plugin {spec.plugin!r}) has no VJP rule, so derivatives cannot "
             f"flow through it; compute it from constants or under rt.no_grad()"
         )
     # The result, or where the trace did not keep its value the node (its shape and dtype):
     # an EagerTensor per node would cost a tenth of the sweep.
-    out = node if node.value is None else EagerTensor(node.value, session._rt, node)
+    out = node if node.value is None else EagerTensor(node.value, rt, node)
     inputs, params, rules = node.inputs, node.params, spec.vjps
     try:
         if rules is not None:
@@ -118,17 +129,31 @@ def _run_rules(session: EagerSession, node: Node, g: EagerTensor, needed: set[in
                     cotangents.append(rule(session, g, out, *inputs, **params))
                 else:
                     cotangents.append(rule(session, g, out, *inputs))
-            return cotangents
-        returned = spec.pullback(session, g, inputs, out, **params)
-        if type(returned) is not tuple and isinstance(returned, Iterator):  # a generator rule runs here
-            returned = tuple(returned)
+        else:
+            returned = spec.vjp(session, g, inputs, out, **params)
+            if type(returned) is not tuple and isinstance(returned, Iterator):  # a generator rule runs here
+                returned = tuple(returned)
+            cotangents = list(_cotangent_tuple(spec, returned, len(inputs)))
+    except RuleError as exc:
+        if "the VJP of" in str(exc):  # already names the op at fault
+            raise
+        raise RuleError(
+            f"the VJP of {spec.name} (plugin {spec.plugin!r}) failed: {exc}. {_forward_hint(node)}"
+        ) from exc
     except Exception as exc:  # the inputs were checked when the op ran: this is the rule's bug
         raise RuleError(
             f"the VJP of {spec.name} (plugin {spec.plugin!r}) failed: {exc}. {_forward_hint(node)}"
         ) from exc
-    if type(returned) is not tuple or len(returned) != len(inputs):
-        returned = _cotangent_tuple(spec, returned, len(inputs))
-    return returned
+    for index, ct in enumerate(cotangents):
+        if ct is None:
+            continue
+        arg = inputs[index]
+        if type(ct) is not EagerTensor or ct._rt is not rt or type(ct._value) is not np.ndarray:
+            _reject_cotangent(node, index, arg, ct, rt)
+        value, like = ct._value, arg._value
+        if value.shape != like.shape or (value.dtype is not like.dtype and value.dtype != like.dtype):
+            cotangents[index] = _unbroadcast(session, node, index, arg, ct)
+    return cotangents
 
 
 def reverse_sweep(session: EagerSession, root: Vertex, seed: EagerTensor) -> dict[int, tuple[EagerTensor, Any]]:
@@ -141,13 +166,14 @@ def reverse_sweep(session: EagerSession, root: Vertex, seed: EagerTensor) -> dic
     has arrived, and no separate topological sort is needed. Inside ``rt.grad`` only the
     vertices in ``session._needed`` (those that lead to a wanted variable) get cotangents.
 
-    Every cotangent returned is a fresh tensor: one that a rule passed through unchanged
-    (the seed, an input of the op, its output) is copied at the end, so no result is a
-    tensor the caller holds or shares its memory.
+    Every cotangent returned is a fresh tensor with a value of its own: one that a rule
+    passed through unchanged (the seed, an input of the op, its output), a view (of a
+    broadcast), or one two variables would share, is copied at the end, so no result is
+    a tensor the caller holds or shares memory with one.
     """
     if type(root) is not Node:  # the output is a variable itself
         return {id(root): (root, _fresh(session, seed))}
-    rt, needed = session._rt, session._needed
+    needed = session._needed
     pending: dict[Node, EagerTensor] = {root: seed}  # the cotangent waiting at each node
     heap = [(-root.seq, root)]
     leaves: dict[int, tuple[EagerTensor, Any]] = {}
@@ -159,31 +185,26 @@ def reverse_sweep(session: EagerSession, root: Vertex, seed: EagerTensor) -> dic
     while heap:
         node = pop(heap)[1]
         g = pending.pop(node)
-        cotangents = _run_rules(session, node, g, needed)
         inputs = node.inputs
-        for index, parent in enumerate(node.parents):
+        for parent, ct in zip(node.parents, node_cotangents(session, node, g, needed)):
             if parent is None or (needed is not None and id(parent) not in needed):
                 continue  # a constant, a scalar, or a branch that leads to no wanted variable
-            ct = cotangents[index]
             if ct is None:
                 zero_branches.append(parent)
                 continue
-            arg = inputs[index]
-            if type(ct) is not EagerTensor or ct._rt is not rt:
-                _reject_cotangent(node, index, arg, ct, rt)
-            value, like = ct._value, arg._value
-            if value.shape != like.shape or (value.dtype is not like.dtype and value.dtype != like.dtype):
-                ct = _unbroadcast(session, node, index, arg, ct)
-            if ct is g:  # passed through unchanged: borrowed if g was
+            # A cotangent passed through unchanged is borrowed: g (if g was), or the op's
+            # own output or one of its inputs (by identity: `in` would use ==).
+            if ct is g:
                 if id(g) in borrowed:
                     borrowed[id(ct)] = ct
-            elif ct._node is node:  # the op's own output
+            elif ct._node is node:
                 borrowed[id(ct)] = ct
             else:
-                for other in inputs:  # one of the op's inputs (by identity: `in` would use ==)
+                for other in inputs:
                     if other is ct:
                         borrowed[id(ct)] = ct
                         break
+            # Accumulate: at a node until it runs, at a variable until the end.
             if type(parent) is Node:
                 if parent in pending:
                     pending[parent] = session.add_any(pending[parent], ct)
@@ -196,13 +217,17 @@ def reverse_sweep(session: EagerSession, root: Vertex, seed: EagerTensor) -> dic
                 if previous is not None and previous[1] is not None:
                     ct = session.add_any(previous[1], ct)
                 leaves[key] = (parent, ct)
-        del g, cotangents  # free the output's cotangent before its inputs' pile up
+        del g  # free the output's cotangent before its inputs' pile up
     for reached in reachable(*zero_branches).values():
         if type(reached) is not Node:
             leaves.setdefault(id(reached), (reached, None))
+    given: set[int] = set()  # cotangents already handed to a variable
     for key, (variable, ct) in leaves.items():
-        if ct is not None and id(ct) in borrowed:
-            leaves[key] = (variable, _fresh(session, ct))
+        if ct is not None:
+            if id(ct) in borrowed or id(ct) in given or ct._value.base is not None:
+                ct = _fresh(session, ct)
+                leaves[key] = (variable, ct)
+            given.add(id(ct))
     return leaves
 
 

@@ -67,10 +67,22 @@ class Outcome:
         return f"{self.plugin}::{self.op}::{self.check}"
 
 
+#: The ops the suite itself uses to build the scalar functions it differentiates.
+SUITE_OPS = ("mul", "add", "reduce_sum")
+
+
 def conformance_runtime(plugins: Iterable[Any] = ()) -> EagerRuntime:
     """A runtime with a default engine, every installed plugin, and ``plugins``. Strict: a
     plugin that fails to load is a PluginError here, not a warning and a plugin left out."""
-    return EagerRuntime(engine=CpuEngine.serial(), plugins=plugins, strict=True)
+    rt = EagerRuntime(engine=CpuEngine.serial(), plugins=plugins, strict=True)
+    missing = [name for name in SUITE_OPS if name not in rt.registry]
+    if missing:
+        raise ConformanceFailure(
+            f"the conformance suite builds its inner products with the ops {', '.join(SUITE_OPS)} (plugins "
+            f"elementwise and reduce), and {', '.join(map(repr, missing))} is not loaded; do not block those "
+            f"plugins when checking others"
+        )
+    return rt
 
 
 def current_settings(max_examples: int | None = None) -> settings:

@@ -1,8 +1,9 @@
 """Derivative checks that need no finite differences, because the spec states something
 exact: the linearity it declares (``linear``, ``multilinear``) and a forward-mode ``jvp``
 rule, which must be the transpose of the VJP. Both sides of each identity are computed,
-so they agree up to rounding, and a tolerance of a few ulps catches what finite
-differences could not resolve."""
+so they agree up to rounding: the linearity checks allow a few ulps of the values summed
+(catching what finite differences could not resolve), the jvp check vjp_fd's relative
+tolerance (a jvp rule may compute in another order than the VJP)."""
 
 from __future__ import annotations
 

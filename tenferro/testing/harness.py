@@ -12,8 +12,10 @@ from hypothesis import reject
 from hypothesis import strategies as st
 
 from tenferro.core.eager import EagerTensor
+from tenferro.core.engine import CpuEngine
 from tenferro.core.runtime import EagerRuntime
 from tenferro.core.spec import OpSpec, SampleInput
+from tenferro.core.sweep import node_cotangents
 from tenferro.core.tensor import Tensor
 
 from .oracle import differentiable_positions
@@ -72,7 +74,7 @@ def forward(rt: EagerRuntime, spec: OpSpec, sample: SampleInput) -> np.ndarray:
 
 def is_differentiable(spec: OpSpec) -> bool:
     """The op has a VJP and an input it differentiates: the derivative checks apply."""
-    return spec.pullback is not None and any(spec.differentiable)
+    return spec.has_rules and any(spec.differentiable)
 
 
 def draw_seed(data: Any, tally: Tally) -> int:
@@ -101,16 +103,11 @@ def recorded(
 
 
 def run_vjp(rt: EagerRuntime, out: EagerTensor, g: np.ndarray) -> tuple[Any, ...]:
-    """The VJP rule of ``out``'s node called directly, on cotangent ``g``, unrecorded."""
-    node = out._node
-    spec = node.spec
-    with rt.no_grad():
-
-        def vjp(s: Any) -> Any:
-            handle = node if node.value is None else EagerTensor(node.value, rt, node)  # as the sweep passes it
-            return spec.pullback(s, rt.constant_from(Tensor(g)), node.inputs, handle, **node.params)
-
-        return tuple(rt.with_eager_session(vjp))
+    """The cotangents ``out``'s node sends to its inputs for cotangent ``g``, unrecorded,
+    computed exactly as the reverse sweep computes them (rules, unbroadcast, checks)."""
+    with rt.no_grad(), CpuEngine.serial().lend("the conformance suite"):
+        session = rt._session_class(rt, in_sweep=True)
+        return tuple(node_cotangents(session, out._node, rt.constant_from(Tensor(g))))
 
 
 def run_jvp(rt: EagerRuntime, spec: OpSpec, sample: SampleInput, tangents: dict[int, np.ndarray]) -> Any:

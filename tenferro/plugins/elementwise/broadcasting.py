@@ -21,6 +21,7 @@ from tenferro.extend import (
     SampleInput,
     ShapeMismatch,
     check_shape,
+    unbroadcast,  # noqa: F401 - importable here, as plugins written before tenferro.extend did
 )
 
 
