@@ -47,11 +47,13 @@ def _reject_cotangent(node: Node, index: int, arg: Any, ct: Any, rt: Any) -> Non
     )
 
 
-def _unbroadcast(session: EagerSession, node: Node, index: int, arg: EagerTensor, ct: EagerTensor) -> EagerTensor:
-    """A per-input rule's cotangent of another shape or dtype than its input: summed back
-    by the op's ``unbroadcast`` when it broadcasts (the sweep's only call of it, so ops that
-    did not broadcast pay nothing), else the RuleError that says what is wrong."""
-    spec = node.spec
+def _unbroadcast(session: EagerSession, node: Node, index: int, arg: EagerTensor, ct: Any) -> EagerTensor:
+    """A per-input rule's cotangent that is not a tensor of its input's shape and dtype:
+    summed back by the op's ``unbroadcast`` when it broadcasts (the sweep's only call of
+    it, so ops that did not broadcast pay nothing), else the RuleError saying what is wrong."""
+    spec, rt = node.spec, session._rt
+    if type(ct) is not EagerTensor or ct._rt is not rt or type(ct._value) is not np.ndarray:
+        _reject_cotangent(node, index, arg, ct, rt)
     if spec.unbroadcast is not None:
         try:
             ct = spec.unbroadcast(session, ct, arg)
@@ -59,7 +61,7 @@ def _unbroadcast(session: EagerSession, node: Node, index: int, arg: EagerTensor
             raise RuleError(f"the VJP of {spec.name} (plugin {spec.plugin!r}) failed to unbroadcast: {exc}") from exc
         if type(ct) is EagerTensor and ct.shape == arg.shape and ct.dtype == arg.dtype:
             return ct
-    _reject_cotangent(node, index, arg, ct, session._rt)
+    _reject_cotangent(node, index, arg, ct, rt)
     return ct  # not reached: _reject_cotangent raises
 
 
@@ -121,19 +123,25 @@ def node_cotangents(
     inputs, params, rules = node.inputs, node.params, spec.vjps
     try:
         if rules is not None:
-            cotangents = []
-            for rule, parent in zip(rules, node.parents):
+            cotangents: list[EagerTensor | None] = []
+            for index, (rule, parent) in enumerate(zip(rules, node.parents)):
                 if rule is None or parent is None or (needed is not None and id(parent) not in needed):
                     cotangents.append(None)  # no rule, or no gradient wanted there
-                elif params:
-                    cotangents.append(rule(session, g, out, *inputs, **params))
-                else:
-                    cotangents.append(rule(session, g, out, *inputs))
-        else:
-            returned = spec.vjp(session, g, inputs, out, **params)
-            if type(returned) is not tuple and isinstance(returned, Iterator):  # a generator rule runs here
-                returned = tuple(returned)
-            cotangents = list(_cotangent_tuple(spec, returned, len(inputs)))
+                    continue
+                ct = rule(session, g, out, *inputs, **params) if params else rule(session, g, out, *inputs)
+                if ct is not None and (
+                    type(ct) is not EagerTensor
+                    or ct._rt is not rt
+                    or type(ct._value) is not np.ndarray
+                    or ct._value.shape != inputs[index]._value.shape
+                    or ct._value.dtype != inputs[index]._value.dtype
+                ):
+                    ct = _unbroadcast(session, node, index, inputs[index], ct)
+                cotangents.append(ct)
+            return cotangents
+        returned = spec.vjp(session, g, inputs, out, **params)
+        if type(returned) is not tuple and isinstance(returned, Iterator):  # a generator rule runs here
+            returned = tuple(returned)
     except RuleError as exc:
         if "the VJP of" in str(exc):  # already names the op at fault
             raise
@@ -144,15 +152,14 @@ def node_cotangents(
         raise RuleError(
             f"the VJP of {spec.name} (plugin {spec.plugin!r}) failed: {exc}. {_forward_hint(node)}"
         ) from exc
-    for index, ct in enumerate(cotangents):
-        if ct is None:
-            continue
-        arg = inputs[index]
-        if type(ct) is not EagerTensor or ct._rt is not rt or type(ct._value) is not np.ndarray:
-            _reject_cotangent(node, index, arg, ct, rt)
-        value, like = ct._value, arg._value
-        if value.shape != like.shape or (value.dtype is not like.dtype and value.dtype != like.dtype):
-            cotangents[index] = _unbroadcast(session, node, index, arg, ct)
+    cotangents = list(_cotangent_tuple(spec, returned, len(inputs)))
+    for index, ct in enumerate(cotangents):  # a whole-op rule unbroadcasts itself: only check
+        if ct is not None:
+            arg = inputs[index]
+            if type(ct) is not EagerTensor or ct._rt is not rt or type(ct._value) is not np.ndarray:
+                _reject_cotangent(node, index, arg, ct, rt)
+            if ct._value.shape != arg._value.shape or ct._value.dtype != arg._value.dtype:
+                _reject_cotangent(node, index, arg, ct, rt)
     return cotangents
 
 
