@@ -324,7 +324,8 @@ class Row:
     per: int  # calls are reported per op for the chain
     #: median time per call (per op), µs
     times_us: dict[str, float] = field(default_factory=dict)
-    #: tenferro's time ÷ the library's: median and quartiles of the per-block ratios
+    #: tenferro's time ÷ the library's: median and quartiles of the per-block ratios, and
+    #: tenferro's median time in that pair
     ratios: dict[str, dict[str, float]] = field(default_factory=dict)
     target: str = ""
     target_ratio: float | None = None
@@ -340,21 +341,22 @@ def time_row(
     impls = {lib: LIBRARIES[lib](n)[workload.impl] for lib in libraries if lib not in solo_means}
     ours = impls.pop("tenferro")
     means: dict[str, list[float]] = {"tenferro": [] if impls else alternate([ours], blocks, seconds)[0]}
-    ratios: dict[str, list[float]] = {}
+    per = CHAIN_OPS if workload.impl == "chain" else 1
+    ratios: dict[str, dict[str, float]] = {}
     for lib, fn in impls.items():
         tenferro, means[lib] = alternate([ours, fn], blocks, seconds)
         means["tenferro"] += tenferro
-        ratios[lib] = [a / b for a, b in zip(tenferro, means[lib])]
+        ratios[lib] = spread([a / b for a, b in zip(tenferro, means[lib])])
+        ratios[lib]["tenferro_us"] = statistics.median(tenferro) * 1e6 / per  # its time in this pair
     median = statistics.median(means["tenferro"])
     for lib, theirs in solo_means.items():
-        means[lib], ratios[lib] = theirs, [median / b for b in theirs]
-    per = CHAIN_OPS if workload.impl == "chain" else 1
+        means[lib], ratios[lib] = theirs, spread([median / b for b in theirs]) | {"tenferro_us": median * 1e6 / per}
     return Row(
         workload.title(n),
         n,
         per,
         times_us={lib: statistics.median(means[lib]) * 1e6 / per for lib in libraries},
-        ratios={lib: spread(values) for lib, values in ratios.items()},
+        ratios=ratios,
         target=workload.target,
         target_ratio=workload.target_ratio,
     )

@@ -20,7 +20,7 @@ def test_quick_benchmark_reports_every_workload(tmp_path, capsys):
     report = json.loads(path.read_text())
     assert [row["workload"] for row in report["rows"]] == titles
     assert all(row["times_us"]["tenferro"] > 0 and row["times_us"]["numpy"] > 0 for row in report["rows"])
-    assert all(set(row["ratios"]["numpy"]) == {"median", "q1", "q3"} for row in report["rows"])
+    assert all(set(row["ratios"]["numpy"]) == {"median", "q1", "q3", "tenferro_us"} for row in report["rows"])
     assert report["peak_memory_bytes"]["tenferro"] > 0
 
 
