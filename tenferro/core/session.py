@@ -11,7 +11,7 @@ from __future__ import annotations
 import inspect
 import threading
 import weakref
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -129,7 +129,7 @@ def _dtype_error(spec: OpSpec, index: int, value: Any) -> DTypeError:
     )
 
 
-def _explain(spec: OpSpec, values: list[Any], params: Mapping[str, Any], exc: Exception) -> TenferroError:
+def _explain(spec: OpSpec, values: Sequence[Any], params: Mapping[str, Any], exc: Exception) -> TenferroError:
     """Turn a kernel's NumPy/Python exception into the TenferroError that names the cause.
 
     The spec's ``explain`` is plugin code too: if it raises something else or returns
@@ -222,9 +222,11 @@ def _method(spec: OpSpec) -> Any:
     engine, record a node.
 
     This is the per-op hot path, one function per op with the spec's fields bound in its
-    closure (about 2 µs on top of the kernel for a small tensor when recorded; see
-    bench/README.md); keep it free of work the error contract does not need. Positional
-    calls skip the general binder, which costs a few µs.
+    closure (about 1.6 µs on top of the kernel for a small tensor when recorded; see
+    bench/README.md); keep it free of work the error contract does not need. The calls a
+    program is made of (one or two inputs, tensors or a float, in order, default params)
+    are checked inline; any other call is bound by :func:`_bind` and checked by
+    ``classify``, which also raises every argument error.
     """
     name, accepts, forward, drops = spec.name, spec.accepts, spec.forward, spec.drops
     integer_results = spec.integer_results or not any(spec.differentiable)
@@ -232,25 +234,25 @@ def _method(spec: OpSpec) -> Any:
     names = tuple(spec.params)
     full = arity + len(names)
     defaults = None if any(d is REQUIRED for d in spec.params.values()) else dict(spec.params)
+    kinds_a, kinds_b = (*accepts, "", "")[:2]
+    floats_b = "f" in kinds_b
 
-    def op(self: EagerSession, *args: Any, **kwargs: Any) -> EagerTensor:
-        if kwargs or len(args) != arity:
-            if not kwargs and len(args) == full:
-                # Params from a sweep's rules (shapes, axes) are tuples the rule made: only
-                # a caller's own values need freezing.
-                params = dict(zip(names, args[arity:])) if self._in_sweep else frozen_params(names, args[arity:])
-                args = args[:arity]
-            else:
-                args, params = _bind(spec, args, kwargs)
-        elif defaults is None:
-            args, params = _bind(spec, args, kwargs)  # raises: a required param is missing
-        else:
-            params = defaults
+    def bind(self: EagerSession, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[tuple[Any, ...], Any]:
+        if not kwargs and len(args) == full:
+            # Params from a sweep's rules (shapes, axes) are tuples the rule made: only a
+            # caller's own values need freezing.
+            params = dict(zip(names, args[arity:])) if self._in_sweep else frozen_params(names, args[arity:])
+            return args[:arity], params
+        return _bind(spec, args, kwargs)  # also raises when a required param is missing
+
+    def classify(self: EagerSession, args: tuple[Any, ...]) -> tuple[tuple[Any, ...], tuple[Any, ...], bool]:
+        """Each argument's value and vertex (see eager.vertex), and whether any is tracked;
+        the error that says what is wrong with an argument."""
         if not self._open:
             raise SessionClosed(f"{name}: this session has ended; call ops inside the session's callback or with-block")
         rt = self._rt
         values = []
-        parents = []  # the vertex each argument stands for (eager.vertex, inlined)
+        parents = []
         tracked = has_tensor = False
         for index, arg in enumerate(args):
             if type(arg) is EagerTensor:
@@ -265,11 +267,9 @@ def _method(spec: OpSpec) -> Any:
                 if value.dtype.kind not in accepts[index]:
                     raise _dtype_error(spec, index, value)
                 parent = arg._node
-                if parent is not None:
-                    tracked = True
-                elif arg._leaf:
+                if parent is None and arg._leaf:
                     parent = arg
-                    tracked = True
+                tracked = tracked or parent is not None
                 has_tensor = True
             else:
                 value = arg
@@ -284,6 +284,44 @@ def _method(spec: OpSpec) -> Any:
                 f"{name}: every argument is a scalar; pass at least one tensor "
                 f"(rt.constant_from(...)) or compute scalars in Python"
             )
+        return tuple(values), tuple(parents), tracked
+
+    def op(self: EagerSession, *args: Any, **kwargs: Any) -> EagerTensor:
+        if kwargs or len(args) != arity or defaults is None:
+            args, params = bind(self, args, kwargs)
+        else:
+            params = defaults
+        rt = self._rt
+        values = None
+        # Inline checks of the common calls; whatever they do not recognise, classify checks.
+        if arity == 1 and self._open:
+            x = args[0]
+            if type(x) is EagerTensor and x._rt is rt:
+                value = x._value
+                if type(value) is np.ndarray and value.dtype.kind in kinds_a:
+                    parent = x._node
+                    if parent is None and x._leaf:
+                        parent = x
+                    values, parents, tracked = (value,), (parent,), parent is not None
+        elif arity == 2 and self._open:
+            a, b = args
+            if type(a) is EagerTensor:
+                va = a._value
+                if a._rt is rt and type(va) is np.ndarray and va.dtype.kind in kinds_a:
+                    pa = a._node
+                    if pa is None and a._leaf:
+                        pa = a
+                    if type(b) is EagerTensor:
+                        vb = b._value
+                        if b._rt is rt and type(vb) is np.ndarray and vb.dtype.kind in kinds_b:
+                            pb = b._node
+                            if pb is None and b._leaf:
+                                pb = b
+                            values, parents, tracked = (va, vb), (pa, pb), pa is not None or pb is not None
+                    elif type(b) is float and floats_b:
+                        values, parents, tracked = (va, b), (pa, None), pa is not None
+        if values is None:
+            values, parents, tracked = classify(self, args)
         try:
             out = forward(*values, **params) if params else forward(*values)
         except TenferroError:
@@ -297,14 +335,18 @@ def _method(spec: OpSpec) -> Any:
             raise _bad_result(spec, out, "a kernel must return a bool, integer, float or complex array")
         # a later kernel that writes into it fails instead of corrupting the trace (positional: 0.1 µs faster)
         out.setflags(False)
-        node = None
         if tracked and rt not in paused():
             if dtype is F64 or dtype is F32 or dtype in (F64, F32):
-                node = Node(spec, _recorded(drops, args) if drops else args, tuple(parents), params, out)
-            elif dtype.kind == "f" or dtype.kind == "c" or not integer_results:
+                return EagerTensor(out, rt, Node(spec, _recorded(drops, args) if drops else args, parents, params, out))
+            if dtype.kind == "f" or dtype.kind == "c" or not integer_results:
                 raise _unrecordable(spec, out)
-        return EagerTensor(out, rt, node)
+        return EagerTensor(out, rt)
 
+    return _signed(spec, op)
+
+
+def _signed(spec: OpSpec, op: Any) -> Any:
+    """``op`` named, documented and given the op's signature, for ``help(s.mul)``."""
     parameters = [inspect.Parameter("self", inspect.Parameter.POSITIONAL_ONLY)]
     parameters += [inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD) for n in spec.inputs]
     parameters += [

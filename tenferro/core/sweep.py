@@ -181,7 +181,8 @@ def reverse_sweep(session: EagerSession, root: Vertex, seed: EagerTensor) -> dic
     if type(root) is not Node:  # the output is a variable itself
         return {id(root): (root, _fresh(session, seed))}
     needed = session._needed
-    pending: dict[Node, EagerTensor] = {root: seed}  # the cotangent waiting at each node
+    # The cotangent waiting at each node; None once the node has run (it stays, as visited).
+    pending: dict[Node, EagerTensor | None] = {root: seed}
     heap = [(-root.seq, root)]
     leaves: dict[int, tuple[EagerTensor, Any]] = {}
     zero_branches: list[Vertex] = []  # reached with a zero cotangent: their variables are reached too
@@ -191,7 +192,8 @@ def reverse_sweep(session: EagerSession, root: Vertex, seed: EagerTensor) -> dic
     pop, push = heapq.heappop, heapq.heappush
     while heap:
         node = pop(heap)[1]
-        g = pending.pop(node)
+        g = pending[node]
+        pending[node] = None  # free the output's cotangent before its inputs' pile up
         inputs = node.inputs
         for parent, ct in zip(node.parents, node_cotangents(session, node, g, needed)):
             if parent is None or (needed is not None and id(parent) not in needed):
@@ -224,7 +226,11 @@ def reverse_sweep(session: EagerSession, root: Vertex, seed: EagerTensor) -> dic
                 if previous is not None and previous[1] is not None:
                     ct = session.add_any(previous[1], ct)
                 leaves[key] = (parent, ct)
-        del g  # free the output's cotangent before its inputs' pile up
+        del g  # and the local reference to it
+    # A zero branch whose vertex also got a cotangent from elsewhere adds nothing.
+    zero_branches = [
+        v for v in zero_branches if (v not in pending if type(v) is Node else leaves.get(id(v), (v, None))[1] is None)
+    ]
     for reached in reachable(*zero_branches).values():
         if type(reached) is not Node:
             leaves.setdefault(id(reached), (reached, None))
