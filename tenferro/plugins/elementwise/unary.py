@@ -75,6 +75,7 @@ def _sqrt_one_minus_square(s: Any, x: Any) -> Any:
     """sqrt(1 - x**2), written (1 - x)(1 + x) so it stays accurate near ±1."""
     return s.sqrt(s.mul(s.sub(1.0, x), s.add(x, 1.0)))
 
+
 SPECS = [
     _unary("neg", np.negative, lambda s, g, out, x: s.neg(g), lambda x: 0.0 - x, "-x.", residuals=None, linear=True),
     _unary("exp", np.exp, lambda s, g, out, x: s.mul(g, out), _libm(math.exp), "e**x.", residuals=("out",)),
@@ -187,7 +188,15 @@ SPECS = [
         _libm(math.erf),
         "Gauss error function.",
     ),
-    _unary("positive", np.positive, lambda s, g, out, x: g, lambda x: x + 0.0 * x, "+x (a copy).", residuals=None, linear=True),
+    _unary(
+        "positive",
+        np.positive,
+        lambda s, g, out, x: g,
+        lambda x: x + 0.0 * x,
+        "+x (a copy).",
+        residuals=None,
+        linear=True,
+    ),
     _unary(
         "exp2",
         np.exp2,
