@@ -49,7 +49,7 @@ def _constant(
         sample=_away_from(jumps),
         reference=reference,
         error_inputs=lambda: [ErrorInput((np.array([True, False]),), {}, DTypeError, "accepts float")],
-        doc=f"{doc} Its derivative is 0 everywhere, at the jumps too (PyTorch's convention).",
+        doc=f"{doc} Convention (PyTorch's): its derivative is 0 everywhere, at the jumps too.",
         kinks=(Kink((np.array(jumps[3:5]),), (np.zeros(2),)),),
     )
 
@@ -129,8 +129,8 @@ SPECS = [
         _floor_divide,
         (lambda s, g, out, a, b: None, lambda s, g, out, a, b: None),
         _python_pairs(lambda a, b: a // b),
-        "floor(a / b), as NumPy's floor_divide (Python's //); an integer zero divisor is an error. Its "
-        "derivative is 0 in a and b, at the jumps too (as floor's; PyTorch does not differentiate it).",
+        "floor(a / b), as NumPy's floor_divide (Python's //); an integer zero divisor is an error. "
+        "Convention (JAX's; PyTorch does not differentiate it): the derivative is 0 in a and b, at the jumps too.",
         _grid_pair,
         residuals=(),
         error_inputs=_division_errors("floor_divide"),

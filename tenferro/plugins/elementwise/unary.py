@@ -269,7 +269,7 @@ SPECS = [
         np.arctanh,
         lambda s, g, out, x: s.div(g, s.sub(1.0, s.square(x))),
         _libm(math.atanh),
-        "Inverse hyperbolic tangent on (-1, 1); arctanh(±1) = ±inf and its derivative there inf (PyTorch's).",
+        "Inverse hyperbolic tangent on (-1, 1). Convention (PyTorch's): arctanh(±1) = ±inf, its derivative there inf.",
         _domain(-0.9, 0.9),
         kinks=(Kink((_UNITS,), (np.full(2, np.inf),)),),
     ),
