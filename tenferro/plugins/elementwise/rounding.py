@@ -54,7 +54,7 @@ def _constant(
     )
 
 
-def _libm(fn: Callable[[float], float]) -> Callable[[Any], Any]:
+def _scalar_reference(fn: Callable[[float], float]) -> Callable[[Any], Any]:
     """Reference from Python's scalar function (kept float for float inputs, as NumPy does)."""
     return lambda x: np.vectorize(fn, otypes=[np.asarray(x).dtype])(x) if np.size(x) else np.asarray(x)
 
@@ -120,10 +120,18 @@ def _python_pairs(fn: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
 
 
 SPECS = [
-    _constant("floor", np.floor, _libm(math.floor), "Largest integer <= x (a float for float x).", _INTEGERS),
-    _constant("ceil", np.ceil, _libm(math.ceil), "Smallest integer >= x (a float for float x).", _INTEGERS),
-    _constant("trunc", np.trunc, _libm(math.trunc), "x rounded towards 0.", _INTEGERS),
-    _constant("round", np.round, _libm(_round_half_even), "x rounded to the nearest integer, halves to even.", _HALVES),
+    _constant(
+        "floor", np.floor, _scalar_reference(math.floor), "Largest integer <= x (a float for float x).", _INTEGERS
+    ),
+    _constant("ceil", np.ceil, _scalar_reference(math.ceil), "Smallest integer >= x (a float for float x).", _INTEGERS),
+    _constant("trunc", np.trunc, _scalar_reference(math.trunc), "x rounded towards 0.", _INTEGERS),
+    _constant(
+        "round",
+        np.round,
+        _scalar_reference(_round_half_even),
+        "x rounded to the nearest integer, halves to even.",
+        _HALVES,
+    ),
     _binary(
         "floor_divide",
         _floor_divide,
