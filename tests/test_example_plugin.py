@@ -32,25 +32,32 @@ def mathx_rt():
         sys.path.remove(str(SOURCE))
 
 
-# The checks every mathx op gets: all five are differentiable and declare residuals, and
-# none is linear. hypot alone declares a kink, so it alone gets the kinks check.
+# The checks every mathx op gets: all four are differentiable and declare residuals, and
+# none is linear. soft_threshold alone declares kinks, so it alone gets the kinks check.
 EVERY_OP = PLAIN_OP_CHECKS
-OPS = {"softplus", "logaddexp", "hypot", "xlogy", "log_softmax"}
+OPS = {"logit", "xlogy", "soft_threshold", "entropy"}
 
 
 def test_example_plugin_passes_the_suite(mathx_rt):
     outcomes = check_plugin("mathx_source", rt=mathx_rt, max_examples=5)
-    expected = {(op, check) for op in OPS for check in EVERY_OP} | {("hypot", "kinks")}
-    assert {(o.op, o.check) for o in outcomes} == expected  # 5 × 12 + 1 = 61, none skipped
-    assert len(outcomes) == 61 and {o.status for o in outcomes} == {"passed"}
+    expected = {(op, check) for op in OPS for check in EVERY_OP} | {("soft_threshold", "kinks")}
+    assert {(o.op, o.check) for o in outcomes} == expected  # 4 × 12 + 1 = 49, none skipped
+    assert len(outcomes) == 49 and {o.status for o in outcomes} == {"passed"}
 
 
-def test_hypot_gives_zero_gradient_at_the_origin(mathx_rt):
-    """The convention its Kink declares: 0 at a = b = 0 (a subgradient), not 0/0 = nan."""
-    a, b = (mathx_rt.variable_from(np.array([0.0, 3.0])) for _ in range(2))
-    loss = mathx_rt.with_eager_session(lambda s: s.reduce_sum(s.hypot(a, b), None))
+def test_example_op_names_are_not_builtin_op_names(mathx_rt):
+    """A built-in family that grows must not take the example's names (two plugins giving
+    one op name is an error), and the example must not shadow a built-in."""
+    builtin = {spec.name for spec in mathx_rt.registry if spec.plugin != "mathx_source"}
+    assert not OPS & builtin
+
+
+def test_soft_threshold_gives_zero_gradient_on_the_threshold(mathx_rt):
+    """The convention its Kink declares: 0 at |x| = threshold (PyTorch's softshrink)."""
+    x = mathx_rt.variable_from(np.array([-2.0, -1.0, 0.5, 1.0, 3.0]))
+    loss = mathx_rt.with_eager_session(lambda s: s.reduce_sum(s.soft_threshold(x), None))
     loss.backward()
-    np.testing.assert_array_equal(a.grad().to_numpy(), [0.0, 2**-0.5])
+    np.testing.assert_array_equal(x.grad().to_numpy(), [1.0, 0.0, 0.0, 0.0, 1.0])
 
 
 def test_the_example_declares_the_plugins_its_rules_use(monkeypatch):
@@ -69,13 +76,13 @@ def test_the_example_declares_the_plugins_its_rules_use(monkeypatch):
 
 
 def test_example_ops_are_session_methods(mathx_rt):
-    x = mathx_rt.variable_from(np.array([0.5, -1.0]))
-    loss = mathx_rt.with_eager_session(lambda s: s.reduce_sum(s.softplus(x), None))
+    x = mathx_rt.variable_from(np.array([0.5, 0.25]))
+    loss = mathx_rt.with_eager_session(lambda s: s.reduce_sum(s.logit(x), None))
     loss.backward()
-    np.testing.assert_allclose(x.grad().to_numpy(), 1 / (1 + np.exp(-np.array([0.5, -1.0]))), rtol=1e-15)
-    rows = mathx_rt.constant_from(np.array([[1000.0, 1000.0], [0.0, np.log(3.0)]]))
-    out = np.asarray(mathx_rt.with_eager_session(lambda s: s.log_softmax(rows)))
-    np.testing.assert_allclose(out, np.log([[0.5, 0.5], [0.25, 0.75]]), rtol=1e-14)
+    np.testing.assert_allclose(x.grad().to_numpy(), [4.0, 16.0 / 3.0], rtol=1e-15)
+    p = mathx_rt.constant_from(np.array([[0.5, 0.5], [0.25, 0.0]]))
+    out = np.asarray(mathx_rt.with_eager_session(lambda s: s.entropy(p)))
+    np.testing.assert_allclose(out, [np.log(2.0), 0.25 * np.log(4.0)], rtol=1e-15)
 
 
 def test_tenferro_check_and_plugins_commands():

@@ -4,7 +4,7 @@ The Python API for plugin authors::
 
     from tenferro.testing import check_op, check_plugin
     check_plugin("mymath")             # raises ConformanceFailure listing every failed check
-    check_op(rt.registry["softplus"])  # one op
+    check_op(rt.registry["sin"])  # one op
 
 ``pytest --tenferro-conformance=PLUGIN`` and ``tenferro check PLUGIN`` run the same checks,
 one test item per (op, check), with ids like ``elementwise::sin::vjp_fd``.

@@ -1,12 +1,14 @@
-"""Plugin ``elementwise``: unary math, binary arithmetic with NumPy broadcasting, selection
-(where_select, clamp, compare) and the broadcasting ops their VJPs use."""
+"""Plugin ``elementwise``: unary math, binary arithmetic and math functions with NumPy
+broadcasting, rounding, predicates and logical/bitwise ops, selection (where_select,
+clamp, compare) and the broadcasting ops their VJPs use."""
 
 from tenferro.extend import PluginRegistrar, hookimpl
 
-from . import binary, broadcasting, unary
+from . import binary, binary_math, broadcasting, logical, rounding, unary
 
 
 @hookimpl
 def tenferro_register_ops(registrar: PluginRegistrar) -> None:
-    for spec in (*unary.SPECS, *binary.SPECS, *broadcasting.SPECS):
-        registrar.add(spec)
+    for module in (unary, binary, binary_math, rounding, logical, broadcasting):
+        for spec in module.SPECS:
+            registrar.add(spec)

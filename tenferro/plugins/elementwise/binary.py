@@ -76,6 +76,7 @@ def _binary(
     kinks: tuple[Kink, ...] = (),
     linear: bool = False,
     multilinear: bool = False,
+    error_inputs: Callable[[], list[ErrorInput]] = _binary_errors,
 ) -> OpSpec:
     return OpSpec(
         name=name,
@@ -89,7 +90,7 @@ def _binary(
         explain=explain_broadcast(name, ("a", "b")),
         sample=sample,
         reference=reference,
-        error_inputs=_binary_errors,
+        error_inputs=error_inputs,
         residuals=residuals,
         doc=doc,
         kinks=kinks,

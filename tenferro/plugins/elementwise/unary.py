@@ -66,6 +66,15 @@ def _unary(
 _ZEROS = np.array([0.0, -0.0])
 
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
+_LN2, _LN10 = math.log(2.0), math.log(10.0)
+#: The ends of [-1, 1], where arcsin, arccos and arctanh have infinite derivatives.
+_UNITS = np.array([-1.0, 1.0])
+
+
+def _sqrt_one_minus_square(s: Any, x: Any) -> Any:
+    """sqrt(1 - x**2), written (1 - x)(1 + x) so it stays accurate near ±1."""
+    return s.sqrt(s.mul(s.sub(1.0, x), s.add(x, 1.0)))
+
 
 SPECS = [
     _unary("neg", np.negative, lambda s, g, out, x: s.neg(g), lambda x: 0.0 - x, "-x.", residuals=None, linear=True),
@@ -178,5 +187,90 @@ SPECS = [
         lambda s, g, out, x: s.mul(g, s.mul(s.exp(s.neg(s.mul(x, x))), _TWO_OVER_SQRT_PI)),
         _libm(math.erf),
         "Gauss error function.",
+    ),
+    _unary(
+        "positive",
+        np.positive,
+        lambda s, g, out, x: g,
+        lambda x: x + 0.0 * x,
+        "+x (a copy).",
+        residuals=None,
+        linear=True,
+    ),
+    _unary(
+        "exp2",
+        np.exp2,
+        lambda s, g, out, x: s.mul(g, s.mul(out, _LN2)),
+        _libm(lambda v: math.pow(2.0, v)),
+        "2**x.",
+        residuals=("out",),
+    ),
+    _unary(
+        "log2",
+        np.log2,
+        lambda s, g, out, x: s.div(g, s.mul(x, _LN2)),
+        _libm(math.log2),
+        "Base-2 logarithm; log2(0) = -inf and its derivative there inf.",
+        _domain(0.2, 5.0),
+    ),
+    _unary(
+        "log10",
+        np.log10,
+        lambda s, g, out, x: s.div(g, s.mul(x, _LN10)),
+        _libm(math.log10),
+        "Base-10 logarithm; log10(0) = -inf and its derivative there inf.",
+        _domain(0.2, 5.0),
+    ),
+    _unary("sinh", np.sinh, lambda s, g, out, x: s.mul(g, s.cosh(x)), _libm(math.sinh), "Hyperbolic sine."),
+    _unary("cosh", np.cosh, lambda s, g, out, x: s.mul(g, s.sinh(x)), _libm(math.cosh), "Hyperbolic cosine."),
+    _unary(
+        "arcsin",
+        np.arcsin,
+        lambda s, g, out, x: s.div(g, _sqrt_one_minus_square(s, x)),
+        _libm(math.asin),
+        "Inverse sine on [-1, 1]. Convention (PyTorch's): the derivative at ±1 is inf.",
+        _domain(-0.9, 0.9),
+        kinks=(Kink((_UNITS,), (np.full(2, np.inf),)),),
+    ),
+    _unary(
+        "arccos",
+        np.arccos,
+        lambda s, g, out, x: s.neg(s.div(g, _sqrt_one_minus_square(s, x))),
+        _libm(math.acos),
+        "Inverse cosine on [-1, 1]. Convention (PyTorch's): the derivative at ±1 is -inf.",
+        _domain(-0.9, 0.9),
+        kinks=(Kink((_UNITS,), (np.full(2, -np.inf),)),),
+    ),
+    _unary(
+        "arctan",
+        np.arctan,
+        lambda s, g, out, x: s.div(g, s.add(s.square(x), 1.0)),
+        _libm(math.atan),
+        "Inverse tangent.",
+    ),
+    _unary(
+        "arcsinh",
+        np.arcsinh,
+        lambda s, g, out, x: s.div(g, s.sqrt(s.add(s.square(x), 1.0))),
+        _libm(math.asinh),
+        "Inverse hyperbolic sine.",
+    ),
+    _unary(
+        "arccosh",
+        np.arccosh,
+        lambda s, g, out, x: s.div(g, s.sqrt(s.sub(s.square(x), 1.0))),
+        _libm(math.acosh),
+        "Inverse hyperbolic cosine on [1, inf). Convention (PyTorch's): the derivative at 1 is inf.",
+        _domain(1.2, 5.0),
+        kinks=(Kink((np.array([1.0]),), (np.array([np.inf]),)),),
+    ),
+    _unary(
+        "arctanh",
+        np.arctanh,
+        lambda s, g, out, x: s.div(g, s.sub(1.0, s.square(x))),
+        _libm(math.atanh),
+        "Inverse hyperbolic tangent on (-1, 1). Convention (PyTorch's): arctanh(±1) = ±inf, its derivative there inf.",
+        _domain(-0.9, 0.9),
+        kinks=(Kink((_UNITS,), (np.full(2, np.inf),)),),
     ),
 ]

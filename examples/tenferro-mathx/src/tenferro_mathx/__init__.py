@@ -1,5 +1,7 @@
-"""tenferro-mathx: five ops as a third-party tenferro plugin, written against
-``tenferro.extend`` alone.
+"""tenferro-mathx: four ops as a third-party tenferro plugin, written against
+``tenferro.extend`` alone: a unary op (``logit``), a broadcasting binary op (``xlogy``),
+a unary op with kinks and a param (``soft_threshold``) and a reduction along an axis
+(``entropy``). Their names are none of tenferro's built-in ops.
 
 Each op is an ``OpSpec``: a NumPy forward kernel, one VJP rule per input written with
 session ops (so second derivatives come for free), a hypothesis sample strategy inside the
@@ -14,6 +16,7 @@ import numpy as np
 import scipy.special
 
 from tenferro.extend import (
+    ArgumentError,
     AxisError,
     DTypeError,
     ErrorInput,
@@ -29,13 +32,17 @@ from tenferro.extend import (
 )
 
 _BOOLS = np.array([True, False])
+_THRESHOLDS = (0.5, 1.0, 2.0)
 
 
 # -- samples: hypothesis is imported only when a sample is asked for ------------------------
-def _anywhere() -> Any:
-    from tenferro.extend import strategies
+def _inside(low: float, high: float) -> Any:
+    def sample() -> Any:
+        from tenferro.extend import strategies
 
-    return strategies.unary(-8.0, 8.0)
+        return strategies.unary(low, high)
+
+    return sample
 
 
 def _pairs(**ranges: Any) -> Any:
@@ -45,6 +52,18 @@ def _pairs(**ranges: Any) -> Any:
         return strategies.broadcast_pair(**ranges)
 
     return sample
+
+
+def _off_the_kinks() -> Any:
+    from hypothesis import strategies as st
+
+    from tenferro.extend import strategies
+
+    # x at least strategies.MARGIN away from ±threshold, for each threshold it may get
+    kinks = tuple(sign * t for t in _THRESHOLDS for sign in (-1.0, 1.0))
+    return st.tuples(strategies.floats_array(avoid=kinks), st.sampled_from(_THRESHOLDS)).map(
+        lambda x_t: SampleInput((x_t[0],), {"threshold": x_t[1]})
+    )
 
 
 def _rows() -> Any:
@@ -57,16 +76,9 @@ def _rows() -> Any:
     def sample(draw: Any) -> SampleInput:
         shape = draw(hnp.array_shapes(min_dims=1, max_dims=3, max_side=4))
         axis = draw(st.integers(-len(shape), len(shape) - 1))
-        return SampleInput((draw(strategies.floats_array(shape, -5.0, 5.0)),), {"axis": axis})
+        return SampleInput((draw(strategies.floats_array(shape, 0.1, 2.0)),), {"axis": axis})
 
     return sample()
-
-
-def _binary_errors(second: str) -> Any:
-    return lambda: [
-        ErrorInput((np.zeros(2), np.zeros(3)), {}, ShapeMismatch, "do not broadcast"),
-        ErrorInput((np.zeros(2), _BOOLS), {}, DTypeError, f"argument {second!r} has dtype bool"),
-    ]
 
 
 # -- kernels: NumPy functions, not methods or operators, so other engines' arrays pass ------
@@ -76,87 +88,51 @@ def _xlogy(x: Any, y: Any) -> Any:
     return np.where(np.equal(x, 0), dtype.type(0), np.multiply(x, np.log(y), dtype=dtype))
 
 
+def _soft_threshold(x: Any, threshold: float = 1.0) -> Any:
+    if not threshold >= 0:  # a TenferroError from the kernel reaches the caller unchanged
+        raise ArgumentError(f"soft_threshold: threshold must be >= 0, got {threshold!r}")
+    return np.multiply(np.sign(x), np.maximum(np.subtract(np.abs(x), threshold), 0.0))
+
+
 def _one_axis(axis: Any, ndim: int) -> int:
     if isinstance(axis, bool) or not isinstance(axis, (int, np.integer)):
-        raise AxisError(f"log_softmax: axis must be an int, got {axis!r}")
-    return normalize_axes(axis, ndim, "log_softmax")[0]
+        raise AxisError(f"entropy: axis must be an int, got {axis!r}")
+    return normalize_axes(axis, ndim, "entropy")[0]
 
 
-def _log_softmax(x: Any, axis: int = -1) -> Any:
-    axis = _one_axis(axis, np.ndim(x))
-    shifted = np.subtract(x, np.max(x, axis=axis, keepdims=True))
-    return np.subtract(shifted, np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True)))
+def _entropy(p: Any, axis: int = -1) -> Any:
+    return np.sum(scipy.special.entr(p), axis=_one_axis(axis, np.ndim(p)))  # entr(p) = -p log p, 0 at 0
 
 
 # -- rules: rule(s, g, out, *inputs, **params) -> that input's cotangent --------------------
-def _hypot_rule(s: Any, g: Any, out: Any, mine: Any) -> Any:
-    # d hypot/da = a / hypot. At a = b = 0 (the only place out == 0) that is 0/0; divide by
-    # 1 there instead, giving 0: a subgradient of this 1-Lipschitz function, and abs'(0) = 0
-    # again for hypot(x, 0) = |x|.
-    safe_out = s.where_select(s.compare(out, 0, "eq"), 1.0, out)
-    return s.mul(g, s.div(mine, safe_out))
-
-
 def _xlogy_x(s: Any, g: Any, out: Any, x: Any, y: Any) -> Any:
     log_y = s.log(y) if hasattr(y, "shape") else float(np.log(y))  # y may be a Python number
     return s.mul(g, log_y)
 
 
-def _log_softmax_rule(s: Any, g: Any, out: Any, x: Any, axis: int) -> Any:
-    # d(log_softmax)ᵀ g = g - softmax · Σ g  (softmax = exp(out))
-    axis = _one_axis(axis, out.ndim)
-    total = s.expand_to(s.reduce_sum(g, axis), out.shape, (axis,))
-    return s.sub(g, s.mul(s.exp(out), total))
+def _soft_threshold_rule(s: Any, g: Any, out: Any, x: Any, threshold: float) -> Any:
+    # 1 outside [-threshold, threshold], 0 inside and (by convention) on its ends
+    return s.where_select(s.compare(s.abs(x), threshold, "gt"), g, 0.0)
+
+
+def _entropy_rule(s: Any, g: Any, out: Any, p: Any, axis: int) -> Any:
+    # d(-Σ p log p)/dp = -(log p + 1), times g spread back over the summed axis
+    axis = _one_axis(axis, p.ndim)
+    return s.mul(s.expand_to(g, p.shape, (axis,)), s.neg(s.add(s.log(p), 1.0)))
 
 
 SPECS = [
     OpSpec(
-        name="softplus",
+        name="logit",
         inputs=("x",),
-        forward=lambda x: np.logaddexp(0.0, x),
-        vjps=(lambda s, g, out, x: s.mul(g, s.sigmoid(x)),),
+        forward=scipy.special.logit,
+        vjps=(lambda s, g, out, x: s.div(g, s.mul(x, s.sub(1.0, x))),),
         accepts="f",
         residuals=("x",),
-        sample=_anywhere,
-        reference=lambda x: np.log1p(np.exp(-np.abs(x))) + np.maximum(x, 0.0),
-        error_inputs=lambda: [ErrorInput((_BOOLS,), {}, DTypeError, "softplus accepts float")],
-        doc="log(1 + e**x) without overflow; its derivative is sigmoid(x).",
-    ),
-    OpSpec(
-        name="logaddexp",
-        inputs=("a", "b"),
-        forward=np.logaddexp,
-        vjps=(
-            lambda s, g, out, a, b: s.mul(g, s.exp(s.sub(a, out))),
-            lambda s, g, out, a, b: s.mul(g, s.exp(s.sub(b, out))),
-        ),
-        unbroadcast=unbroadcast,
-        accepts="f",
-        explain=explain_broadcast("logaddexp", ("a", "b")),
-        residuals=("a", "b", "out"),
-        sample=_pairs(a_range=(-6.0, 6.0), b_range=(-6.0, 6.0)),
-        reference=lambda a, b: np.log(np.exp(a) + np.exp(b)),
-        error_inputs=_binary_errors("b"),
-        doc="log(e**a + e**b) without overflow, broadcasting.",
-    ),
-    OpSpec(
-        name="hypot",
-        inputs=("a", "b"),
-        forward=np.hypot,
-        vjps=(
-            lambda s, g, out, a, b: _hypot_rule(s, g, out, a),
-            lambda s, g, out, a, b: _hypot_rule(s, g, out, b),
-        ),
-        unbroadcast=unbroadcast,
-        accepts="f",
-        explain=explain_broadcast("hypot", ("a", "b")),
-        residuals=("a", "b", "out"),
-        sample=_pairs(a_range=(0.5, 3.0), b_range=(-3.0, 3.0)),
-        reference=lambda a, b: np.sqrt(np.square(a) + np.square(b)),
-        error_inputs=_binary_errors("b"),
-        kinks=(Kink((np.zeros(2), np.array(0.0)), (np.zeros(2), np.array(0.0))),),
-        doc="sqrt(a**2 + b**2), broadcasting. Convention: the gradient at a = b = 0 is 0 "
-        "(as abs'(0) = 0; PyTorch's hypot gives nan there).",
+        sample=_inside(0.05, 0.95),
+        reference=lambda x: np.log(x) - np.log1p(-x),
+        error_inputs=lambda: [ErrorInput((_BOOLS,), {}, DTypeError, "logit accepts float")],
+        doc="log(x / (1 - x)), the inverse of sigmoid; its derivative is 1 / (x (1 - x)).",
     ),
     OpSpec(
         name="xlogy",
@@ -169,31 +145,57 @@ SPECS = [
         residuals=("x", "y"),
         sample=_pairs(a_range=(-3.0, 3.0), b_range=(0.25, 4.0)),
         reference=scipy.special.xlogy,
-        error_inputs=_binary_errors("y"),
-        doc="x * log(y), 0 where x == 0 (scipy's xlogy); d/dx = log(y), d/dy = x / y.",
+        error_inputs=lambda: [
+            ErrorInput((np.zeros(2), np.zeros(3)), {}, ShapeMismatch, "do not broadcast"),
+            ErrorInput((np.zeros(2), _BOOLS), {}, DTypeError, "argument 'y' has dtype bool"),
+        ],
+        doc="x * log(y), 0 where x == 0 (scipy's xlogy), broadcasting; d/dx = log(y), d/dy = x / y.",
     ),
     OpSpec(
-        name="log_softmax",
+        name="soft_threshold",
         inputs=("x",),
-        params={"axis": -1},
-        forward=_log_softmax,
-        vjps=(_log_softmax_rule,),
+        params={"threshold": 1.0},
+        forward=_soft_threshold,
+        vjps=(_soft_threshold_rule,),
         accepts="f",
-        residuals=("out",),
-        sample=_rows,
-        reference=lambda x, axis=-1: x - scipy.special.logsumexp(x, axis=axis, keepdims=True),
+        residuals=("x",),
+        sample=_off_the_kinks,
+        reference=lambda x, threshold=1.0: np.where(
+            np.abs(x) > threshold, x - threshold * np.sign(x), np.zeros_like(x)
+        ),
         error_inputs=lambda: [
-            ErrorInput((np.zeros((2, 3)),), {"axis": 2}, AxisError, "out of range"),
-            ErrorInput((np.zeros(3),), {"axis": 1.5}, AxisError, "axis must be an int"),
+            ErrorInput((np.zeros(2),), {"threshold": -1.0}, ArgumentError, "threshold must be >= 0"),
+            ErrorInput((_BOOLS,), {}, DTypeError, "soft_threshold accepts float"),
         ],
-        doc="x - logsumexp(x) along `axis`, stable for large values.",
+        kinks=(
+            Kink((np.array([1.0, -1.0]),), (np.zeros(2),)),
+            Kink((np.array([0.5, -0.5]),), (np.zeros(2),), {"threshold": 0.5}),
+        ),
+        doc="sign(x) max(|x| - threshold, 0), the proximal map of threshold·|x|. Convention: its "
+        "derivative at |x| = threshold is 0 (PyTorch's softshrink).",
+    ),
+    OpSpec(
+        name="entropy",
+        inputs=("p",),
+        params={"axis": -1},
+        forward=_entropy,
+        vjps=(_entropy_rule,),
+        accepts="f",
+        residuals=("p",),
+        sample=_rows,
+        reference=lambda p, axis=-1: -np.sum(p * np.log(p), axis=axis),
+        error_inputs=lambda: [
+            ErrorInput((np.ones((2, 3)),), {"axis": 2}, AxisError, "out of range"),
+            ErrorInput((np.ones(3),), {"axis": 1.5}, AxisError, "axis must be an int"),
+        ],
+        doc="-sum(p log p) along `axis` (which is dropped), 0·log 0 taken as 0; d/dp = -(log p + 1).",
     ),
 ]
 
 
 @hookimpl
 def tenferro_register_ops(registrar: PluginRegistrar) -> None:
-    registrar.requires("elementwise")  # the rules call mul, exp, where_select, ...; unbroadcast sum_to, astype
-    registrar.requires("reduce")  # log_softmax's rule calls reduce_sum and expand_to
+    registrar.requires("elementwise")  # the rules call mul, log, where_select, ...; unbroadcast sum_to, astype
+    registrar.requires("reduce")  # entropy's rule calls expand_to
     for spec in SPECS:
         registrar.add(spec)
