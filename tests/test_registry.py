@@ -105,6 +105,25 @@ def test_a_runtime_with_an_extra_plugin_calls_its_ops():
     assert rt.registry["double"].plugin == "doubling"
 
 
+def test_params_given_positionally_in_part_take_their_defaults_for_the_rest():
+    def scale(x, factor, offset=0.0, twice=False):
+        return (x * factor + offset) * (2 if twice else 1)
+
+    spec = OpSpec(
+        name="scale", inputs=("x",), params={"factor": tenferro.REQUIRED, "offset": 0.0, "twice": False}, forward=scale
+    )
+    rt = EagerRuntime(engine=CpuEngine.serial(), plugins=[plugin_of("scaling", spec)])
+    x = rt.constant_from(Tensor.from_numpy(np.array([1.0, 2.0])))
+    with rt.eager_session() as s:
+        np.testing.assert_array_equal(np.asarray(s.scale(x, 3.0)), [3.0, 6.0])
+        np.testing.assert_array_equal(np.asarray(s.scale(x, 3.0, 1.0)), [4.0, 7.0])
+        np.testing.assert_array_equal(np.asarray(s.scale(x, 3.0, 1.0, True)), [8.0, 14.0])
+        with pytest.raises(tenferro.ArgumentError, match="scale is missing argument 'factor'"):
+            s.scale(x)
+        with pytest.raises(tenferro.ArgumentError, match="scale takes at most 4 arguments"):
+            s.scale(x, 3.0, 1.0, True, 5)
+
+
 def test_session_methods_carry_signature_and_doc():
     import inspect
 

@@ -232,17 +232,21 @@ def _method(spec: OpSpec) -> Any:
     integer_results = spec.integer_results or not any(spec.differentiable)
     arity = len(spec.inputs)
     names = tuple(spec.params)
-    full = arity + len(names)
     defaults = None if any(d is REQUIRED for d in spec.params.values()) else dict(spec.params)
+    optional = {n: d for n, d in spec.params.items() if d is not REQUIRED}
+    # The fewest params a positional call may give: every later one has a default.
+    least = max((i + 1 for i, d in enumerate(spec.params.values()) if d is REQUIRED), default=0)
     kinds_a, kinds_b = (*accepts, "", "")[:2]
     floats_b = "f" in kinds_b
 
     def bind(self: EagerSession, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[tuple[Any, ...], Any]:
-        if not kwargs and len(args) == full:
+        given = len(args) - arity
+        if not kwargs and least <= given <= len(names) and given:
+            # Leading params given positionally (``s.reduce_sum(x, None)``), the rest default.
             # Params from a sweep's rules (shapes, axes) are tuples the rule made: only a
             # caller's own values need freezing.
             params = dict(zip(names, args[arity:])) if self._in_sweep else frozen_params(names, args[arity:])
-            return args[:arity], params
+            return args[:arity], params if given == len(names) else {**optional, **params}
         return _bind(spec, args, kwargs)  # also raises when a required param is missing
 
     def classify(self: EagerSession, args: tuple[Any, ...]) -> tuple[tuple[Any, ...], tuple[Any, ...], bool]:
