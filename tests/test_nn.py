@@ -68,7 +68,11 @@ def test_layer_norm_matches_torch(rt, affine):
     x = RNG.standard_normal((3, 4, 5))
     w, b = (RNG.standard_normal((4, 5)), RNG.standard_normal((4, 5))) if affine else (1.0, 0.0)
     arrays, wrt = ((x, w, b), (0, 1, 2)) if affine else ((x,), (0,))
-    ours = (lambda s, x, w, b: s.layer_norm(x, w, b, (4, 5))) if affine else (lambda s, x: s.layer_norm(x, 1.0, 0.0, (4, 5)))
+    ours = (
+        (lambda s, x, w, b: s.layer_norm(x, w, b, (4, 5)))
+        if affine
+        else (lambda s, x: s.layer_norm(x, 1.0, 0.0, (4, 5)))
+    )
     theirs = (lambda x, w, b: F.layer_norm(x, (4, 5), w, b)) if affine else (lambda x: F.layer_norm(x, (4, 5)))
     _agree(rt, ours, theirs, *arrays, wrt=wrt, rtol=1e-12, atol=1e-12)
 
