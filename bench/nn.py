@@ -84,7 +84,7 @@ def main() -> None:
         print(f"{name:<46}{ms[0]:>12.3f}{ms[1]:>10.3f}{ratio['median']:>8.2f}  [{ratio['q1']:.2f}, {ratio['q3']:.2f}]")
         if args.profile:
             profile = cProfile.Profile()
-            profile.runcall(lambda: [ours() for _ in range(50)])
+            profile.runcall(lambda fn=ours: [fn() for _ in range(50)])
             pstats.Stats(profile).sort_stats("tottime").print_stats(12)
 
 
