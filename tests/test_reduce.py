@@ -155,3 +155,124 @@ def test_sum_of_bools_counts_like_numpy(rt):
     b = rt.constant_from(np.array([1.0, 1.0, 4.0]))
     count = rt.with_eager_session(lambda s: s.reduce_sum(s.compare(a, b, "lt"), None))
     assert np.asarray(count).dtype == np.sum(np.array([True])).dtype and int(np.asarray(count)) == 2
+
+
+REDUCTIONS = ["reduce_sum", "reduce_prod", "reduce_max", "reduce_min", "reduce_mean", "logsumexp", "var", "std"]
+
+
+@pytest.mark.parametrize("op", REDUCTIONS)
+@pytest.mark.parametrize("axes", [None, 1, (0, 2), ()])
+def test_keepdims_keeps_reduced_axes_as_size_one_and_its_gradient_matches(rt, op, axes):
+    x = rt.variable_from(np.random.default_rng(0).standard_normal((2, 3, 4)))
+    dropped = rt.with_eager_session(lambda s: getattr(s, op)(x, axes))
+    kept = rt.with_eager_session(lambda s: getattr(s, op)(x, axes, keepdims=True))
+    reduced = range(3) if axes is None else np.atleast_1d(axes)
+    assert kept.shape == tuple(1 if i in reduced else n for i, n in enumerate((2, 3, 4)))
+    np.testing.assert_array_equal(np.asarray(kept).reshape(dropped.shape), np.asarray(dropped))
+    g_dropped = rt.grad(rt.with_eager_session(lambda s: s.reduce_sum(s.square(getattr(s, op)(x, axes)), None)), x)
+    g_kept = rt.grad(
+        rt.with_eager_session(lambda s: s.reduce_sum(s.square(getattr(s, op)(x, axes, keepdims=True)), None)), x
+    )
+    np.testing.assert_array_equal(np.asarray(g_kept), np.asarray(g_dropped))
+
+
+def test_keepdims_result_broadcasts_against_its_input(rt):
+    x = rt.variable_from(np.arange(6.0).reshape(2, 3))
+    centered = rt.with_eager_session(lambda s: s.sub(x, s.reduce_mean(x, 1, True)))
+    np.testing.assert_array_equal(np.asarray(centered), [[-1.0, 0.0, 1.0]] * 2)
+
+
+@pytest.mark.parametrize("op, ref", [("var", np.var), ("std", np.std)])
+@pytest.mark.parametrize("correction", [0, 1, 2.5])
+def test_var_and_std_match_numpy_ddof_and_torch(rt, op, ref, correction):
+    values = np.random.default_rng(2).standard_normal((4, 6))
+    x = rt.variable_from(values)
+    for axes in (None, 0, (1,)):
+        out = rt.with_eager_session(lambda s, axes=axes: getattr(s, op)(x, axes, correction))
+        np.testing.assert_allclose(np.asarray(out), ref(values, axis=axes, ddof=correction), rtol=1e-14)
+    torch = pytest.importorskip("torch")
+    xt = torch.tensor(values, requires_grad=True)
+    getattr(torch, op)(xt, dim=1, correction=correction).sum().backward()
+    g = rt.grad(rt.with_eager_session(lambda s: s.reduce_sum(getattr(s, op)(x, 1, correction), None)), x)
+    np.testing.assert_allclose(np.asarray(g), xt.grad.numpy(), rtol=1e-13)
+
+
+def test_var_of_integers_is_float64_and_too_few_elements_give_inf_or_nan_silently(rt):
+    x = rt.constant_from(np.array([[1, 2, 3], [4, 4, 4]]))
+    out = rt.with_eager_session(lambda s: s.var(x, 1))
+    assert out.dtype == np.float64 and np.asarray(out).tolist() == [2 / 3, 0.0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        one = rt.with_eager_session(lambda s: s.var(rt.constant_from(np.array([1.0])), None, 1))
+    assert np.isnan(float(np.asarray(one)))
+
+
+@pytest.mark.parametrize("include_initial", [False, True])
+def test_cumulative_sum_and_prod_match_numpy(rt, include_initial):
+    values = np.random.default_rng(4).standard_normal((3, 5))
+    x = rt.constant_from(values)
+    for op, ref in [("cumulative_sum", np.cumulative_sum), ("cumulative_prod", np.cumulative_prod)]:
+        for axis in (0, 1, -1):
+            out = rt.with_eager_session(lambda s, op=op, axis=axis: getattr(s, op)(x, axis, include_initial))
+            np.testing.assert_allclose(np.asarray(out), ref(values, axis=axis, include_initial=include_initial))
+
+
+def _brute_cumprod_jacobian(values):
+    n = len(values)
+    jac = np.zeros((n, n))
+    for k in range(n):
+        for j in range(k + 1):
+            jac[k, j] = np.prod(np.delete(values[: k + 1], j))
+    return jac
+
+
+@pytest.mark.parametrize("values", [[2.0, 3.0, 5.0, 7.0], [0.0, 3.0, 5.0, 7.0], [2.0, 0.0, 0.0, 7.0], [0.0] * 4])
+def test_cumulative_prod_gradient_is_exact_with_zeros(rt, values):
+    x = rt.variable_from(np.array(values))
+    g = np.array([1.0, -2.0, 0.5, 3.0])
+    out = rt.with_eager_session(lambda s: s.reduce_sum(s.mul(s.cumulative_prod(x), rt.constant_from(g)), None))
+    np.testing.assert_array_equal(np.asarray(rt.grad(out, x)), g @ _brute_cumprod_jacobian(np.array(values)))
+
+
+def test_cumulative_prod_hessian_is_exact_with_zeros(rt):
+    values = [0.0, 3.0, 0.0, 2.0]
+    _, h = _hessian(rt, lambda s, x: s.reduce_sum(s.cumulative_prod(x), None), values)
+    expected = sum(
+        np.pad(_brute_hessian_of_prod(np.array(values[: k + 1])), (0, 3 - k)) for k in range(4)
+    )  # each prefix's Hessian, in the top-left block
+    np.testing.assert_array_equal(h, expected)
+
+
+def test_cumulative_sum_gradient_is_the_reversed_cumulative_sum(rt):
+    x = rt.variable_from(np.zeros(4))
+    c = rt.constant_from(np.array([1.0, 2.0, 3.0, 4.0, 5.0]))
+    out = rt.with_eager_session(lambda s: s.reduce_sum(s.mul(s.cumulative_sum(x, include_initial=True), c), None))
+    assert np.asarray(rt.grad(out, x)).tolist() == [14.0, 12.0, 9.0, 5.0]
+
+
+def test_cumulative_axis_is_required_beyond_one_dim(rt):
+    from tenferro import AxisError
+
+    with pytest.raises(AxisError, match="cumulative_sum: axis is required for a tensor with 2 dims"):
+        rt.with_eager_session(lambda s: s.cumulative_sum(rt.constant_from(np.zeros((2, 2)))))
+
+
+def test_argmax_and_argmin_take_the_first_of_ties_as_numpy(rt):
+    values = np.array([[1.0, 3.0, 3.0, -1.0], [2.0, 2.0, 2.0, 2.0], [-1.0, -5.0, 0.0, -5.0]])
+    x = rt.variable_from(values)
+    for op, ref in [("argmax", np.argmax), ("argmin", np.argmin)]:
+        for axis, keepdims in [(None, False), (0, False), (1, True), (-1, False)]:
+            out = rt.with_eager_session(lambda s, op=op, a=axis, k=keepdims: getattr(s, op)(x, a, k))
+            assert out.dtype.kind == "i" and not out.tracks_grad()
+            np.testing.assert_array_equal(np.asarray(out), ref(values, axis=axis, keepdims=keepdims))
+    assert np.asarray(rt.with_eager_session(lambda s: s.argmax(x, 1))).tolist() == [1, 0, 2]
+
+
+def test_any_all_count_nonzero_are_constants(rt):
+    values = np.array([[0.0, 1.0, 2.0], [0.0, 0.0, 0.0]])
+    x = rt.variable_from(values)
+    for op, ref in [("any", np.any), ("all", np.all), ("count_nonzero", np.count_nonzero)]:
+        for axes, keepdims in [(None, False), (1, True), ((0, 1), False)]:
+            out = rt.with_eager_session(lambda s, op=op, a=axes, k=keepdims: getattr(s, op)(x, a, k))
+            assert not out.tracks_grad()
+            np.testing.assert_array_equal(np.asarray(out), ref(values, axis=axes, keepdims=keepdims))

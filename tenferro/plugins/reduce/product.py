@@ -17,7 +17,7 @@ import numpy as np
 
 from tenferro.extend import AxisError, ErrorInput, OpSpec, SampleInput, ShapeMismatch, normalize_axes
 
-from .reductions import reduction, reduction_errors, sequential_reference, ufunc_reduce_for_floats
+from .reductions import reduction, reduction_errors, sequential_reference, spread, ufunc_reduce_for_floats
 
 
 def _rows(x: np.ndarray, axes: tuple[int, ...]) -> tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]]:
@@ -83,9 +83,9 @@ def _prod_except_vjp(x: np.ndarray, g: np.ndarray, axes: Any = None) -> np.ndarr
     return restore(from_left * right + from_right * left)
 
 
-def _prod_rule(s: Any, g: Any, out: Any, x: Any, axes: Any) -> Any:
+def _prod_rule(s: Any, g: Any, out: Any, x: Any, axes: Any, keepdims: bool) -> Any:
     axes = normalize_axes(axes, x.ndim, "reduce_prod")
-    return s.mul(s.expand_to(g, x.shape, axes), s.prod_except(x, axes))
+    return s.mul(spread(s, g, x, axes, keepdims), s.prod_except(x, axes))
 
 
 # -- references: brute force over each row -----------------------------------------------
@@ -107,7 +107,7 @@ def _brute_prod_except_vjp(x: np.ndarray, g: np.ndarray, axes: Any = None) -> np
     return restore(out)
 
 
-def _with_zeros_sample(cotangent: bool) -> Callable[[], Any]:
+def _with_zeros_sample(cotangent: bool, keepdims: bool = False) -> Callable[[], Any]:
     """Samples of (x[, g], axes) where x often holds exact zeros: products are polynomials,
     smooth at zeros, so finite differences check the zero cases too."""
 
@@ -123,7 +123,10 @@ def _with_zeros_sample(cotangent: bool) -> Callable[[], Any]:
             x = draw(floats_array(shape, -2.0, 2.0))
             x = np.where(draw(hnp.arrays(np.bool_, shape)), 0.0, x)
             args = (x, draw(floats_array(shape))) if cotangent else (x,)
-            return SampleInput(args, {"axes": draw(axes_for(len(shape)))})
+            params = {"axes": draw(axes_for(len(shape)))}
+            if keepdims:
+                params["keepdims"] = draw(st.booleans())
+            return SampleInput(args, params)
 
         return sample()
 
@@ -137,7 +140,7 @@ SPECS = [
         _prod_rule,
         sequential_reference(lambda x, a: np.multiply.reduce(x, axis=a)),
         "Product over `axes`. Its gradient is exact where elements are zero (to second order).",
-        sample=_with_zeros_sample(cotangent=False),
+        sample=_with_zeros_sample(cotangent=False, keepdims=True),
         residuals=("x",),
     ),
     OpSpec(
@@ -151,7 +154,7 @@ SPECS = [
         residuals=("x",),
         sample=_with_zeros_sample(cotangent=False),
         reference=_brute_prod_except,
-        error_inputs=reduction_errors("prod_except"),
+        error_inputs=reduction_errors("prod_except", keepdims=False),
         second_order=False,
         doc="For each element, the product of the other elements along `axes` (same shape as x); reduce_prod's VJP.",
     ),

@@ -1,7 +1,8 @@
-"""Reductions over ``axes`` (None = all, an int, or a tuple; reduced axes are dropped).
+"""Reductions over ``axes`` (None = all, an int, or a tuple; reduced axes are dropped, or
+kept as size 1 with ``keepdims=True``).
 
-Every rule spreads the cotangent back with ``expand_to``. The products live in
-:mod:`.product`, which needs more care at zeros.
+Every rule spreads the cotangent back with ``expand_to`` (given the same ``keepdims``).
+The products live in :mod:`.product`, which needs more care at zeros.
 """
 
 from __future__ import annotations
@@ -12,49 +13,58 @@ from typing import Any
 import numpy as np
 
 from tenferro.extend import (
+    ArgumentError,
     AxisError,
     DTypeError,
     ErrorInput,
     InputRule,
     Kink,
     OpSpec,
+    SampleInput,
     ShapeMismatch,
     TenferroError,
     normalize_axes,
 )
 
-
-def _spread(s: Any, g: Any, x: Any, axes: tuple[int, ...]) -> Any:
-    """The cotangent of a reduction broadcast back over the reduced axes of ``x``."""
-    return s.expand_to(g, x.shape, axes)
+from .axes import check_keepdims, kept_shape
 
 
-def _sum_rule(s: Any, g: Any, out: Any, x: Any, axes: Any) -> Any:
-    return _spread(s, g, x, normalize_axes(axes, x.ndim, "reduce_sum"))
+def spread(s: Any, g: Any, x: Any, axes: tuple[int, ...], keepdims: bool) -> Any:
+    """The cotangent of a reduction broadcast back over the reduced axes of ``x`` (all
+    params positional: the session's fast path)."""
+    return s.expand_to(g, x.shape, axes, keepdims)
 
 
-def _mean_rule(s: Any, g: Any, out: Any, x: Any, axes: Any) -> Any:
+def count_of(shape: tuple[int, ...], axes: tuple[int, ...]) -> int:
+    """How many elements a reduction over ``axes`` combines."""
+    return int(np.prod([shape[a] for a in axes], dtype=np.int64))
+
+
+def _sum_rule(s: Any, g: Any, out: Any, x: Any, axes: Any, keepdims: bool) -> Any:
+    return spread(s, g, x, normalize_axes(axes, x.ndim, "reduce_sum"), keepdims)
+
+
+def _mean_rule(s: Any, g: Any, out: Any, x: Any, axes: Any, keepdims: bool) -> Any:
     axes = normalize_axes(axes, x.ndim, "reduce_mean")
-    count = int(np.prod([x.shape[a] for a in axes], dtype=np.int64))
-    return _spread(s, s.div(g, count), x, axes)
+    return spread(s, s.div(g, count_of(x.shape, axes)), x, axes, keepdims)
 
 
 def _extremum_rule(name: str) -> InputRule:
-    def rule(s: Any, g: Any, out: Any, x: Any, axes: Any) -> Any:
+    def rule(s: Any, g: Any, out: Any, x: Any, axes: Any, keepdims: bool) -> Any:
         # The cotangent goes to the elements equal to the extremum, split evenly among ties.
         axes = normalize_axes(axes, x.ndim, name)
-        hit = s.compare(x, _spread(s, out, x, axes), "eq")
+        hit = s.compare(x, spread(s, out, x, axes, keepdims), "eq")
         weight = s.where_select(hit, x.dtype.type(1), x.dtype.type(0))
-        share = s.div(g, s.reduce_sum(weight, axes))
-        return s.mul(weight, _spread(s, share, x, axes))
+        share = s.div(g, s.reduce_sum(weight, axes, keepdims))
+        return s.mul(weight, spread(s, share, x, axes, keepdims))
 
     return rule
 
 
-def _logsumexp_rule(s: Any, g: Any, out: Any, x: Any, axes: Any) -> Any:
+def _logsumexp_rule(s: Any, g: Any, out: Any, x: Any, axes: Any, keepdims: bool) -> Any:
     axes = normalize_axes(axes, x.ndim, "logsumexp")
-    softmax = s.exp(s.sub(x, _spread(s, out, x, axes)))
-    return s.mul(_spread(s, g, x, axes), softmax)
+    softmax = s.exp(s.sub(x, spread(s, out, x, axes, keepdims)))
+    return s.mul(spread(s, g, x, axes, keepdims), softmax)
 
 
 def _logsumexp(x: np.ndarray, axis: tuple[int, ...]) -> np.ndarray:
@@ -88,7 +98,7 @@ def ufunc_reduce_for_floats(
 
 
 def explain_empty(name: str) -> Callable[..., TenferroError | None]:
-    def explain(x: np.ndarray, axes: Any = None) -> TenferroError | None:
+    def explain(x: np.ndarray, axes: Any = None, keepdims: bool = False) -> TenferroError | None:
         reduced = normalize_axes(axes, x.ndim, name)
         if any(x.shape[a] == 0 for a in reduced):
             return ShapeMismatch(f"{name}: cannot reduce over an axis of size 0 (the result has no value)")
@@ -97,7 +107,7 @@ def explain_empty(name: str) -> Callable[..., TenferroError | None]:
     return explain
 
 
-def reduction_errors(name: str, bools: bool = False) -> Callable[[], list[ErrorInput]]:
+def reduction_errors(name: str, bools: bool = False, keepdims: bool = True) -> Callable[[], list[ErrorInput]]:
     def errors() -> list[ErrorInput]:
         x = np.zeros((2, 3))
         cases = [
@@ -105,6 +115,8 @@ def reduction_errors(name: str, bools: bool = False) -> Callable[[], list[ErrorI
             ErrorInput((x,), {"axes": (1, -1)}, AxisError, "same axis twice"),
             ErrorInput((x,), {"axes": 0.5}, AxisError, "tuple of ints"),
         ]
+        if keepdims:
+            cases.append(ErrorInput((x,), {"axes": 0, "keepdims": 1}, ArgumentError, "keepdims must be True or False"))
         if not bools:
             cases.append(ErrorInput((np.zeros(2, bool),), {"axes": None}, DTypeError, "argument 'x' has dtype bool"))
         return cases
@@ -126,15 +138,20 @@ def reduction(
     kinks: tuple[Kink, ...] = (),
     linear: bool = False,
 ) -> OpSpec:
-    """Spec of an op ``name(x, axes=None)`` computed by ``kernel(x, axis=<normalized axes>)``."""
+    """Spec of an op ``name(x, axes=None, keepdims=False)`` computed by
+    ``kernel(x, axis=<normalized axes>)`` (reduced axes dropped; ``keepdims`` reshapes)."""
 
-    def forward(x: np.ndarray, axes: Any = None) -> np.ndarray:
-        return kernel(x, axis=normalize_axes(axes, x.ndim, name))
+    def forward(x: np.ndarray, axes: Any = None, keepdims: bool = False) -> np.ndarray:
+        axis = normalize_axes(axes, x.ndim, name)
+        out = kernel(x, axis=axis)
+        if keepdims is not False and check_keepdims(keepdims, name):
+            out = np.reshape(out, kept_shape(x.shape, axis, True))
+        return out
 
     return OpSpec(
         name=name,
         inputs=("x",),
-        params={"axes": None},
+        params={"axes": None, "keepdims": False},
         forward=forward,
         vjps=None if rule is None else (rule,),
         linear=linear,
@@ -155,16 +172,30 @@ def _tied(extreme: float) -> tuple[Kink, ...]:
     in a vector."""
     rows = np.array([[extreme, extreme, 0.0], [0.0, 2 * extreme, 2 * extreme]])
     halves = np.array([[0.5, 0.5, 0.0], [0.0, 0.5, 0.5]])
-    return (Kink((rows,), (halves,), {"axes": 1}), Kink((np.full(3, extreme),), (np.full(3, 1 / 3),)))
+    return (
+        Kink((rows,), (halves,), {"axes": 1}),
+        Kink((rows,), (halves,), {"axes": 1, "keepdims": True}),
+        Kink((np.full(3, extreme),), (np.full(3, 1 / 3),)),
+    )
+
+
+def with_keepdims(strategy: Any) -> Any:
+    """``strategy``'s samples, each with ``keepdims`` drawn as well."""
+    from hypothesis import strategies as st
+
+    return st.tuples(strategy, st.booleans()).map(
+        lambda pair: SampleInput(pair[0].args, {**pair[0].params, "keepdims": pair[1]})
+    )
 
 
 def samples(**kwargs: Any) -> Callable[[], Any]:
-    """Sample factory: an array and an ``axes`` argument (see ``strategies.reduction``)."""
+    """Sample factory: an array, an ``axes`` argument (see ``strategies.reduction``) and
+    ``keepdims``."""
 
     def make() -> Any:
         from tenferro.testing.strategies import reduction as reduction_sample
 
-        return reduction_sample(**kwargs)
+        return with_keepdims(reduction_sample(**kwargs))
 
     return make
 
@@ -172,10 +203,12 @@ def samples(**kwargs: Any) -> Callable[[], Any]:
 def sequential_reference(fn: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
     """A reference that reduces one axis at a time (a different summation order)."""
 
-    def reference(x: np.ndarray, axes: Any = None) -> np.ndarray:
-        for axis in sorted(normalize_axes(axes, np.ndim(x), "reference"), reverse=True):
-            x = fn(x, axis)
-        return np.asarray(x)
+    def reference(x: np.ndarray, axes: Any = None, keepdims: bool = False) -> np.ndarray:
+        axis = normalize_axes(axes, np.ndim(x), "reference")
+        shape = np.shape(x)
+        for a in sorted(axis, reverse=True):
+            x = fn(x, a)
+        return np.asarray(x).reshape(kept_shape(shape, axis, True)) if keepdims else np.asarray(x)
 
     return reference
 

@@ -1,0 +1,190 @@
+"""softmax, log_softmax and masked_softmax over ``axis`` (an int, or a tuple of ints).
+
+Each is shifted by the slice's max, so nothing overflows. A slice that is all -inf (or, in
+masked_softmax, fully masked) has no probability to share: softmax gives zeros there,
+log_softmax -inf, and both a zero gradient (tenferro-rs's answer), never nan. The VJPs are
+the compact ones, written with the result: y·(g - sum(g·y)) and g - exp(y)·sum(g).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from tenferro.extend import (
+    AxisError,
+    DTypeError,
+    ErrorInput,
+    OpSpec,
+    SampleInput,
+    ShapeMismatch,
+    explain_broadcast,
+    normalize_axes,
+    unbroadcast,
+)
+
+
+def _axes(x: Any, axis: Any, op: str) -> tuple[int, ...]:
+    if np.ndim(x) == 0:
+        raise AxisError(f"{op}: needs a tensor with at least one dim (the axis to normalise over), got a 0-d tensor")
+    return normalize_axes(axis, np.ndim(x), op)
+
+
+def _shifted_exp(x: np.ndarray, axes: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """(x - max, exp(x - max)) per slice; the max of an all -inf slice taken as 0."""
+    top = np.maximum.reduce(x, axis=axes, keepdims=True)
+    if not np.all(np.isfinite(top)):
+        top = np.where(np.isfinite(top), top, 0.0)
+    shifted = np.subtract(x, top)
+    return shifted, np.exp(shifted)
+
+
+def _normalized(e: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
+    total = np.add.reduce(e, axis=axes, keepdims=True)
+    if not np.all(total):  # an empty slice (all -inf or masked): 0/1 = 0 there, not 0/0
+        total = np.where(total == 0, 1.0, total)
+    return np.divide(e, total)
+
+
+def _softmax(x: np.ndarray, axis: Any = -1) -> np.ndarray:
+    axes = _axes(x, axis, "softmax")
+    return _normalized(_shifted_exp(x, axes)[1], axes)
+
+
+def _log_softmax(x: np.ndarray, axis: Any = -1) -> np.ndarray:
+    axes = _axes(x, axis, "log_softmax")
+    shifted, e = _shifted_exp(x, axes)
+    log_total = np.log(np.add.reduce(e, axis=axes, keepdims=True))
+    if not np.all(np.isfinite(log_total)):  # an all -inf slice: -inf - 0, not -inf - -inf
+        log_total = np.where(np.isneginf(log_total), 0.0, log_total)
+    return np.subtract(shifted, log_total)
+
+
+def _masked_softmax(x: np.ndarray, mask: np.ndarray, axis: Any = -1) -> np.ndarray:
+    x, mask = np.broadcast_arrays(x, mask)
+    axes = _axes(x, axis, "masked_softmax")
+    return _normalized(_shifted_exp(np.where(mask, x, -np.inf), axes)[1], axes)
+
+
+def _softmax_rule(s: Any, g: Any, out: Any, x: Any, axis: Any) -> Any:
+    axes = normalize_axes(axis, len(out.shape), "softmax")
+    return s.mul(out, s.sub(g, s.reduce_sum(s.mul(g, out), axes, True)))
+
+
+def _masked_softmax_rule(s: Any, g: Any, out: Any, x: Any, mask: Any, axis: Any) -> Any:
+    return _softmax_rule(s, g, out, x, axis)
+
+
+def _log_softmax_rule(s: Any, g: Any, out: Any, x: Any, axis: Any) -> Any:
+    axes = normalize_axes(axis, x.ndim, "log_softmax")
+    return s.sub(g, s.mul(s.exp(out), s.reduce_sum(g, axes, True)))
+
+
+# -- samples and references -------------------------------------------------------------------
+def _samples(masked: bool = False, low: float = -4.0, high: float = 4.0) -> Callable[[], Any]:
+    def make() -> Any:
+        from hypothesis import strategies as st
+        from hypothesis.extra import numpy as hnp
+
+        from tenferro.testing.strategies import floats_array
+
+        @st.composite
+        def sample(draw: Any) -> SampleInput:
+            shape = draw(hnp.array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=4))
+            x = draw(floats_array(shape, low, high))
+            axis = draw(
+                st.one_of(
+                    st.integers(-len(shape), len(shape) - 1),
+                    st.lists(st.integers(0, len(shape) - 1), min_size=1, unique=True, max_size=len(shape)).map(tuple),
+                )
+            )
+            if not masked:
+                return SampleInput((x,), {"axis": axis})
+            mask_shape = draw(st.sampled_from([shape, shape[1:], shape[-1:]]))  # broadcasts to x
+            return SampleInput((x, draw(hnp.arrays(np.bool_, mask_shape))), {"axis": axis})
+
+        return sample()
+
+    return make
+
+
+def _reference_softmax(x: np.ndarray, axis: Any = -1, mask: Any = True) -> np.ndarray:
+    x = np.asarray(x, dtype=np.float64)
+    x, mask = np.broadcast_arrays(x, np.asarray(mask))
+    axes = normalize_axes(axis, x.ndim, "reference")
+    e = np.exp(x) * mask
+    total = e.sum(axis=axes, keepdims=True)
+    return np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+
+
+def _reference_log_softmax(x: np.ndarray, axis: Any = -1) -> np.ndarray:
+    x = np.asarray(x, dtype=np.float64)
+    return x - np.log(np.exp(x).sum(axis=normalize_axes(axis, x.ndim, "reference"), keepdims=True))
+
+
+def _errors(name: str) -> Callable[[], list[ErrorInput]]:
+    def errors() -> list[ErrorInput]:
+        cases = [
+            ErrorInput((np.zeros(()),), {}, AxisError, "at least one dim"),
+            ErrorInput((np.zeros((2, 3)),), {"axis": 2}, AxisError, "out of range"),
+            ErrorInput((np.zeros(2, bool),), {}, DTypeError, "argument 'x' has dtype bool"),
+        ]
+        if name == "masked_softmax":
+            cases = [
+                ErrorInput((c.args[0], np.ones(np.shape(c.args[0]), bool)), c.params, c.error, c.match) for c in cases
+            ]
+            cases.append(ErrorInput((np.zeros(3), np.ones(2, bool)), {}, ShapeMismatch, "do not broadcast"))
+            cases.append(ErrorInput((np.zeros(3), np.ones(3)), {}, DTypeError, "argument 'mask' has dtype f64"))
+        return cases
+
+    return errors
+
+
+SPECS = [
+    OpSpec(
+        name="softmax",
+        inputs=("x",),
+        params={"axis": -1},
+        forward=_softmax,
+        vjps=(_softmax_rule,),
+        accepts="f",
+        residuals=("out",),
+        sample=_samples(),
+        reference=_reference_softmax,
+        error_inputs=_errors("softmax"),
+        doc="exp(x)/sum(exp(x)) over `axis` (default the last), without overflow; an all -inf "
+        "slice gives zeros with a zero gradient.",
+    ),
+    OpSpec(
+        name="log_softmax",
+        inputs=("x",),
+        params={"axis": -1},
+        forward=_log_softmax,
+        vjps=(_log_softmax_rule,),
+        accepts="f",
+        residuals=("out",),
+        sample=_samples(),
+        reference=_reference_log_softmax,
+        error_inputs=_errors("log_softmax"),
+        doc="x - logsumexp(x) over `axis` (default the last), without overflow; an all -inf "
+        "slice gives -inf with a finite gradient.",
+    ),
+    OpSpec(
+        name="masked_softmax",
+        inputs=("x", "mask"),
+        params={"axis": -1},
+        forward=_masked_softmax,
+        vjps=(_masked_softmax_rule, None),
+        unbroadcast=unbroadcast,
+        accepts=("f", "b"),
+        residuals=("out",),
+        explain=explain_broadcast("masked_softmax", ("x", "mask")),
+        sample=_samples(masked=True),
+        reference=lambda x, mask, axis=-1: _reference_softmax(x, axis, mask),
+        error_inputs=_errors("masked_softmax"),
+        doc="softmax of x over `axis` among the positions where the bool `mask` (broadcast with x) "
+        "is true; masked positions get 0, and a fully masked slice gives zeros with a zero gradient.",
+    ),
+]

@@ -1,0 +1,145 @@
+"""``var`` and ``std`` over ``axes``, with the array API's ``correction`` (NumPy's ``ddof``).
+
+var = sum((x - mean)²) / (N - correction); its VJP is 2(x - mean)/(N - correction) times
+the spread cotangent, written with ``reduce_mean`` so that the second derivative (where the
+mean's dependence on x no longer cancels) comes out right.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from tenferro.extend import ArgumentError, ErrorInput, Kink, OpSpec, SampleInput, normalize_axes
+
+from .axes import check_keepdims, kept_shape
+from .reductions import count_of, reduction_errors, spread
+
+
+def _correction(correction: Any, op: str) -> float:
+    if isinstance(correction, (bool, np.bool_)) or not isinstance(correction, (int, float, np.integer, np.floating)):
+        raise ArgumentError(
+            f"{op}: correction must be a number (0 for the population, 1 for the sample), got {correction!r}"
+        )
+    return correction
+
+
+def _var(x: np.ndarray, axes: Any = None, correction: Any = 0, keepdims: bool = False, op: str = "var") -> np.ndarray:
+    axis = normalize_axes(axes, x.ndim, op)
+    keep = check_keepdims(keepdims, op)
+    correction = _correction(correction, op)
+    if x.dtype.kind != "f":
+        x = np.astype(x, np.float64)
+    count = count_of(x.shape, axis)
+    mean = np.divide(np.add.reduce(x, axis=axis, keepdims=True), count)
+    centered = np.subtract(x, mean)
+    total = np.add.reduce(np.multiply(centered, centered), axis=axis, keepdims=keep)
+    with np.errstate(divide="ignore", invalid="ignore"):  # N - correction <= 0: inf or nan, as IEEE says
+        return np.divide(total, x.dtype.type(count - correction))
+
+
+def _std(x: np.ndarray, axes: Any = None, correction: Any = 0, keepdims: bool = False) -> np.ndarray:
+    return np.sqrt(_var(x, axes, correction, keepdims, op="std"))
+
+
+def _centered_scaled(s: Any, x: Any, axes: tuple[int, ...], correction: Any) -> Any:
+    """(x - mean) / (N - correction), with the mean as a recorded op."""
+    centered = s.sub(x, s.reduce_mean(x, axes, True))
+    return s.div(centered, count_of(x.shape, axes) - correction)
+
+
+def _var_rule(s: Any, g: Any, out: Any, x: Any, axes: Any, correction: Any, keepdims: bool) -> Any:
+    axes = normalize_axes(axes, x.ndim, "var")
+    return s.mul(spread(s, s.mul(g, 2.0), x, axes, keepdims), _centered_scaled(s, x, axes, correction))
+
+
+def _std_rule(s: Any, g: Any, out: Any, x: Any, axes: Any, correction: Any, keepdims: bool) -> Any:
+    # d std = d var / (2 std)
+    axes = normalize_axes(axes, x.ndim, "std")
+    return s.mul(spread(s, s.div(g, out), x, axes, keepdims), _centered_scaled(s, x, axes, correction))
+
+
+def _samples(spread_apart: bool) -> Callable[[], Any]:
+    """An array, axes, keepdims and a correction of 0 or 1 that leaves N - correction > 0;
+    for std, at least two distinct elements per reduced slice (std > 0, where it is smooth)."""
+
+    def make() -> Any:
+        from hypothesis import strategies as st
+
+        from tenferro.testing.strategies import SHAPES, axes_for, distinct_array, floats_array
+
+        @st.composite
+        def sample(draw: Any) -> SampleInput:
+            shape = draw(SHAPES)
+            axes = draw(axes_for(len(shape)))
+            count = count_of(shape, normalize_axes(axes, len(shape), "sample"))
+            if spread_apart and count < 2:
+                axes = None
+                shape = shape if int(np.prod(shape)) >= 2 else (*shape, 2)
+                count = 2
+            x = draw(distinct_array(shape)) if spread_apart else draw(floats_array(shape))
+            correction = draw(st.sampled_from([0, 1, 0.5])) if count > 1 else 0
+            return SampleInput((x,), {"axes": axes, "correction": correction, "keepdims": draw(st.booleans())})
+
+        return sample()
+
+    return make
+
+
+def _reference(root: bool) -> Callable[..., np.ndarray]:
+    def reference(x: np.ndarray, axes: Any = None, correction: Any = 0, keepdims: bool = False) -> np.ndarray:
+        axis = normalize_axes(axes, np.ndim(x), "reference")
+        x = np.asarray(x, dtype=np.float64)
+        out = np.var(x, axis=axis, ddof=correction, keepdims=keepdims)
+        return np.sqrt(out) if root else out
+
+    return reference
+
+
+def _errors(name: str) -> Callable[[], list[ErrorInput]]:
+    def errors() -> list[ErrorInput]:
+        bad = ErrorInput((np.zeros(3),), {"correction": "1"}, ArgumentError, "correction must be a number")
+        return [*reduction_errors(name)(), bad]
+
+    return errors
+
+
+def _statistic(name: str, forward: Callable[..., np.ndarray], rule: Any, doc: str, **kw: Any) -> OpSpec:
+    return OpSpec(
+        name=name,
+        inputs=("x",),
+        params={"axes": None, "correction": 0, "keepdims": False},
+        forward=forward,
+        vjps=(rule,),
+        accepts="fiu",
+        sample=_samples(spread_apart=name == "std"),
+        reference=_reference(root=name == "std"),
+        error_inputs=_errors(name),
+        doc=doc,
+        **kw,
+    )
+
+
+SPECS = [
+    _statistic(
+        "var",
+        _var,
+        _var_rule,
+        "Variance over `axes`: sum((x - mean)**2) / (N - correction) (correction = NumPy's ddof; "
+        "integers give float64; N - correction <= 0 gives inf or nan).",
+        residuals=("x",),
+    ),
+    _statistic(
+        "std",
+        _std,
+        _std_rule,
+        "Standard deviation over `axes`, sqrt(var(x, axes, correction)). Convention: where all "
+        "elements of a slice are equal (std = 0) the gradient is nan, as in PyTorch.",
+        residuals=("x", "out"),
+        kinks=(Kink((np.ones(3),), (np.full(3, np.nan),)),),
+    ),
+]
+
+__all__ = ["SPECS", "kept_shape"]

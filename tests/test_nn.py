@@ -1,0 +1,159 @@
+"""The nn plugin: values and gradients against torch.nn.functional, the edge cases of the
+softmax family, and a softmax-regression training step checked by finite differences."""
+
+import numpy as np
+import pytest
+
+from tenferro import ShapeMismatch
+
+torch = pytest.importorskip("torch")
+F = torch.nn.functional
+
+RNG = np.random.default_rng(7)
+X = RNG.standard_normal((4, 6)) * 3
+X[0, :3] = [0.0, -0.0, 25.0]  # relu's kink, softplus's threshold
+
+
+def _ours(rt, fn, *arrays, wrt=(0,)):
+    """Value of fn(s, *tensors), and the gradient of sum(value * c) for a fixed c."""
+    tensors = [rt.variable_from(a) if i in wrt else rt.constant_from(a) for i, a in enumerate(arrays)]
+    out = rt.with_eager_session(lambda s: fn(s, *tensors))
+    c = rt.constant_from(np.cos(np.arange(np.asarray(out).size).reshape(out.shape)))
+    grads = rt.grad(rt.with_eager_session(lambda s: s.reduce_sum(s.mul(out, c), None)), [tensors[i] for i in wrt])
+    return np.asarray(out), [np.asarray(g) for g in grads]
+
+
+def _theirs(fn, *arrays, wrt=(0,)):
+    tensors = [torch.tensor(a, requires_grad=i in wrt) for i, a in enumerate(arrays)]
+    out = fn(*tensors)
+    c = torch.cos(torch.arange(out.numel(), dtype=out.dtype).reshape(out.shape))
+    grads = torch.autograd.grad((out * c).sum(), [tensors[i] for i in wrt])
+    return out.detach().numpy(), [g.numpy() for g in grads]
+
+
+def _agree(rt, ours, theirs, *arrays, wrt=(0,), rtol=1e-13, atol=1e-14):
+    value, grads = _ours(rt, ours, *arrays, wrt=wrt)
+    value_t, grads_t = _theirs(theirs, *arrays, wrt=wrt)
+    np.testing.assert_allclose(value, value_t, rtol=rtol, atol=atol)
+    for g, gt in zip(grads, grads_t):
+        np.testing.assert_allclose(g, gt, rtol=rtol, atol=atol)
+
+
+@pytest.mark.parametrize(
+    "ours, theirs",
+    [
+        (lambda s, x: s.relu(x), F.relu),
+        (lambda s, x: s.gelu(x), F.gelu),
+        (lambda s, x: s.gelu(x, "tanh"), lambda x: F.gelu(x, approximate="tanh")),
+        (lambda s, x: s.silu(x), F.silu),
+        (lambda s, x: s.softplus(x), F.softplus),
+        (lambda s, x: s.softplus(x, 2.0, 1.0), lambda x: F.softplus(x, beta=2.0, threshold=1.0)),
+        (lambda s, x: s.softmax(x), lambda x: F.softmax(x, -1)),
+        (lambda s, x: s.softmax(x, 0), lambda x: F.softmax(x, 0)),
+        (lambda s, x: s.log_softmax(x), lambda x: F.log_softmax(x, -1)),
+        (lambda s, x: s.log_softmax(x, 0), lambda x: F.log_softmax(x, 0)),
+    ],
+)
+def test_activations_and_softmax_match_torch(rt, ours, theirs):
+    _agree(rt, ours, theirs, X)
+
+
+def test_relu_derivative_at_zero_is_zero_as_torch(rt):
+    _, (g,) = _ours(rt, lambda s, x: s.relu(x), np.array([0.0, -0.0, 1.0]))
+    assert g.tolist() == [0.0, 0.0, np.cos(2.0)]
+
+
+@pytest.mark.parametrize("affine", [True, False])
+def test_layer_norm_matches_torch(rt, affine):
+    x = RNG.standard_normal((3, 4, 5))
+    w, b = (RNG.standard_normal((4, 5)), RNG.standard_normal((4, 5))) if affine else (1.0, 0.0)
+    arrays, wrt = ((x, w, b), (0, 1, 2)) if affine else ((x,), (0,))
+    ours = (
+        (lambda s, x, w, b: s.layer_norm(x, w, b, (4, 5)))
+        if affine
+        else (lambda s, x: s.layer_norm(x, 1.0, 0.0, (4, 5)))
+    )
+    theirs = (lambda x, w, b: F.layer_norm(x, (4, 5), w, b)) if affine else (lambda x: F.layer_norm(x, (4, 5)))
+    _agree(rt, ours, theirs, *arrays, wrt=wrt, rtol=1e-12, atol=1e-12)
+
+
+def test_layer_norm_axes_is_normalized_shape_of_the_last_axes(rt):
+    x = rt.constant_from(RNG.standard_normal((2, 3, 4)))
+    a = rt.with_eager_session(lambda s: s.layer_norm(x, 1.0, 0.0, axes=(1, 2)))
+    b = rt.with_eager_session(lambda s: s.layer_norm(x, 1.0, 0.0, (3, 4)))
+    np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+    with pytest.raises(ShapeMismatch, match=r"normalized_shape \[3\] must be the trailing shape of x"):
+        rt.with_eager_session(lambda s: s.layer_norm(x, 1.0, 0.0, (3,)))
+
+
+def test_rms_norm_matches_torch(rt):
+    x, w = RNG.standard_normal((3, 8)), RNG.standard_normal(8)
+    _agree(rt, lambda s, x, w: s.rms_norm(x, w, (8,)), lambda x, w: F.rms_norm(x, (8,), w), x, w, wrt=(0, 1))
+    _agree(rt, lambda s, x: s.rms_norm(x, 1.0, eps=1e-3), lambda x: F.rms_norm(x, (8,), eps=1e-3), x)
+
+
+def test_masked_softmax_fully_masked_row_is_zeros_with_a_zero_gradient(rt):
+    x = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [-np.inf, -np.inf, -np.inf]])
+    mask = np.array([[True, False, True], [False, False, False], [True, True, True]])
+    out, (g,) = _ours(rt, lambda s, x, m: s.masked_softmax(x, m), x, mask)
+    expected = np.exp([1.0, 3.0]) / np.exp([1.0, 3.0]).sum()
+    np.testing.assert_allclose(out[0], [expected[0], 0.0, expected[1]], rtol=1e-15)
+    assert out[1:].tolist() == [[0.0] * 3] * 2
+    assert np.all(np.isfinite(g)) and g[1:].tolist() == [[0.0] * 3] * 2 and g[0, 1] == 0.0
+    # and second order stays finite
+    xv, mv = rt.variable_from(x[:2]), rt.constant_from(mask[:2])
+    gv = rt.grad(rt.with_eager_session(lambda s: s.reduce_sum(s.square(s.masked_softmax(xv, mv)), None)), xv)
+    h = rt.grad(rt.with_eager_session(lambda s: s.reduce_sum(s.square(gv), None)), xv)
+    assert np.all(np.isfinite(np.asarray(h)))
+
+
+def test_masked_softmax_matches_torch_where_rows_have_a_position(rt):
+    mask = RNG.random((4, 6)) > 0.4
+    mask[:, 0] = True
+    _agree(
+        rt,
+        lambda s, x, m: s.masked_softmax(x, m),
+        lambda x, m: F.softmax(x.masked_fill(~m, float("-inf")), -1),
+        X,
+        mask,
+    )
+
+
+def test_softmax_and_log_softmax_of_an_all_minus_inf_slice(rt):
+    x = np.array([[-np.inf, -np.inf], [0.0, 1.0]])
+    out, (g,) = _ours(rt, lambda s, x: s.softmax(x), x)
+    assert out[0].tolist() == [0.0, 0.0] and g[0].tolist() == [0.0, 0.0]
+    out, (g,) = _ours(rt, lambda s, x: s.log_softmax(x), x)
+    assert out[0].tolist() == [-np.inf, -np.inf] and np.all(np.isfinite(g))
+
+
+def test_softmax_does_not_overflow(rt):
+    out, (g,) = _ours(rt, lambda s, x: s.softmax(x), np.array([1000.0, 1000.0, -1000.0]))
+    np.testing.assert_allclose(out, [0.5, 0.5, 0.0])
+    assert np.all(np.isfinite(g))
+
+
+def test_softmax_regression_step_gradient_matches_finite_differences(rt):
+    rng = np.random.default_rng(3)
+    inputs, labels = rng.standard_normal((8, 5)), rng.integers(0, 3, 8)
+    onehot = np.eye(3)[labels]  # until the index family's take_along_axis lands
+
+    def loss(s, w, b):
+        logits = s.add(s.reduce_sum(s.mul(s.expand_to(inputs_t, (8, 5, 3), 2), s.expand_to(w, (8, 5, 3), 0)), 1), b)
+        return s.neg(s.reduce_mean(s.reduce_sum(s.mul(s.log_softmax(logits, 1), onehot_t), 1), None))
+
+    inputs_t, onehot_t = rt.constant_from(inputs), rt.constant_from(onehot)
+    w0, b0 = rng.standard_normal((5, 3)), rng.standard_normal(3)
+    w, b = rt.variable_from(w0), rt.variable_from(b0)
+    gw, gb = (np.asarray(g) for g in rt.grad(rt.with_eager_session(lambda s: loss(s, w, b)), [w, b]))
+
+    def value(wv, bv):
+        return float(np.asarray(rt.with_eager_session(lambda s: loss(s, rt.constant_from(wv), rt.constant_from(bv)))))
+
+    h = 1e-6
+    fd_w = np.array([(value(w0 + h * e, b0) - value(w0 - h * e, b0)) / (2 * h) for e in np.eye(15).reshape(15, 5, 3)])
+    fd_b = np.array([(value(w0, b0 + h * e) - value(w0, b0 - h * e)) / (2 * h) for e in np.eye(3)])
+    np.testing.assert_allclose(gw.reshape(-1), fd_w, rtol=1e-7, atol=1e-9)
+    np.testing.assert_allclose(gb, fd_b, rtol=1e-7, atol=1e-9)
+    # one step of gradient descent lowers the loss
+    assert value(w0 - 0.1 * gw, b0 - 0.1 * gb) < value(w0, b0)
