@@ -103,7 +103,7 @@ ZERO_SECOND_ORDER = _OnePlugin(
 )
 KINK_SAMPLER = _OnePlugin(
     OpSpec(
-        name="relu",
+        name="relu_sampled_on_kink",
         inputs=("x",),
         forward=lambda x: np.maximum(x, 0.0),
         vjp=_relu_vjp,
@@ -202,7 +202,7 @@ SQUARE_DECLARED_MULTILINEAR = _OnePlugin(  # a·b·b is linear in a but not in b
 )
 WRONG_TRANSPOSE = _OnePlugin(  # flipping is its own transpose; the VJP leaves g as it is
     OpSpec(
-        name="flip",
+        name="flip_untransposed",
         inputs=("x",),
         forward=lambda x: np.copy(np.flip(x)),
         vjps=(lambda s, g, out, x: g,),

@@ -90,6 +90,24 @@ def third_party_plugins():
     return [ep.name for ep in importlib.metadata.entry_points(group="tenferro") if ep.dist.name != "tenferro"]
 
 
+def with_dependents(*names):
+    """``names`` and every installed plugin that requires one of them, directly or not (the
+    plugins a test must block along with them to block them cleanly), then the
+    third-party ones."""
+    from tenferro.core.loading import load_registry
+
+    plugins = load_registry().plugins
+    blocked = set(names)
+    grown = True
+    while grown:
+        grown = False
+        for name, info in plugins.items():
+            if name not in blocked and blocked.intersection(info.requires):
+                blocked.add(name)
+                grown = True
+    return sorted(blocked) + [name for name in third_party_plugins() if name not in blocked]
+
+
 def exact_grad(xs):
     return np.cos(xs) * xs**2 + 2 * xs * np.sin(xs)
 

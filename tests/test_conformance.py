@@ -126,7 +126,7 @@ def test_broken_plugins_are_caught_by_the_named_check(pytester, attr):
 @pytest.mark.parametrize(
     "attr, name, failure",
     [
-        ("KINK_SAMPLER", "relu", "\n    on the sample args=(array("),  # the values, not strategy code
+        ("KINK_SAMPLER", "relu_sampled_on_kink", "\n    on the sample args=(array("),  # the values, not strategy code
         ("OUT_OF_DOMAIN", "log_anywhere", "had to be rejected"),
     ],
     ids=["mismatch", "rejections"],
@@ -325,9 +325,9 @@ def test_the_suite_runs_an_ops_rules_as_the_sweep_does():
 
 def test_the_suite_says_which_of_its_own_ops_are_missing(monkeypatch):
     import broken_plugins
-    from conftest import third_party_plugins
+    from conftest import with_dependents
 
     # a fresh registry reads the block list (the default one is cached)
-    monkeypatch.setenv("TENFERRO_BLOCK_PLUGINS", ",".join(["reduce", *third_party_plugins()]))
+    monkeypatch.setenv("TENFERRO_BLOCK_PLUGINS", ",".join(with_dependents("reduce")))
     with pytest.raises(ConformanceFailure, match="'reduce_sum' is not loaded; do not block those plugins"):
         conformance_runtime([("vjp_off", broken_plugins.VJP_OFF)])

@@ -96,7 +96,7 @@ def _arg_spec(name: str, fn: Callable[..., np.ndarray], pick: Callable[..., Any]
         reference=_arg_reference(pick),
         error_inputs=_arg_errors(name),
         doc=f"Index of the {what} along `axis` (None: into the flattened tensor), an integer constant. "
-        "Convention: ties give the first occurrence (NumPy's); a nan counts as the extremum.",
+        "Ties give the first occurrence (NumPy's); a nan counts as the extremum.",
     )
 
 
