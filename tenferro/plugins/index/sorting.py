@@ -41,9 +41,8 @@ def _reference_order(x: np.ndarray, axis: int = -1, descending: bool = False) ->
     moved = np.moveaxis(np.asarray(x), axis, -1)
     out = np.empty(moved.shape, np.int64)
     for lane in np.ndindex(*moved.shape[:-1]):
-        values = moved[lane]
-        key = (lambda i: (-values[i], i)) if descending else (lambda i: (values[i], i))
-        out[lane] = sorted(range(len(values)), key=key)
+        keys = [(-v if descending else v, i) for i, v in enumerate(moved[lane].tolist())]
+        out[lane] = [i for _, i in sorted(keys)]
     return np.moveaxis(out, -1, axis)
 
 
