@@ -296,6 +296,6 @@ def test_cross_entropy_value_gradient_and_hvp_match_torch(rt):
     t_loss = torch.nn.functional.cross_entropy(t, torch.tensor(LABELS))
     (t_g,) = torch.autograd.grad(t_loss, t, create_graph=True)
     (t_hvp,) = torch.autograd.grad((t_g * torch.tensor(v)).sum(), t)
-    np.testing.assert_allclose(float(np.asarray(loss)), float(t_loss), rtol=1e-15)
+    np.testing.assert_allclose(float(np.asarray(loss)), float(t_loss.detach()), rtol=1e-15)
     np.testing.assert_allclose(np.asarray(g), t_g.detach().numpy(), rtol=1e-14, atol=1e-16)
     np.testing.assert_allclose(np.asarray(hvp), t_hvp.numpy(), rtol=1e-13, atol=1e-16)
