@@ -90,6 +90,16 @@ def third_party_plugins():
     return [ep.name for ep in importlib.metadata.entry_points(group="tenferro") if ep.dist.name != "tenferro"]
 
 
+def later_families():
+    """Names of tenferro's own plugins besides elementwise and reduce (index, shape, ...):
+    tests about what blocking elementwise does to reduce block them too, since they need
+    elementwise as well."""
+    import importlib.metadata
+
+    entry_points = importlib.metadata.entry_points(group="tenferro")
+    return [ep.name for ep in entry_points if ep.dist.name == "tenferro" and ep.name not in ("elementwise", "reduce")]
+
+
 def exact_grad(xs):
     return np.cos(xs) * xs**2 + 2 * xs * np.sin(xs)
 
