@@ -72,6 +72,7 @@ def test_ops_marks_the_ops_that_exist_only_for_vjps(capsys):
     assert marked == {spec.name for spec in default_registry() if spec.internal}
     assert {"add_any", "sum_to", "expand_to", "prod_except", "prod_except_vjp"} <= marked
     assert not {"reduce_sum", "mul", "softmax"} & marked
+    assert {"scatter_add_to", "dynamic_pad", "scatter_winners", "filled"} <= marked  # the index family's
 
 
 def test_ops_prints_the_conventions_each_op_declares_at_its_kinks(capsys):

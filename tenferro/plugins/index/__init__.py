@@ -1,0 +1,18 @@
+"""Plugin ``index``: reading by index (take, take_along_axis, gather, boolean_mask,
+dynamic_slice, argwhere), the functional scatter (set, add, mul, min, max), sort and argsort,
+and the adjoint ops their VJPs use (scatter_add_to, dynamic_pad, scatter_winners, filled).
+
+The index layouts, negative indices and range errors are in :mod:`.positions`; the
+conventions in docs/index.md.
+"""
+
+from tenferro.extend import PluginRegistrar, hookimpl
+
+from . import gathers, scatter, sorting
+
+
+@hookimpl
+def tenferro_register_ops(registrar: PluginRegistrar) -> None:
+    registrar.requires("elementwise")  # scatter's rules: compare, where_select, mul, div, astype; unbroadcast
+    for spec in (*gathers.SPECS, *scatter.SPECS, *sorting.SPECS):
+        registrar.add(spec)

@@ -1,0 +1,94 @@
+"""``sort`` and ``argsort`` along an axis, ascending or descending, always stable (equal
+elements keep their order, also when descending: PyTorch's ``stable=True``).
+
+``sort`` is ``take_along_axis(x, argsort(x))`` and is differentiated as that read: each
+sorted element's cotangent goes back to the element it came from, so among equal
+elements the one the stable order put at a position gets that position's cotangent
+(PyTorch's convention). ``argsort``'s indices are an integer constant.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from tenferro.extend import AxisError, DTypeError, ErrorInput, Kink, OpSpec
+
+from . import samples
+from .positions import one_axis
+
+
+def argsort(x: Any, axis: Any = -1, descending: bool = False) -> Any:
+    axis = one_axis(axis, np.ndim(x), "argsort")
+    if not descending:
+        return np.argsort(x, axis=axis, kind="stable")
+    # the stable ascending order of x reversed, reversed again: descending, ties in order
+    reversed_order = np.argsort(np.flip(x, axis), axis=axis, kind="stable")
+    return np.subtract(np.shape(x)[axis] - 1, np.flip(reversed_order, axis))
+
+
+def _sort(x: Any, axis: Any = -1, descending: bool = False) -> Any:
+    return np.take_along_axis(x, argsort(x, axis, descending), axis=one_axis(axis, np.ndim(x), "sort"))
+
+
+def _sort_rule(s: Any, g: Any, out: Any, x: Any, axis: Any, descending: bool) -> Any:
+    return s.scatter_add_to(g, s.argsort(x, axis, descending), x.shape, axis, "along")
+
+
+def _reference_order(x: np.ndarray, axis: int = -1, descending: bool = False) -> np.ndarray:
+    """Per lane, a Python sort of (key, position) pairs: stable by construction."""
+    moved = np.moveaxis(np.asarray(x), axis, -1)
+    out = np.empty(moved.shape, np.int64)
+    for lane in np.ndindex(*moved.shape[:-1]):
+        keys = [(-v if descending else v, i) for i, v in enumerate(moved[lane].tolist())]
+        out[lane] = [i for _, i in sorted(keys)]
+    return np.moveaxis(out, -1, axis)
+
+
+_ERRORS = [
+    ErrorInput((np.array(1.0),), {}, AxisError, "out of range for a tensor with 0 dims"),
+    ErrorInput((np.ones((2, 2)),), {"axis": 1.0}, AxisError, "axis must be an int"),
+]
+
+SPECS = [
+    OpSpec(
+        name="sort",
+        inputs=("x",),
+        params={"axis": -1, "descending": False},
+        forward=_sort,
+        vjps=(_sort_rule,),
+        accepts="fiu",
+        residuals=("x",),
+        sample=lambda: samples.along_sample("distinct"),
+        reference=lambda x, axis=-1, descending=False: np.take_along_axis(
+            np.asarray(x), _reference_order(x, axis, descending), axis=axis
+        ),
+        error_inputs=lambda: [*_ERRORS, ErrorInput((np.array([True]),), {}, DTypeError, "argument 'x' has dtype bool")],
+        kinks=(
+            # ties: the stable order decides which equal element takes which cotangent
+            Kink((np.array([1.0, 1.0, 0.0]),), (np.array([2.0, 3.0, 1.0]),), {}, np.array([1.0, 2.0, 3.0])),
+            Kink(
+                (np.array([1.0, 1.0, 0.0]),),
+                (np.array([1.0, 2.0, 3.0]),),
+                {"descending": True},
+                np.array([1.0, 2.0, 3.0]),
+            ),
+        ),
+        doc="x sorted along `axis` (ascending, or `descending`), stably. Differentiated as the read "
+        "take_along_axis(x, argsort(x)): among equal elements the stable order routes the cotangent (PyTorch's).",
+    ),
+    OpSpec(
+        name="argsort",
+        inputs=("x",),
+        params={"axis": -1, "descending": False},
+        forward=argsort,
+        accepts="biuf",
+        integer_results=True,
+        sample=lambda: samples.along_sample("distinct"),
+        reference=_reference_order,
+        error_inputs=lambda: list(_ERRORS),
+        doc="The int64 indices that sort x along `axis` (ascending, or `descending`), stably: equal elements "
+        "keep their order. A constant (no gradient).",
+    ),
+]
