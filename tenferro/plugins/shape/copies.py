@@ -226,7 +226,8 @@ def _pad(x: Any, pad_width: Any, mode: str = "constant", constant_values: Any = 
         raise ArgumentError(f"pad: mode {mode!r} is not supported; only 'constant' is (with constant_values)")
     if not isinstance(constant_values, (int, float, np.integer, np.floating)) or isinstance(constant_values, bool):
         raise ArgumentError(f"pad: constant_values must be a number, got {constant_values!r}")
-    return np.pad(x, _pad_pairs(pad_width, np.ndim(x)), mode="constant", constant_values=constant_values)
+    pairs = _pad_pairs(pad_width, np.ndim(x))
+    return np.pad(x, pairs or 0, mode="constant", constant_values=constant_values)  # np.pad refuses () for 0-d
 
 
 def _unpad(s: Any, g: Any, out: Any, x: Any, pad_width: Any, mode: str, constant_values: Any) -> Any:
@@ -244,7 +245,7 @@ PAD = OpSpec(
     accepts="biuf",
     sample=lazy("pad"),
     reference=lambda x, pad_width, mode="constant", constant_values=0: np.pad(
-        np.array(x), pad_width, constant_values=constant_values
+        np.array(x), pad_width if np.ndim(x) else 0, constant_values=constant_values
     ),
     error_inputs=lambda: [
         ErrorInput((_X,), {"pad_width": 1, "mode": "reflect"}, ArgumentError, "mode 'reflect' is not supported"),
@@ -258,6 +259,11 @@ PAD = OpSpec(
 
 
 # -- tril / triu -------------------------------------------------------------------------------
+def _kept(name: str, shape: tuple[int, ...], k: int) -> np.ndarray:
+    above = np.subtract.outer(np.arange(shape[-1]), np.arange(shape[-2])).T  # j - i at [i, j]
+    return above <= k if name == "tril" else above >= k
+
+
 def _triangle(name: str, kernel: Any, keeps: str) -> OpSpec:
     def forward(x: Any, k: int = 0) -> Any:
         if np.ndim(x) < 2:
@@ -275,12 +281,7 @@ def _triangle(name: str, kernel: Any, keeps: str) -> OpSpec:
         linear=True,
         accepts="biuf",
         sample=lazy("triangle"),
-        reference=lambda x, k=0: np.where(
-            (np.subtract.outer(np.arange(np.shape(x)[-2]), np.arange(np.shape(x)[-1])) >= -k)
-            == (name == "tril"),
-            x,
-            0.0,
-        ),
+        reference=lambda x, k=0: np.where(_kept(name, np.shape(x), k), x, 0.0),
         error_inputs=lambda: [
             ErrorInput((np.zeros(3),), {}, AxisError, "needs a tensor with at least 2 dims"),
             ErrorInput((_X,), {"k": 0.5}, ArgumentError, "k must be an int"),

@@ -3,7 +3,6 @@ hypothesis is a test-only dependency)."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from typing import Any
 
@@ -183,24 +182,28 @@ def _bound(draw: Draw, size: int) -> Any:
     return draw(st.one_of(st.none(), st.integers(-size - 2, size + 2)))
 
 
+def _item(draw: Draw, size: int) -> Any:
+    kind = draw(st.sampled_from(["int", "slice", "slice", "triple"]))
+    if kind == "int":
+        return draw(st.integers(-size, size - 1))
+    step = draw(st.one_of(st.none(), st.integers(-3, 3).filter(bool)))
+    bounds = (_bound(draw, size), _bound(draw, size), step)
+    return slice(*bounds) if kind == "slice" else bounds
+
+
 @st.composite
 def index(draw: Draw, shape: tuple[int, ...]) -> tuple[Any, ...]:
     """A basic index for ``shape``: per axis an int, a slice (any bounds, nonzero step) or
     nothing; new axes and at most one Ellipsis anywhere."""
-    items: list[Any] = []
     consumed = draw(st.integers(0, len(shape)))
-    for size in shape[:consumed]:
-        kind = draw(st.sampled_from(["int", "slice", "slice", "triple"]))
-        if kind == "int":
-            items.append(draw(st.integers(-size, size - 1)))
-        else:
-            step = draw(st.one_of(st.none(), st.integers(-3, 3).filter(bool)))
-            bounds = (_bound(draw, size), _bound(draw, size), step)
-            items.append(slice(*bounds) if kind == "slice" else bounds)
+    ellipsis = draw(st.booleans())
+    head = draw(st.integers(0, consumed)) if ellipsis else consumed  # items before the Ellipsis
+    axes = [*range(head), *range(len(shape) - (consumed - head), len(shape))]
+    items: list[Any] = [_item(draw, shape[a]) for a in axes]
+    if ellipsis:
+        items.insert(head, Ellipsis)
     for _ in range(draw(st.integers(0, 2))):
         items.insert(draw(st.integers(0, len(items))), None)
-    if draw(st.booleans()):
-        items.insert(draw(st.integers(0, len(items))), Ellipsis)
     if len(items) == 1 and draw(st.booleans()) and not isinstance(items[0], tuple):
         return items[0]
     return tuple(items)
@@ -220,7 +223,3 @@ def slice_scatter(draw: Draw) -> SampleInput:
 
     g = draw(floats_array(parse_index(key, shape, "slice_scatter")[1]))
     return SampleInput((g,), {"shape": shape, "index": key})
-
-
-def size_of(shape: tuple[int, ...]) -> int:
-    return math.prod(shape)
