@@ -11,7 +11,7 @@ import numpy as np
 
 from tenferro.extend import REQUIRED, ArgumentError, AxisError, ErrorInput, OpSpec, ShapeMismatch, check_shape
 
-from .common import axis_index, axis_list, is_int
+from .common import axis_index, is_int
 from .views import lazy
 
 _X = np.zeros((2, 3))
@@ -267,7 +267,9 @@ def _kept(name: str, shape: tuple[int, ...], k: int) -> np.ndarray:
 def _triangle(name: str, kernel: Any, keeps: str) -> OpSpec:
     def forward(x: Any, k: int = 0) -> Any:
         if np.ndim(x) < 2:
-            raise AxisError(f"{name}: needs a tensor with at least 2 dims (the last two are the matrix), got {np.ndim(x)}")
+            raise AxisError(
+                f"{name}: needs a tensor with at least 2 dims (the last two are the matrix), got {np.ndim(x)}"
+            )
         if not is_int(k):
             raise ArgumentError(f"{name}: k must be an int, got {k!r}")
         return kernel(x, int(k))

@@ -72,16 +72,20 @@ def moveaxis(draw: Draw) -> SampleInput:
     x = draw(floats_array(AT_LEAST_1D))
     count = draw(st.integers(1, x.ndim))
     source = draw(st.lists(st.integers(0, x.ndim - 1), min_size=count, max_size=count, unique=True))
-    destination = draw(st.lists(st.integers(-x.ndim, x.ndim - 1), min_size=count, max_size=count).filter(
-        lambda d: len({a % x.ndim for a in d}) == len(d)
-    ))
+    destination = draw(
+        st.lists(st.integers(-x.ndim, x.ndim - 1), min_size=count, max_size=count).filter(
+            lambda d: len({a % x.ndim for a in d}) == len(d)
+        )
+    )
     if count == 1 and draw(st.booleans()):
         return SampleInput((x,), {"source": source[0], "destination": destination[0]})
     return SampleInput((x,), {"source": tuple(source), "destination": tuple(destination)})
 
 
 @st.composite
-def axes_or_none(draw: Draw, shapes: Any = SHAPES, extra: Callable[[Draw, np.ndarray], dict] | None = None) -> SampleInput:
+def axes_or_none(
+    draw: Draw, shapes: Any = SHAPES, extra: Callable[[Draw, np.ndarray], dict] | None = None
+) -> SampleInput:
     x = draw(floats_array(shapes))
     params = {} if extra is None else extra(draw, x)
     if x.ndim == 0 or draw(st.booleans()):
@@ -161,9 +165,11 @@ def triangle(draw: Draw) -> SampleInput:
 @st.composite
 def diagonal(draw: Draw) -> SampleInput:
     x = draw(floats_array(AT_LEAST_2D))
-    axis1, axis2 = draw(st.lists(st.integers(-x.ndim, x.ndim - 1), min_size=2, max_size=2).filter(
-        lambda a: a[0] % x.ndim != a[1] % x.ndim
-    ))
+    axis1, axis2 = draw(
+        st.lists(st.integers(-x.ndim, x.ndim - 1), min_size=2, max_size=2).filter(
+            lambda a: a[0] % x.ndim != a[1] % x.ndim
+        )
+    )
     return SampleInput((x,), {"offset": draw(st.integers(-3, 3)), "axis1": axis1, "axis2": axis2})
 
 

@@ -25,6 +25,7 @@ import numpy as np
 from tenferro.extend import REQUIRED, ArgumentError, AxisError, ErrorInput, OpSpec, ShapeMismatch, check_shape
 
 from .common import is_int
+from .views import lazy
 
 _KINDS = "int, slice, (start, stop, step), None or Ellipsis"
 
@@ -110,15 +111,6 @@ def _slice_scatter(g: Any, shape: Any, index: Any) -> Any:
     return out
 
 
-def _lazy(name: str) -> Any:
-    def make() -> Any:
-        from . import samples
-
-        return getattr(samples, name)()
-
-    return make
-
-
 def _reference(x: Any, index: Any) -> np.ndarray:
     items = index if isinstance(index, tuple) else (index,)
     key = tuple(builtins.slice(*i) if isinstance(i, tuple) else i for i in items)
@@ -143,7 +135,7 @@ SLICE = OpSpec(
     linear=True,
     returns_view=True,
     accepts="biuf",
-    sample=_lazy("slicing"),
+    sample=lazy("slicing"),
     reference=_reference,
     error_inputs=lambda: [
         ErrorInput((_X,), {"index": (0, 0, 0)}, AxisError, "indexes 3 axes, but the tensor has 2 dims"),
@@ -167,7 +159,7 @@ SLICE_SCATTER = OpSpec(
     vjps=(lambda s, gg, out, g, shape, index: s.slice(gg, index),),
     linear=True,
     accepts="biuf",
-    sample=_lazy("slice_scatter"),
+    sample=lazy("slice_scatter"),
     reference=_scatter_reference,
     error_inputs=lambda: [
         ErrorInput((np.zeros(2),), {"shape": (3,), "index": slice(0, 3)}, ShapeMismatch, "selects [3]"),

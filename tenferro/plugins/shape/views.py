@@ -219,9 +219,11 @@ FLIP = OpSpec(
     returns_view=True,
     accepts="biuf",
     sample=lazy("flip"),
-    reference=lambda x, axis=None: np.array(np.asarray(x)[tuple(slice(None, None, -1) for _ in range(np.ndim(x)))])
-    if axis is None
-    else np.array(np.flip(x, axis)),
+    reference=lambda x, axis=None: (
+        np.array(np.asarray(x)[tuple(slice(None, None, -1) for _ in range(np.ndim(x)))])
+        if axis is None
+        else np.array(np.flip(x, axis))
+    ),
     error_inputs=lambda: [
         ErrorInput((_X,), {"axis": 2}, AxisError, "axis 2 is out of range for a tensor with 2 dims"),
     ],
