@@ -209,6 +209,11 @@ def _flip_axes(axis: Any, ndim: int) -> tuple[int, ...]:
     return tuple(range(ndim)) if axis is None else axis_list(axis, ndim, "flip")
 
 
+def _flip_reference(x: Any, axis: Any = None) -> np.ndarray:
+    axes = range(np.ndim(x)) if axis is None else [a % np.ndim(x) for a in np.atleast_1d(axis)]
+    return np.array(np.asarray(x)[tuple(slice(None, None, -1 if i in axes else 1) for i in range(np.ndim(x)))])
+
+
 FLIP = OpSpec(
     name="flip",
     inputs=("x",),
@@ -219,11 +224,7 @@ FLIP = OpSpec(
     returns_view=True,
     accepts="biuf",
     sample=lazy("flip"),
-    reference=lambda x, axis=None: (
-        np.array(np.asarray(x)[tuple(slice(None, None, -1) for _ in range(np.ndim(x)))])
-        if axis is None
-        else np.array(np.flip(x, axis))
-    ),
+    reference=_flip_reference,
     error_inputs=lambda: [
         ErrorInput((_X,), {"axis": 2}, AxisError, "axis 2 is out of range for a tensor with 2 dims"),
     ],
