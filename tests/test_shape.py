@@ -251,3 +251,13 @@ def test_transpose_and_permute_dims_share_one_definition(rt):
     a = rt.with_eager_session(lambda s: s.transpose(x))
     b = rt.with_eager_session(lambda s: s.permute_dims(x, (2, 1, 0)))
     np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+
+
+def test_the_example_of_docs_shape_md_runs(capsys):
+    import pathlib
+    import re
+
+    text = (pathlib.Path(__file__).resolve().parent.parent / "docs" / "shape.md").read_text(encoding="utf-8")
+    (block,) = re.findall(r"^```python\n(.*?)^```", text, re.S | re.M)
+    exec(compile(block, "docs/shape.md", "exec"), {})
+    assert capsys.readouterr().out.strip() == str(np.tile([0.0, 1.0], 6))

@@ -1,4 +1,4 @@
-"""Plugin ``shape``: ops that rearrange elements without arithmetic (DESIGN §9).
+"""Plugin ``shape``: ops that rearrange elements without arithmetic.
 
 Views (a read-only view of the input, no copy, nothing kept in the trace): reshape,
 permute_dims, transpose, expand_dims, squeeze, moveaxis, flip, diagonal and static
