@@ -202,7 +202,7 @@ SQUARE_DECLARED_MULTILINEAR = _OnePlugin(  # a·b·b is linear in a but not in b
 )
 WRONG_TRANSPOSE = _OnePlugin(  # flipping is its own transpose; the VJP leaves g as it is
     OpSpec(
-        name="flip",
+        name="flip_wrong",  # not "flip": the shape family has that name
         inputs=("x",),
         forward=lambda x: np.copy(np.flip(x)),
         vjps=(lambda s, g, out, x: g,),

