@@ -70,7 +70,7 @@ def test_ops_marks_the_ops_that_exist_only_for_vjps(capsys):
     assert main(["ops"]) == 0
     marked = {line.split()[1].split("(")[0] for line in capsys.readouterr().out.splitlines() if "  (internal) " in line}
     assert marked == {spec.name for spec in default_registry() if spec.internal}
-    assert {"add_any", "sum_to", "expand_to", "prod_except", "prod_except_vjp"} <= marked
+    assert {"add_any", "sum_to", "expand_to", "prod_except", "prod_except_vjp", "slice_scatter"} <= marked
     assert not {"reduce_sum", "mul", "softmax"} & marked
     assert {"scatter_add_to", "dynamic_pad", "scatter_winners", "filled"} <= marked  # the index family's
 
