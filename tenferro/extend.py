@@ -19,6 +19,7 @@ dependency; so it is not in ``__all__``).
 
 from __future__ import annotations
 
+import functools
 import importlib
 import itertools
 from collections.abc import Callable, Sequence
@@ -127,7 +128,17 @@ def explain_broadcast(name: str, names: tuple[str, ...]) -> Callable[..., Tenfer
 # -- axes ----------------------------------------------------------------------------------------
 def normalize_axes(axes: Any, ndim: int, op: str) -> tuple[int, ...]:
     """``None`` (all axes), an int or a sequence of ints, possibly negative, as a sorted
-    tuple of non-negative axes; AxisError for anything out of range, repeated or not an int."""
+    tuple of non-negative axes; AxisError for anything out of range, repeated or not an int.
+
+    Results for None, an int or a tuple of ints are cached: reduction rules and kernels
+    ask for the same few axes on every call (errors are raised again each time)."""
+    kind = type(axes)
+    if axes is None or kind is int or (kind is tuple and all(type(axis) is int for axis in axes)):
+        return _normalized_axes(axes, ndim, op)  # exact types: True == 1 must not hit 1's entry
+    return _normalize_axes(axes, ndim, op)
+
+
+def _normalize_axes(axes: Any, ndim: int, op: str) -> tuple[int, ...]:
     if axes is None:
         return tuple(range(ndim))
     items = (axes,) if isinstance(axes, (int, np.integer)) else axes
@@ -147,6 +158,9 @@ def normalize_axes(axes: Any, ndim: int, op: str) -> tuple[int, ...]:
     if len(set(result)) != len(result):
         raise AxisError(f"{op}: axes {axes!r} name the same axis twice")
     return tuple(sorted(result))
+
+
+_normalized_axes = functools.lru_cache(maxsize=4096)(_normalize_axes)
 
 
 def __getattr__(name: str) -> Any:

@@ -12,7 +12,7 @@ import warnings
 
 import numpy as np
 import pytest
-from conftest import plugin_of, third_party_plugins, with_dependents
+from conftest import plugin_of, with_dependents
 
 from tenferro import CpuEngine, EagerRuntime, OpSpec, PluginError, PluginWarning, hookimpl
 from tenferro.core.loading import load_registry

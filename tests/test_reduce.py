@@ -276,3 +276,14 @@ def test_any_all_count_nonzero_are_constants(rt):
             out = rt.with_eager_session(lambda s, op=op, a=axes, k=keepdims: getattr(s, op)(x, a, k))
             assert not out.tracks_grad()
             np.testing.assert_array_equal(np.asarray(out), ref(values, axis=axes, keepdims=keepdims))
+
+
+def test_a_bool_or_float_axis_is_rejected_even_after_its_int_was_normalised():
+    """normalize_axes caches results by value, and True == 1 == 1.0: the cache must not let
+    a bool or a float through because 1 was seen before."""
+    from tenferro.extend import AxisError, normalize_axes
+
+    assert normalize_axes(1, 2, "op") == (1,) and normalize_axes((1,), 2, "op") == (1,)
+    for bad in (True, 1.0, (True,), (1.0,), np.float64(1.0)):
+        with pytest.raises(AxisError, match="axes must be None, an int or a tuple of ints"):
+            normalize_axes(bad, 2, "op")

@@ -17,8 +17,9 @@ import numpy as np
 from .eager import EagerTensor
 from .errors import NotDifferentiable, RuleError
 from .graph import reachable
+from .recording import paused
 from .spec import OpSpec
-from .tensor import Hollow, describe
+from .tensor import Hollow, describe, freeze
 from .trace import Node, Vertex
 
 if TYPE_CHECKING:
@@ -245,6 +246,15 @@ def reverse_sweep(session: EagerSession, root: Vertex, seed: EagerTensor) -> dic
 
 
 def _fresh(session: EagerSession, ct: EagerTensor) -> EagerTensor:
-    """``ct`` as a new tensor with a value of its own, still recorded as computed from ct
-    (adding -0.0 is the exact identity in IEEE arithmetic, signed zeros and NaNs included)."""
-    return session.add_any(ct, EagerTensor(np.full(ct.shape, -0.0, ct.dtype), session._rt))
+    """``ct`` as a new tensor with a value of its own. In ``backward`` (nothing records) a
+    copy; in ``rt.grad``, ``ct + (-0.0)``, so it is still recorded as computed from ct
+    (adding -0.0 is the exact identity in IEEE arithmetic, signed zeros and NaNs included),
+    with the -0.0 one element broadcast (no second buffer of ct's size)."""
+    value, rt = ct._value, session._rt
+    if type(value) is np.ndarray:
+        if rt in paused():
+            return EagerTensor(freeze(value.copy()), rt)
+        minus_zero = np.ndarray(value.shape, value.dtype, np.array(-0.0, value.dtype), 0, (0,) * value.ndim)
+    else:
+        minus_zero = np.full(value.shape, -0.0, value.dtype)
+    return session.add_any(ct, EagerTensor(freeze(minus_zero), rt))
