@@ -47,7 +47,7 @@ def _ops(args: argparse.Namespace) -> int:
         mark = "(internal) " if spec.internal else ""
         print(f"{spec.plugin:<12} {spec.signature:<{width}}  {mark}{spec.summary}")
         for kink in spec.kinks:  # the conventions the conformance suite checks
-            print(f"{'':<12}   kink: {kink.describe(spec.name, spec.inputs)}")
+            print(f"{'':<12}   kink: {kink.describe(spec.name, [spec.input_name(i) for i in range(len(kink.args))])}")
     internal = sum(spec.internal for spec in specs)
     print(f"{len(specs)} ops from {len(registry.plugins)} plugins; {internal} (internal) exist for other ops' VJPs")
     for info in registry.broken.values():

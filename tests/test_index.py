@@ -73,6 +73,9 @@ def test_take_along_axis_and_boolean_mask_and_dynamic_slice_match_numpy(rt):
         call(rt, "dynamic_slice", const(rt, X), const(rt, np.array([-1, 1, 0])), sizes=(1, 2, 3)), X[1:, 1:3, 0:3]
     )
     np.testing.assert_array_equal(call(rt, "argwhere", const(rt, X > 0.5)), np.argwhere(X > 0.5))
+    rows, cols, depths = call(rt, "nonzero", const(rt, X > 0.5))  # a tuple, one index array per axis
+    for ours, numpys in zip((rows, cols, depths), np.nonzero(X > 0.5)):
+        np.testing.assert_array_equal(ours, numpys)
 
 
 def test_unsigned_indices_are_accepted_and_get_no_gradient(rt):
@@ -248,9 +251,10 @@ def test_sort_gradient_at_ties_matches_torch(rt, descending):
 
 def test_integer_and_bool_results_are_constants(rt):
     x = var(rt, [3.0, 1.0, 2.0])
-    order, where = rt.with_eager_session(lambda s: (s.argsort(x), s.argwhere(x)))
+    order, where, (nonzero,) = rt.with_eager_session(lambda s: (s.argsort(x), s.argwhere(x), s.nonzero(x)))
     assert not order.tracks_grad() and order.dtype == np.int64
     assert not where.tracks_grad() and where.shape == (3, 1)
+    assert not nonzero.tracks_grad() and nonzero.dtype == np.int64
     spec = rt.registry["argsort"]
     assert spec.integer_results and not any(spec.differentiable)
     assert rt.registry["boolean_mask"].differentiable == (True, False)

@@ -65,6 +65,8 @@ def test_blocked_plugins_are_not_loaded(monkeypatch):
         (OpSpec(name="f", inputs=(), forward=np.add), "at least one tensor input"),
         (_op("f", accepts="xyz"), "dtype kinds"),
         (_op("needs_grad"), "is a session attribute"),
+        (OpSpec(name="f", inputs=("a", "b"), forward=np.add, variadic=True), "a variadic op has one input"),
+        (_op("f", variadic=True, vjps=(lambda s, g, out, x: g,)), "and a whole-op vjp, not per-input vjps"),
     ],
 )
 def test_bad_specs_are_rejected_naming_the_plugin(spec, message):

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from conftest import plugin_of
 
-from tenferro import CpuEngine, EagerRuntime, OpSpec, RuleError
+from tenferro import CpuEngine, EagerRuntime, KernelError, OpSpec, RuleError
 
 
 def _runtime(*specs):
@@ -69,3 +69,49 @@ def test_a_rule_returning_a_hollow_value_is_blamed_on_its_op():
         RuleError, match="the VJP of echo .* returned, for input 0 .*whose value the trace did not keep"
     ):
         loss.backward()
+
+
+def _extremes_spec(calls):
+    """extremes(x) -> (min, max) of all of x: an op with two results."""
+
+    def vjp(s, g, inputs, out):
+        calls.append(tuple(gi is not None for gi in g))
+        (x,) = inputs
+        low, high = out
+        total = None
+        for gi, value in zip(g, out):
+            if gi is not None:
+                hit = s.where_select(s.compare(x, value, "eq"), 1.0, 0.0)
+                term = s.mul(hit, gi)
+                total = term if total is None else s.add(total, term)
+        return (total,)
+
+    return OpSpec(
+        name="extremes",
+        inputs=("x",),
+        forward=lambda x: (np.min(x), np.max(x)),
+        vjp=vjp,
+        multiple_results=True,
+    )
+
+
+def test_a_rule_of_several_results_gets_one_cotangent_per_result_none_for_the_others():
+    calls = []
+    rt = _runtime(_extremes_spec(calls))
+    x = rt.variable_from(np.array([3.0, -1.0, 2.0]))
+    low, high = rt.with_eager_session(lambda s: s.extremes(x))
+    assert low.tracks_grad() and high.tracks_grad()
+    np.testing.assert_array_equal(np.asarray(rt.grad(_sum(rt, lambda s: s.mul(high, 2.0)), x)), [2.0, 0.0, 0.0])
+    assert calls == [(False, True)]  # the max's cotangent only; the min got none
+    calls.clear()
+    both = _sum(rt, lambda s: s.sub(high, low))
+    np.testing.assert_array_equal(np.asarray(rt.grad(both, x)), [1.0, -1.0, 0.0])
+    assert sorted(calls) == [(False, True), (True, False)]  # one call per result with a cotangent
+
+
+def test_a_kernel_of_several_results_must_return_a_tuple():
+    spec = OpSpec(name="lonely", inputs=("x",), forward=lambda x: x * 1.0, multiple_results=True)
+    rt = _runtime(spec)
+    x = rt.constant_from(np.ones(2))
+    with pytest.raises(KernelError, match="lonely .*must return a tuple or list of arrays"):
+        rt.with_eager_session(lambda s: s.lonely(x))

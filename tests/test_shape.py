@@ -261,3 +261,102 @@ def test_the_example_of_docs_shape_md_runs(capsys):
     (block,) = re.findall(r"^```python\n(.*?)^```", text, re.S | re.M)
     exec(compile(block, "docs/shape.md", "exec"), {})
     assert capsys.readouterr().out.strip() == str(np.tile([0.0, 1.0], 6))
+
+
+@pytest.mark.parametrize(
+    "op, arrays, axis, expected",
+    [
+        ("concat", [X, X[:, :1]], 1, np.concatenate([X, X[:, :1]], 1)),
+        ("concatenate", [M, M], -1, np.concatenate([M, M], -1)),
+        ("concat", [X, M], None, np.concatenate([X.ravel(), M.ravel()])),
+        ("stack", [M, M + 1, M + 2], 1, np.stack([M, M + 1, M + 2], 1)),
+        ("stack", [M], -1, np.stack([M], -1)),
+    ],
+)
+def test_joins_take_a_list_and_split_their_gradient_back(rt, op, arrays, axis, expected):
+    variables = [rt.variable_from(a) for a in arrays]
+    weights = np.cos(np.arange(expected.size)).reshape(expected.shape)
+    with rt.eager_session() as s:
+        out = getattr(s, op)(variables, axis=axis)
+        loss = s.reduce_sum(s.mul(out, rt.constant_from(weights)), None)
+    np.testing.assert_array_equal(np.asarray(out), expected)
+    loss.backward()
+    # the gradient of <w, join(xs)> is w cut back into one piece per input
+    start = 0
+    for a, v in zip(arrays, variables):
+        if op == "stack":
+            piece = np.take(weights, variables.index(v), axis=axis)
+        elif axis is None:
+            piece = weights[start : start + a.size].reshape(a.shape)
+        else:
+            piece = np.take(weights, range(start, start + a.shape[axis]), axis=axis)
+        start += a.size if axis is None else (a.shape[axis] if op != "stack" else 0)
+        np.testing.assert_array_equal(v.grad().to_numpy(), piece)
+
+
+def test_a_join_of_float32_and_float64_promotes_and_casts_each_gradient_back(rt):
+    a = rt.variable_from(np.ones((2, 2), np.float32))
+    b = rt.variable_from(np.ones((2, 1)))
+    with rt.eager_session() as s:
+        out = s.concat([a, b], axis=1)
+        loss = s.reduce_sum(s.mul(out, 2.0), None)
+    assert out.dtype == np.float64
+    loss.backward()
+    assert a.grad().dtype == np.float32 and b.grad().dtype == np.float64
+    np.testing.assert_array_equal(a.grad().to_numpy(), np.full((2, 2), 2.0, np.float32))
+
+
+def test_a_join_says_what_its_list_must_be(rt):
+    x = rt.constant_from(M)
+    with rt.eager_session() as s:
+        with pytest.raises(ArgumentError, match=r"concat: argument 'arrays' must be a list or tuple of tensors"):
+            s.concat(x)
+        with pytest.raises(ArgumentError, match="stack: argument 'arrays' is empty"):
+            s.stack([])
+        with pytest.raises(ArgumentError, match=r"argument 'arrays\[1\]' is a ndarray; wrap arrays"):
+            s.concat([x, M])
+        with pytest.raises(ShapeMismatch, match=r"same number of dims, got shapes \[4, 5\], \[5\]"):
+            s.concat([x, rt.constant_from(np.zeros(5))])
+
+
+@pytest.mark.parametrize(
+    "op, params, expected",
+    [
+        ("split", {"indices_or_sections": 2, "axis": 1}, np.split(M[:, :4], 2, 1)),
+        ("split", {"indices_or_sections": (1, 3), "axis": -2}, np.split(M[:, :4], (1, 3), -2)),
+        ("unstack", {"axis": 1}, list(np.moveaxis(M[:, :4], 1, 0))),
+    ],
+)
+def test_splits_return_a_tuple_of_views_and_join_their_gradients(rt, op, params, expected):
+    x = rt.variable_from(M[:, :4])
+    with rt.eager_session() as s:
+        pieces = getattr(s, op)(x, **params)
+        loss = s.reduce_sum(s.mul(pieces[-1], pieces[-1]), None)  # only the last piece is used
+    assert isinstance(pieces, tuple) and len(pieces) == len(expected)
+    for piece, want in zip(pieces, expected):
+        np.testing.assert_array_equal(np.asarray(piece), want)
+        assert np.shares_memory(piece._value, x._value) and not piece._value.flags.writeable
+    loss.backward()
+    grad = np.zeros_like(M[:, :4])  # 2·piece where the last piece sits, zeros elsewhere
+    views = np.split(grad, params["indices_or_sections"], params["axis"]) if op == "split" else grad.swapaxes(0, 1)
+    views[-1][...] = 2 * expected[-1]
+    np.testing.assert_array_equal(x.grad().to_numpy(), grad)
+
+
+def test_a_split_differentiates_twice(rt):
+    x = rt.variable_from(M[:, :4])
+
+    def cross(s):
+        a, b = s.split(x, 2, axis=1)
+        return s.reduce_sum(s.mul(a, b), None)
+
+    g = rt.grad(rt.with_eager_session(cross), x)  # (b, a) side by side
+    np.testing.assert_array_equal(np.asarray(g), np.concatenate([M[:, 2:4], M[:, :2]], 1))
+    h = rt.grad(rt.with_eager_session(lambda s: s.reduce_sum(s.mul(g, x), None)), x)
+    np.testing.assert_array_equal(np.asarray(h), 2 * np.asarray(g))
+
+
+def test_a_trace_lists_a_call_with_several_results_on_one_line(rt):
+    x = rt.variable_from(M[:, :4])
+    loss = rt.with_eager_session(lambda s: s.reduce_sum(s.unstack(x, 1)[2], None))
+    assert "  b, c, d, e = unstack[axis=1] a" in loss.trace()

@@ -63,8 +63,8 @@ def _name(index: int) -> str:
 
 def listing(root: Vertex | None) -> TraceListing:
     """A jaxpr-like listing of the program that computed the vertex ``root`` (None for a
-    constant): the variables it reads, the constants, one ``c = mul a b`` line per op, and
-    the output."""
+    constant): the variables it reads, the constants, one ``c = mul a b`` line per op
+    (``b, c = split a`` for an op with several results), and the output."""
     reached = reachable(root) if root is not None else {}
     names: dict[int, str] = {}
 
@@ -78,7 +78,12 @@ def listing(root: Vertex | None) -> TraceListing:
         name_of(variable)
     constants: list[tuple[str, str]] = []
     equations: list[tuple[str, str]] = []
+    listed: set[int] = set()
     for node in nodes_in_order(reached):
+        if id(node) in listed:
+            continue  # a result of a call already listed with its siblings
+        results = (node,) if node.siblings is None else node.siblings
+        listed.update(id(result) for result in results)
         args = []
         for arg, parent in zip(node.inputs, node.parents):
             if parent is not None:
@@ -91,7 +96,9 @@ def listing(root: Vertex | None) -> TraceListing:
                 args.append(repr(arg))
         params = ",".join(f"{k}={v!r}" for k, v in node.params.items())
         op = f"{node.spec.name}[{params}]" if params else node.spec.name
-        equations.append((f"{name_of(node)} = {op} {' '.join(args)}", describe(node.shape, node.dtype)))
+        targets = ", ".join(name_of(r) if type(r) is Node else "_" for r in results)  # _: a constant result
+        kinds = ", ".join(describe(r.shape, r.dtype) for r in results)
+        equations.append((f"{targets} = {op} {' '.join(args)}", kinds))
 
     def declare(items: list[tuple[str, str]]) -> str:
         return ", ".join(f"{name}:{kind}" for name, kind in items) or "-"

@@ -44,16 +44,20 @@ WholeRule = Callable[..., Sequence[Any]]
 Unbroadcast = Callable[[Any, Any, Any], Any]
 
 
-def linear_jvp(op: str, differentiable: Sequence[bool]) -> Callable[..., Any]:
+def linear_jvp(op: str, differentiable: Sequence[bool], variadic: bool = False) -> Callable[..., Any]:
     """The forward-mode rule of an op linear in its differentiable inputs: the op applied
-    to their tangents (zeros where a tangent is None), the other inputs as they are."""
+    to their tangents (zeros where a tangent is None), the other inputs as they are (a
+    variadic op's items all share its one input's flag)."""
     flags = tuple(differentiable)
 
     def jvp(s: Any, tangents: Sequence[Any], inputs: tuple[Any, ...], out: Any, **params: Any) -> Any:
-        if out.dtype.kind not in "fc":
-            return None  # an integer or bool result (astype to int) carries no tangent
-        args = [(t if t is not None else _zeros(s, x)) if flag else x for flag, t, x in zip(flags, tangents, inputs)]
-        return getattr(s, op)(*args, **params)
+        if not any(result.dtype.kind in "fc" for result in (out if isinstance(out, tuple) else (out,))):
+            return None  # integer or bool results (astype to int) carry no tangent
+        args = [
+            (t if t is not None else _zeros(s, x)) if flags[0 if variadic else i] else x
+            for i, (t, x) in enumerate(zip(tangents, inputs))
+        ]
+        return getattr(s, op)(*([args] if variadic else args), **params)
 
     return jvp
 

@@ -80,20 +80,33 @@ class EagerSession:
         raise self._rt.registry.unknown(name)
 
 
-def _recorded(drops: tuple[int, ...], args: tuple[Any, ...]) -> tuple[Any, ...]:
+def _recorded(drops: tuple[int, ...], args: tuple[Any, ...], variadic: bool = False) -> tuple[Any, ...]:
     """``args`` as a node records them: the tensors at ``drops`` (whose values the VJP does
-    not read) as hollow copies. Variables are kept whole (the user holds them anyway)."""
+    not read; for a variadic op, every item) as hollow copies. Variables are kept whole
+    (the user holds them anyway)."""
     kept = list(args)
-    for index in drops:
+    for index in range(len(args)) if variadic else drops:
         arg = kept[index]
         if type(arg) is EagerTensor and not arg._leaf:
             kept[index] = arg.hollow()
     return tuple(kept)
 
 
+def _items(spec: OpSpec, sequence: Any) -> tuple[Any, ...]:
+    """A variadic op's one argument: a non-empty list or tuple of tensors (or scalars)."""
+    if not isinstance(sequence, (list, tuple)):
+        raise ArgumentError(
+            f"{spec.name}: argument {spec.inputs[0]!r} must be a list or tuple of tensors, "
+            f"got {type(sequence).__name__}; call it as {spec.name}([a, b, ...])"
+        )
+    if not sequence:
+        raise ArgumentError(f"{spec.name}: argument {spec.inputs[0]!r} is empty; give at least one tensor")
+    return tuple(sequence)
+
+
 def _unkept(spec: OpSpec, index: int, arg: EagerTensor) -> RuleError:
     return RuleError(
-        f"{spec.name}: argument {spec.inputs[index]!r} is {arg.describe()}, whose value the trace did not "
+        f"{spec.name}: argument {spec.input_name(index)!r} is {arg.describe()}, whose value the trace did not "
         f"keep; a VJP rule read a value its op's spec does not list in residuals (add it there)"
     )
 
@@ -104,7 +117,7 @@ def _scalar_kind(spec: OpSpec, index: int, arg: Any, in_rule: bool) -> str:
         return arg.dtype.kind
     if isinstance(arg, Hollow):  # a rule's ``out`` whose value the trace did not keep
         raise RuleError(
-            f"{spec.name}: argument {spec.inputs[index]!r} is the result of {arg.spec.name}, whose value "
+            f"{spec.name}: argument {spec.input_name(index)!r} is the result of {arg.spec.name}, whose value "
             f"the trace did not keep; a VJP rule read a value its op's spec does not list in residuals "
             f"(add 'out' there)"
         )
@@ -117,15 +130,16 @@ def _scalar_kind(spec: OpSpec, index: int, arg: Any, in_rule: bool) -> str:
         hint = "wrap arrays with rt.constant_from(a) or rt.variable_from(a)"
     else:
         hint = "pass an EagerTensor of this session's runtime or a Python number"
-    raise ArgumentError(f"{spec.name}: argument {spec.inputs[index]!r} is a {type(arg).__name__}; {hint}")
+    raise ArgumentError(f"{spec.name}: argument {spec.input_name(index)!r} is a {type(arg).__name__}; {hint}")
 
 
 def _dtype_error(spec: OpSpec, index: int, value: Any) -> DTypeError:
     dtype = value.dtype if isinstance(value, (np.ndarray, np.generic)) else type(value).__name__
     shown = dtype_name(dtype) if isinstance(dtype, np.dtype) else dtype
-    allowed = " or ".join(_KIND_WORDS[k] for k in spec.accepts[index])
+    allowed = " or ".join(_KIND_WORDS[k] for k in spec.accepts[spec.slot(index)])
     return DTypeError(
-        f"{spec.name}: argument {spec.inputs[index]!r} has dtype {shown}; {spec.name} accepts {allowed} tensors there"
+        f"{spec.name}: argument {spec.input_name(index)!r} has dtype {shown}; "
+        f"{spec.name} accepts {allowed} tensors there"
     )
 
 
@@ -193,6 +207,45 @@ def _unrecordable(spec: OpSpec, out: np.ndarray) -> TenferroError:
     )
 
 
+def _results(
+    spec: OpSpec,
+    out: Any,
+    rt: EagerRuntime,
+    args: tuple[Any, ...],
+    parents: tuple[Any, ...],
+    params: Any,
+    record: bool,
+) -> tuple[EagerTensor, ...]:
+    """The tensors of a ``multiple_results`` op: with ``record``, one node per float
+    result, each knowing its siblings (the rule of one result is given all of them)."""
+    if not isinstance(out, (tuple, list)):
+        raise _bad_result(spec, np.asarray(out), "an op with multiple_results must return a tuple or list of arrays")
+    arrays = []
+    for item in out:
+        array = item if type(item) is np.ndarray else _as_result(spec, item)
+        if array.dtype.kind not in SUPPORTED_KINDS:
+            raise _bad_result(spec, array, "a kernel must return bool, integer, float or complex arrays")
+        array.setflags(False)
+        arrays.append(array)
+    if not record:
+        return tuple(EagerTensor(array, rt) for array in arrays)
+    integer_results = spec.integer_results or not any(spec.differentiable)
+    kept = _recorded(spec.drops, args, spec.variadic) if spec.drops else args
+    results = []
+    for array in arrays:
+        if array.dtype in (F64, F32):
+            results.append(EagerTensor(array, rt, Node(spec, kept, parents, params, array)))
+        elif array.dtype.kind in "fc" or not integer_results:
+            raise _unrecordable(spec, array)
+        else:
+            results.append(EagerTensor(array, rt))
+    siblings = tuple(t._node or t for t in results)
+    for result in results:
+        if result._node is not None:
+            result._node.siblings = siblings
+    return tuple(results)
+
+
 def _bind(spec: OpSpec, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[tuple[Any, ...], dict[str, Any]]:
     """Split a call into tensor arguments and params, applying defaults; ArgumentError
     for a wrong count or an unknown/duplicate name."""
@@ -236,6 +289,8 @@ def _method(spec: OpSpec) -> Any:
     optional = {n: d for n, d in spec.params.items() if d is not REQUIRED}
     # The fewest params a positional call may give: every later one has a default.
     least = max((i + 1 for i, d in enumerate(spec.params.values()) if d is REQUIRED), default=0)
+    variadic, multiple = spec.variadic, spec.multiple_results
+    fast = 0 if variadic else arity  # the arity the inline checks below handle (1 or 2)
     kinds_a, kinds_b = (*accepts, "", "")[:2]
     floats_b = "f" in kinds_b
 
@@ -262,13 +317,13 @@ def _method(spec: OpSpec) -> Any:
             if type(arg) is EagerTensor:
                 if arg._rt is not rt:
                     raise ContextMismatch(
-                        f"{name}: argument {spec.inputs[index]!r} belongs to {arg._rt!r}, "
+                        f"{name}: argument {spec.input_name(index)!r} belongs to {arg._rt!r}, "
                         f"but this session belongs to {rt!r}; tensors of two runtimes cannot be mixed"
                     )
                 value = arg._value
                 if type(value) is not np.ndarray and isinstance(value, Hollow):
                     raise _unkept(spec, index, arg)
-                if value.dtype.kind not in accepts[index]:
+                if value.dtype.kind not in accepts[0 if variadic else index]:
                     raise _dtype_error(spec, index, value)
                 parent = arg._node
                 if parent is None and arg._leaf:
@@ -278,7 +333,7 @@ def _method(spec: OpSpec) -> Any:
             else:
                 value = arg
                 kind = _SCALAR_KINDS.get(type(arg)) or _scalar_kind(spec, index, arg, self._in_sweep)
-                if kind not in accepts[index]:
+                if kind not in accepts[0 if variadic else index]:
                     raise _dtype_error(spec, index, value)
                 parent = None
             values.append(value)
@@ -288,7 +343,7 @@ def _method(spec: OpSpec) -> Any:
                 f"{name}: every argument is a scalar; pass at least one tensor "
                 f"(rt.constant_from(...)) or compute scalars in Python"
             )
-        return tuple(values), tuple(parents), tracked
+        return ((values,) if variadic else tuple(values)), tuple(parents), tracked
 
     def op(self: EagerSession, *args: Any, **kwargs: Any) -> EagerTensor:
         if kwargs or len(args) != arity or defaults is None:
@@ -298,7 +353,7 @@ def _method(spec: OpSpec) -> Any:
         rt = self._rt
         values = None
         # Inline checks of the common calls; whatever they do not recognise, classify checks.
-        if arity == 1 and self._open:
+        if fast == 1 and self._open:
             x = args[0]
             if type(x) is EagerTensor and x._rt is rt:
                 value = x._value
@@ -307,7 +362,7 @@ def _method(spec: OpSpec) -> Any:
                     if parent is None and x._leaf:
                         parent = x
                     values, parents, tracked = (value,), (parent,), parent is not None
-        elif arity == 2 and self._open:
+        elif fast == 2 and self._open:
             a, b = args
             if type(a) is EagerTensor:
                 va = a._value
@@ -325,6 +380,8 @@ def _method(spec: OpSpec) -> Any:
                     elif type(b) is float and floats_b:
                         values, parents, tracked = (va, b), (pa, None), pa is not None
         if values is None:
+            if variadic:  # the items are the node's inputs; the kernel gets them as one list
+                args = _items(spec, args[0])
             values, parents, tracked = classify(self, args)
         try:
             out = forward(*values, **params) if params else forward(*values)
@@ -332,7 +389,9 @@ def _method(spec: OpSpec) -> Any:
             raise
         except Exception as exc:
             raise _explain(spec, values, params, exc) from None
-        if type(out) is not np.ndarray:
+        if type(out) is not np.ndarray or multiple:
+            if multiple:
+                return _results(spec, out, rt, args, parents, params, tracked and rt not in paused())
             out = _as_result(spec, out)
         dtype = out.dtype
         if dtype is not F64 and dtype is not F32 and dtype.kind not in SUPPORTED_KINDS:
@@ -341,7 +400,8 @@ def _method(spec: OpSpec) -> Any:
         out.setflags(False)
         if tracked and rt not in paused():
             if dtype is F64 or dtype is F32 or dtype in (F64, F32):
-                return EagerTensor(out, rt, Node(spec, _recorded(drops, args) if drops else args, parents, params, out))
+                kept = _recorded(drops, args, variadic) if drops else args
+                return EagerTensor(out, rt, Node(spec, kept, parents, params, out))
             if dtype.kind == "f" or dtype.kind == "c" or not integer_results:
                 raise _unrecordable(spec, out)
         return EagerTensor(out, rt)

@@ -40,6 +40,9 @@ class SampleInput:
 
     args: tuple[Any, ...]
     params: Mapping[str, Any] = field(default_factory=dict)
+    #: For an op with ``multiple_results``, the result the conformance checks look at (the
+    #: suite draws it; a strategy leaves it 0).
+    result: int = 0
 
 
 @dataclass(frozen=True)
@@ -94,7 +97,13 @@ class OpSpec:
     ``"i"``/``"u"`` integer, ``"b"`` bool, ``"c"`` complex; one string for all inputs);
     ``explain(*arrays, **params)``, called only when the kernel raised something other
     than a TenferroError, returning the TenferroError that tells the caller what was
-    wrong (or None); ``doc``; ``internal`` for an op that exists for other ops' rules.
+    wrong (or None); ``doc``; ``internal`` for an op that exists for other ops' rules;
+    ``variadic`` for an op whose one input is a sequence of tensors (``s.concat([a, b])``):
+    its kernel gets a list of arrays, its rule (a whole-op ``vjp``) returns one cotangent
+    per item, and its samples, kinks and error inputs give the items as separate args;
+    ``multiple_results`` for an op whose kernel returns a tuple of arrays (``split``,
+    ``eigh``): the session returns a tuple of tensors, and its rules get ``g`` and ``out``
+    as tuples, one entry per result (``None`` in ``g`` for a result with no cotangent).
 
     **How it differentiates** (the vocabulary of :mod:`tenferro.core.rules`): ``vjps``,
     one rule per input (``rule(s, g, out, *inputs, **params)``), or ``vjp``, one rule for
@@ -146,6 +155,8 @@ class OpSpec:
     integer_results: bool = field(default=False, kw_only=True)
     kinks: tuple[Kink, ...] = field(default=(), kw_only=True)
     internal: bool = field(default=False, kw_only=True)
+    variadic: bool = field(default=False, kw_only=True)
+    multiple_results: bool = field(default=False, kw_only=True)
     drops: tuple[int, ...] = field(init=False, repr=False, compare=False)
     keeps_out: bool = field(init=False, repr=False, compare=False)
 
@@ -166,13 +177,26 @@ class OpSpec:
         if self.vjps is not None:  # an input declared not differentiable gets no rule called
             derived("vjps", tuple(rule if flag else None for rule, flag in zip(rules, flags)))
         if self.jvp is None and self.linear:
-            derived("jvp", linear_jvp(self.name, flags))
+            derived("jvp", linear_jvp(self.name, flags, self.variadic))
         if self.residuals is None and self.linear:
             # a linear op's rules read no values of the inputs it is linear in, only shapes
             derived("residuals", tuple(name for name, flag in zip(self.inputs, flags) if not flag))
         kept = set(self.inputs) | {"out"} if self.residuals is None else set(self.residuals)
         derived("drops", tuple(i for i, name in enumerate(self.inputs) if name not in kept))
         derived("keeps_out", "out" in kept)
+
+    def slot(self, index: int) -> int:
+        """The input an argument at position ``index`` is for: itself, or a variadic op's one input."""
+        return 0 if self.variadic else index
+
+    def input_name(self, index: int) -> str:
+        """How errors name the argument at position ``index``: ``'x'``, or ``'arrays[2]'``."""
+        return f"{self.inputs[0]}[{index}]" if self.variadic else self.inputs[index]
+
+    def pack(self, args: Sequence[Any]) -> tuple[Any, ...]:
+        """The call's positional tensor arguments from a flat list of them (a variadic op
+        takes its items as one list)."""
+        return (list(args),) if self.variadic else tuple(args)
 
     @property
     def has_rules(self) -> bool:
@@ -242,6 +266,8 @@ def validate(spec: OpSpec, plugin: str) -> None:
         raise bad("input and param names must be distinct")
     if not spec.inputs:
         raise bad("an op needs at least one tensor input")
+    if spec.variadic and (len(spec.inputs) != 1 or spec.vjps is not None):
+        raise bad("a variadic op has one input (the sequence) and a whole-op vjp, not per-input vjps")
     if "out" in spec.inputs:
         raise bad("'out' is reserved for the result (in residuals); name the input differently")
     if spec.residuals is not None and set(spec.residuals) - set(spec.inputs) - {"out"}:
@@ -256,7 +282,8 @@ def validate(spec: OpSpec, plugin: str) -> None:
         raise bad("differentiable must have one flag per input")
     _validate_rules(spec, arity, bad)
     for kink in spec.kinks:
-        if not isinstance(kink, Kink) or len(kink.args) != arity or len(kink.cotangents) != arity:
+        given = len(kink.args) if spec.variadic else arity
+        if not isinstance(kink, Kink) or len(kink.args) != given or len(kink.cotangents) != given:
             raise bad(f"kinks must be Kink values with one arg and one cotangent per input, got {kink!r}")
 
 

@@ -31,18 +31,19 @@ def _reject_cotangent(node: Node, index: int, arg: Any, ct: Any, rt: Any) -> Non
     spec = node.spec
     if type(ct) is EagerTensor and isinstance(ct._value, Hollow):
         raise RuleError(
-            f"the VJP of {spec.name} (plugin {spec.plugin!r}) returned, for input {index} ({spec.inputs[index]!r}), "
-            f"{ct.describe()} whose value the trace did not keep; compute each cotangent with the session's ops"
+            f"the VJP of {spec.name} (plugin {spec.plugin!r}) returned, for input {index} "
+            f"({spec.input_name(index)!r}), {ct.describe()} whose value the trace did not keep; "
+            f"compute each cotangent with the session's ops"
         )
     if type(ct) is not EagerTensor or ct._rt is not rt:
         raise RuleError(
             f"the VJP of {spec.name} (plugin {spec.plugin!r}) returned {type(ct).__name__} for input "
-            f"{index} ({spec.inputs[index]!r}); a cotangent must be None or an EagerTensor made "
+            f"{index} ({spec.input_name(index)!r}); a cotangent must be None or an EagerTensor made "
             f"with the session's ops"
         )
     raise RuleError(
         f"the VJP of {spec.name} (plugin {spec.plugin!r}) returned a cotangent of type "
-        f"{describe(ct.shape, ct.dtype)} for input {index} ({spec.inputs[index]!r}) of type "
+        f"{describe(ct.shape, ct.dtype)} for input {index} ({spec.input_name(index)!r}) of type "
         f"{describe(arg.shape, arg.dtype)}; a cotangent must have its input's shape and dtype "
         f"(sum broadcast axes back, cast mixed precision back). {_forward_hint(node)}"
     )
@@ -120,7 +121,12 @@ def node_cotangents(
         )
     # The result, or where the trace did not keep its value the node (its shape and dtype):
     # an EagerTensor per node would cost a tenth of the sweep.
-    out = node if node.value is None else EagerTensor(node.value, rt, node)
+    siblings = node.siblings
+    if siblings is None:
+        out = node if node.value is None else EagerTensor(node.value, rt, node)
+    else:  # one result of several: its rule gets every result, and g for this one only
+        g = tuple(g if sibling is node else None for sibling in siblings)
+        out = tuple(_result(sibling, rt) for sibling in siblings)
     inputs, params, rules = node.inputs, node.params, spec.vjps
     try:
         if rules is not None:
@@ -162,6 +168,14 @@ def node_cotangents(
             if ct._value.shape != arg._value.shape or ct._value.dtype != arg._value.dtype:
                 _reject_cotangent(node, index, arg, ct, rt)
     return cotangents
+
+
+def _result(sibling: Node | EagerTensor, rt: Any) -> Any:
+    """One result of a multiple-results call as its rule sees it: its tensor (a constant,
+    or recorded from its node), or the node where the trace did not keep the value."""
+    if type(sibling) is not Node:
+        return sibling
+    return sibling if sibling.value is None else EagerTensor(sibling.value, rt, sibling)
 
 
 def reverse_sweep(session: EagerSession, root: Vertex, seed: EagerTensor) -> dict[int, tuple[EagerTensor, Any]]:
@@ -207,8 +221,8 @@ def reverse_sweep(session: EagerSession, root: Vertex, seed: EagerTensor) -> dic
             if ct is g:
                 if id(g) in borrowed:
                     borrowed[id(ct)] = ct
-            elif ct._node is node:
-                borrowed[id(ct)] = ct
+            elif ct._node is node or (node.siblings is not None and ct._node in node.siblings):
+                borrowed[id(ct)] = ct  # the op's result (one of its results) passed through
             else:
                 for other in inputs:
                     if other is ct:

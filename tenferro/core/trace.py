@@ -46,9 +46,14 @@ class Node(Hollow):
     not read it), and the node's creation number.
 
     A node knows its result's shape and dtype, so it is also the Hollow that stands for
-    the result's value where a trace did not keep it."""
+    the result's value where a trace did not keep it.
 
-    __slots__ = ("spec", "inputs", "parents", "params", "value", "seq")
+    An op with several results (``multiple_results``) records one node per float result;
+    each holds ``siblings``, every result of the call in order (its node, or the constant
+    EagerTensor of a result that records none), so that its rule can be given all of them.
+    """
+
+    __slots__ = ("spec", "inputs", "parents", "params", "value", "seq", "siblings")
 
     def __init__(
         self,
@@ -66,3 +71,4 @@ class Node(Hollow):
         self.value = out if spec.keeps_out else None
         self.shape = out.shape
         self.dtype = out.dtype
+        self.siblings: tuple[Any, ...] | None = None

@@ -34,7 +34,7 @@ def _verdict(results: list[tuple[str, Comparison]], tally: Tally) -> None:
 
 
 def _along(spec: OpSpec, only: int) -> str:
-    return "the cotangent u" if only == COTANGENT else f"input {only} ({spec.inputs[only]!r})"
+    return "the cotangent u" if only == COTANGENT else f"input {only} ({spec.input_name(only)!r})"
 
 
 def check_vjp_fd(rt: EagerRuntime, spec: OpSpec, data: Any, tally: Tally) -> None:
@@ -83,10 +83,10 @@ def check_vjp_shapes(rt: EagerRuntime, spec: OpSpec, data: Any, tally: Tally) ->
         if ct is None:
             continue
         if not isinstance(ct, EagerTensor):
-            raise CheckFailed(f"input {index} ({spec.inputs[index]!r}): the cotangent is a {type(ct).__name__}")
+            raise CheckFailed(f"input {index} ({spec.input_name(index)!r}): the cotangent is a {type(ct).__name__}")
         if ct.shape != args[index].shape or ct.dtype != args[index].dtype:
             raise CheckFailed(
-                f"input {index} ({spec.inputs[index]!r}) is {args[index].dtype}{list(args[index].shape)} but its "
+                f"input {index} ({spec.input_name(index)!r}) is {args[index].dtype}{list(args[index].shape)} but its "
                 f"cotangent is {ct.dtype}{list(ct.shape)} (missing unbroadcast or cast?)"
             )
 
@@ -97,7 +97,7 @@ def check_zero_cotangent(rt: EagerRuntime, spec: OpSpec, data: Any, tally: Tally
     _, out = recorded(rt, spec, sample)
     for index, ct in enumerate(run_vjp(rt, out, np.zeros(out.shape, out.dtype))):
         if isinstance(ct, EagerTensor) and np.any(np.asarray(ct) != 0):
-            raise CheckFailed(f"input {index} ({spec.inputs[index]!r}): a zero cotangent gave a non-zero one")
+            raise CheckFailed(f"input {index} ({spec.input_name(index)!r}): a zero cotangent gave a non-zero one")
 
 
 def check_residuals(rt: EagerRuntime, spec: OpSpec, data: Any, tally: Tally) -> None:
@@ -107,7 +107,7 @@ def check_residuals(rt: EagerRuntime, spec: OpSpec, data: Any, tally: Tally) -> 
     sample = draw(spec, data, tally, differentiable=True)
     expected = _gradients(rt, spec, sample)
     for index in differentiable_positions(spec, sample):
-        name = spec.inputs[index]
+        name = spec.input_name(index)
         try:
             got = _gradients(rt, spec, sample, through=index)
         except RuleError as exc:
@@ -140,10 +140,8 @@ def check_kinks(rt: EagerRuntime, spec: OpSpec, data: Any, tally: Tally) -> None
         for index, (got, expected) in enumerate(zip(run_vjp(rt, out, g), kink.cotangents)):
             if not _same_cotangent(got, expected):
                 shown = None if got is None else np.asarray(got).tolist()
-                raise CheckFailed(
-                    f"at the kink {kink.describe(spec.name, spec.inputs)}: input {index} ({spec.inputs[index]!r}) "
-                    f"got {shown}"
-                )
+                where = kink.describe(spec.name, [spec.input_name(i) for i in range(len(kink.args))])
+                raise CheckFailed(f"at the kink {where}: input {index} ({spec.input_name(index)!r}) got {shown}")
 
 
 def _same_cotangent(got: Any, expected: Any) -> bool:

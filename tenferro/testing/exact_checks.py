@@ -8,6 +8,7 @@ tolerance (a jvp rule may compute in another order than the VJP)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -38,7 +39,7 @@ def check_multilinear(rt: EagerRuntime, spec: OpSpec, data: Any, tally: Tally) -
 def _check_linearity(rt: EagerRuntime, spec: OpSpec, data: Any, tally: Tally) -> None:
     sample = draw(spec, data, tally)
     rng = np.random.default_rng(draw_seed(data, tally))
-    slots = [i for i, flag in enumerate(spec.differentiable) if flag]
+    slots = [i for i in range(len(sample.args)) if spec.differentiable[spec.slot(i)]]
     if not all(_scalable(sample.args[i]) for i in slots):
         tally.reject(NOT_SCALABLE)
     for group in [slots] if spec.linear else [[i] for i in slots]:
@@ -53,7 +54,7 @@ def _scalable(arg: Any) -> bool:
 
 
 def _declaration(spec: OpSpec, group: Sequence[int]) -> str:
-    names = ", ".join(spec.inputs[i] for i in group)
+    names = ", ".join(spec.input_name(i) for i in group)
     if spec.linear:
         return f"declares linear=True (linear in {names} together)"
     return f"declares multilinear=True (linear in {names} with the other inputs fixed)"
@@ -72,7 +73,7 @@ def _combination(alpha: float, x: Any, beta: float, y: Any) -> Any:
 
 
 def _replaced(sample: SampleInput, values: dict[int, Any]) -> SampleInput:
-    return SampleInput(tuple(values.get(i, a) for i, a in enumerate(sample.args)), sample.params)
+    return replace(sample, args=tuple(values.get(i, a) for i, a in enumerate(sample.args)))
 
 
 def _largest(value: Any) -> float:
@@ -131,7 +132,7 @@ def _check_adjoint(
     terms = forward_terms.size + sum(v[i].size for i in tensors)
     tolerance = _rounding(out.dtype, terms, magnitude)
     if not abs(lhs - rhs) <= tolerance:
-        names = ", ".join(spec.inputs[i] for i in tensors)
+        names = ", ".join(spec.input_name(i) for i in tensors)
         raise CheckFailed(
             f"{declared}, but its VJP is not its transpose in {names}: ⟨u, f(v)⟩ = {lhs:.17g} and ⟨VJP(u), v⟩ = "
             f"{rhs:.17g} differ by {abs(lhs - rhs):.3g} > tolerance {tolerance:.3g}"
@@ -147,7 +148,7 @@ def check_jvp(rt: EagerRuntime, spec: OpSpec, data: Any, tally: Tally) -> None:
     u = np.asarray(rng.standard_normal(out.shape), out.dtype)
     cotangents = run_vjp(rt, out, u)
     for index in differentiable_positions(spec, sample):
-        name = spec.inputs[index]
+        name = spec.input_name(index)
         arg = sample.args[index]
         v = np.asarray(rng.uniform(-1.0, 1.0, arg.shape), arg.dtype)
         tangent = run_jvp(rt, spec, sample, {index: v})

@@ -4,7 +4,7 @@ drew and rejected, and how it draws a sample and calls the op and its VJP."""
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, NoReturn
 
 import numpy as np
@@ -18,7 +18,7 @@ from tenferro.core.spec import OpSpec, SampleInput
 from tenferro.core.sweep import node_cotangents
 from tenferro.core.tensor import Tensor
 
-from .oracle import differentiable_positions
+from .oracle import differentiable_positions, picked
 
 
 class CheckFailed(AssertionError):
@@ -51,6 +51,9 @@ def draw(spec: OpSpec, data: Any, tally: Tally, differentiable: bool = False) ->
     """One sample from the op's strategy; with ``differentiable``, one that has an input to
     differentiate (else the sample is rejected)."""
     sample = data.draw(spec.sample(), label="sample")
+    if spec.multiple_results:  # the checks look at one result, drawn with the sample
+        count = len(spec.forward(*spec.pack(sample.args), **sample.params))
+        sample = replace(sample, result=data.draw(st.integers(0, max(count - 1, 0)), label="result"))
     tally.drawn += 1
     tally.draws.append(("sample", sample))
     if differentiable and not differentiable_positions(spec, sample):
@@ -63,13 +66,13 @@ def const(rt: EagerRuntime, arg: Any) -> Any:
     return rt.constant_from(Tensor.from_numpy(arg)) if isinstance(arg, np.ndarray) else arg
 
 
-def call(rt: EagerRuntime, spec: OpSpec, args: list[Any], params: Any) -> EagerTensor:
-    return rt.with_eager_session(lambda s: getattr(s, spec.name)(*args, **params))
+def call(rt: EagerRuntime, spec: OpSpec, args: list[Any], params: Any, result: int = 0) -> EagerTensor:
+    return rt.with_eager_session(lambda s: picked(spec, getattr(s, spec.name)(*spec.pack(args), **params), result))
 
 
 def forward(rt: EagerRuntime, spec: OpSpec, sample: SampleInput) -> np.ndarray:
     """The op's value on a sample of constants."""
-    return np.asarray(call(rt, spec, [const(rt, a) for a in sample.args], sample.params))
+    return np.asarray(call(rt, spec, [const(rt, a) for a in sample.args], sample.params, sample.result))
 
 
 def is_differentiable(spec: OpSpec) -> bool:
@@ -97,7 +100,7 @@ def recorded(
 
     def body(s: Any) -> EagerTensor:
         called = [s.mul(a, 1.0) if i == through else a for i, a in enumerate(args)]
-        return getattr(s, spec.name)(*called, **sample.params)
+        return picked(spec, getattr(s, spec.name)(*spec.pack(called), **sample.params), sample.result)
 
     return args, rt.with_eager_session(body)
 
@@ -117,9 +120,9 @@ def run_jvp(rt: EagerRuntime, spec: OpSpec, sample: SampleInput, tangents: dict[
 
         def jvp(s: Any) -> Any:
             args = [const(rt, a) for a in sample.args]
-            out = getattr(s, spec.name)(*args, **sample.params)
+            out = getattr(s, spec.name)(*spec.pack(args), **sample.params)
             given = [const(rt, tangents[i]) if i in tangents else None for i in range(len(args))]
-            return spec.jvp(s, given, tuple(args), out, **sample.params)
+            return picked(spec, spec.jvp(s, given, tuple(args), out, **sample.params), sample.result)
 
         tangent = rt.with_eager_session(jvp)
     return None if tangent is None else np.asarray(tangent)

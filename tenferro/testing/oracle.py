@@ -117,8 +117,13 @@ def differentiable_positions(spec: OpSpec, sample: SampleInput) -> list[int]:
     return [
         i
         for i, arg in enumerate(sample.args)
-        if spec.differentiable[i] and isinstance(arg, np.ndarray) and arg.dtype.kind == "f"
+        if spec.differentiable[spec.slot(i)] and isinstance(arg, np.ndarray) and arg.dtype.kind == "f"
     ]
+
+
+def picked(spec: OpSpec, out: Any, result: int) -> Any:
+    """The result the checks look at: ``out`` itself, or one of a multiple-results op's."""
+    return out[result] if spec.multiple_results else out
 
 
 def vdot(a: Any, b: Any) -> float:
@@ -149,7 +154,9 @@ class OpHarness:
         return args
 
     def call(self, s: Any, args: Sequence[Any]) -> EagerTensor:
-        return getattr(s, self.spec.name)(*args, **self.sample.params)
+        return picked(
+            self.spec, getattr(s, self.spec.name)(*self.spec.pack(args), **self.sample.params), self.sample.result
+        )
 
     def value(self, shifted: dict[int, np.ndarray]) -> np.ndarray:
         with self.rt.no_grad():

@@ -3,6 +3,7 @@ arrays, no mutation, no aliasing, determinism, and the errors it declares."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -10,11 +11,11 @@ import numpy as np
 from tenferro.core.eager import EagerTensor
 from tenferro.core.errors import TenferroError
 from tenferro.core.runtime import EagerRuntime
-from tenferro.core.spec import OpSpec, SampleInput
+from tenferro.core.spec import OpSpec
 
 from .duck import DuckArray
 from .harness import CheckFailed, Tally, call, const, draw, forward, is_differentiable, recorded, run_vjp
-from .oracle import differentiable_positions
+from .oracle import differentiable_positions, picked
 
 
 def _max_error(actual: np.ndarray, expected: np.ndarray) -> float:
@@ -29,7 +30,7 @@ def check_forward(rt: EagerRuntime, spec: OpSpec, data: Any, tally: Tally) -> No
     """The op's value equals its NumPy reference, with the reference's shape and dtype."""
     sample = draw(spec, data, tally)
     actual = forward(rt, spec, sample)
-    expected = np.asarray(spec.reference(*sample.args, **sample.params))
+    expected = np.asarray(picked(spec, spec.reference(*spec.pack(sample.args), **sample.params), sample.result))
     if actual.shape != expected.shape or actual.dtype != expected.dtype:
         raise CheckFailed(
             f"returned {actual.dtype}{list(actual.shape)}, the reference {expected.dtype}{list(expected.shape)}"
@@ -60,8 +61,8 @@ def check_float32(rt: EagerRuntime, spec: OpSpec, data: Any, tally: Tally) -> No
     # float arrays and NumPy float scalars go to float32; Python floats stay (they are weak)
     single = [_to(a, np.float32) for a in sample.args]
     rounded = [_to(a, np.float64) for a in single]
-    actual = forward(rt, spec, SampleInput(tuple(single), sample.params))
-    expected = forward(rt, spec, SampleInput(tuple(rounded), sample.params))
+    actual = forward(rt, spec, replace(sample, args=tuple(single)))
+    expected = forward(rt, spec, replace(sample, args=tuple(rounded)))
     if expected.dtype == np.float64 and actual.dtype != np.float32:
         raise CheckFailed(f"float32 inputs gave a {actual.dtype} result; results must keep the input dtype")
     if actual.dtype.kind != "f":
@@ -82,9 +83,10 @@ def check_engine_neutral(rt: EagerRuntime, spec: OpSpec, data: Any, tally: Tally
     sample = draw(spec, data, tally)
     args = [_read_only(a) for a in sample.args]
     with np.errstate(all="ignore"):  # as on CpuEngine
-        expected = np.asarray(spec.forward(*args, **sample.params))
+        expected = np.asarray(picked(spec, spec.forward(*spec.pack(args), **sample.params), sample.result))
         try:
-            out = spec.forward(*[DuckArray(a) if isinstance(a, np.ndarray) else a for a in args], **sample.params)
+            ducks = [DuckArray(a) if isinstance(a, np.ndarray) else a for a in args]
+            out = picked(spec, spec.forward(*spec.pack(ducks), **sample.params), sample.result)
         except Exception as exc:
             raise CheckFailed(f"given duck arrays, the kernel raised {type(exc).__name__}: {exc}") from None
     if not isinstance(out, DuckArray):
@@ -122,10 +124,10 @@ def check_no_mutation(rt: EagerRuntime, spec: OpSpec, data: Any, tally: Tally) -
     writable = [a.copy() if isinstance(a, np.ndarray) else a for a in sample.args]
     before = _snapshot(writable)
     with np.errstate(all="ignore"):
-        spec.forward(*writable, **sample.params)
+        spec.forward(*spec.pack(writable), **sample.params)
     for index, (old, new) in enumerate(zip(before, _snapshot(writable))):
         if old != new:
-            raise CheckFailed(f"the forward kernel wrote into input {index} ({spec.inputs[index]!r})")
+            raise CheckFailed(f"the forward kernel wrote into input {index} ({spec.input_name(index)!r})")
     if not is_differentiable(spec) or not differentiable_positions(spec, sample):
         return
     _, out = recorded(rt, spec, sample)
@@ -146,11 +148,11 @@ def check_no_alias(rt: EagerRuntime, spec: OpSpec, data: Any, tally: Tally) -> N
     view (which nothing in tenferro ever writes through)."""
     sample = draw(spec, data, tally)
     args = [const(rt, a) for a in sample.args]
-    out = call(rt, spec, args, sample.params)._value
+    out = call(rt, spec, args, sample.params, sample.result)._value
     for index, arg in enumerate(args):
         if isinstance(arg, EagerTensor) and np.shares_memory(out, arg._value) and not spec.returns_view:
             raise CheckFailed(
-                f"the result shares memory with input {index} ({spec.inputs[index]!r}); copy it, or declare "
+                f"the result shares memory with input {index} ({spec.input_name(index)!r}); copy it, or declare "
                 f"returns_view=True"
             )
 
@@ -171,7 +173,7 @@ def check_deterministic(rt: EagerRuntime, spec: OpSpec, data: Any, tally: Tally)
     once, twice = run_vjp(rt, out, g), run_vjp(rt, out, g)
     for index, (a, b) in enumerate(zip(once, twice)):
         if (a is None) != (b is None) or (a is not None and np.asarray(a).tobytes() != np.asarray(b).tobytes()):
-            raise CheckFailed(f"input {index} ({spec.inputs[index]!r}): two identical VJP calls differ bitwise")
+            raise CheckFailed(f"input {index} ({spec.input_name(index)!r}): two identical VJP calls differ bitwise")
 
 
 def check_error_inputs(rt: EagerRuntime, spec: OpSpec, data: Any, tally: Tally) -> None:

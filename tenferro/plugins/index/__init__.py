@@ -1,5 +1,5 @@
 """Plugin ``index``: reading by index (take, take_along_axis, gather, boolean_mask,
-dynamic_slice, argwhere), the functional scatter (set, add, mul, min, max), sort and argsort,
+dynamic_slice, argwhere, nonzero), the functional scatter (set, add, mul, min, max), sort and argsort,
 and the adjoint ops their VJPs use (scatter_add_to, dynamic_pad, scatter_winners, filled).
 
 The index layouts, negative indices and range errors are in :mod:`.positions`; the

@@ -1,5 +1,5 @@
 """Reading by index: ``take``, ``take_along_axis``, ``gather``, ``boolean_mask``,
-``dynamic_slice``, and their adjoints ``scatter_add_to`` and ``dynamic_pad``; ``argwhere``.
+``dynamic_slice``, and their adjoints ``scatter_add_to`` and ``dynamic_pad``; ``argwhere`` and ``nonzero``.
 
 Every reading op is linear in ``x``, and its VJP writes the cotangent back where the
 values were read, adding where a position was read more than once: ``scatter_add_to``
@@ -155,6 +155,12 @@ def _scatter_add_reference(
     return out
 
 
+def _nonzero(x: Any) -> tuple[Any, ...]:
+    if np.ndim(x) == 0:
+        raise ShapeMismatch("nonzero of a 0-d tensor is not defined (as in NumPy 2); use argwhere, or reshape to 1-d")
+    return np.nonzero(x)
+
+
 def _argwhere_reference(x: np.ndarray) -> np.ndarray:
     coords = [c for c in np.ndindex(*np.shape(x)) if np.asarray(x)[c] != 0]
     return np.array(coords, dtype=np.int64).reshape(len(coords), np.ndim(x))
@@ -300,6 +306,22 @@ SPECS = [
         reference=_argwhere_reference,
         doc="The coordinates of x's non-zero elements, one row each in C order: an int64 (count, x.ndim) "
         "constant (np.argwhere, PyTorch's nonzero). NumPy's tuple-valued nonzero is its columns.",
+    ),
+    OpSpec(
+        name="nonzero",
+        inputs=("x",),
+        forward=_nonzero,
+        accepts="biuf",
+        multiple_results=True,
+        integer_results=True,
+        sample=samples.nonzero_sample,
+        error_inputs=lambda: [
+            ErrorInput((np.array(1.0),), {}, ShapeMismatch, "nonzero of a 0-d tensor"),
+            ErrorInput((np.array([1j]),), {}, DTypeError, "argument 'x' has dtype"),
+        ],
+        reference=lambda x: tuple(np.ascontiguousarray(column) for column in _argwhere_reference(x).T),
+        doc="The indices of x's non-zero elements as a tuple of int64 constants, one per axis (NumPy's "
+        "and the array API's nonzero; argwhere stacks them as columns). x must have at least one dim.",
     ),
     OpSpec(
         name="dynamic_slice",

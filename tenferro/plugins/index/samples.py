@@ -218,6 +218,13 @@ def argwhere_sample() -> Any:
     ).map(lambda x: SampleInput((x,)))
 
 
+def nonzero_sample() -> Any:
+    st, hnp, _ = _strategies()
+    return hnp.arrays(
+        np.float64, hnp.array_shapes(min_dims=1, max_dims=3, max_side=4), elements=st.sampled_from([0.0, 1.5, -2.0])
+    ).map(lambda x: SampleInput((x,)))
+
+
 def winners_sample() -> Any:
     st, _, _ = _strategies()
 

@@ -229,3 +229,47 @@ def slice_scatter(draw: Draw) -> SampleInput:
 
     g = draw(floats_array(parse_index(key, shape, "slice_scatter")[1]))
     return SampleInput((g,), {"shape": shape, "index": key})
+
+
+@st.composite
+def concat(draw: Draw) -> SampleInput:
+    """One to three tensors whose shapes agree except along the joined axis (or any shapes,
+    flattened, for axis None)."""
+    count = draw(st.integers(1, 3))
+    if draw(st.integers(0, 4)) == 0:
+        return SampleInput(tuple(draw(floats_array(SHAPES)) for _ in range(count)), {"axis": None})
+    shape = draw(AT_LEAST_1D)
+    axis = draw(st.integers(0, len(shape) - 1))
+    arrays = []
+    for _ in range(count):
+        own = list(shape)
+        own[axis] = draw(st.integers(0, 3))
+        arrays.append(draw(floats_array(tuple(own))))
+    return SampleInput(tuple(arrays), {"axis": axis - len(shape) if draw(st.booleans()) else axis})
+
+
+@st.composite
+def stack(draw: Draw) -> SampleInput:
+    shape = draw(SHAPES)
+    arrays = tuple(draw(floats_array(shape)) for _ in range(draw(st.integers(1, 3))))
+    axis = draw(st.integers(0, len(shape)))
+    return SampleInput(arrays, {"axis": axis - len(shape) - 1 if draw(st.booleans()) else axis})
+
+
+@st.composite
+def split(draw: Draw) -> SampleInput:
+    x = draw(floats_array(AT_LEAST_1D))
+    axis = draw(st.integers(0, x.ndim - 1))
+    size = x.shape[axis]
+    if draw(st.booleans()):
+        sections: Any = draw(st.sampled_from(_divisors(size)))
+    else:
+        sections = tuple(sorted(draw(st.lists(st.integers(0, size), max_size=3))))
+    return SampleInput((x,), {"indices_or_sections": sections, "axis": axis - x.ndim if draw(st.booleans()) else axis})
+
+
+@st.composite
+def unstack(draw: Draw) -> SampleInput:
+    x = draw(floats_array(AT_LEAST_1D))
+    axis = draw(st.integers(0, x.ndim - 1))
+    return SampleInput((x,), {"axis": axis - x.ndim if draw(st.booleans()) else axis})
