@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from tenferro import DTypeError, Tensor
+from tenferro import CpuEngine, DTypeError, EagerRuntime, Tensor
 
 
 def _grads(rt, fn, *arrays):
@@ -33,11 +33,28 @@ def test_ties_split_evenly(rt, op):
     np.testing.assert_array_equal(gb, [0.5, *(1 - np.array(wins[1:]))])
 
 
-def test_clamp_routes_the_cotangent_and_splits_ties_at_bounds(rt):
-    gx, glo, ghi = _grads(rt, lambda s, x, lo, hi: s.clamp(x, lo, hi), [-2.0, 0.5, 3.0, 0.0, 1.0], [0.0] * 5, [1.0] * 5)
-    np.testing.assert_array_equal(gx, [0.0, 1.0, 0.0, 0.5, 0.5])
-    np.testing.assert_array_equal(glo, [1.0, 0.0, 0.0, 0.5, 0.0])
-    np.testing.assert_array_equal(ghi, [0.0, 0.0, 1.0, 0.0, 0.5])
+def test_clamp_routes_the_cotangent_to_the_argument_that_is_the_result_ties_to_x(rt):
+    x = [-2.0, 0.5, 3.0, 0.0, 1.0, 0.0, 2.0, 1.5, 5.0]
+    lo = [0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 2.0, 2.0]  # the last four: lo == hi and lo > hi
+    hi = [1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0]
+    gx, glo, ghi = _grads(rt, lambda s, x, lo, hi: s.clamp(x, lo, hi), x, lo, hi)
+    np.testing.assert_array_equal(gx, [0.0, 1.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0])
+    np.testing.assert_array_equal(glo, [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0])
+    np.testing.assert_array_equal(ghi, [0.0, 0.0, 1.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0])
+
+
+def test_clamp_gradients_match_torch_except_where_torch_drops_them():
+    torch = pytest.importorskip("torch")
+    rt = EagerRuntime(engine=CpuEngine.serial())
+    x, lo, hi = [-2.0, 0.5, 3.0, 0.0, 1.0, 2.0, 1.5, 5.0], [0.0] * 5 + [1.0, 2.0, 2.0], [1.0] * 8
+    ours = _grads(rt, lambda s, x, lo, hi: s.clamp(x, lo, hi), x, lo, hi)
+    tensors = [torch.tensor(v, requires_grad=True) for v in (x, lo, hi)]
+    torch.clamp(*tensors).sum().backward()
+    for mine, theirs in zip(ours, tensors):
+        np.testing.assert_array_equal(mine, theirs.grad.numpy())
+    # x < lo == hi: PyTorch gives no gradient to anything; tenferro gives it to hi (the result)
+    grads = _grads(rt, lambda s, x, lo, hi: s.clamp(x, lo, hi), [0.0], [1.0], [1.0])
+    np.testing.assert_array_equal(np.concatenate(grads), [0.0, 0.0, 1.0])
 
 
 def test_clamp_with_scalar_bounds(rt):

@@ -162,17 +162,21 @@ def _extremum(beats: str) -> tuple[InputRule, InputRule]:
 
 
 def _clamp_vjp(s: Any, g: Any, inputs: tuple[Any, Any, Any], out: Any) -> tuple[Any, Any, Any]:
-    """One rule for the whole op: clamp(x, lo, hi) = minimum(maximum(x, lo), hi),
-    differentiated as that composition (x and lo share the inner maximum's cotangent)."""
+    """One rule for the whole op: the cotangent goes whole to the argument whose value is
+    the result. x where lo <= x <= hi (bounds included, as PyTorch's clamp), lo where
+    x < lo < hi, hi everywhere else (x > hi, and lo >= hi, where the result is hi)."""
     x, lo, hi = inputs
-    inner = s.maximum(x, lo)
-    g_hi = unbroadcast(s, _share(s, g, hi, inner, "lt"), hi) if s.needs_grad(hi) else None
-    if not (s.needs_grad(x) or s.needs_grad(lo)):
-        return None, None, g_hi
-    g_inner = _share(s, g, inner, hi, "lt")
-    g_x = unbroadcast(s, _share(s, g_inner, x, lo, "gt"), x) if s.needs_grad(x) else None
-    g_lo = unbroadcast(s, _share(s, g_inner, lo, x, "gt"), lo) if s.needs_grad(lo) else None
-    return g_x, g_lo, g_hi
+    x_in = s.logical_and(s.compare(x, lo, "ge"), s.compare(x, hi, "le"))
+    if hasattr(lo, "shape") or hasattr(hi, "shape"):
+        lo_wins = s.logical_and(s.compare(x, lo, "lt"), s.compare(lo, hi, "lt"))
+    else:  # two Python bounds: lo < hi is a Python bool
+        lo_wins = s.compare(x, lo, "lt") if lo < hi else None
+    g_x = unbroadcast(s, s.where_select(x_in, g, 0.0), x) if s.needs_grad(x) else None
+    g_lo = unbroadcast(s, s.where_select(lo_wins, g, 0.0), lo) if s.needs_grad(lo) else None
+    if not s.needs_grad(hi):
+        return g_x, g_lo, None
+    elsewhere = x_in if lo_wins is None else s.logical_or(x_in, lo_wins)
+    return g_x, g_lo, unbroadcast(s, s.where_select(elsewhere, 0.0, g), hi)
 
 
 def _where_a(s: Any, g: Any, out: Any, cond: Any, a: Any, b: Any) -> Any:
@@ -346,12 +350,21 @@ SPECS = [
         sample=_clamp_sample,
         reference=lambda x, lo, hi: np.clip(x, lo, hi),
         error_inputs=lambda: [ErrorInput((_V, 0.0, np.zeros(3)), {}, ShapeMismatch, "do not broadcast")],
-        doc="minimum(maximum(x, lo), hi), differentiated as that composition: ties at a bound split "
-        "the cotangent evenly between x and the bound; lo and hi may be tensors or scalars.",
+        doc="minimum(maximum(x, lo), hi) (NumPy's clip); lo and hi may be tensors or scalars. Convention "
+        "(PyTorch's): the cotangent goes to x where lo <= x <= hi, bounds included; to lo where x < lo < hi; "
+        "else to hi (also where lo >= hi: the result is hi there; PyTorch drops it where x < lo == hi).",
         kinks=(
             Kink(
                 (np.array([1.0, 2.0, 1.5]), np.array(1.0), np.array(2.0)),
-                (np.array([0.5, 0.5, 1.0]), np.array(0.5), np.array(0.5)),
+                (np.array([1.0, 1.0, 1.0]), np.array(0.0), np.array(0.0)),
+            ),
+            Kink(
+                (np.array([0.0, 1.0, 2.0]), np.array(1.0), np.array(1.0)),
+                (np.array([0.0, 1.0, 0.0]), np.array(0.0), np.array(2.0)),
+            ),
+            Kink(
+                (np.array([1.0, 2.0, 3.0]), np.array(2.0), np.array(1.5)),
+                (np.array([0.0, 0.0, 0.0]), np.array(0.0), np.array(3.0)),
             ),
         ),
     ),
