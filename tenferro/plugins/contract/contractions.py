@@ -1,0 +1,3 @@
+"""The contraction ops (to be written)."""
+
+SPECS: list = []

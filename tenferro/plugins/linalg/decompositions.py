@@ -1,0 +1,3 @@
+"""Decompositions and norms (to be written)."""
+
+SPECS: list = []

@@ -1,0 +1,3 @@
+"""Solves, inverses and determinants (to be written)."""
+
+SPECS: list = []
