@@ -349,3 +349,11 @@ def test_an_installed_plugin_passed_again_is_loaded_once_without_a_word():
         warnings.simplefilter("error")
         registry = load_registry([reduce], strict=True)
     assert "reduce" in registry.plugins and not registry.broken
+
+
+def test_a_plugin_warning_points_at_the_line_that_built_the_registry():
+    """Not at tenferro's loader: the user's EagerRuntime() or load_registry() call."""
+    with pytest.warns(PluginWarning) as caught:
+        load_registry(blocked=["elementwise"])  # every plugin that needs elementwise warns, from here
+    assert {w.filename for w in caught} == {__file__}
+    assert {w.lineno for w in caught} == {sys._getframe().f_lineno - 2}

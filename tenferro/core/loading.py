@@ -15,6 +15,7 @@ from __future__ import annotations
 import difflib
 import importlib.metadata
 import os
+import sys
 import threading
 import warnings
 from collections.abc import Iterable
@@ -122,7 +123,7 @@ class _Loading:
         warnings.warn(
             f"{info.sentence}; tenferro goes on without it ({BLOCK_ENV}={block} skips it without this warning)",
             PluginWarning,
-            stacklevel=2,
+            stacklevel=_outside_tenferro(),
         )
 
     def load_entry_points(self) -> None:
@@ -265,3 +266,12 @@ def default_registry(strict: bool | None = None) -> Registry:
         problems = "; ".join(info.sentence for info in registry.broken.values())
         raise PluginError(f"{problems} (loading is strict: fix or uninstall, or block with {BLOCK_ENV})")
     return registry
+
+
+def _outside_tenferro() -> int:
+    """The stacklevel of the first caller outside tenferro (and pluggy), so that a warning
+    points at the user's line that built the registry (``EagerRuntime()``), not at ours."""
+    frame, level = sys._getframe(2), 2  # the frame that called warnings.warn's caller
+    while frame is not None and frame.f_globals.get("__name__", "").split(".")[0] in ("tenferro", "pluggy"):
+        frame, level = frame.f_back, level + 1
+    return level
