@@ -103,6 +103,8 @@ def _check(args: argparse.Namespace) -> int:
             return int(pytest.main(argv + args.pytest_args))
         finally:
             os.chdir(here)
+            if args.load:
+                sys.path.remove(here)  # main() may be called again in this process (tests do)
 
 
 def _bench(args: argparse.Namespace) -> int:

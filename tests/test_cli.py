@@ -131,3 +131,10 @@ def test_check_of_a_plugin_that_is_not_there_is_a_usage_error_not_a_traceback(tm
         assert result.returncode != 0
         assert "ERROR: tenferro conformance:" in output
         assert "INTERNALERROR" not in output and "Traceback" not in output
+
+
+def test_check_with_load_leaves_sys_path_as_it_found_it(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    before = list(sys.path)
+    main(["check", "mine", "--load", "no_such_module_here", "-q"])
+    assert sys.path == before
