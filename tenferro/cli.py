@@ -129,7 +129,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     plugins.set_defaults(run=_plugins)
     check = commands.add_parser("check", help="run the conformance suite on plugins (needs the test extra)")
-    check.add_argument("plugins", help="plugin names, comma-separated, or 'all'")
+    check.add_argument("plugins", help="plugin names (separated by spaces or commas), or 'all'")
     check.add_argument(
         "--load", action="append", default=[], metavar="[NAME=]MODULE[:ATTR]", help="an uninstalled plugin"
     )
@@ -145,6 +145,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     args, extra = parser.parse_known_args(argv)
     if extra and args.run is not _check:
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    if args.run is _check:  # `tenferro check shape index`: further plugin names, before pytest's arguments
+        known = {ep.name for ep in importlib.metadata.entry_points(group="tenferro")}
+        known |= {load.partition("=")[0] for load in args.load if "=" in load}
+        while extra and extra[0] in known:
+            args.plugins += "," + extra.pop(0)
     args.pytest_args = extra
     try:
         return args.run(args)

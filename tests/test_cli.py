@@ -138,3 +138,11 @@ def test_check_with_load_leaves_sys_path_as_it_found_it(tmp_path, monkeypatch):
     before = list(sys.path)
     main(["check", "mine", "--load", "no_such_module_here", "-q"])
     assert sys.path == before
+
+
+def test_check_takes_several_plugin_names_separated_by_spaces(monkeypatch):
+    seen = {}
+    monkeypatch.setattr("tenferro.cli._check", lambda args: seen.update(vars(args)) or 0)
+    # _check is looked up when the parser is built, so patch before calling main
+    assert main(["check", "shape", "index", "nn", "-k", "concat"]) == 0
+    assert seen["plugins"] == "shape,index,nn" and seen["pytest_args"] == ["-k", "concat"]

@@ -239,7 +239,7 @@ def _results(
             raise _unrecordable(spec, array)
         else:
             results.append(EagerTensor(array, rt))
-    siblings = tuple(t._node or t for t in results)
+    siblings = tuple(t if t._node is None else t._node for t in results)
     for result in results:
         if result._node is not None:
             result._node.siblings = siblings

@@ -221,7 +221,7 @@ def reverse_sweep(session: EagerSession, root: Vertex, seed: EagerTensor) -> dic
             if ct is g:
                 if id(g) in borrowed:
                     borrowed[id(ct)] = ct
-            elif ct._node is node or (node.siblings is not None and ct._node in node.siblings):
+            elif ct._node is node or (node.siblings is not None and any(ct._node is r for r in node.siblings)):
                 borrowed[id(ct)] = ct  # the op's result (one of its results) passed through
             else:
                 for other in inputs:
