@@ -136,13 +136,12 @@ def test_softmax_does_not_overflow(rt):
 def test_softmax_regression_step_gradient_matches_finite_differences(rt):
     rng = np.random.default_rng(3)
     inputs, labels = rng.standard_normal((8, 5)), rng.integers(0, 3, 8)
-    onehot = np.eye(3)[labels]  # until the index family's take_along_axis lands
 
     def loss(s, w, b):
         logits = s.add(s.reduce_sum(s.mul(s.expand_to(inputs_t, (8, 5, 3), 2), s.expand_to(w, (8, 5, 3), 0)), 1), b)
-        return s.neg(s.reduce_mean(s.reduce_sum(s.mul(s.log_softmax(logits, 1), onehot_t), 1), None))
+        return s.neg(s.reduce_mean(s.take_along_axis(s.log_softmax(logits, 1), picks, 1), None))
 
-    inputs_t, onehot_t = rt.constant_from(inputs), rt.constant_from(onehot)
+    inputs_t, picks = rt.constant_from(inputs), rt.constant_from(labels[:, None])
     w0, b0 = rng.standard_normal((5, 3)), rng.standard_normal(3)
     w, b = rt.variable_from(w0), rt.variable_from(b0)
     gw, gb = (np.asarray(g) for g in rt.grad(rt.with_eager_session(lambda s: loss(s, w, b)), [w, b]))
@@ -157,3 +156,26 @@ def test_softmax_regression_step_gradient_matches_finite_differences(rt):
     np.testing.assert_allclose(gb, fd_b, rtol=1e-7, atol=1e-9)
     # one step of gradient descent lowers the loss
     assert value(w0 - 0.1 * gw, b0 - 0.1 * gb) < value(w0, b0)
+
+
+def test_cross_entropy_with_take_along_axis_matches_torch_cross_entropy(rt):
+    rng = np.random.default_rng(5)
+    logits, labels = rng.standard_normal((6, 7)) * 4, rng.integers(0, 7, 6)
+    z, picks = rt.variable_from(logits), rt.constant_from(labels[:, None])
+    loss = rt.with_eager_session(lambda s: s.neg(s.reduce_mean(s.take_along_axis(s.log_softmax(z, 1), picks, 1), None)))
+    (g,) = rt.grad(loss, [z])
+    zt = torch.tensor(logits, requires_grad=True)
+    loss_t = F.cross_entropy(zt, torch.tensor(labels))
+    loss_t.backward()
+    np.testing.assert_allclose(float(np.asarray(loss)), loss_t.item(), rtol=1e-14)
+    np.testing.assert_allclose(np.asarray(g), zt.grad.numpy(), rtol=1e-13, atol=1e-16)
+
+
+def test_layer_norm_affine_that_broadcasts_x_larger_or_promotes_it_is_not_written_in_place(rt):
+    x = rt.constant_from(RNG.standard_normal((2, 3)).astype(np.float32))
+    w = rt.constant_from(RNG.standard_normal((4, 1, 3)))  # broadcasts the result to (4, 2, 3), float64
+    y = rt.with_eager_session(lambda s: s.layer_norm(x, w, 0.5))
+    xv = np.asarray(x).astype(np.float64)
+    xhat = (xv - xv.mean(-1, keepdims=True)) / np.sqrt(xv.var(-1, keepdims=True) + 1e-5)
+    assert np.asarray(y).shape == (4, 2, 3) and np.asarray(y).dtype == np.float64
+    np.testing.assert_allclose(np.asarray(y), xhat * np.asarray(w) + 0.5, rtol=1e-5)

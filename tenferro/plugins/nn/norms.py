@@ -67,19 +67,41 @@ def _count(shape: tuple[int, ...], axes: tuple[int, ...]) -> int:
 
 
 # -- layer_norm ----------------------------------------------------------------------------------
+def _row_sums_of_squares(y: np.ndarray, axis: tuple[int, ...]) -> np.ndarray:
+    """sum(y²) over ``axis`` with keepdims. Over trailing axes (normalized_shape's) it is a
+    row-wise dot product, which reads y once and makes no y² temporary; over other axes,
+    y·y summed. (Chosen by the axes alone, so every engine's arrays get the same bits.)"""
+    k = len(axis)
+    if axis == tuple(range(y.ndim - k, y.ndim)):
+        rows = np.reshape(y, (-1, _count(y.shape, axis)))
+        return np.reshape(np.vecdot(rows, rows), y.shape[: y.ndim - k] + (1,) * k)
+    return np.add.reduce(np.multiply(y, y), axis=axis, keepdims=True)
+
+
+def _in_place(ufunc: Any, y: np.ndarray, other: Any) -> np.ndarray:
+    """ufunc(y, other), written into y (a buffer the kernel made) where the result has y's
+    shape and dtype; a new array where ``other`` broadcasts it larger or promotes its dtype."""
+    if type(other) in (int, float) or (
+        np.shape(other) == np.broadcast_shapes(y.shape, np.shape(other)) == y.shape
+        and np.result_type(y, other) == y.dtype
+    ):
+        return ufunc(y, other, out=y)
+    return ufunc(y, other)
+
+
 def _layer_norm(
     x: np.ndarray, weight: Any, bias: Any, normalized_shape: Any = None, eps: Any = 1e-5, axes: Any = None
 ) -> np.ndarray:
     axis = norm_axes(x, normalized_shape, axes, "layer_norm")
     n = _count(np.shape(x), axis)
     mean = np.divide(np.add.reduce(x, axis=axis, keepdims=True), n)
-    centered = np.subtract(x, mean)
-    var = np.divide(np.add.reduce(np.multiply(centered, centered), axis=axis, keepdims=True), n)
-    y = np.multiply(centered, np.reciprocal(np.sqrt(np.add(var, eps))))
+    y = np.subtract(x, mean)  # the one full-size buffer: centred, scaled, shifted in place
+    var = np.divide(_row_sums_of_squares(y, axis), n)
+    y = np.multiply(y, np.reciprocal(np.sqrt(np.add(var, eps))), out=y)
     if not _is_one(weight):
-        y = np.multiply(y, weight)
+        y = _in_place(np.multiply, y, weight)
     if not _is_zero(bias):
-        y = np.add(y, bias)
+        y = _in_place(np.add, y, bias)
     return y
 
 
@@ -116,9 +138,9 @@ def _rms_norm(
 ) -> np.ndarray:
     axis = norm_axes(x, normalized_shape, axes, "rms_norm")
     n = _count(np.shape(x), axis)
-    mean_square = np.divide(np.add.reduce(np.multiply(x, x), axis=axis, keepdims=True), n)
+    mean_square = np.divide(_row_sums_of_squares(x, axis), n)
     y = np.multiply(x, np.reciprocal(np.sqrt(np.add(mean_square, _eps(x, eps)))))
-    return y if _is_one(weight) else np.multiply(y, weight)
+    return y if _is_one(weight) else _in_place(np.multiply, y, weight)
 
 
 def _rms_norm_vjp(

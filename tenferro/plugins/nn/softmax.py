@@ -55,11 +55,16 @@ def _softmax(x: np.ndarray, axis: Any = -1) -> np.ndarray:
 
 def _log_softmax(x: np.ndarray, axis: Any = -1) -> np.ndarray:
     axes = _axes(x, axis, "log_softmax")
-    shifted, e = _shifted_exp(x, axes)
+    top = np.maximum.reduce(x, axis=axes, keepdims=True)
+    if not np.all(np.isfinite(top)):
+        top = np.where(np.isfinite(top), top, 0.0)
+    e = np.subtract(x, top)
+    e = np.exp(e, out=e)  # in place: the exponentials are only summed (one buffer, not two)
     log_total = np.log(np.add.reduce(e, axis=axes, keepdims=True))
     if not np.all(np.isfinite(log_total)):  # an all -inf slice: -inf - 0, not -inf - -inf
         log_total = np.where(np.isneginf(log_total), 0.0, log_total)
-    return np.subtract(shifted, log_total)
+    # x - (max + log(sum)), as PyTorch's kernel, written into the same buffer
+    return np.subtract(x, np.add(top, log_total), out=e)
 
 
 def _masked_softmax(x: np.ndarray, mask: np.ndarray, axis: Any = -1) -> np.ndarray:
