@@ -4,9 +4,11 @@ jaxpr-like listing of B16."""
 from __future__ import annotations
 
 from numbers import Number
+from typing import Any
 
 import numpy as np
 
+from .spec import REQUIRED
 from .tensor import describe
 from .trace import Node, Vertex
 
@@ -42,6 +44,18 @@ def leading_to(reached: dict[int, Vertex], wanted: set[int]) -> set[int]:
     return needed
 
 
+def _is_default(spec: Any, name: str, value: Any) -> bool:
+    """Whether a param has its spec's default (listings leave those out, so a listing
+    does not change when an op gains a param such as keepdims)."""
+    default = spec.params.get(name, REQUIRED)
+    if value is default:
+        return True
+    try:
+        return type(value) is type(default) and bool(value == default)
+    except Exception:  # an array param: == is elementwise
+        return False
+
+
 class TraceListing(str):
     """The recorded program as text; shows itself as the listing in a REPL."""
 
@@ -64,7 +78,8 @@ def _name(index: int) -> str:
 def listing(root: Vertex | None) -> TraceListing:
     """A jaxpr-like listing of the program that computed the vertex ``root`` (None for a
     constant): the variables it reads, the constants, one ``c = mul a b`` line per op
-    (``b, c = split a`` for an op with several results), and the output."""
+    (``b, c = split a`` for an op with several results; params other than their defaults
+    in brackets, ``reduce_sum[axes=1]``), and the output."""
     reached = reachable(root) if root is not None else {}
     names: dict[int, str] = {}
 
@@ -94,7 +109,7 @@ def listing(root: Vertex | None) -> TraceListing:
                 args.append(name_of(arg))
             else:
                 args.append(repr(arg))
-        params = ",".join(f"{k}={v!r}" for k, v in node.params.items())
+        params = ",".join(f"{k}={v!r}" for k, v in node.params.items() if not _is_default(node.spec, k, v))
         op = f"{node.spec.name}[{params}]" if params else node.spec.name
         targets = ", ".join(name_of(r) if type(r) is Node else "_" for r in results)  # _: a constant result
         kinds = ", ".join(describe(r.shape, r.dtype) for r in results)
