@@ -68,8 +68,8 @@ def scatter_add_to(updates: Any, indices: Any, shape: Any, axis: Any = 0, layout
 
 def summed_at(shape: tuple[int, ...], where: tuple[Any, ...], updates: Any) -> Any:
     """Zeros of ``shape`` with ``updates`` added at ``where`` (an index tuple), in order, by
-    ``np.bincount`` where that is bitwise ``np.add.at`` on zeros and faster (about 1.3×
-    at 10⁶ random positions): a 1-D float64 NumPy result and one integer array of
+    ``np.bincount`` where that is bitwise ``np.add.at`` on zeros and faster (0.74–0.82× its
+    time alone at 10⁶ random positions): a 1-D float64 NumPy result and one integer array of
     non-negative positions (bincount adds each weight in turn to a 0.0, as add.at does).
     None in every other case (float32 and integers: bincount sums in float64), where the
     caller uses ``np.add.at``."""
