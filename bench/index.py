@@ -1,14 +1,20 @@
 """Index ops on 10⁶ elements against PyTorch (1 thread): ``python bench/index.py [--quick]``.
 
-The issue's workload (issue 9, Performance: gather + scatter-add on 10⁶ elements,
-forward + backward, ≤ 1.2× PyTorch), as two rows, each a loss sum(w · op(...)) and its
-backward:
+The issue's workload (issue 9, Performance: slicing + gather + scatter-add on 10⁶
+elements, forward + backward, ≤ 1.2× PyTorch), as three rows, each a loss sum(w · ...)
+and its backward:
 
 - **gather**: ``take(x, i)`` of a float64 vector of 10⁶ at 10⁶ random indices (with
   repeats); its backward is a scatter-add. PyTorch: ``index_select`` and ``gather``
   (the same numbers; both are timed, the faster one is the ratio's denominator).
 - **scatter-add**: ``scatter(x, i, u, mode="add")``; its backward is a gather for u and
   the cotangent itself for x. PyTorch: ``scatter_add`` (``index_add`` timed too).
+- **combined** (the issue's row): ``x[1::2]`` of a vector of 10⁶ (``slice``, a view), 10⁶
+  random reads of it (``take``), scatter-added into a second variable of 10⁶ at 10⁶
+  random positions (``scatter(..., mode="add")``); the backward runs the three VJPs:
+  a gather, a scatter-add into the slice's 5·10⁵ and the slice's zero-filled scatter.
+  PyTorch: basic slicing, then ``index_select`` + ``index_add`` or ``gather`` +
+  ``scatter_add``.
 
 Each ratio is tenferro's time over PyTorch's, timed in alternating blocks
 (``tenferro.benchmark.alternate``): the median of neighbouring blocks' ratios with its
@@ -31,6 +37,11 @@ def data(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     return rng.standard_normal(n), rng.integers(0, n, n), rng.standard_normal(n), rng.standard_normal(n)
 
 
+def combined_data(n: int) -> np.ndarray:
+    """The combined row's second index vector: n reads of x[1::2] (n // 2 elements)."""
+    return np.random.default_rng(1).integers(0, n // 2, n)
+
+
 def tenferro_impls(n: int) -> dict:
     rt, eng = EagerRuntime(), CpuEngine.serial()
     xs, idx, us, ws = data(n)
@@ -50,7 +61,20 @@ def tenferro_impls(n: int) -> dict:
         loss.backward(eng)
         return x.grad(), u.grad()
 
-    return {"gather": gather, "scatter-add": scatter_add}
+    j = rt.constant_from(combined_data(n))
+
+    def combined():
+        x.clear_grad()
+        u.clear_grad()
+
+        def body(s):
+            picked = s.take(s.slice(x, ((1, None, 2),)), j)  # x[1::2][j]
+            return s.reduce_sum(s.mul(s.scatter(u, at, picked, mode="add"), w), None)
+
+        rt.with_eager_session(eng, body).backward(eng)
+        return x.grad(), u.grad()
+
+    return {"gather": gather, "scatter-add": scatter_add, "combined": combined}
 
 
 def torch_impls(n: int) -> dict:
@@ -80,9 +104,22 @@ def torch_impls(n: int) -> dict:
         (x.index_add(0, idx, u) * ws).sum().backward()
         return x.grad, u.grad
 
+    j = torch.from_numpy(combined_data(n))
+
+    def combined_index():
+        x.grad = u.grad = None
+        (u.index_add(0, idx, torch.index_select(x[1::2], 0, j)) * ws).sum().backward()
+        return x.grad, u.grad
+
+    def combined_scatter():
+        x.grad = u.grad = None
+        (u.scatter_add(0, idx, torch.gather(x[1::2], 0, j)) * ws).sum().backward()
+        return x.grad, u.grad
+
     return {
         "gather": {"index_select": index_select, "gather": gather},
         "scatter-add": {"scatter_add": scatter_add, "index_add": index_add},
+        "combined": {"index_select+index_add": combined_index, "gather+scatter_add": combined_scatter},
     }
 
 
@@ -90,8 +127,9 @@ def check_same_numbers(n: int) -> None:
     """The two sides compute the same gradients (else the ratio means nothing)."""
     ours, theirs = tenferro_impls(n), torch_impls(n)
     np.testing.assert_allclose(np.asarray(ours["gather"]()), theirs["gather"]["index_select"]().numpy(), rtol=1e-12)
-    for a, b in zip(ours["scatter-add"](), theirs["scatter-add"]["scatter_add"]()):
-        np.testing.assert_allclose(np.asarray(a), b.numpy(), rtol=1e-12)
+    for row, name in [("scatter-add", "scatter_add"), ("combined", "index_select+index_add")]:
+        for a, b in zip(ours[row](), theirs[row][name]()):
+            np.testing.assert_allclose(np.asarray(a), b.numpy(), rtol=1e-12)
 
 
 def main(argv: list[str]) -> int:

@@ -107,7 +107,7 @@ def main() -> int:
     print(
         "  (backward: 1× is the slice's zero-filled scatter, the gradient itself; every other VJP is a view.\n"
         "   When x is flat, the gradient reaching x is a reshape view of that scatter, and the core's reverse\n"
-        "   sweep gives a variable a fresh copy of any view (sweep._fresh: np.full(-0.0) + add_any), +2×;\n"
+        "   sweep gives a variable a fresh copy of any view (sweep._fresh: one copy in backward), +1×;\n"
         "   with x already square no view reaches x and the backward costs the scatter alone.)"
     )
     try:

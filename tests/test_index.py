@@ -101,6 +101,50 @@ def test_scatter_add_accumulates_repeated_indices(rt):
     np.testing.assert_array_equal(out, [7.0, 0.0, 3.0])
 
 
+def _add_at_on_zeros(updates, where, shape):
+    out = np.zeros(shape, np.asarray(updates).dtype)
+    np.add.at(out, where, updates)
+    return out
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("index_dtype", [np.int64, np.int32, np.uint16])
+def test_scatter_add_to_fast_path_is_bitwise_add_at(dtype, index_dtype):
+    """scatter_add_to's 1-D float64 path (np.bincount) adds in np.add.at's order: the same
+    bits, signed zeros, infinities and NaNs included; other dtypes take np.add.at itself."""
+    from tenferro.plugins.index.gathers import scatter_add_to
+
+    rng = np.random.default_rng(0)
+    n = 50
+    indices = rng.integers(0, n, 400).astype(index_dtype)
+    updates = (rng.standard_normal(400) * 10.0 ** rng.integers(-20, 20, 400)).astype(dtype)
+    big = np.finfo(dtype).max
+    updates[:40] = rng.choice(np.array([0.0, -0.0, np.inf, -np.inf, np.nan, big, -big], dtype), 40)
+    with np.errstate(invalid="ignore", over="ignore"):  # inf - inf, max + max
+        pairs = [
+            (scatter_add_to(updates, indices, (n,), None, "take"), _add_at_on_zeros(updates, indices, (n,))),
+            (scatter_add_to(updates, indices, (n,), 0, "take"), _add_at_on_zeros(updates, indices, (n,))),
+            (scatter_add_to(updates, indices[:, None], (n,)), _add_at_on_zeros(updates, indices, (n,))),
+            (scatter_add_to(updates[:1], indices, (n,), 0, "take"), _add_at_on_zeros(updates[:1], indices, (n,))),
+            (scatter_add_to(updates[:0], indices[:0], (n,), 0, "take"), np.zeros(n, dtype)),
+        ]
+    for got, want in pairs:
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_array_equal(got.view(f"u{got.itemsize}"), want.view(f"u{want.itemsize}"))
+
+
+def test_take_gradient_into_x_flattened_is_a_fresh_array():
+    """The VJP of take(x, i) (axis None) is the zeros it added into, not a reshaped view of
+    them: a view reaching a variable would cost the sweep a copy of x's size."""
+    from tenferro.plugins.index.gathers import scatter_add_to
+
+    indices = np.array([0, 5, 5, -1])
+    for shape in [(6,), (2, 3)]:
+        got = scatter_add_to(np.ones(4), indices, shape, None, "take")
+        assert got.base is None and got.shape == shape
+        np.testing.assert_array_equal(got.reshape(-1), [1.0, 0.0, 0.0, 0.0, 0.0, 3.0])
+
+
 def test_gather_second_derivative_goes_through_scatter_add(rt):
     """d/dx of <w, grad_x sum(take(x, i)**2)>: the gradient's own derivative, by rt.grad."""
     x, at, w = var(rt, [1.0, 2.0, 3.0]), const(rt, np.array([0, 0, 2])), const(rt, np.array([1.0, 10.0, 100.0]))
