@@ -10,7 +10,7 @@ import numpy as np
 
 from .spec import REQUIRED
 from .tensor import describe
-from .trace import Node, Vertex
+from .trace import CALL, Node, Vertex
 
 
 def reachable(*roots: Vertex) -> dict[int, Vertex]:
@@ -42,6 +42,14 @@ def leading_to(reached: dict[int, Vertex], wanted: set[int]) -> set[int]:
         if any(parent is not None and id(parent) in needed for parent in node.parents):
             needed.add(id(node))
     return needed
+
+
+def _alias(names: dict[int, str], name_of: Any, nodes: list[Node]) -> str:
+    """One name for every node of one result of a call (a derivative trace may hold two)."""
+    name = name_of(nodes[0])
+    for other in nodes[1:]:
+        names[id(other)] = name
+    return name
 
 
 def _is_default(spec: Any, name: str, value: Any) -> bool:
@@ -93,12 +101,14 @@ def listing(root: Vertex | None) -> TraceListing:
         name_of(variable)
     constants: list[tuple[str, str]] = []
     equations: list[tuple[str, str]] = []
-    listed: set[int] = set()
-    for node in nodes_in_order(reached):
-        if id(node) in listed:
-            continue  # a result of a call already listed with its siblings
-        results = (node,) if node.siblings is None else node.siblings
-        listed.update(id(result) for result in results)
+    ordered = nodes_in_order(reached)
+    results_of: dict[int, dict[int, list[Node]]] = {}  # a call's result nodes, by result index
+    for node in ordered:
+        if node.output is not None and node.output != CALL:
+            results_of.setdefault(id(node.parents[0]), {}).setdefault(node.output, []).append(node)
+    for node in ordered:
+        if node.output is not None and node.output != CALL:
+            continue  # named on its call's line
         args = []
         for arg, parent in zip(node.inputs, node.parents):
             if parent is not None:
@@ -111,8 +121,12 @@ def listing(root: Vertex | None) -> TraceListing:
                 args.append(repr(arg))
         params = ",".join(f"{k}={v!r}" for k, v in node.params.items() if not _is_default(node.spec, k, v))
         op = f"{node.spec.name}[{params}]" if params else node.spec.name
-        targets = ", ".join(name_of(r) if type(r) is Node else "_" for r in results)  # _: a constant result
-        kinds = ", ".join(describe(r.shape, r.dtype) for r in results)
+        if node.output == CALL:  # b, c = split a; _ for a result nothing here reads
+            found = results_of.get(id(node), {})
+            targets = ", ".join(_alias(names, name_of, found[i]) if i in found else "_" for i in range(len(node.value)))
+            kinds = ", ".join(describe(r.shape, r.dtype) for r in node.value)
+        else:
+            targets, kinds = name_of(node), describe(node.shape, node.dtype)
         equations.append((f"{targets} = {op} {' '.join(args)}", kinds))
 
     def declare(items: list[tuple[str, str]]) -> str:

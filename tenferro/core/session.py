@@ -31,7 +31,7 @@ from .recording import paused
 from .registry import Registry
 from .spec import REQUIRED, OpSpec
 from .tensor import SUPPORTED_KINDS, Hollow, describe, dtype_name
-from .trace import Node
+from .trace import Node, call_node, result_node
 
 if TYPE_CHECKING:
     from .runtime import EagerRuntime
@@ -216,8 +216,8 @@ def _results(
     params: Any,
     record: bool,
 ) -> tuple[EagerTensor, ...]:
-    """The tensors of a ``multiple_results`` op: with ``record``, one node per float
-    result, each knowing its siblings (the rule of one result is given all of them)."""
+    """The tensors of a ``multiple_results`` op: with ``record``, a call node and one
+    result node per float result (see :func:`~tenferro.core.trace.call_node`)."""
     if not isinstance(out, (tuple, list)):
         raise _bad_result(spec, np.asarray(out), "an op with multiple_results must return a tuple or list of arrays")
     arrays = []
@@ -230,20 +230,20 @@ def _results(
     if not record:
         return tuple(EagerTensor(array, rt) for array in arrays)
     integer_results = spec.integer_results or not any(spec.differentiable)
-    kept = _recorded(spec.drops, args, spec.variadic) if spec.drops else args
-    results = []
+    recorded: list[Any] = []  # per result: its array, to record a node, or its constant tensor
     for array in arrays:
         if array.dtype in (F64, F32):
-            results.append(EagerTensor(array, rt, Node(spec, kept, parents, params, array)))
+            recorded.append(array)
         elif array.dtype.kind in "fc" or not integer_results:
             raise _unrecordable(spec, array)
         else:
-            results.append(EagerTensor(array, rt))
-    siblings = tuple(t if t._node is None else t._node for t in results)
-    for result in results:
-        if result._node is not None:
-            result._node.siblings = siblings
-    return tuple(results)
+            recorded.append(EagerTensor(array, rt))
+    kept = _recorded(spec.drops, args, spec.variadic) if spec.drops else args
+    call = call_node(spec, kept, parents, params, tuple(recorded))
+    return tuple(
+        r if type(r) is EagerTensor else EagerTensor(r, rt, result_node(call, index))
+        for index, r in enumerate(recorded)
+    )
 
 
 def _bind(spec: OpSpec, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[tuple[Any, ...], dict[str, Any]]:

@@ -102,8 +102,9 @@ class OpSpec:
     its kernel gets a list of arrays, its rule (a whole-op ``vjp``) returns one cotangent
     per item, and its samples, kinks and error inputs give the items as separate args;
     ``multiple_results`` for an op whose kernel returns a tuple of arrays (``split``,
-    ``eigh``): the session returns a tuple of tensors, and its rules get ``g`` and ``out``
-    as tuples, one entry per result (``None`` in ``g`` for a result with no cotangent).
+    ``eigh``): the session returns a tuple of tensors, and its rules, called once per call,
+    get ``g`` and ``out`` as tuples, one entry per result (``None`` in ``g`` for a result
+    with no cotangent).
 
     **How it differentiates** (the vocabulary of :mod:`tenferro.core.rules`): ``vjps``,
     one rule per input (``rule(s, g, out, *inputs, **params)``), or ``vjp``, one rule for

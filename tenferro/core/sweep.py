@@ -20,7 +20,7 @@ from .graph import reachable
 from .recording import paused
 from .spec import OpSpec
 from .tensor import Hollow, describe, freeze
-from .trace import Node, Vertex
+from .trace import CALL, Node, Vertex, result_node
 
 if TYPE_CHECKING:
     from .session import EagerSession
@@ -70,8 +70,10 @@ def _unbroadcast(session: EagerSession, node: Node, index: int, arg: EagerTensor
 def _forward_hint(node: Node) -> str:
     """The sentence that points at the forward kernel when it, not the VJP, may be wrong."""
     shown = ", ".join(describe(a.shape, a.dtype) if hasattr(a, "dtype") else repr(a) for a in node.inputs)
+    results = node.value if node.output == CALL else (node,)
+    made = ", ".join(describe(r.shape, r.dtype) for r in results)
     return (
-        f"The op's result was {describe(node.shape, node.dtype)} from inputs ({shown}): if that is not "
+        f"The op's result was {made} from inputs ({shown}): if that is not "
         f"what the op should return, its forward kernel is at fault, not the VJP"
     )
 
@@ -121,12 +123,14 @@ def node_cotangents(
         )
     # The result, or where the trace did not keep its value the node (its shape and dtype):
     # an EagerTensor per node would cost a tenth of the sweep.
-    siblings = node.siblings
-    if siblings is None:
+    if node.output is None:
         out = node if node.value is None else EagerTensor(node.value, rt, node)
-    else:  # one result of several: its rule gets every result, and g for this one only
-        g = tuple(g if sibling is node else None for sibling in siblings)
-        out = tuple(_result(sibling, rt) for sibling in siblings)
+    else:  # an op with several results: its rule gets them all, and a cotangent for each
+        if node.output != CALL:  # one result (as the conformance suite asks): the call's rule
+            call = node.parents[0]
+            g = tuple(g if index == node.output else None for index in range(len(call.value)))
+            node = call
+        out = tuple(_stand_in(node, index, rt) for index in range(len(node.value)))
     inputs, params, rules = node.inputs, node.params, spec.vjps
     try:
         if rules is not None:
@@ -149,6 +153,8 @@ def node_cotangents(
         returned = spec.vjp(session, g, inputs, out, **params)
         if type(returned) is not tuple and isinstance(returned, Iterator):  # a generator rule runs here
             returned = tuple(returned)
+    except NotDifferentiable:
+        raise  # a rule refusing a point where it has no derivative (a degenerate spectrum) says so itself
     except RuleError as exc:
         if "the VJP of" in str(exc):  # already names the op at fault
             raise
@@ -170,12 +176,15 @@ def node_cotangents(
     return cotangents
 
 
-def _result(sibling: Node | EagerTensor, rt: Any) -> Any:
-    """One result of a multiple-results call as its rule sees it: its tensor (a constant,
-    or recorded from its node), or the node where the trace did not keep the value."""
-    if type(sibling) is not Node:
-        return sibling
-    return sibling if sibling.value is None else EagerTensor(sibling.value, rt, sibling)
+def _stand_in(call: Node, index: int, rt: Any) -> Any:
+    """Result ``index`` of a call as its rule sees it: its tensor, recorded from a result
+    node of its own (so a rule that reads it stays differentiable), or that node where
+    the trace did not keep the value; a constant result as it is."""
+    stand_in = call.value[index]
+    if type(stand_in) is EagerTensor:
+        return stand_in
+    node = result_node(call, index)
+    return node if node.value is None else EagerTensor(node.value, rt, node)
 
 
 def reverse_sweep(session: EagerSession, root: Vertex, seed: EagerTensor) -> dict[int, tuple[EagerTensor, Any]]:
@@ -209,6 +218,11 @@ def reverse_sweep(session: EagerSession, root: Vertex, seed: EagerTensor) -> dic
         node = pop(heap)[1]
         g = pending[node]
         pending[node] = None  # free the output's cotangent before its inputs' pile up
+        if node.output is not None:
+            if node.output != CALL:  # one result of a call: its cotangent waits at the call,
+                _to_call(session, node, g, pending, heap)  # which comes later (created first)
+                continue
+            g = tuple(g)  # the call: every result's cotangent has arrived
         inputs = node.inputs
         for parent, ct in zip(node.parents, node_cotangents(session, node, g, needed)):
             if parent is None or (needed is not None and id(parent) not in needed):
@@ -221,8 +235,10 @@ def reverse_sweep(session: EagerSession, root: Vertex, seed: EagerTensor) -> dic
             if ct is g:
                 if id(g) in borrowed:
                     borrowed[id(ct)] = ct
-            elif ct._node is node or (node.siblings is not None and any(ct._node is r for r in node.siblings)):
-                borrowed[id(ct)] = ct  # the op's result (one of its results) passed through
+            elif ct._node is node:
+                borrowed[id(ct)] = ct
+            elif type(g) is tuple and _held_by_call(ct, g, node, borrowed):
+                borrowed[id(ct)] = ct
             else:
                 for other in inputs:
                     if other is ct:
@@ -257,6 +273,27 @@ def reverse_sweep(session: EagerSession, root: Vertex, seed: EagerTensor) -> dic
                 leaves[key] = (variable, ct)
             given.add(id(ct))
     return leaves
+
+
+def _to_call(session: EagerSession, result: Node, g: EagerTensor, pending: dict[Node, Any], heap: list) -> None:
+    """Put the cotangent of a call's result in the call's slot for it (adding to one
+    already there: a derivative trace may hold two nodes of one result)."""
+    call = result.parents[0]
+    slots = pending.get(call)
+    if slots is None:
+        slots = pending[call] = [None] * len(call.value)
+        heapq.heappush(heap, (-call.seq, call))
+    previous = slots[result.output]
+    slots[result.output] = g if previous is None else session.add_any(previous, g)
+
+
+def _held_by_call(ct: EagerTensor, g: tuple[Any, ...], call: Node, borrowed: dict[int, EagerTensor]) -> bool:
+    """Whether a call's rule passed through a cotangent held elsewhere: a borrowed one it
+    was given, or one of the call's own results."""
+    if any(ct is given and id(given) in borrowed for given in g):
+        return True
+    made_by = ct._node
+    return made_by is not None and made_by.output is not None and made_by.parents[0] is call
 
 
 def _fresh(session: EagerSession, ct: EagerTensor) -> EagerTensor:

@@ -40,6 +40,10 @@ Vertex = Any
 _SEQUENCE = itertools.count()
 
 
+#: ``Node.output`` of the node of a call with several results (see :func:`call_node`).
+CALL = -1
+
+
 class Node(Hollow):
     """How one result was computed: the op's spec, its arguments as recorded (``inputs``)
     and their ``parents``, its static params, the result's value (None when the VJP does
@@ -48,12 +52,15 @@ class Node(Hollow):
     A node knows its result's shape and dtype, so it is also the Hollow that stands for
     the result's value where a trace did not keep it.
 
-    An op with several results (``multiple_results``) records one node per float result;
-    each holds ``siblings``, every result of the call in order (its node, or the constant
-    EagerTensor of a result that records none), so that its rule can be given all of them.
+    An op with several results (``multiple_results``) records a *call node*
+    (:func:`call_node`, ``output == CALL``), which holds the op's inputs and one stand-in
+    per result, and one *result node* per float result (:func:`result_node`, ``output``
+    its index), whose one parent is the call node. References run from results to the
+    call only, so a trace has no cycles, and the sweep runs the op's rule once, at the
+    call node, with the cotangents of all its results.
     """
 
-    __slots__ = ("spec", "inputs", "parents", "params", "value", "seq", "siblings")
+    __slots__ = ("spec", "inputs", "parents", "params", "value", "seq", "output")
 
     def __init__(
         self,
@@ -61,14 +68,39 @@ class Node(Hollow):
         inputs: tuple[EagerTensor | Any, ...],
         parents: tuple[Vertex | None, ...],
         params: Mapping[str, Any],
-        out: np.ndarray,
+        out: np.ndarray | Hollow,
+        output: int | None = None,
     ):
         self.seq = next(_SEQUENCE)
         self.spec = spec
         self.inputs = inputs
         self.parents = parents
         self.params = params
-        self.value = out if spec.keeps_out else None
+        self.value = out if spec.keeps_out else None  # a result node's stand-in is a Hollow only when not kept
         self.shape = out.shape
         self.dtype = out.dtype
-        self.siblings: tuple[Any, ...] | None = None
+        self.output = output
+
+
+def call_node(
+    spec: OpSpec,
+    inputs: tuple[Any, ...],
+    parents: tuple[Vertex | None, ...],
+    params: Mapping[str, Any],
+    results: tuple[Any, ...],
+) -> Node:
+    """The node of a call with several results. Its ``value`` holds one stand-in per
+    result: the array where the rule reads results (``"out"`` in residuals), else a
+    Hollow with its shape and dtype; a result that records no node (an integer result)
+    is given as its constant EagerTensor and kept as it is."""
+    node = Node(spec, inputs, parents, params, Hollow((len(results),), np.dtype(object)), CALL)
+    node.value = tuple(
+        r if not isinstance(r, np.ndarray) or spec.keeps_out else Hollow(r.shape, r.dtype) for r in results
+    )
+    return node
+
+
+def result_node(call: Node, index: int) -> Node:
+    """The node of result ``index`` of ``call`` (its one parent)."""
+    stand_in = call.value[index]
+    return Node(call.spec, (), (call,), call.params, stand_in, index)
