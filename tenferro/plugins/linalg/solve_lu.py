@@ -22,6 +22,7 @@ most ``CACHE_SIZE`` are kept. A miss only costs a factorisation, never a wrong v
 from __future__ import annotations
 
 import math
+import threading
 import weakref
 from typing import Any
 
@@ -36,6 +37,7 @@ FAST_SIZE = 16
 CACHE_SIZE = 8
 
 _cache: dict[int, tuple[Any, np.ndarray, np.ndarray]] = {}
+_lock = threading.Lock()  # sessions on several threads share the cache
 
 
 def is_fast(a: Any) -> bool:
@@ -60,9 +62,10 @@ def lu_factor(a: np.ndarray, op: str, arg: str = "a") -> tuple[np.ndarray, np.nd
     if info > 0:
         raise singular_error(op, a, arg)
     if not a.flags.writeable:
-        if len(_cache) >= CACHE_SIZE:
-            _cache.pop(next(iter(_cache)))
-        _cache[key] = (weakref.ref(a, lambda _ref, key=key: _cache.pop(key, None)), lu, piv)
+        with _lock:
+            while len(_cache) >= CACHE_SIZE:
+                _cache.pop(next(iter(_cache), None), None)
+            _cache[key] = (weakref.ref(a, lambda _ref, key=key: _cache.pop(key, None)), lu, piv)
     return lu, piv
 
 
