@@ -9,5 +9,6 @@ from . import decompositions, solves
 
 @hookimpl
 def tenferro_register_ops(registrar: PluginRegistrar) -> None:
+    registrar.requires("elementwise", "shape")  # the VJPs use mul/add/sub/neg, moveaxis/tril/triu/expand_dims
     for spec in (*solves.SPECS, *decompositions.SPECS):
         registrar.add(spec)

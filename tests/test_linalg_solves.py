@@ -1,0 +1,306 @@
+"""The linalg family's solves: values against NumPy/SciPy, gradients against torch.linalg,
+the LU path's bits and its factorisation cache, least squares via solve, a Gaussian-process
+log-likelihood via cholesky (against finite differences), and the errors (a singular matrix
+names the op and its batch index; a shape mismatch names both operands)."""
+
+import numpy as np
+import pytest
+import scipy.linalg
+
+from tenferro import ShapeMismatch
+from tenferro.plugins.linalg import solve_lu
+from tenferro.plugins.linalg.batching import NotPositiveDefinite, SingularMatrix
+
+RNG = np.random.default_rng(7)
+
+
+def well_conditioned(*shape, spd=False):
+    """A stack of n×n matrices Q diag(d) Rᵀ with |d| in [1, 3] (Q diag(d) Qᵀ, d > 0, with spd)."""
+    q = np.linalg.qr(RNG.standard_normal(shape)).Q
+    r = q if spd else np.linalg.qr(RNG.standard_normal(shape)).Q
+    d = RNG.uniform(1.0, 3.0, shape[:-1]) * (1 if spd else RNG.choice([-1.0, 1.0], shape[:-1]))
+    a = np.einsum("...ik,...k,...jk->...ij", q, d, r)
+    return (a + np.swapaxes(a, -1, -2)) / 2 if spd else a
+
+
+A3 = well_conditioned(3, 3)
+AB = well_conditioned(2, 3, 3)
+SPD = well_conditioned(2, 3, 3, spd=True)
+TALL = RNG.standard_normal((5, 3))
+WIDE = RNG.standard_normal((2, 4))
+B3 = RNG.standard_normal(3)
+B32 = RNG.standard_normal((3, 2))
+
+
+def call(rt, op, *args, **params):
+    return np.asarray(rt.with_eager_session(lambda s: getattr(s, op)(*map(rt.constant_from, args), **params)))
+
+
+#: (op, args, params, what NumPy/SciPy give)
+VALUES = [
+    ("solve", (A3, B3), {}, np.linalg.solve(A3, B3)),
+    ("solve", (A3, B32), {}, np.linalg.solve(A3, B32)),
+    ("solve", (AB, B3), {}, np.stack([np.linalg.solve(m, B3) for m in AB])),  # NumPy 2: 1-D b is a vector
+    ("solve", (AB, B32), {}, np.stack([np.linalg.solve(m, B32) for m in AB])),  # batch broadcasts
+    ("triangular_solve", (A3, B32), {}, scipy.linalg.solve_triangular(A3, B32, lower=True)),
+    ("triangular_solve", (A3, B3), {"lower": False, "trans": "T"}, scipy.linalg.solve_triangular(A3, B3, trans=1)),
+    (
+        "triangular_solve",
+        (A3, B32),
+        {"unit_diagonal": True, "trans": 1},
+        scipy.linalg.solve_triangular(A3, B32, lower=True, trans=1, unit_diagonal=True),
+    ),
+    ("inv", (AB,), {}, np.stack([scipy.linalg.inv(m) for m in AB])),
+    ("det", (AB,), {}, np.array([scipy.linalg.det(m) for m in AB])),
+    ("lstsq", (TALL, RNG.standard_normal(5)), {}, None),
+    ("lstsq", (WIDE, RNG.standard_normal((2, 3))), {}, None),
+    ("pinv", (TALL,), {}, scipy.linalg.pinv(TALL)),
+    ("matrix_power", (A3,), {"n": 3}, A3 @ A3 @ A3),
+    ("matrix_power", (A3,), {"n": -2}, np.linalg.inv(A3 @ A3)),
+    ("matrix_power", (AB,), {"n": 0}, np.broadcast_to(np.eye(3), AB.shape)),
+    ("cholesky", (SPD,), {}, np.stack([scipy.linalg.cholesky(m, lower=True) for m in SPD])),
+    ("cholesky", (SPD,), {"upper": True}, np.stack([scipy.linalg.cholesky(m) for m in SPD])),
+]
+
+
+@pytest.mark.parametrize("op, args, params, expected", VALUES, ids=[f"{v[0]}-{i}" for i, v in enumerate(VALUES)])
+def test_values_match_numpy_and_scipy(rt, op, args, params, expected):
+    if expected is None:  # lstsq: NumPy's least-squares (least-norm when wide) solution
+        expected = np.linalg.lstsq(*args, rcond=None)[0]
+    np.testing.assert_allclose(call(rt, op, *args, **params), expected, rtol=1e-12, atol=1e-12)
+
+
+def test_slogdet_returns_sign_and_logabsdet_and_singular_gives_numpys_zero_and_minus_inf(rt):
+    sign, logabsdet = rt.with_eager_session(lambda s: s.slogdet(rt.constant_from(AB)))
+    want = np.linalg.slogdet(AB)
+    np.testing.assert_array_equal(np.asarray(sign), want.sign)
+    np.testing.assert_allclose(np.asarray(logabsdet), want.logabsdet, rtol=1e-13)
+    for matrix in (np.zeros((2, 2)), np.zeros((20, 20))):  # the np.linalg and the LAPACK paths
+        sign, logabsdet = rt.with_eager_session(lambda s, m=matrix: s.slogdet(rt.constant_from(m)))
+        assert (float(np.asarray(sign)), float(np.asarray(logabsdet))) == (0.0, -np.inf)
+
+
+def test_cholesky_factors_the_symmetric_part_as_jax_does(rt):
+    lower_only = np.tril(SPD[0]) + np.triu(RNG.standard_normal((3, 3)), 1)
+    symmetric = (lower_only + lower_only.T) / 2
+    np.testing.assert_allclose(call(rt, "cholesky", lower_only), np.linalg.cholesky(symmetric), rtol=1e-13)
+
+
+# -- the LAPACK path: the same bits as np.linalg, and one factorisation -----------------------------
+BIG = well_conditioned(40, 40)
+
+
+@pytest.mark.parametrize("op", ["solve", "solve_transposed", "inv", "det", "slogdet"])
+def test_the_lapack_path_gives_np_linalgs_bits(rt, op):
+    """A single matrix of FAST_SIZE or more takes getrf/getrs directly; the bits must be the
+    ones np.linalg gives (it makes the same LAPACK calls), so other engines agree."""
+    assert BIG.shape[0] >= solve_lu.FAST_SIZE
+    args = (BIG, RNG.standard_normal((40, 3))) if op.startswith("solve") else (BIG,)
+    frozen = [np.array(a) for a in args]
+    for a in frozen:
+        a.setflags(write=False)
+    got = getattr(solve_lu, op.replace("solve_transposed", "solve"))(*frozen, *((True,) if "transposed" in op else ()))
+    want = {
+        "solve": lambda: np.linalg.solve(*args),
+        "solve_transposed": lambda: np.linalg.solve(BIG.T, args[1]),
+        "inv": lambda: np.linalg.inv(BIG),
+        "det": lambda: np.linalg.det(BIG),
+        "slogdet": lambda: tuple(np.linalg.slogdet(BIG)),
+    }[op]()
+    if op == "solve_transposed":  # getrs with trans=1 on LU(a) is not the LU of aᵀ: equal to rounding
+        np.testing.assert_allclose(got, want, rtol=1e-12)
+    else:
+        assert np.asarray(got).tobytes() == np.asarray(want).tobytes() if op != "slogdet" else got == want
+
+
+def test_solve_and_slogdet_of_one_matrix_factorise_it_once_with_their_vjps(rt, monkeypatch):
+    """The issue's "solve reuses its factorisation in the VJP": slogdet(a), solve(a, b) and
+    both VJPs (inv(a) and a solve with aᵀ) make one getrf call between them."""
+    from scipy.linalg import lapack
+
+    calls = []
+    real = lapack.dgetrf
+    monkeypatch.setattr(lapack, "dgetrf", lambda a: calls.append(a.shape) or real(a))
+    a, b = rt.variable_from(BIG), rt.variable_from(RNG.standard_normal(40))
+    loss = rt.with_eager_session(lambda s: s.add(s.slogdet(a)[1], s.reduce_sum(s.solve(a, b), None)))
+    ga, gb = rt.grad(loss, [a, b])
+    assert calls == [(40, 40)]
+    np.testing.assert_allclose(np.asarray(ga), np.linalg.inv(BIG).T - np.outer(gb, np.linalg.solve(BIG, b.value())))
+    np.testing.assert_allclose(np.asarray(gb), np.linalg.solve(BIG.T, np.ones(40)), rtol=1e-12)
+
+
+def test_a_writable_array_is_never_cached():
+    a = np.array(BIG)
+    solve_lu.inv(a)
+    a[0, 0] += 1.0
+    np.testing.assert_allclose(solve_lu.inv(a), np.linalg.inv(a), rtol=1e-12)
+
+
+# -- gradients against torch.linalg ---------------------------------------------------------------
+GRADIENTS = [
+    ("solve", (AB, B3), {}, lambda t, a, b: t.linalg.solve(a, b)),
+    ("solve", (A3, RNG.standard_normal((2, 3, 2))), {}, lambda t, a, b: t.linalg.solve(a, b)),
+    (
+        "triangular_solve",
+        (A3, B32),
+        {"lower": False, "trans": 1},
+        lambda t, a, b: t.linalg.solve_triangular(t.triu(a).mT, b, upper=False),
+    ),
+    ("inv", (AB,), {}, lambda t, a: t.linalg.inv(a)),
+    ("det", (AB,), {}, lambda t, a: t.linalg.det(a)),
+    ("slogdet", (AB,), {}, lambda t, a: t.linalg.slogdet(a)[1]),
+    ("lstsq", (TALL, RNG.standard_normal((5, 2))), {}, lambda t, a, b: t.linalg.lstsq(a, b).solution),
+    ("pinv", (WIDE,), {}, lambda t, a: t.linalg.pinv(a)),
+    ("matrix_power", (A3,), {"n": 3}, lambda t, a: t.linalg.matrix_power(a, 3)),
+    ("matrix_power", (AB,), {"n": -2}, lambda t, a: t.linalg.matrix_power(a, -2)),
+    ("cholesky", (SPD,), {}, lambda t, a: t.linalg.cholesky(a)),
+    ("cholesky", (SPD,), {"upper": True}, lambda t, a: t.linalg.cholesky(a, upper=True)),
+]
+
+
+@pytest.mark.parametrize("op, args, params, torch_fn", GRADIENTS, ids=[f"{g[0]}-{i}" for i, g in enumerate(GRADIENTS)])
+def test_gradients_match_torch_linalg(rt, op, args, params, torch_fn):
+    torch = pytest.importorskip("torch")
+    variables = [rt.variable_from(a) for a in args]
+
+    def body(s):
+        out = getattr(s, op)(*variables, **params)
+        out = out[1] if op == "slogdet" else out
+        w = rt.constant_from(np.cos(np.arange(np.prod(out.shape)).reshape(out.shape)))
+        return s.reduce_sum(s.mul(out, w), None)
+
+    ours = rt.grad(rt.with_eager_session(body), variables)
+    tensors = [torch.tensor(a, requires_grad=True) for a in args]
+    out = torch_fn(torch, *tensors)
+    w = torch.cos(torch.arange(out.numel(), dtype=torch.float64).reshape(out.shape))
+    theirs = torch.autograd.grad((out * w).sum(), tensors)
+    for got, want in zip(ours, theirs):
+        np.testing.assert_allclose(np.asarray(got), want.numpy(), rtol=1e-9, atol=1e-11)
+
+
+# -- programs --------------------------------------------------------------------------------------
+def central_differences(f, x, h=1e-6):
+    grad = np.zeros_like(x)
+    for i in np.ndindex(x.shape):
+        e = np.zeros_like(x)
+        e[i] = h
+        grad[i] = (f(x + e) - f(x - e)) / (2 * h)
+    return grad
+
+
+def test_least_squares_via_solve_of_the_normal_equations(rt):
+    """min ||a x - y||² by solve(aᵀa, aᵀy) (written with the family's matmul and moveaxis):
+    the same x as lstsq, and the gradient of ||x||² in a and y matches finite differences."""
+    a0, y0 = RNG.standard_normal((6, 3)), RNG.standard_normal(6)
+
+    def objective(s, a, y):
+        at = s.moveaxis(a, -1, -2)
+        x = s.solve(s.linalg_matmul(at, a), s.squeeze(s.linalg_matmul(at, s.expand_dims(y, -1)), -1))
+        return x, s.reduce_sum(s.square(x), None)
+
+    a, y = rt.variable_from(a0), rt.variable_from(y0)
+    x, loss = rt.with_eager_session(lambda s: objective(s, a, y))
+    np.testing.assert_allclose(np.asarray(x), np.linalg.lstsq(a0, y0, rcond=None)[0], rtol=1e-12)
+    np.testing.assert_allclose(np.asarray(x), call(rt, "lstsq", a0, y0), rtol=1e-12)
+    ga, gy = rt.grad(loss, [a, y])
+
+    def value(a_value, y_value):
+        with rt.no_grad():
+            return float(
+                np.asarray(rt.with_eager_session(lambda s: objective(s, *map(rt.constant_from, (a_value, y_value)))[1]))
+            )
+
+    np.testing.assert_allclose(np.asarray(ga), central_differences(lambda v: value(v, y0), a0), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(np.asarray(gy), central_differences(lambda v: value(a0, v), y0), rtol=1e-6, atol=1e-8)
+
+
+def test_gaussian_process_log_likelihood_via_cholesky(rt):
+    """log p(y | X, ℓ, σ) = -½ yᵀK⁻¹y - Σ log Lᵢᵢ - n/2 log 2π with K = exp(-d²/2ℓ²) + σ²I = LLᵀ,
+    K⁻¹y by two triangular solves: the value is SciPy's, and the gradient in (ℓ, σ) and in
+    the targets y matches finite differences."""
+    points = np.linspace(0.0, 3.0, 8)
+    d2 = np.subtract.outer(points, points) ** 2
+    y0 = np.sin(points) + 0.1 * RNG.standard_normal(8)
+
+    def log_likelihood(s, ell, sigma, y):
+        k = s.add(
+            s.exp(s.mul(rt.constant_from(d2), s.div(-0.5, s.square(ell)))),
+            s.mul(s.square(sigma), rt.constant_from(np.eye(8))),
+        )
+        chol = s.cholesky(k)
+        alpha = s.triangular_solve(chol, s.triangular_solve(chol, y), trans="T")  # K⁻¹y
+        fit = s.mul(s.reduce_sum(s.mul(y, alpha), None), -0.5)
+        log_det = s.reduce_sum(s.log(s.diagonal(chol, 0, -2, -1)), None)
+        return s.sub(s.sub(fit, log_det), 4 * np.log(2 * np.pi))
+
+    def value(ell, sigma, y):
+        with rt.no_grad():
+            args = map(rt.constant_from, (ell, sigma, y))
+            return float(np.asarray(rt.with_eager_session(lambda s: log_likelihood(s, *args))))
+
+    theta = [np.array(0.7), np.array(0.3), y0]
+    variables = [rt.variable_from(v) for v in theta]
+    loss = rt.with_eager_session(lambda s: log_likelihood(s, *variables))
+    k = np.exp(-d2 / (2 * 0.7**2)) + 0.09 * np.eye(8)
+    want = -0.5 * y0 @ scipy.linalg.solve(k, y0) - 0.5 * np.linalg.slogdet(k)[1] - 4 * np.log(2 * np.pi)
+    np.testing.assert_allclose(float(np.asarray(loss)), want, rtol=1e-12)
+    grads = rt.grad(loss, variables)
+    for i, (grad, v) in enumerate(zip(grads, theta)):
+        fd = central_differences(lambda u, i=i: value(*theta[:i], u, *theta[i + 1 :]), v)
+        np.testing.assert_allclose(np.asarray(grad), fd, rtol=1e-6, atol=1e-7)
+
+
+# -- errors ----------------------------------------------------------------------------------------
+SINGULAR_BATCH = np.stack([np.eye(2), np.eye(2), np.ones((2, 2))]).reshape(3, 1, 2, 2)
+
+
+@pytest.mark.parametrize(
+    "op, args, params, error, message",
+    [
+        (
+            "solve",
+            (SINGULAR_BATCH, np.ones(2)),
+            {},
+            SingularMatrix,
+            "solve: a at batch index (2, 0) is a singular matrix",
+        ),
+        ("inv", (SINGULAR_BATCH,), {}, SingularMatrix, "inv: a at batch index (2, 0) is a singular matrix"),
+        ("inv", (np.zeros((20, 20)),), {}, SingularMatrix, "inv: a is a singular matrix"),
+        ("solve", (np.zeros((20, 20)), np.ones(20)), {}, SingularMatrix, "solve: a is a singular matrix"),
+        ("matrix_power", (SINGULAR_BATCH,), {"n": -1}, SingularMatrix, "matrix_power: a at batch index (2, 0)"),
+        ("lstsq", (np.ones((3, 2)), np.ones(3)), {}, SingularMatrix, "rank deficient"),
+        ("triangular_solve", (np.diag([1.0, 0.0]), np.ones(2)), {}, SingularMatrix, "a zero on its diagonal"),
+        (
+            "cholesky",
+            (np.stack([np.eye(2), np.diag([1.0, -1.0])]),),
+            {},
+            NotPositiveDefinite,
+            "cholesky: a at batch index 1 is not positive definite",
+        ),
+        ("solve", (np.eye(3), np.ones((2, 1))), {}, ShapeMismatch, "a has shape [3, 3] and b has shape [2, 1]"),
+        ("solve", (np.eye(3), np.ones(4)), {}, ShapeMismatch, "a has shape [3, 3] and b has shape [4]"),
+        ("lstsq", (np.ones((3, 2)), np.ones(2)), {}, ShapeMismatch, "a has shape [3, 2] and b has shape [2]"),
+        ("inv", (np.ones((2, 3)),), {}, ShapeMismatch, "inv: a has shape [2, 3]; its last two axes must be square"),
+    ],
+)
+def test_errors_name_the_op_the_batch_index_and_both_operands(rt, op, args, params, error, message):
+    with pytest.raises(error, match=__import__("re").escape(message)):
+        call(rt, op, *args, **params)
+
+
+def test_a_singular_matrix_is_a_tenferro_argument_error_not_a_linalg_error(rt):
+    from tenferro.extend import ArgumentError
+
+    with pytest.raises(ArgumentError) as info:
+        call(rt, "solve", np.zeros((2, 2)), np.ones(2))
+    assert not isinstance(info.value, np.linalg.LinAlgError)
+
+
+def test_det_gradient_at_a_singular_matrix_is_an_error_not_nan(rt):
+    from tenferro.extend import TenferroError
+
+    a = rt.variable_from(np.ones((2, 2)))
+    loss = rt.with_eager_session(lambda s: s.det(a))
+    assert float(np.asarray(loss)) == 0.0
+    with pytest.raises(TenferroError, match="singular"):
+        rt.grad(loss, a)
