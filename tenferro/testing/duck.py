@@ -123,6 +123,8 @@ def _wrap(value: Any) -> Any:
     as a 0-d one, as an array API namespace returns it)."""
     if isinstance(value, (np.ndarray, np.generic)):
         return DuckArray(value)
+    if isinstance(value, tuple) and hasattr(value, "_fields"):  # np.linalg's EighResult, SVDResult, ...
+        return type(value)(*(_wrap(v) for v in value))
     if isinstance(value, (tuple, list)):
         return type(value)(_wrap(v) for v in value)
     return value
