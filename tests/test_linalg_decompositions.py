@@ -264,6 +264,14 @@ def test_eigenvectors_at_repeated_eigenvalues_raise_not_a_silent_nan(rt):
     assert not np.all(np.isfinite(g_t))
 
 
+def test_the_degeneracy_error_names_the_batch_index_and_the_values(rt):
+    a = np.stack([np.diag([1.0, 2.0]), np.diag([5.0, 5.0])])
+    with pytest.raises(
+        TenferroError, match=r"eigenvalues 0 and 1 of the matrix at batch index \(1,\) .*\(5.0 and 5.0\)"
+    ):
+        _grad(rt, lambda s, x: s.reduce_sum(s.eigh(x)[1]), a)
+
+
 def test_a_degeneracy_among_unused_eigenvectors_is_fine(rt):
     # only the top eigenvector carries a cotangent; 1 and 1 are degenerate but unused
     a = np.diag([1.0, 1.0, 3.0]) + np.array([[0, 0, 0.1], [0, 0, 0], [0.1, 0, 0]])

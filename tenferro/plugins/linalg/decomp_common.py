@@ -138,8 +138,9 @@ def refuse_degenerate(op: str, w: np.ndarray, used: np.ndarray, what: str, alter
     where = np.argwhere(close)[0]
     batch, i, j = tuple(int(k) for k in where[:-2]), int(where[-2]), int(where[-1])
     at = f" of the matrix at batch index {batch}" if batch else ""
+    wi, wj = float(w[(*batch, i)]), float(w[(*batch, j)])
     raise NotDifferentiable(
-        f"{op}: {what} {i} and {j}{at} are (nearly) equal ({w[(*batch, i)]!r} and {w[(*batch, j)]!r}), so "
+        f"{op}: {what} {i} and {j}{at} are (nearly) equal ({wi!r} and {wj!r}), so "
         f"the derivative of their vectors is not defined (its 1/(w[j] - w[i]) terms are infinite); "
         f"{alternative}"
     )

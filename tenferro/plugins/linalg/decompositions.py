@@ -4,7 +4,7 @@ cross; batched over leading axes as NumPy's linalg. Real floating inputs.
 Rules (written with session ops, so second order works) from the published formulas:
 eigh as PyTorch's ``linalg_eigh_backward`` (Giles 2008), svd as Townsend (2016) /
 PyTorch's ``svd_backward``, qr as Walter & Lehmann (2018) / PyTorch's
-``linalg_qr_backward``. Conventions (docs/linalg.md):
+``linalg_qr_backward``. Conventions (docs/linalg-decompositions.md):
 
 - **Gauge.** Eigenvectors and singular vectors are defined up to sign. The kernels fix
   it: each eigenvector of eigh, and each left singular vector of svd (with its right
@@ -85,8 +85,7 @@ def _eigh_rule(s: Any, g: Any, out: Any, a: Any, UPLO: str) -> Any:  # noqa: N80
             values(w),
             used_columns(gv),
             "eigenvalues",
-            "differentiate a function of the eigenvalues only (eigvalsh), or of the eigenvectors' "
-            "span, or move the eigenvalues apart",
+            "differentiate a function of the eigenvalues only (eigvalsh), or move the eigenvalues apart",
         )
         inner = s.mul(inverse_gaps(s, w), mm(s, mT(s, v), gv))  # F ∘ (Vᵀ gV)
         if gw is not None:
