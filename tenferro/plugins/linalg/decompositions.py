@@ -133,7 +133,7 @@ EIGH = OpSpec(
     ],
     doc="(eigenvalues ascending, eigenvectors as columns) of the symmetric matrices whose UPLO "
     "triangle a holds, as NumPy's eigh. Gauge: each eigenvector's largest-magnitude entry is "
-    "positive. Convention: differentiating eigenvectors whose eigenvalues are within "
+    "positive. Differentiating eigenvectors whose eigenvalues are within "
     "sqrt(eps)·max|w| of another's raises NotDifferentiable (PyTorch gives inf/nan).",
 )
 
@@ -282,7 +282,7 @@ SVD = OpSpec(
     error_inputs=lambda: [*_matrix_errors("svd", square=False)],
     doc="(u, s, vh) with a = u diag(s) vh, s descending, as NumPy's svd (reduced by default). "
     "Gauge: each column of u has its largest-magnitude entry positive (vh's rows follow). "
-    "Convention: differentiating u or vh where two used singular values are within "
+    "Differentiating u or vh where two used singular values are within "
     "sqrt(eps)·max(s), or with full_matrices=True and a non-square a, raises NotDifferentiable.",
 )
 
