@@ -9,6 +9,6 @@ from . import decompositions, solves
 
 @hookimpl
 def tenferro_register_ops(registrar: PluginRegistrar) -> None:
-    registrar.requires("elementwise", "shape")  # the VJPs use mul/add/sub/neg, moveaxis/tril/triu/expand_dims
+    registrar.requires("elementwise", "reduce", "shape")  # the VJPs: mul/add/..., reduce_sum, moveaxis/tril/...
     for spec in (*solves.SPECS, *decompositions.SPECS):
         registrar.add(spec)
