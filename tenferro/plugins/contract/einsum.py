@@ -143,6 +143,7 @@ EINSUM = OpSpec(
     vjp=einsum_vjp,
     variadic=True,
     multilinear=True,
+    residuals=("operands", "out"),  # out: its intermediates are kept while it lives (plans.run)
     accepts="fiu",
     sample=_sample,
     reference=lambda operands, subscripts: np.einsum(subscripts, *[np.asarray(x) for x in operands]),

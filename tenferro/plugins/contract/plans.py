@@ -17,6 +17,9 @@ from __future__ import annotations
 
 import functools
 import string
+import threading
+import weakref
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
@@ -265,26 +268,96 @@ def pair(subscripts: str, x: Any, y: Any) -> Any:
     return result if perm_out is None else np.transpose(result, perm_out)
 
 
+# -- intermediates kept for the VJP ----------------------------------------------------------------
+# The VJP of a multi-operand einsum redoes the forward's pairwise steps with session ops (so
+# that they are recorded for higher derivatives). The forward keeps each intermediate here,
+# keyed by its step and the identity of its operands (immutable arrays, checked with weak
+# references): the VJP's call of the same step gets it back instead of computing it again,
+# so forward + backward make as many matrix products as PyTorch's. An entry lives until it
+# is used, until the einsum's result is freed (the trace keeps it), or until the stash
+# exceeds STASH_BYTES (oldest first); a miss only costs the recomputation.
+STASH_BYTES = 128 * 2**20
+_stash: OrderedDict[tuple[Any, ...], tuple[tuple[Any, ...], Any, int]] = OrderedDict()
+_stash_lock = threading.Lock()
+_stashed_bytes = 0
+
+
+def _reused(subscripts: str, operands: tuple[Any, ...]) -> Any:
+    if not _stash:
+        return None
+    global _stashed_bytes
+    with _stash_lock:
+        entry = _stash.pop((subscripts, *map(id, operands)), None)
+        if entry is None:
+            return None
+        _stashed_bytes -= entry[2]
+    refs, value, _ = entry
+    return value if all(ref() is x for ref, x in zip(refs, operands)) else None
+
+
+def _keep(subscripts: str, operands: tuple[Any, ...], value: Any, keys: list[tuple[Any, ...]]) -> None:
+    global _stashed_bytes
+    size = getattr(value, "nbytes", None)
+    if not isinstance(size, int) or size > STASH_BYTES // 4:
+        return
+    try:
+        refs = tuple(weakref.ref(x) for x in operands)
+    except TypeError:  # a Python scalar or an array type without weak references
+        return
+    key = (subscripts, *map(id, operands))
+    with _stash_lock:
+        old = _stash.pop(key, None)
+        _stashed_bytes += size - (old[2] if old else 0)
+        _stash[key] = (refs, value, size)
+        while _stashed_bytes > STASH_BYTES and _stash:
+            _stashed_bytes -= _stash.popitem(last=False)[1][2]
+    keys.append(key)
+
+
+def _forget(keys: list[tuple[Any, ...]]) -> None:
+    global _stashed_bytes
+    with _stash_lock:
+        for key in keys:
+            entry = _stash.pop(key, None)
+            if entry is not None:
+                _stashed_bytes -= entry[2]
+
+
 def run(p: Plan, operands: list[Any]) -> Any:
     """The einsum a plan stands for, on the operands it was made for."""
     current = list(operands)
     fresh = [False] * len(current)
+    keys: list[tuple[Any, ...]] = []
     for k, prep in enumerate(p.preps):
         if prep is not None:
             x = current[k]
             if prep.shape is not None and np.shape(x) != prep.shape:
                 x = np.reshape(x, prep.shape)
             if prep.subscripts is not None:
-                x, fresh[k] = np.einsum(prep.subscripts, x), True
+                y = np.einsum(prep.subscripts, x)
+                _keep(prep.subscripts, (x,), y, keys)
+                x, fresh[k] = y, True
             current[k] = x
-    for step in p.steps:
+    last = len(p.steps) - 1
+    for number, step in enumerate(p.steps):
         x, y = current[step.i], current[step.j]
         current = [t for m, t in enumerate(current) if m not in (step.i, step.j)]
         fresh = [f for m, f in enumerate(fresh) if m not in (step.i, step.j)] + [True]
-        current.append(pair(step.subscripts, x, y))
+        t = _reused(step.subscripts, (x, y))
+        if t is None:
+            t = pair(step.subscripts, x, y)
+            if number < last:
+                _keep(step.subscripts, (x, y), t, keys)
+        current.append(t)
     result = current[0]
     if p.final is not None:
-        result = np.einsum(p.final, result)
+        reused = _reused(p.final, (result,))
+        result, fresh[0] = (np.einsum(p.final, result), fresh[0]) if reused is None else (reused, True)
     if not fresh[0]:  # a transpose, diagonal or reshape of an input: a view of it
         result = np.copy(result)
+    if keys:
+        try:
+            weakref.finalize(result, _forget, keys)
+        except TypeError:  # a NumPy scalar: nothing will look for the intermediates
+            _forget(keys)
     return result
