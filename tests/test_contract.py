@@ -184,7 +184,8 @@ def test_outer_flattens_as_numpy(rt):
         (
             lambda s, a, b: s.matmul(a, b),
             ShapeMismatch,
-            "a's last axis (size 3) is contracted with b's second-to-last axis (size 4), but the sizes differ (a has shape [2, 3], b has shape [4, 5])",
+            "a's last axis (size 3) is contracted with b's second-to-last axis (size 4), but the sizes differ "
+            "(a has shape [2, 3], b has shape [4, 5])",
         ),
         (
             lambda s, a, b: s.tensordot(a, b, 1),
