@@ -277,3 +277,11 @@ def test_attention_block_gradient_matches_torch(rt):
         return torch.nn.functional.layer_norm(attended + x, (dim,), g, b)
 
     _agree_with_torch(rt, ours, theirs, [x0, wq, wk, wv, gamma, beta])
+
+
+def test_einsum_with_a_python_number_keeps_float32(rt):
+    x = rt.variable_from(np.ones(3, np.float32))
+    out = rt.with_eager_session(lambda s: s.einsum([2.0, x], ",i->i"))
+    assert out.dtype == np.float32
+    rt.with_eager_session(lambda s: s.reduce_sum(s.einsum([2.0, x], ",i->i"), None)).backward()
+    np.testing.assert_array_equal(np.asarray(x.grad()), np.full(3, 2.0, np.float32))

@@ -27,6 +27,7 @@ import numpy as np
 
 from tenferro.extend import ArgumentError, ShapeMismatch
 
+_NUMBERS = (int, float)
 #: The labels, in ASCII order (the order of an implicit output, as NumPy's).
 LETTERS = string.ascii_uppercase + string.ascii_lowercase
 
@@ -261,8 +262,10 @@ def pair(subscripts: str, x: Any, y: Any) -> Any:
         x = np.transpose(x, perm_x)
     if perm_y is not None:
         y = np.transpose(y, perm_y)
-    if kind == "mul":
-        result = np.multiply(np.reshape(x, xs), np.reshape(y, ys))
+    if kind == "mul":  # a Python number stays one (a weak dtype: float32 stays float32)
+        result = np.multiply(
+            x if type(x) in _NUMBERS else np.reshape(x, xs), y if type(y) in _NUMBERS else np.reshape(y, ys)
+        )
     else:
         result = np.reshape(np.matmul(np.reshape(x, xs), np.reshape(y, ys)), recipe[8])
     return result if perm_out is None else np.transpose(result, perm_out)
