@@ -267,7 +267,9 @@ def pair(subscripts: str, x: Any, y: Any) -> Any:
             x if type(x) in _NUMBERS else np.reshape(x, xs), y if type(y) in _NUMBERS else np.reshape(y, ys)
         )
     else:
-        result = np.reshape(np.matmul(np.reshape(x, xs), np.reshape(y, ys)), recipe[8])
+        result = np.matmul(x if np.shape(x) == xs else np.reshape(x, xs), y if np.shape(y) == ys else np.reshape(y, ys))
+        if np.shape(result) != recipe[8]:  # a reshape only where needed: a view would be copied later
+            result = np.reshape(result, recipe[8])
     return result if perm_out is None else np.transpose(result, perm_out)
 
 
