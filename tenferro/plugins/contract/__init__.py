@@ -1,12 +1,15 @@
 """Plugin ``contract``: tensor contractions (dot_general, matmul, tensordot, vecdot, outer,
-einsum). Built in issue 10; see docs/contract.md once written."""
+einsum); see docs/contract.md. The rules use ``shape``'s reshape, permute_dims and
+expand_dims and ``elementwise``'s mul, sum_to and astype."""
 
 from tenferro.extend import PluginRegistrar, hookimpl
 
-from . import contractions
+from . import contractions, einsum
 
 
 @hookimpl
 def tenferro_register_ops(registrar: PluginRegistrar) -> None:
-    for spec in contractions.SPECS:
+    registrar.requires("elementwise")
+    registrar.requires("shape")
+    for spec in (*contractions.SPECS, *einsum.SPECS):
         registrar.add(spec)

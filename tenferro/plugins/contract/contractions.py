@@ -1,3 +1,397 @@
-"""The contraction ops (to be written)."""
+"""The bilinear contractions: ``dot_general`` (the seed's op, JAX's ``lax.dot_general``
+dimension numbers), ``tensordot``, ``matmul`` (NumPy's: 1-D promotion, batch
+broadcasting), ``vecdot`` (the array API's; real inputs) and ``outer`` (NumPy's: flattens).
 
-SPECS: list = []
+``dot_general`` and ``tensordot`` are einsums with generated subscripts: their kernels run
+one matrix product (:func:`.plans.pair`) and their VJPs are the two einsums of that pair.
+``matmul``'s VJP is two matmuls with a transposed operand (BLAS reads the transposed view
+without a copy), summed back over broadcast batch dims. Every op is linear in each
+operand (``multilinear=True``), so the suite checks its VJP as its exact transpose.
+Shape errors name both operands, their shapes and the contracted axes.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import numpy as np
+
+from tenferro.extend import (
+    REQUIRED,
+    ArgumentError,
+    AxisError,
+    DTypeError,
+    ErrorInput,
+    OpSpec,
+    ShapeMismatch,
+    broadcastable,
+    unbroadcast,
+)
+
+from .plans import LETTERS, pair
+
+
+def _lazy(name: str) -> Any:
+    def make() -> Any:
+        from . import samples
+
+        return getattr(samples, name)()
+
+    return make
+
+
+def _shape(x: Any) -> tuple[int, ...]:
+    return tuple(x.shape) if hasattr(x, "shape") else ()
+
+
+def _cast(s: Any, ct: Any, x: Any) -> Any:
+    return ct if ct.dtype == x.dtype else s.astype(ct, x.dtype)
+
+
+def _axes(axes: Any, ndim: int, op: str, what: str) -> tuple[int, ...]:
+    """A sequence of axes of an operand of ``ndim`` dims, non-negative; AxisError naming
+    ``what`` ("a's contracting axes") for one out of range or not an int."""
+    if isinstance(axes, (int, np.integer)) and not isinstance(axes, bool):
+        axes = (axes,)
+    try:
+        items = tuple(axes)
+    except TypeError:
+        raise ArgumentError(f"{op}: {what} must be a tuple of ints, got {axes!r}") from None
+    result = []
+    for axis in items:
+        if isinstance(axis, bool) or not isinstance(axis, (int, np.integer)):
+            raise ArgumentError(f"{op}: {what} must be a tuple of ints, got {axes!r}")
+        if not -ndim <= axis < ndim:
+            raise AxisError(f"{op}: {what} include axis {int(axis)}, out of range for a tensor with {ndim} dims")
+        result.append(int(axis) % ndim)
+    return tuple(result)
+
+
+def _pair_of(value: Any, op: str, name: str) -> tuple[Any, Any]:
+    if not isinstance(value, (tuple, list)) or len(value) != 2:
+        raise ArgumentError(f"{op}: {name} must be a pair ((axes of a), (axes of b)), got {value!r}")
+    return value[0], value[1]
+
+
+@functools.lru_cache(maxsize=1024)
+def _dot_subscripts(a_shape: tuple[int, ...], b_shape: tuple[int, ...], contracting: Any, batch: Any, op: str) -> str:
+    """The einsum subscripts of ``dot_general(a, b, contracting, batch)``: result axes are
+    the batch axes, then a's free axes, then b's (each in order)."""
+    na, nb = len(a_shape), len(b_shape)
+    ca, cb = _pair_of(contracting, op, "contracting")
+    ba, bb = _pair_of(batch, op, "batch")
+    ca, cb = _axes(ca, na, op, "a's contracting axes"), _axes(cb, nb, op, "b's contracting axes")
+    ba, bb = _axes(ba, na, op, "a's batch axes"), _axes(bb, nb, op, "b's batch axes")
+    for kind, xa, xb in (("contracting", ca, cb), ("batch", ba, bb)):
+        if len(xa) != len(xb):
+            raise ArgumentError(
+                f"{op}: {kind} names {len(xa)} axes of a but {len(xb)} of b; give one of b per axis of a"
+            )
+    for who, axes in (("a", ca + ba), ("b", cb + bb)):
+        if len(set(axes)) != len(axes):
+            raise AxisError(f"{op}: {who}'s contracting and batch axes {axes} name an axis twice")
+    if na + nb - len(ca) - len(ba) > len(LETTERS):
+        raise ArgumentError(f"{op}: too many dims (at most {len(LETTERS)} distinct axes)")
+    for kind, xa, xb in (("contracted", ca, cb), ("batch", ba, bb)):
+        sizes_a, sizes_b = [a_shape[i] for i in xa], [b_shape[i] for i in xb]
+        if sizes_a != sizes_b:
+            raise ShapeMismatch(
+                f"{op}: a's axes {xa} (sizes {sizes_a}) are {kind} with b's axes {xb} (sizes {sizes_b}), "
+                f"but the sizes differ (a has shape {list(a_shape)}, b has shape {list(b_shape)})"
+            )
+    letters = iter(LETTERS)
+    sa = [next(letters) for _ in range(na)]
+    sb = [""] * nb
+    for i, j in zip(ca + ba, cb + bb):
+        sb[j] = sa[i]
+    sb = [c or next(letters) for c in sb]
+    out = [sa[i] for i in ba]
+    out += [sa[i] for i in range(na) if i not in ca and i not in ba]
+    out += [sb[j] for j in range(nb) if j not in cb and j not in bb]
+    return f"{''.join(sa)},{''.join(sb)}->{''.join(out)}"
+
+
+def _tensordot_subscripts(a_shape: tuple[int, ...], b_shape: tuple[int, ...], axes: Any) -> str:
+    if isinstance(axes, (int, np.integer)) and not isinstance(axes, bool):
+        n = int(axes)
+        if not 0 <= n <= min(len(a_shape), len(b_shape)):
+            raise AxisError(
+                f"tensordot: axes={n} contracts the last {n} axes of a (shape {list(a_shape)}) with the first "
+                f"{n} of b (shape {list(b_shape)}); it must be between 0 and {min(len(a_shape), len(b_shape))}"
+            )
+        contracting = (tuple(range(len(a_shape) - n, len(a_shape))), tuple(range(n)))
+    else:
+        xa, xb = _pair_of(axes, "tensordot", "axes")
+        contracting = (xa, xb)
+    return _dot_subscripts(a_shape, b_shape, contracting, ((), ()), "tensordot")
+
+
+def _bilinear(name: str, subscripts: Any, **fields: Any) -> OpSpec:
+    """An op that is one pairwise einsum with subscripts ``subscripts(a_shape, b_shape,
+    **params)``; its VJPs are the pair's two einsums."""
+
+    def forward(a: Any, b: Any, **params: Any) -> Any:
+        return pair(subscripts(np.shape(a), np.shape(b), **params), a, b)
+
+    def parts(a: Any, b: Any, params: dict[str, Any]) -> tuple[str, str, str]:
+        lhs, out = subscripts(_shape(a), _shape(b), **params).split("->")
+        sa, sb = lhs.split(",")
+        return sa, sb, out
+
+    def rule_a(s: Any, g: Any, out: Any, a: Any, b: Any, **params: Any) -> Any:
+        sa, sb, t = parts(a, b, params)
+        return _cast(s, s.einsum([g, b], f"{t},{sb}->{sa}"), a)
+
+    def rule_b(s: Any, g: Any, out: Any, a: Any, b: Any, **params: Any) -> Any:
+        sa, sb, t = parts(a, b, params)
+        return _cast(s, s.einsum([a, g], f"{sa},{t}->{sb}"), b)
+
+    return OpSpec(
+        name=name,
+        inputs=("a", "b"),
+        forward=forward,
+        vjps=(rule_a, rule_b),
+        multilinear=True,
+        residuals=("a", "b"),
+        sample=_lazy(name),
+        **fields,
+    )
+
+
+def _dot_reference(a: Any, b: Any, contracting: Any, batch: Any = ((), ())) -> Any:
+    """lax.dot_general as a loop over the batch index of tensordots (an independent path)."""
+    a, b = np.asarray(a), np.asarray(b)
+    (ca, cb), (ba, bb) = contracting, batch
+    ca, ba = [x % a.ndim for x in ca], [x % a.ndim for x in ba]
+    cb, bb = [x % b.ndim for x in cb], [x % b.ndim for x in bb]
+    fa = [i for i in range(a.ndim) if i not in ca and i not in ba]
+    fb = [i for i in range(b.ndim) if i not in cb and i not in bb]
+    a, b = np.transpose(a, ba + fa + ca), np.transpose(b, bb + cb + fb)
+    batch_shape = a.shape[: len(ba)]
+    out = np.empty(batch_shape + tuple(a.shape[len(ba) : len(ba) + len(fa)]) + tuple(b.shape[len(bb) + len(cb) :]))
+    for index in np.ndindex(*batch_shape):
+        out[index] = np.tensordot(a[index], b[index], axes=len(ca))
+    return out
+
+
+_A, _B = np.zeros((2, 3)), np.zeros((4, 5))
+
+DOT_GENERAL = _bilinear(
+    "dot_general",
+    lambda a_shape, b_shape, contracting, batch=((), ()): _dot_subscripts(
+        a_shape, b_shape, contracting, batch, "dot_general"
+    ),
+    params={"contracting": REQUIRED, "batch": ((), ())},
+    reference=_dot_reference,
+    error_inputs=lambda: [
+        ErrorInput(
+            (_A, _B),
+            {"contracting": ((1,), (0,))},
+            ShapeMismatch,
+            "a's axes (1,) (sizes [3]) are contracted with b's axes (0,) (sizes [4])",
+        ),
+        ErrorInput((_A, _B), {"contracting": ((2,), (0,))}, AxisError, "a's contracting axes include axis 2"),
+        ErrorInput((_A, _B), {"contracting": ((1,), ())}, ArgumentError, "names 1 axes of a but 0 of b"),
+        ErrorInput((_A, _A), {"contracting": ((1,), (1,)), "batch": ((1,), (0,))}, AxisError, "name an axis twice"),
+        ErrorInput((_A, _B), {"contracting": (1, 0, 2)}, ArgumentError, "must be a pair"),
+    ],
+    doc="Contraction of a and b over the axis pairs `contracting` = ((a axes), (b axes)), batched "
+    "over `batch` (the same form), as JAX's lax.dot_general: result axes are the batch axes, then "
+    "a's free axes, then b's.",
+)
+
+TENSORDOT = _bilinear(
+    "tensordot",
+    _tensordot_subscripts,
+    params={"axes": 2},
+    reference=lambda a, b, axes=2: np.tensordot(np.asarray(a), np.asarray(b), axes),
+    error_inputs=lambda: [
+        ErrorInput(
+            (_A, _B),
+            {"axes": 1},
+            ShapeMismatch,
+            "a's axes (1,) (sizes [3]) are contracted with b's axes (0,) (sizes [4])",
+        ),
+        ErrorInput((_A, _B), {"axes": 3}, AxisError, "between 0 and 2"),
+        ErrorInput((_A, _B), {"axes": ((0,), (3,))}, AxisError, "b's contracting axes include axis 3"),
+    ],
+    doc="Sum of products over axes: `axes`=N contracts a's last N axes with b's first N, or "
+    "`axes`=((a axes), (b axes)), as NumPy's tensordot; result axes are a's free, then b's.",
+)
+
+
+# -- matmul --------------------------------------------------------------------------------------
+def _matmul_explain(a: Any, b: Any) -> Any:
+    sa, sb = list(np.shape(a)), list(np.shape(b))
+    for name, shape in (("a", sa), ("b", sb)):
+        if not shape:
+            return ArgumentError(f"matmul: {name} is 0-d (a scalar); matmul needs 1-D or higher tensors (use mul)")
+    ka, kb = sa[-1], sb[-2] if len(sb) > 1 else sb[-1]
+    if ka != kb:
+        where = "second-to-last axis" if len(sb) > 1 else "only axis"
+        return ShapeMismatch(
+            f"matmul: a's last axis (size {ka}) is contracted with b's {where} (size {kb}), but the sizes "
+            f"differ (a has shape {sa}, b has shape {sb})"
+        )
+    if not broadcastable([tuple(sa[:-2]), tuple(sb[:-2])]):
+        return ShapeMismatch(
+            f"matmul: the batch dims {sa[:-2]} of a and {sb[:-2]} of b do not broadcast together "
+            f"(a has shape {sa}, b has shape {sb})"
+        )
+    return None
+
+
+def _mT(s: Any, x: Any) -> Any:
+    n = x.ndim
+    return s.permute_dims(x, (*range(n - 2), n - 1, n - 2))
+
+
+def _matmul_parts(s: Any, g: Any, a: Any, b: Any) -> tuple[Any, Any, Any]:
+    """g, a and b with 1-D operands promoted as NumPy does (a to a row, b to a column)."""
+    if a.ndim == 1 and b.ndim == 1:
+        g = s.reshape(g, (1, 1))
+    elif a.ndim == 1:
+        g = s.expand_dims(g, -2)
+    elif b.ndim == 1:
+        g = s.expand_dims(g, -1)
+    return (
+        g,
+        (s.reshape(a, (1, a.shape[0])) if a.ndim == 1 else a),
+        (s.reshape(b, (b.shape[0], 1)) if b.ndim == 1 else b),
+    )
+
+
+def _summed_back(s: Any, ct: Any, x: Any, promoted: tuple[int, ...]) -> Any:
+    if ct.shape != promoted:
+        ct = s.sum_to(ct, promoted)
+    if promoted != x.shape:
+        ct = s.reshape(ct, x.shape)
+    return _cast(s, ct, x)
+
+
+def _matmul_rule_a(s: Any, g: Any, out: Any, a: Any, b: Any) -> Any:
+    g2, _, b2 = _matmul_parts(s, g, a, b)
+    return _summed_back(s, s.matmul(g2, _mT(s, b2)), a, (1, a.shape[0]) if a.ndim == 1 else a.shape)
+
+
+def _matmul_rule_b(s: Any, g: Any, out: Any, a: Any, b: Any) -> Any:
+    g2, a2, _ = _matmul_parts(s, g, a, b)
+    return _summed_back(s, s.matmul(_mT(s, a2), g2), b, (b.shape[0], 1) if b.ndim == 1 else b.shape)
+
+
+MATMUL = OpSpec(
+    name="matmul",
+    inputs=("a", "b"),
+    forward=lambda a, b: np.matmul(a, b),
+    vjps=(_matmul_rule_a, _matmul_rule_b),
+    multilinear=True,
+    residuals=("a", "b"),
+    explain=_matmul_explain,
+    sample=_lazy("matmul"),
+    reference=lambda a, b: np.asarray(a) @ np.asarray(b),
+    error_inputs=lambda: [
+        ErrorInput(
+            (_A, _B), {}, ShapeMismatch, "a's last axis (size 3) is contracted with b's second-to-last axis (size 4)"
+        ),
+        ErrorInput((_A, np.zeros(4)), {}, ShapeMismatch, "b's only axis (size 4)"),
+        ErrorInput((np.zeros((2, 2, 3)), np.zeros((3, 3, 1))), {}, ShapeMismatch, "batch dims [2] of a and [3] of b"),
+        ErrorInput((_A, 2.0), {}, ArgumentError, "b is 0-d"),
+    ],
+    doc="Matrix product as NumPy's matmul (a @ b): 1-D operands promoted to a row / column and "
+    "dropped again, leading batch dims broadcast.",
+)
+
+
+# -- vecdot --------------------------------------------------------------------------------------
+def _vecdot_axis(a_shape: tuple[int, ...], b_shape: tuple[int, ...], axis: Any) -> int:
+    """``axis`` as a negative axis valid for both operands (the array API's form), checked."""
+    least = min(len(a_shape), len(b_shape))
+    if isinstance(axis, bool) or not isinstance(axis, (int, np.integer)):
+        raise ArgumentError(f"vecdot: axis must be an int, got {axis!r}")
+    if 0 <= axis < least and len(a_shape) == len(b_shape):
+        axis = axis - least
+    if not -least <= axis < 0:
+        raise AxisError(
+            f"vecdot: axis {int(axis)} is out of range for a of shape {list(a_shape)} and b of shape "
+            f"{list(b_shape)} (valid: {-least}..-1, counted from the end of each)"
+        )
+    if a_shape[axis] != b_shape[axis]:
+        raise ShapeMismatch(
+            f"vecdot: a's axis {int(axis)} (size {a_shape[axis]}) is contracted with b's axis {int(axis)} "
+            f"(size {b_shape[axis]}), but the sizes differ (a has shape {list(a_shape)}, b has shape {list(b_shape)})"
+        )
+    rest = [tuple(n for i, n in enumerate(shape) if i != len(shape) + axis) for shape in (a_shape, b_shape)]
+    if not broadcastable(rest):
+        raise ShapeMismatch(
+            f"vecdot: the other dims of a (shape {list(a_shape)}) and b (shape {list(b_shape)}) do not "
+            f"broadcast together"
+        )
+    return int(axis)
+
+
+def _vecdot(a: Any, b: Any, axis: int = -1) -> Any:
+    return np.vecdot(a, b, axis=_vecdot_axis(np.shape(a), np.shape(b), axis))
+
+
+def _vecdot_rule(other: int) -> Any:
+    def rule(s: Any, g: Any, out: Any, a: Any, b: Any, axis: int) -> Any:
+        where = _vecdot_axis(a.shape, b.shape, axis)
+        return s.mul(s.expand_dims(g, where), (a, b)[other])
+
+    return rule
+
+
+VECDOT = OpSpec(
+    name="vecdot",
+    inputs=("a", "b"),
+    params={"axis": -1},
+    forward=_vecdot,
+    vjps=(_vecdot_rule(1), _vecdot_rule(0)),
+    unbroadcast=unbroadcast,
+    multilinear=True,
+    residuals=("a", "b"),
+    sample=_lazy("vecdot"),
+    reference=lambda a, b, axis=-1: np.sum(
+        np.moveaxis(np.asarray(a), axis, -1) * np.moveaxis(np.asarray(b), axis, -1), -1
+    ),
+    error_inputs=lambda: [
+        ErrorInput(
+            (_A, np.zeros((2, 4))), {}, ShapeMismatch, "a's axis -1 (size 3) is contracted with b's axis -1 (size 4)"
+        ),
+        ErrorInput((_A, _A), {"axis": -3}, AxisError, "axis -3 is out of range"),
+        ErrorInput((np.zeros((2, 3)), np.zeros((4, 3))), {}, ShapeMismatch, "do not broadcast"),
+        ErrorInput((_A, np.zeros((2, 3), complex)), {}, DTypeError, "argument 'b' has dtype c128"),
+    ],
+    doc="Dot product of a and b along `axis` (negative, counted from the end of each), the other "
+    "dims broadcast, as the array API's vecdot (real inputs).",
+)
+
+
+# -- outer ---------------------------------------------------------------------------------------
+def _outer_rule(s: Any, g: Any, out: Any, a: Any, b: Any) -> Any:
+    if not hasattr(b, "shape"):
+        return s.reshape(s.mul(g, b), a.shape)
+    return _cast(s, s.reshape(s.einsum([g, s.reshape(b, (-1,))], "ij,j->i"), a.shape), a)
+
+
+def _outer_rule_b(s: Any, g: Any, out: Any, a: Any, b: Any) -> Any:
+    if not hasattr(a, "shape"):
+        return s.reshape(s.mul(g, a), b.shape)
+    return _cast(s, s.reshape(s.einsum([s.reshape(a, (-1,)), g], "i,ij->j"), b.shape), b)
+
+
+OUTER = OpSpec(
+    name="outer",
+    inputs=("a", "b"),
+    forward=lambda a, b: np.outer(a, b),
+    vjps=(_outer_rule, _outer_rule_b),
+    multilinear=True,
+    residuals=("a", "b"),
+    sample=_lazy("outer"),
+    reference=lambda a, b: np.asarray(a).reshape(-1, 1) * np.asarray(b).reshape(1, -1),
+    error_inputs=lambda: [ErrorInput((_A, np.zeros(2, complex)), {}, DTypeError, "argument 'b' has dtype c128")],
+    doc="Outer product as NumPy's outer: a and b flattened, result[i, j] = a[i]·b[j].",
+)
+
+SPECS = [DOT_GENERAL, TENSORDOT, MATMUL, VECDOT, OUTER]

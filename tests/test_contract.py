@@ -1,0 +1,287 @@
+"""The contract plugin: values against NumPy, gradients against PyTorch, einsum's grammar and
+edge cases, error messages, and three programs (an MLP, a tensor network, an attention
+block) whose gradients are checked against finite differences or PyTorch."""
+
+import numpy as np
+import pytest
+
+from tenferro import ArgumentError, AxisError, ShapeMismatch
+from tenferro.plugins.contract import plans
+
+torch = pytest.importorskip("torch")
+
+RNG = np.random.default_rng(11)
+
+
+def _arrays(*shapes):
+    return [RNG.standard_normal(shape) for shape in shapes]
+
+
+def _ours(rt, fn, arrays):
+    """Value of fn(s, *tensors) and the gradient of sum(value·c) for a fixed c."""
+    tensors = [rt.variable_from(a) for a in arrays]
+    out = rt.with_eager_session(lambda s: fn(s, *tensors))
+    c = rt.constant_from(np.cos(np.arange(np.asarray(out).size)).reshape(out.shape))
+    grads = rt.grad(rt.with_eager_session(lambda s: s.reduce_sum(s.mul(out, c), None)), tensors)
+    return np.asarray(out), [np.asarray(g) for g in grads]
+
+
+def _theirs(fn, arrays):
+    tensors = [torch.tensor(a, requires_grad=True) for a in arrays]
+    out = fn(*tensors)
+    c = torch.cos(torch.arange(out.numel(), dtype=out.dtype)).reshape(out.shape)
+    return out.detach().numpy(), [g.numpy() for g in torch.autograd.grad((out * c).sum(), tensors)]
+
+
+def _agree_with_torch(rt, ours, theirs, arrays):
+    value, grads = _ours(rt, ours, arrays)
+    value_t, grads_t = _theirs(theirs, arrays)
+    np.testing.assert_allclose(value, value_t, rtol=1e-12, atol=1e-12)
+    for g, gt in zip(grads, grads_t):
+        np.testing.assert_allclose(g, gt, rtol=1e-12, atol=1e-12)
+
+
+EINSUM_CASES = [
+    ("ij,jk->ik", [(2, 3), (3, 4)]),
+    ("ij,jk", [(2, 3), (3, 4)]),
+    ("ba,cb", [(3, 2), (4, 3)]),
+    ("Ba,ab", [(2, 3), (3, 2)]),
+    ("i,i->", [(5,), (5,)]),
+    ("i,j->ij", [(2,), (3,)]),
+    ("bij,bjk->bik", [(2, 3, 4), (2, 4, 5)]),
+    ("ij,ij->ij", [(2, 3), (2, 3)]),
+    ("ij,jk,kl->il", [(2, 3), (3, 4), (4, 5)]),
+    ("ij,jk,kl,lm->mi", [(2, 3), (3, 4), (4, 5), (5, 2)]),
+    ("abc,cd,bd->a", [(2, 3, 4), (4, 5), (3, 5)]),
+    ("ii->i", [(3, 3)]),
+    ("ii->", [(3, 3)]),
+    ("ii", [(3, 3)]),
+    ("iij->j", [(3, 3, 2)]),
+    ("ii,i->i", [(3, 3), (3,)]),
+    ("ij->ji", [(2, 3)]),
+    ("ij->ij", [(2, 3)]),
+    ("ijk->", [(2, 3, 4)]),
+    ("ij->j", [(2, 3)]),
+    ("ij,kl->", [(2, 3), (4, 5)]),
+    ("...ij,...jk->...ik", [(2, 1, 3, 4), (5, 4, 2)]),
+    ("...i,...i->...", [(2, 3), (3,)]),
+    ("i...,i->...", [(2, 3, 4), (2,)]),
+    ("...", [(2, 3)]),
+    (",i->i", [(), (3,)]),
+]
+
+
+@pytest.mark.parametrize("subscripts, shapes", EINSUM_CASES)
+def test_einsum_matches_numpy(rt, subscripts, shapes):
+    arrays = _arrays(*shapes)
+    ops = [rt.constant_from(a) for a in arrays]
+    out = rt.with_eager_session(lambda s: s.einsum(ops, subscripts))
+    np.testing.assert_allclose(np.asarray(out), np.einsum(subscripts, *arrays), rtol=1e-13, atol=1e-13)
+
+
+def test_einsum_of_integers_and_views_is_a_copy(rt):
+    x = np.arange(6).reshape(2, 3)
+    out = rt.with_eager_session(lambda s: s.einsum([rt.constant_from(x)], "ij->ji"))
+    np.testing.assert_array_equal(np.asarray(out), x.T)
+    assert not np.shares_memory(np.asarray(out), x)
+
+
+@pytest.mark.parametrize(
+    "subscripts, shapes",
+    [case for case in EINSUM_CASES if "..." not in case[0] and case[0] not in ("ii", ",i->i", "Ba,ab", "ij,kl->")],
+)
+def test_einsum_gradients_match_torch(rt, subscripts, shapes):
+    _agree_with_torch(
+        rt,
+        lambda s, *xs: s.einsum(list(xs), subscripts),
+        lambda *xs: torch.einsum(subscripts, *xs),
+        _arrays(*shapes),
+    )
+
+
+def test_einsum_ellipsis_broadcast_gradient_matches_torch(rt):
+    _agree_with_torch(
+        rt,
+        lambda s, a, b: s.einsum([a, b], "...ij,...jk->...ik"),
+        lambda a, b: torch.einsum("...ij,...jk->...ik", a, b),
+        _arrays((2, 1, 3, 4), (5, 4, 2)),
+    )
+
+
+def test_einsum_second_derivative_of_a_quadratic_form(rt):
+    a0, x0 = _arrays((4, 4), (4,))
+    a, x = rt.constant_from(a0), rt.variable_from(x0)
+    value = rt.with_eager_session(lambda s: s.einsum([x, a, x], "i,ij,j->"))
+    (g,) = rt.grad(value, [x])
+    np.testing.assert_allclose(np.asarray(g), (a0 + a0.T) @ x0, rtol=1e-13)
+    v = rt.constant_from(np.arange(4.0))
+    (h,) = rt.grad(rt.with_eager_session(lambda s: s.vecdot(g, v)), [x])
+    np.testing.assert_allclose(np.asarray(h), (a0 + a0.T) @ np.arange(4.0), rtol=1e-13)
+
+
+def test_einsum_contracts_pairwise_in_numpys_greedy_order():
+    shapes = ((50, 2), (2, 60), (60, 3))  # left to right would make a 50x60 intermediate
+    p = plans.plan("ij,jk,kl->il", shapes)
+    expected = np.einsum_path("ij,jk,kl->il", *(np.empty(s) for s in shapes), optimize="greedy")[0]
+    assert [(step.i, step.j) for step in p.steps] == expected[1:] == [(1, 2), (0, 1)]
+
+
+def test_einsum_backward_reuses_the_forward_intermediates(rt, monkeypatch):
+    calls = []
+    original = plans.pair
+    monkeypatch.setattr(plans, "pair", lambda subs, x, y: calls.append(subs) or original(subs, x, y))
+    ops = [rt.variable_from(a) for a in _arrays((4, 5), (5, 6), (6, 3))]
+    rt.with_eager_session(lambda s: s.reduce_sum(s.einsum(ops, "ij,jk,kl->il"), None)).backward()
+    assert len(calls) == 6  # 2 forward + 4 backward, as PyTorch's: the intermediate is not recomputed
+
+
+def test_einsum_gradient_is_the_same_when_the_intermediates_were_not_kept(rt, monkeypatch):
+    arrays = _arrays((4, 5), (5, 6), (6, 3))
+    kept = _ours(rt, lambda s, *xs: s.einsum(list(xs), "ij,jk,kl->il"), arrays)
+    monkeypatch.setattr(plans, "STASH_BYTES", 0)
+    recomputed = _ours(rt, lambda s, *xs: s.einsum(list(xs), "ij,jk,kl->il"), arrays)
+    for a, b in zip(kept[1], recomputed[1]):
+        np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize(
+    "shapes",
+    [((2, 3), (3, 4)), ((3,), (3, 4)), ((2, 3), (3,)), ((3,), (3,)), ((2, 1, 2, 3), (4, 3, 5)), ((5, 2, 3), (3, 2))],
+)
+def test_matmul_matches_numpy_and_torch(rt, shapes):
+    _agree_with_torch(rt, lambda s, a, b: s.matmul(a, b), torch.matmul, _arrays(*shapes))
+
+
+def test_tensordot_dot_general_vecdot_outer_match_torch(rt):
+    a, b = _arrays((2, 3, 4), (3, 4, 5))
+    _agree_with_torch(rt, lambda s, x, y: s.tensordot(x, y), lambda x, y: torch.tensordot(x, y, 2), [a, b])
+    _agree_with_torch(
+        rt, lambda s, x, y: s.tensordot(x, y, ((1,), (0,))), lambda x, y: torch.tensordot(x, y, ([1], [0])), [a, b]
+    )
+    c, d = _arrays((4, 2, 3), (3, 4, 5))  # batch over a's 0 / b's 1, contract a's 2 with b's 0
+    _agree_with_torch(
+        rt,
+        lambda s, x, y: s.dot_general(x, y, ((2,), (0,)), ((0,), (1,))),
+        lambda x, y: torch.einsum("bij,jbk->bik", x, y),
+        [c, d],
+    )
+    _agree_with_torch(rt, lambda s, x, y: s.vecdot(x, y), lambda x, y: torch.linalg.vecdot(x, y), _arrays((2, 3), (3,)))
+    _agree_with_torch(
+        rt, lambda s, x, y: s.vecdot(x, y, -2), lambda x, y: torch.linalg.vecdot(x, y, dim=-2), _arrays((3, 2), (3, 2))
+    )
+    _agree_with_torch(rt, lambda s, x, y: s.outer(x, y), torch.outer, _arrays((3,), (4,)))
+
+
+def test_outer_flattens_as_numpy(rt):
+    a, b = _arrays((2, 2), (3,))
+    out = rt.with_eager_session(lambda s: s.outer(rt.constant_from(a), rt.constant_from(b)))
+    np.testing.assert_allclose(np.asarray(out), np.outer(a, b))
+
+
+@pytest.mark.parametrize(
+    "call, error, fragment",
+    [
+        (
+            lambda s, a, b: s.matmul(a, b),
+            ShapeMismatch,
+            "a's last axis (size 3) is contracted with b's second-to-last axis (size 4), but the sizes differ "
+            "(a has shape [2, 3], b has shape [4, 5])",
+        ),
+        (
+            lambda s, a, b: s.tensordot(a, b, 1),
+            ShapeMismatch,
+            "a's axes (1,) (sizes [3]) are contracted with b's axes (0,) (sizes [4])",
+        ),
+        (
+            lambda s, a, b: s.dot_general(a, b, ((0,), (1,))),
+            ShapeMismatch,
+            "a's axes (0,) (sizes [2]) are contracted with b's axes (1,) (sizes [5])",
+        ),
+        (
+            lambda s, a, b: s.einsum([a, b], "ij,jk->ik"),
+            ShapeMismatch,
+            "operands[0] has size 3 in axis 1 (shape [2, 3]) but operands[1] has size 4 in axis 0",
+        ),
+        (lambda s, a, b: s.vecdot(a, b), ShapeMismatch, "a's axis -1 (size 3) is contracted with b's axis -1 (size 5)"),
+        (lambda s, a, b: s.dot_general(a, b, ((2,), (0,))), AxisError, "a's contracting axes include axis 2"),
+        (lambda s, a, b: s.einsum([a, b], "ij,jk->q"), ArgumentError, "output label 'q'"),
+    ],
+)
+def test_shape_errors_name_both_operands_and_the_axes(rt, call, error, fragment):
+    a, b = rt.constant_from(np.zeros((2, 3))), rt.constant_from(np.zeros((4, 5)))
+    with pytest.raises(error) as info:
+        rt.with_eager_session(lambda s: call(s, a, b))
+    assert fragment in str(info.value)
+
+
+# -- programs ----------------------------------------------------------------------------------
+def _fd_check(rt, loss, params, coordinates, h=1e-6, rtol=1e-6):
+    """rt.grad of loss(s, *tensors) against central differences at a few coordinates."""
+    tensors = [rt.variable_from(p) for p in params]
+    grads = [np.asarray(g) for g in rt.grad(rt.with_eager_session(lambda s: loss(s, *tensors)), tensors)]
+
+    def value(values):
+        consts = [rt.constant_from(v) for v in values]
+        return float(np.asarray(rt.with_eager_session(lambda s: loss(s, *consts))))
+
+    for which, index in coordinates:
+        plus, minus = [p.copy() for p in params], [p.copy() for p in params]
+        plus[which][index] += h
+        minus[which][index] -= h
+        fd = (value(plus) - value(minus)) / (2 * h)
+        np.testing.assert_allclose(grads[which][index], fd, rtol=rtol, atol=1e-8)
+
+
+def test_mlp_gradient_matches_finite_differences(rt):
+    rng = np.random.default_rng(5)
+    batch, sizes = 16, (784, 256, 10)
+    x, idx = rt.constant_from(rng.standard_normal((batch, 784))), rt.constant_from(rng.integers(0, 10, (batch, 1)))
+    params = [
+        rng.standard_normal(sizes[:2]) / 28,
+        rng.standard_normal(sizes[1]) * 0.1,
+        rng.standard_normal(sizes[1:]) / 16,
+        rng.standard_normal(sizes[2]) * 0.1,
+    ]
+
+    def loss(s, w1, b1, w2, b2):
+        h = s.tanh(s.add(s.matmul(x, w1), b1))
+        logp = s.log_softmax(s.add(s.matmul(h, w2), b2), 1)
+        return s.mul(s.reduce_sum(s.take_along_axis(logp, idx, 1), None), -1.0 / batch)
+
+    _fd_check(rt, loss, params, [(0, (3, 7)), (0, (500, 200)), (1, (11,)), (2, (100, 4)), (3, (9,))])
+
+
+def test_tensor_network_contraction_gradient_matches_finite_differences(rt):
+    # a ring of four 3-index tensors (a periodic MPS-like network) contracted to a scalar
+    params = [RNG.standard_normal((3, 2, 3)) for _ in range(4)]
+
+    def loss(s, a, b, c, d):
+        return s.einsum([a, b, c, d], "aib,bjc,cid,dja->")
+
+    _fd_check(rt, loss, params, [(0, (0, 1, 2)), (1, (2, 0, 1)), (2, (1, 1, 0)), (3, (0, 0, 0))])
+
+
+def test_attention_block_gradient_matches_torch(rt):
+    seq, dim = 5, 8
+    x0, wq, wk, wv, gamma, beta = _arrays((seq, dim), (dim, dim), (dim, dim), (dim, dim), (dim,), (dim,))
+
+    def ours(s, x, q_w, k_w, v_w, g, b):
+        q, k, v = (s.einsum([x, w], "td,de->te") for w in (q_w, k_w, v_w))
+        scores = s.mul(s.einsum([q, k], "te,se->ts"), 1.0 / np.sqrt(dim))
+        attended = s.einsum([s.softmax(scores, 1), v], "ts,se->te")
+        return s.layer_norm(s.add(attended, x), g, b, (dim,))
+
+    def theirs(x, q_w, k_w, v_w, g, b):
+        q, k, v = x @ q_w, x @ k_w, x @ v_w
+        attended = torch.softmax(q @ k.T / np.sqrt(dim), 1) @ v
+        return torch.nn.functional.layer_norm(attended + x, (dim,), g, b)
+
+    _agree_with_torch(rt, ours, theirs, [x0, wq, wk, wv, gamma, beta])
+
+
+def test_einsum_with_a_python_number_keeps_float32(rt):
+    x = rt.variable_from(np.ones(3, np.float32))
+    out = rt.with_eager_session(lambda s: s.einsum([2.0, x], ",i->i"))
+    assert out.dtype == np.float32
+    rt.with_eager_session(lambda s: s.reduce_sum(s.einsum([2.0, x], ",i->i"), None)).backward()
+    np.testing.assert_array_equal(np.asarray(x.grad()), np.full(3, 2.0, np.float32))
