@@ -75,7 +75,8 @@ class RuleError(TenferroError):
 
 
 class NotDifferentiable(TenferroError):
-    """A derivative was needed through an op that declares no VJP rule."""
+    """A derivative was needed where there is none: through an op that declares no VJP
+    rule, or at a point its rule refuses (a degenerate spectrum, for eigenvectors)."""
 
 
 class KernelError(TenferroError):
