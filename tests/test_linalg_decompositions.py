@@ -6,9 +6,14 @@ import math
 
 import numpy as np
 import pytest
-import torch
 
 from tenferro import TenferroError, Tensor
+
+try:
+    import torch
+except ImportError:  # the comparisons with PyTorch skip; the rest runs
+    torch = None
+needs_torch = pytest.mark.skipif(torch is None, reason="PyTorch is not installed")
 
 RNG = np.random.default_rng(7)
 
@@ -117,6 +122,7 @@ def test_cross_matches_numpy_broadcasting_and_along_an_axis(rt):
 
 
 # -- gradients against torch -----------------------------------------------------------------
+@needs_torch
 def test_eigh_gradient_of_a_matrix_function_matches_torch_first_and_second_order(rt):
     b = _sym(4, (2,)) + 0.3 * RNG.normal(size=(2, 4, 4))
     m, c = RNG.normal(size=(4, 4)), RNG.normal(size=4)
@@ -157,6 +163,7 @@ def test_eigh_gradient_lives_on_the_read_triangle(rt):
         np.testing.assert_allclose(g, fd, atol=1e-7)
 
 
+@needs_torch
 @pytest.mark.parametrize("shape", [(3, 5), (5, 3), (4, 4)])
 def test_svd_gradient_of_gauge_invariant_functions_matches_torch(rt, shape):
     a = RNG.normal(size=shape)
@@ -196,6 +203,7 @@ def test_svd_projector_gradient_matches_finite_differences(rt):
     np.testing.assert_allclose(g, _fd(numpy_loss, a), atol=1e-7)
 
 
+@needs_torch
 @pytest.mark.parametrize("shape", [(5, 3), (3, 3), (3, 5)])
 def test_qr_gradient_matches_torch(rt, shape):
     a = RNG.normal(size=shape)
@@ -216,6 +224,7 @@ def test_qr_gradient_matches_torch(rt, shape):
     np.testing.assert_allclose(g, g_t, atol=1e-9)
 
 
+@needs_torch
 @pytest.mark.parametrize("ord", ["fro", "nuc", 2, -2, 1, -1, math.inf, -math.inf])
 def test_matrix_norm_gradient_matches_torch(rt, ord):
     x = RNG.normal(size=(2, 3, 4))
@@ -225,6 +234,7 @@ def test_matrix_norm_gradient_matches_torch(rt, ord):
     np.testing.assert_allclose(g, g_t, atol=1e-10)
 
 
+@needs_torch
 @pytest.mark.parametrize("ord", [2, 1, 3, 1.5, math.inf, -math.inf])
 def test_vector_norm_gradient_matches_torch(rt, ord):
     x = RNG.normal(size=(3, 4))
@@ -245,6 +255,7 @@ def test_vector_norm_at_zero_has_subgradient_zero_as_pytorch(rt):
     np.testing.assert_array_equal(g, np.zeros((2, 2)))
 
 
+@needs_torch
 def test_cross_gradient_matches_torch(rt):
     a, b = RNG.normal(size=(2, 3)), RNG.normal(size=(3,))
     m = RNG.normal(size=(2, 3))
@@ -255,6 +266,7 @@ def test_cross_gradient_matches_torch(rt):
 
 
 # -- the degenerate-spectrum convention -------------------------------------------------------
+@needs_torch
 def test_eigenvectors_at_repeated_eigenvalues_raise_not_a_silent_nan(rt):
     a = np.diag([1.0, 1.0, 3.0])
     with pytest.raises(TenferroError, match=r"eigh: eigenvalues 0 and 1 are \(nearly\) equal"):
@@ -293,6 +305,7 @@ def test_singular_vectors_at_repeated_singular_values_raise(rt):
         _grad(rt, lambda s, x: s.reduce_sum(s.svd(x)[0]), np.eye(2))
 
 
+@needs_torch
 def test_svd_full_matrices_differentiates_only_the_singular_values(rt):
     a = RNG.normal(size=(3, 2))
     _, (g,) = _grad(rt, lambda s, x: s.reduce_sum(s.svd(x, full_matrices=True)[1]), a)
