@@ -56,9 +56,13 @@ def _var_rule(s: Any, g: Any, out: Any, x: Any, axes: Any, correction: Any, keep
 
 
 def _std_rule(s: Any, g: Any, out: Any, x: Any, axes: Any, correction: Any, keepdims: bool) -> Any:
-    # d std = d var / (2 std)
+    # d std = d var / (2 std), and 0 where std = 0 (also where it underflows to 0), as
+    # PyTorch's std_backward masks it; the division is by a safe 1 there, so that no
+    # inf or nan reaches a second derivative either.
     axes = normalize_axes(axes, x.ndim, "std")
-    return s.mul(spread(s, s.div(g, out), x, axes, keepdims), _centered_scaled(s, x, axes, correction))
+    zero = s.compare(out, 0, "eq")
+    share = s.where_select(zero, 0.0, s.div(g, s.where_select(zero, 1.0, out)))
+    return s.mul(spread(s, share, x, axes, keepdims), _centered_scaled(s, x, axes, correction))
 
 
 def _samples(spread_apart: bool) -> Callable[[], Any]:
@@ -135,10 +139,10 @@ SPECS = [
         "std",
         _std,
         _std_rule,
-        "Standard deviation over `axes`, sqrt(var(x, axes, correction)). Convention: where all "
-        "elements of a slice are equal (std = 0) the gradient is nan, as in PyTorch.",
+        "Standard deviation over `axes`, sqrt(var(x, axes, correction)). Convention (PyTorch's): "
+        "where std = 0 (all elements of a slice equal, or std underflows) the gradient is 0.",
         residuals=("x", "out"),
-        kinks=(Kink((np.ones(3),), (np.full(3, np.nan),)),),
+        kinks=(Kink((np.ones(3),), (np.zeros(3),)), Kink((np.array([1e-200, 2e-200, 3e-200]),), (np.zeros(3),))),
     ),
 ]
 
