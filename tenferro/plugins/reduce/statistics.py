@@ -1,6 +1,6 @@
 """``var`` and ``std`` over ``axes``, with the array API's ``correction`` (NumPy's ``ddof``).
 
-var = sum((x - mean)²) / (N - correction); its VJP is 2(x - mean)/(N - correction) times
+var = sum((x - mean)²) / max(N - correction, 0); its VJP is 2(x - mean)/(N - correction) times
 the spread cotangent, written with ``reduce_mean`` so that the second derivative (where the
 mean's dependence on x no longer cancels) comes out right.
 """
@@ -36,8 +36,14 @@ def _var(x: np.ndarray, axes: Any = None, correction: Any = 0, keepdims: bool = 
     mean = np.divide(np.add.reduce(x, axis=axis, keepdims=True), count)
     centered = np.subtract(x, mean)
     total = np.add.reduce(np.multiply(centered, centered), axis=axis, keepdims=keep)
-    with np.errstate(divide="ignore", invalid="ignore"):  # N - correction <= 0: inf or nan, as IEEE says
-        return np.divide(total, x.dtype.type(count - correction))
+    with np.errstate(divide="ignore", invalid="ignore"):  # N - correction <= 0: inf or nan, as NumPy
+        return np.divide(total, x.dtype.type(_dof(count, correction)))
+
+
+def _dof(count: int, correction: Any) -> Any:
+    """The divisor N - correction, never below 0 (NumPy's max(N - ddof, 0)): a correction
+    above N gives inf (or nan for 0/0), not a negative variance."""
+    return max(count - correction, 0)
 
 
 def _std(x: np.ndarray, axes: Any = None, correction: Any = 0, keepdims: bool = False) -> np.ndarray:
@@ -47,7 +53,7 @@ def _std(x: np.ndarray, axes: Any = None, correction: Any = 0, keepdims: bool = 
 def _centered_scaled(s: Any, x: Any, axes: tuple[int, ...], correction: Any) -> Any:
     """(x - mean) / (N - correction), with the mean as a recorded op."""
     centered = s.sub(x, s.reduce_mean(x, axes, True))
-    return s.div(centered, count_of(x.shape, axes) - correction)
+    return s.div(centered, _dof(count_of(x.shape, axes), correction))
 
 
 def _var_rule(s: Any, g: Any, out: Any, x: Any, axes: Any, correction: Any, keepdims: bool) -> Any:
@@ -132,7 +138,7 @@ SPECS = [
         _var,
         _var_rule,
         "Variance over `axes`: sum((x - mean)**2) / (N - correction) (correction = NumPy's ddof; "
-        "integers give float64; N - correction <= 0 gives inf or nan).",
+        "integers give float64; N - correction <= 0 gives inf or nan, as NumPy).",
         residuals=("x",),
     ),
     _statistic(
