@@ -268,6 +268,19 @@ def test_scatter_broadcasts_updates_and_keeps_x_dtype(rt):
     np.testing.assert_array_equal(uv.grad().to_numpy(), [[4.0]])
 
 
+@pytest.mark.parametrize("mode, won", [("max", [1.0, 0.0, 1.0]), ("min", [0.0, 1.0, 0.0])])
+def test_scatter_min_max_f64_updates_into_f32_x_get_their_gradient(rt, mode, won):
+    """The f64 updates are rounded into the f32 result; they tie with it as written."""
+    xv = rt.variable_from(np.zeros(2, np.float32))
+    uv = var(rt, [0.1, -0.3, 0.7])
+    out = rt.with_eager_session(lambda s: s.scatter(xv, const(rt, np.array([[0], [1], [1]])), uv, mode=mode))
+    assert out.dtype == np.float32
+    out.backward_with(const(rt, np.ones(2, np.float32)))
+    assert uv.grad().dtype == np.float64
+    np.testing.assert_array_equal(uv.grad().to_numpy(), won)
+    np.testing.assert_array_equal(xv.grad().to_numpy(), [0.0, 0.0] if mode == "max" else [1.0, 0.0])
+
+
 # -- sort and argsort -----------------------------------------------------------------------------
 TIES = np.array([[3.0, 1.0, 3.0, 2.0, 1.0], [0.0, 0.0, -1.0, 0.0, 5.0]])
 
