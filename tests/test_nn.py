@@ -127,6 +127,18 @@ def test_softmax_and_log_softmax_of_an_all_minus_inf_slice(rt):
     assert out[0].tolist() == [-np.inf, -np.inf] and np.all(np.isfinite(g))
 
 
+@pytest.mark.parametrize("op", ["softmax", "log_softmax", "masked_softmax"])
+@pytest.mark.parametrize("shape, axis", [((0, 3), 0), ((0, 3), 1), ((3, 0), -1), ((2, 0, 3), (0, 1))])
+def test_softmax_family_over_an_empty_axis_is_empty_as_torch(rt, op, shape, axis):
+    x = rt.variable_from(np.zeros(shape))
+    mask = (rt.constant_from(np.ones(shape[-1:], bool)),) if op == "masked_softmax" else ()
+    out = rt.with_eager_session(lambda s: getattr(s, op)(x, *mask, axis=axis))
+    expected = getattr(F, op.removeprefix("masked_"))(torch.zeros(shape), axis if isinstance(axis, int) else 0)
+    assert out.shape == tuple(expected.shape) == shape and out.dtype == np.float64
+    g = rt.grad(rt.with_eager_session(lambda s: s.reduce_sum(out, None)), x)
+    assert np.asarray(g).shape == shape
+
+
 def test_softmax_does_not_overflow(rt):
     out, (g,) = _ours(rt, lambda s, x: s.softmax(x), np.array([1000.0, 1000.0, -1000.0]))
     np.testing.assert_allclose(out, [0.5, 0.5, 0.0])

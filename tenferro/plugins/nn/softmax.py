@@ -50,11 +50,15 @@ def _normalized(e: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
 
 def _softmax(x: np.ndarray, axis: Any = -1) -> np.ndarray:
     axes = _axes(x, axis, "softmax")
+    if np.size(x) == 0:  # no slice to take a max of: the empty result (PyTorch's)
+        return np.copy(x)
     return _normalized(_shifted_exp(x, axes)[1], axes)
 
 
 def _log_softmax(x: np.ndarray, axis: Any = -1) -> np.ndarray:
     axes = _axes(x, axis, "log_softmax")
+    if np.size(x) == 0:
+        return np.copy(x)
     top = np.maximum.reduce(x, axis=axes, keepdims=True)
     if not np.all(np.isfinite(top)):
         top = np.where(np.isfinite(top), top, 0.0)
@@ -70,6 +74,8 @@ def _log_softmax(x: np.ndarray, axis: Any = -1) -> np.ndarray:
 def _masked_softmax(x: np.ndarray, mask: np.ndarray, axis: Any = -1) -> np.ndarray:
     x, mask = np.broadcast_arrays(x, mask)
     axes = _axes(x, axis, "masked_softmax")
+    if np.size(x) == 0:
+        return np.copy(x)
     return _normalized(_shifted_exp(np.where(mask, x, -np.inf), axes)[1], axes)
 
 
