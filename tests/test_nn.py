@@ -127,6 +127,26 @@ def test_softmax_and_log_softmax_of_an_all_minus_inf_slice(rt):
     assert out[0].tolist() == [-np.inf, -np.inf] and np.all(np.isfinite(g))
 
 
+def test_log_softmax_of_an_all_minus_inf_slice_passes_the_cotangent_through_as_documented(rt):
+    """Its softmax term is 0 there: g - exp(-inf)·sum(g) = g (the docs said "a zero gradient";
+    PyTorch gives nan). The -inf elements of a slice with a finite one get the same, as in
+    PyTorch."""
+    x = rt.variable_from(np.array([[-np.inf, -np.inf], [-np.inf, 0.0]]))
+    out = rt.with_eager_session(lambda s: s.log_softmax(x))
+    out.backward_with(rt.constant_from(np.array([[1.0, 2.0], [1.0, 2.0]])))
+    np.testing.assert_array_equal(x.grad().to_numpy(), [[1.0, 2.0], [1.0, -1.0]])
+    xt = torch.tensor([[-np.inf, 0.0]], requires_grad=True)
+    F.log_softmax(xt, -1).backward(torch.tensor([[1.0, 2.0]]))
+    np.testing.assert_array_equal(x.grad().to_numpy()[1:], xt.grad.numpy())
+    # and the docs say so: the spec's kink (checked by `tenferro check nn`) and the module's
+    import tenferro.plugins.nn.softmax as module
+    from tenferro.core.loading import default_registry
+
+    (kink,) = default_registry()["log_softmax"].kinks
+    assert kink.cotangents[0].tolist() == [[1.0, 2.0]] and np.all(np.isneginf(kink.args[0]))
+    assert "log_softmax -inf with the gradient g itself" in " ".join(module.__doc__.split())
+
+
 @pytest.mark.parametrize("op", ["softmax", "log_softmax", "masked_softmax"])
 @pytest.mark.parametrize("shape, axis", [((0, 3), 0), ((0, 3), 1), ((3, 0), -1), ((2, 0, 3), (0, 1))])
 def test_softmax_family_over_an_empty_axis_is_empty_as_torch(rt, op, shape, axis):
