@@ -77,6 +77,24 @@ def test_layer_norm_matches_torch(rt, affine):
     _agree(rt, ours, theirs, *arrays, wrt=wrt, rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.parametrize("dtype, big", [(np.float64, 1e200), (np.float32, 1e30)])
+def test_layer_norm_whose_variance_overflows_is_nan_as_torch_not_a_silent_zero(rt, dtype, big):
+    values = np.array([[1.0, 2.0, 3.0], [1.0, 2.0, 4.0]], dtype) * np.array([[big], [1.0]], dtype)
+    c = rt.constant_from(np.array([1.0, -2.0, 0.5], dtype))  # a cotangent that is not nan itself
+    for affine in [(1.0, 0.0), (rt.constant_from(np.full(3, 2.0, dtype)), rt.constant_from(np.ones(3, dtype)))]:
+        x = rt.variable_from(values)
+        with rt.eager_session() as s:
+            out = s.layer_norm(x, *affine)
+            loss = s.reduce_sum(s.mul(out, c), None)
+        g = rt.grad(loss, x)
+        assert np.all(np.isnan(np.asarray(out)[0])) and np.all(np.isnan(np.asarray(g)[0]))
+        assert np.all(np.isfinite(np.asarray(out)[1])) and np.all(np.isfinite(np.asarray(g)[1]))
+    xt = torch.tensor(values[:1], requires_grad=True)
+    out_t = F.layer_norm(xt, (3,))
+    (out_t * out_t).sum().backward()
+    assert torch.isnan(out_t).all() and torch.isnan(xt.grad).all()
+
+
 def test_layer_norm_axes_is_normalized_shape_of_the_last_axes(rt):
     x = rt.constant_from(RNG.standard_normal((2, 3, 4)))
     a = rt.with_eager_session(lambda s: s.layer_norm(x, 1.0, 0.0, axes=(1, 2)))
