@@ -5,7 +5,7 @@ sorts, constants, and cross-entropy written with take_along_axis."""
 import numpy as np
 import pytest
 
-from tenferro import ArgumentError, DTypeError, ShapeMismatch, Tensor
+from tenferro import ArgumentError, AxisError, DTypeError, ShapeMismatch, Tensor
 
 try:
     import torch
@@ -184,6 +184,26 @@ def test_out_of_range_is_an_error_naming_op_argument_index_and_axis_never_a_wrap
     with pytest.raises(ArgumentError, match=message.replace("(", "\\(")) as info:
         call(rt, op, *(const(rt, a) for a in args), **params)
     assert isinstance(info.value, IndexError)  # like NumPy's own
+
+
+def test_sort_errors_name_sort_and_descending_must_be_a_bool(rt):
+    with pytest.raises(AxisError, match=r"^sort: axis -1 is out of range for a tensor with 0 dims"):
+        call(rt, "sort", const(rt, np.array(1.0)))
+    for op in ("sort", "argsort"):
+        for bad in ("yes", 1, None):
+            with pytest.raises(ArgumentError, match=rf"^{op}: descending must be True or False, got {bad!r}"):
+                call(rt, op, const(rt, np.array([2.0, 1.0])), descending=bad)
+    assert call(rt, "sort", const(rt, np.array([1.0, 2.0])), descending=np.bool_(True)).tolist() == [2.0, 1.0]
+
+
+def test_dynamic_slice_errors_name_its_param_sizes(rt):
+    for bad in [(-1, 2), (1.0, 2), "ab", (True, 1)]:
+        with pytest.raises(ArgumentError, match=r"^dynamic_slice: sizes must be a sequence of non-negative ints"):
+            call(rt, "dynamic_slice", const(rt, np.zeros((2, 3))), const(rt, np.array([0, 0])), sizes=bad)
+    window = call(
+        rt, "dynamic_slice", const(rt, np.arange(6.0).reshape(2, 3)), const(rt, np.array([1, 1])), sizes=[1, 2]
+    )
+    assert window.tolist() == [[4.0, 5.0]]
 
 
 def test_scatter_out_of_range_names_the_axis(rt):
