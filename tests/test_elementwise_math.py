@@ -222,6 +222,25 @@ def test_bitwise_ops_on_floats_are_dtype_errors_naming_the_argument(rt, op):
         rt.with_eager_session(lambda s: getattr(s, op)(ints, 1.5))
 
 
+NUMPY_NAMES = {"bitwise_left_shift": "left_shift", "bitwise_right_shift": "right_shift"} | {
+    op: op for op in ("bitwise_and", "bitwise_or", "bitwise_xor")
+}
+
+
+@pytest.mark.parametrize(
+    "op", ["bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift"]
+)
+def test_bitwise_ops_on_int64_with_uint64_are_dtype_errors_naming_both_not_kernel_errors(rt, op):
+    signed, unsigned = rt.constant_from(np.array([1, 2], np.int64)), rt.constant_from(np.array([1, 3], np.uint64))
+    with pytest.raises(DTypeError, match=rf"{op}: a has dtype i64 and b has u64, .*cast one of them with astype"):
+        rt.with_eager_session(lambda s: getattr(s, op)(signed, unsigned))
+    with pytest.raises(DTypeError, match=rf"{op}: a has dtype u64 and b has i64"):
+        rt.with_eager_session(lambda s: getattr(s, op)(unsigned, signed))
+    small = rt.constant_from(np.array([1, 3], np.uint8))  # int64 holds uint8: fine, as in NumPy
+    out = rt.with_eager_session(lambda s: getattr(s, op)(signed, small))
+    np.testing.assert_array_equal(np.asarray(out), getattr(np, NUMPY_NAMES[op])(np.array([1, 2]), np.array([1, 3])))
+
+
 def test_bitwise_invert_of_a_float_is_a_dtype_error(rt):
     with pytest.raises(DTypeError, match="bitwise_invert: argument 'x' has dtype f64"):
         rt.with_eager_session(lambda s: s.bitwise_invert(rt.constant_from(np.array([1.0]))))
