@@ -206,7 +206,7 @@ ERRORS = [
     ),
     ("reshape", np.zeros(6), {"shape": (4, -1)}, ShapeMismatch, "6 elements do not split into parts of 4"),
     ("permute_dims", X, {"axes": (0, 1)}, AxisError, "axes (0, 1) has 2 entries for a tensor with 3 dims"),
-    ("permute_dims", X, {"axes": (0, 1, 3)}, AxisError, "axes 3 is out of range for a tensor with 3 dims"),
+    ("permute_dims", X, {"axes": (0, 1, 3)}, AxisError, "permute_dims: axis 3 is out of range for a tensor with 3"),
     ("expand_dims", X, {"axis": 5}, AxisError, "axis 5 is out of range for a tensor with 4 dims"),
     ("squeeze", X, {"axis": 1}, ShapeMismatch, "squeeze: axis 1 has size 3, not 1 (shape [2, 3, 4])"),
     ("moveaxis", X, {"source": 3, "destination": 0}, AxisError, "source 3 is out of range for a tensor with 3 dims"),
