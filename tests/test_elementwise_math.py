@@ -135,7 +135,26 @@ def test_gradients_and_conventions_match_pytorch(rt, op, args):
     ours, theirs = _grads(rt, op, *args), _torch_grads(torch, op, *args)
     for mine, torchs in zip(ours, theirs):
         np.testing.assert_allclose(mine, torchs, rtol=1e-14, atol=0, equal_nan=True)
-        np.testing.assert_array_equal(np.signbit(mine), np.signbit(torchs))  # the signs of zeros too
+        numbers = ~np.isnan(torchs)  # the signs of zeros too (a nan's sign bit means nothing)
+        np.testing.assert_array_equal(np.signbit(mine)[numbers], np.signbit(torchs)[numbers])
+
+
+def test_logaddexp_gradient_with_one_infinite_operand_is_not_nan_and_differentiates_twice(rt):
+    """sigmoid(a - b), PyTorch's formula: 1 to a +inf operand, 0 to a -inf one (exp(a - out)
+    was exp(inf - inf) = nan there)."""
+    args = ([np.inf, 1.0, np.inf, -np.inf], [-np.inf, np.inf, 2.0, 3.0])
+    ga, gb = _grads(rt, "logaddexp", *args)
+    np.testing.assert_array_equal(ga, [1.0, 0.0, 1.0, 0.0])
+    np.testing.assert_array_equal(gb, [0.0, 1.0, 0.0, 1.0])
+    torch = pytest.importorskip("torch")
+    for mine, torchs in zip((ga, gb), _torch_grads(torch, "logaddexp", *args)):
+        np.testing.assert_array_equal(mine, torchs)
+    # second order, at ordinary points: d²/da² logaddexp = s(1 - s), s = sigmoid(a - b)
+    a, b = rt.variable_from(np.array([0.5, -1.0])), rt.variable_from(np.array([1.5, 2.0]))
+    g = rt.grad(rt.with_eager_session(lambda s: s.reduce_sum(s.logaddexp(a, b), None)), a)
+    h = rt.grad(rt.with_eager_session(lambda s: s.reduce_sum(g, None)), a)
+    sig = 1 / (1 + np.exp(-(np.array([0.5, -1.0]) - np.array([1.5, 2.0]))))
+    np.testing.assert_allclose(np.asarray(h), sig * (1 - sig), rtol=1e-14)
 
 
 def test_values_at_the_edges_match_pytorch(rt):
@@ -201,6 +220,25 @@ def test_bitwise_ops_on_floats_are_dtype_errors_naming_the_argument(rt, op):
         rt.with_eager_session(lambda s: getattr(s, op)(ints, floats))
     with pytest.raises(DTypeError, match=rf"{op}: argument 'b' has dtype float"):
         rt.with_eager_session(lambda s: getattr(s, op)(ints, 1.5))
+
+
+NUMPY_NAMES = {"bitwise_left_shift": "left_shift", "bitwise_right_shift": "right_shift"} | {
+    op: op for op in ("bitwise_and", "bitwise_or", "bitwise_xor")
+}
+
+
+@pytest.mark.parametrize(
+    "op", ["bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift"]
+)
+def test_bitwise_ops_on_int64_with_uint64_are_dtype_errors_naming_both_not_kernel_errors(rt, op):
+    signed, unsigned = rt.constant_from(np.array([1, 2], np.int64)), rt.constant_from(np.array([1, 3], np.uint64))
+    with pytest.raises(DTypeError, match=rf"{op}: a has dtype i64 and b has u64, .*cast one of them with astype"):
+        rt.with_eager_session(lambda s: getattr(s, op)(signed, unsigned))
+    with pytest.raises(DTypeError, match=rf"{op}: a has dtype u64 and b has i64"):
+        rt.with_eager_session(lambda s: getattr(s, op)(unsigned, signed))
+    small = rt.constant_from(np.array([1, 3], np.uint8))  # int64 holds uint8: fine, as in NumPy
+    out = rt.with_eager_session(lambda s: getattr(s, op)(signed, small))
+    np.testing.assert_array_equal(np.asarray(out), getattr(np, NUMPY_NAMES[op])(np.array([1, 2]), np.array([1, 3])))
 
 
 def test_bitwise_invert_of_a_float_is_a_dtype_error(rt):

@@ -5,7 +5,7 @@ sorts, constants, and cross-entropy written with take_along_axis."""
 import numpy as np
 import pytest
 
-from tenferro import ArgumentError, DTypeError, ShapeMismatch, Tensor
+from tenferro import ArgumentError, AxisError, DTypeError, ShapeMismatch, Tensor
 
 try:
     import torch
@@ -186,6 +186,26 @@ def test_out_of_range_is_an_error_naming_op_argument_index_and_axis_never_a_wrap
     assert isinstance(info.value, IndexError)  # like NumPy's own
 
 
+def test_sort_errors_name_sort_and_descending_must_be_a_bool(rt):
+    with pytest.raises(AxisError, match=r"^sort: axis -1 is out of range for a tensor with 0 dims"):
+        call(rt, "sort", const(rt, np.array(1.0)))
+    for op in ("sort", "argsort"):
+        for bad in ("yes", 1, None):
+            with pytest.raises(ArgumentError, match=rf"^{op}: descending must be True or False, got {bad!r}"):
+                call(rt, op, const(rt, np.array([2.0, 1.0])), descending=bad)
+    assert call(rt, "sort", const(rt, np.array([1.0, 2.0])), descending=np.bool_(True)).tolist() == [2.0, 1.0]
+
+
+def test_dynamic_slice_errors_name_its_param_sizes(rt):
+    for bad in [(-1, 2), (1.0, 2), "ab", (True, 1)]:
+        with pytest.raises(ArgumentError, match=r"^dynamic_slice: sizes must be a sequence of non-negative ints"):
+            call(rt, "dynamic_slice", const(rt, np.zeros((2, 3))), const(rt, np.array([0, 0])), sizes=bad)
+    window = call(
+        rt, "dynamic_slice", const(rt, np.arange(6.0).reshape(2, 3)), const(rt, np.array([1, 1])), sizes=[1, 2]
+    )
+    assert window.tolist() == [[4.0, 5.0]]
+
+
 def test_scatter_out_of_range_names_the_axis(rt):
     with pytest.raises(IndexError, match="scatter: argument 'indices' holds the index -4, out of range for axis 0"):
         call(rt, "scatter", const(rt, np.zeros(3)), const(rt, np.array([[-4]])), 1.0)
@@ -266,6 +286,19 @@ def test_scatter_broadcasts_updates_and_keeps_x_dtype(rt):
     )
     loss.backward()
     np.testing.assert_array_equal(uv.grad().to_numpy(), [[4.0]])
+
+
+@pytest.mark.parametrize("mode, won", [("max", [1.0, 0.0, 1.0]), ("min", [0.0, 1.0, 0.0])])
+def test_scatter_min_max_f64_updates_into_f32_x_get_their_gradient(rt, mode, won):
+    """The f64 updates are rounded into the f32 result; they tie with it as written."""
+    xv = rt.variable_from(np.zeros(2, np.float32))
+    uv = var(rt, [0.1, -0.3, 0.7])
+    out = rt.with_eager_session(lambda s: s.scatter(xv, const(rt, np.array([[0], [1], [1]])), uv, mode=mode))
+    assert out.dtype == np.float32
+    out.backward_with(const(rt, np.ones(2, np.float32)))
+    assert uv.grad().dtype == np.float64
+    np.testing.assert_array_equal(uv.grad().to_numpy(), won)
+    np.testing.assert_array_equal(xv.grad().to_numpy(), [0.0, 0.0] if mode == "max" else [1.0, 0.0])
 
 
 # -- sort and argsort -----------------------------------------------------------------------------

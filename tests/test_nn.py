@@ -83,6 +83,24 @@ def test_layer_norm_matches_torch(rt, affine):
     _agree(rt, ours, theirs, *arrays, wrt=wrt, rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.parametrize("dtype, big", [(np.float64, 1e200), (np.float32, 1e30)])
+def test_layer_norm_whose_variance_overflows_is_nan_as_torch_not_a_silent_zero(rt, dtype, big):
+    values = np.array([[1.0, 2.0, 3.0], [1.0, 2.0, 4.0]], dtype) * np.array([[big], [1.0]], dtype)
+    c = rt.constant_from(np.array([1.0, -2.0, 0.5], dtype))  # a cotangent that is not nan itself
+    for affine in [(1.0, 0.0), (rt.constant_from(np.full(3, 2.0, dtype)), rt.constant_from(np.ones(3, dtype)))]:
+        x = rt.variable_from(values)
+        with rt.eager_session() as s:
+            out = s.layer_norm(x, *affine)
+            loss = s.reduce_sum(s.mul(out, c), None)
+        g = rt.grad(loss, x)
+        assert np.all(np.isnan(np.asarray(out)[0])) and np.all(np.isnan(np.asarray(g)[0]))
+        assert np.all(np.isfinite(np.asarray(out)[1])) and np.all(np.isfinite(np.asarray(g)[1]))
+    xt = torch.tensor(values[:1], requires_grad=True)
+    out_t = F.layer_norm(xt, (3,))
+    (out_t * out_t).sum().backward()
+    assert torch.isnan(out_t).all() and torch.isnan(xt.grad).all()
+
+
 def test_layer_norm_axes_is_normalized_shape_of_the_last_axes(rt):
     x = rt.constant_from(RNG.standard_normal((2, 3, 4)))
     a = rt.with_eager_session(lambda s: s.layer_norm(x, 1.0, 0.0, axes=(1, 2)))
@@ -133,6 +151,37 @@ def test_softmax_and_log_softmax_of_an_all_minus_inf_slice(rt):
     assert out[0].tolist() == [0.0, 0.0] and g[0].tolist() == [0.0, 0.0]
     out, (g,) = _ours(rt, lambda s, x: s.log_softmax(x), x)
     assert out[0].tolist() == [-np.inf, -np.inf] and np.all(np.isfinite(g))
+
+
+def test_log_softmax_of_an_all_minus_inf_slice_passes_the_cotangent_through_as_documented(rt):
+    """Its softmax term is 0 there: g - exp(-inf)·sum(g) = g (the docs said "a zero gradient";
+    PyTorch gives nan). The -inf elements of a slice with a finite one get the same, as in
+    PyTorch."""
+    x = rt.variable_from(np.array([[-np.inf, -np.inf], [-np.inf, 0.0]]))
+    out = rt.with_eager_session(lambda s: s.log_softmax(x))
+    out.backward_with(rt.constant_from(np.array([[1.0, 2.0], [1.0, 2.0]])))
+    np.testing.assert_array_equal(x.grad().to_numpy(), [[1.0, 2.0], [1.0, -1.0]])
+    xt = torch.tensor([[-np.inf, 0.0]], requires_grad=True)
+    F.log_softmax(xt, -1).backward(torch.tensor([[1.0, 2.0]]))
+    np.testing.assert_array_equal(x.grad().to_numpy()[1:], xt.grad.numpy())
+    # and the docs say so: the spec's kink (checked by `tenferro check nn`) and the module's
+    import tenferro.plugins.nn.softmax as module
+
+    (kink,) = rt.registry["log_softmax"].kinks
+    assert kink.cotangents[0].tolist() == [[1.0, 2.0]] and np.all(np.isneginf(kink.args[0]))
+    assert "log_softmax -inf with the gradient g itself" in " ".join(module.__doc__.split())
+
+
+@pytest.mark.parametrize("op", ["softmax", "log_softmax", "masked_softmax"])
+@pytest.mark.parametrize("shape, axis", [((0, 3), 0), ((0, 3), 1), ((3, 0), -1), ((2, 0, 3), (0, 1))])
+def test_softmax_family_over_an_empty_axis_is_empty_as_torch(rt, op, shape, axis):
+    x = rt.variable_from(np.zeros(shape))
+    mask = (rt.constant_from(np.ones(shape[-1:], bool)),) if op == "masked_softmax" else ()
+    out = rt.with_eager_session(lambda s: getattr(s, op)(x, *mask, axis=axis))
+    expected = getattr(F, op.removeprefix("masked_"))(torch.zeros(shape), axis if isinstance(axis, int) else 0)
+    assert out.shape == tuple(expected.shape) == shape and out.dtype == np.float64
+    g = rt.grad(rt.with_eager_session(lambda s: s.reduce_sum(out, None)), x)
+    assert np.asarray(g).shape == shape
 
 
 def test_softmax_does_not_overflow(rt):

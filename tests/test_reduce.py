@@ -207,6 +207,37 @@ def test_var_of_integers_is_float64_and_too_few_elements_give_inf_or_nan_silentl
     assert np.isnan(float(np.asarray(one)))
 
 
+@pytest.mark.parametrize("op", ["var", "std"])
+def test_correction_above_the_count_gives_inf_not_a_negative_variance(rt, op):
+    values = np.arange(6.0).reshape(2, 3)
+    x = rt.variable_from(values)
+    out = rt.with_eager_session(lambda s: getattr(s, op)(x, 1, 5))
+    with warnings.catch_warnings():  # NumPy warns "Degrees of freedom <= 0"; tenferro is silent
+        warnings.simplefilter("ignore", RuntimeWarning)
+        expected = getattr(np, op)(values, axis=1, ddof=5)
+    np.testing.assert_array_equal(np.asarray(out), expected)
+    assert np.all(np.isposinf(np.asarray(out)))
+    if op == "var":  # the gradient 2(x - mean)/0 keeps the sign of x - mean (not flipped by N - 5 < 0)
+        g = rt.grad(rt.with_eager_session(lambda s: s.reduce_sum(s.var(x, 1, 5), None)), x)
+        np.testing.assert_array_equal(np.asarray(g)[:, [0, 2]], [[-np.inf, np.inf]] * 2)
+
+
+@pytest.mark.parametrize("values", [[1.0, 1.0, 1.0], [1e-200, 2e-200, 3e-200]])
+def test_std_gradient_is_zero_where_std_is_zero_or_underflows_as_torch(rt, values):
+    x = rt.variable_from(np.array(values))
+    out = rt.with_eager_session(lambda s: s.std(x, None))
+    assert float(np.asarray(out)) == 0.0
+    g = rt.grad(out, x)
+    np.testing.assert_array_equal(np.asarray(g), np.zeros(3))
+    torch = pytest.importorskip("torch")
+    xt = torch.tensor(values, dtype=torch.float64, requires_grad=True)
+    torch.std(xt, correction=0).backward()
+    np.testing.assert_array_equal(np.asarray(g), xt.grad.numpy())
+    # and the second derivative there is finite, not nan
+    h = rt.grad(rt.with_eager_session(lambda s: s.reduce_sum(s.mul(g, g), None)), x)
+    assert np.all(np.isfinite(np.asarray(h)))
+
+
 @pytest.mark.parametrize("include_initial", [False, True])
 def test_cumulative_sum_and_prod_match_numpy(rt, include_initial):
     values = np.random.default_rng(4).standard_normal((3, 5))

@@ -206,7 +206,7 @@ ERRORS = [
     ),
     ("reshape", np.zeros(6), {"shape": (4, -1)}, ShapeMismatch, "6 elements do not split into parts of 4"),
     ("permute_dims", X, {"axes": (0, 1)}, AxisError, "axes (0, 1) has 2 entries for a tensor with 3 dims"),
-    ("permute_dims", X, {"axes": (0, 1, 3)}, AxisError, "axes 3 is out of range for a tensor with 3 dims"),
+    ("permute_dims", X, {"axes": (0, 1, 3)}, AxisError, "permute_dims: axis 3 is out of range for a tensor with 3"),
     ("expand_dims", X, {"axis": 5}, AxisError, "axis 5 is out of range for a tensor with 4 dims"),
     ("squeeze", X, {"axis": 1}, ShapeMismatch, "squeeze: axis 1 has size 3, not 1 (shape [2, 3, 4])"),
     ("moveaxis", X, {"source": 3, "destination": 0}, AxisError, "source 3 is out of range for a tensor with 3 dims"),
@@ -341,6 +341,27 @@ def test_splits_return_a_tuple_of_views_and_join_their_gradients(rt, op, params,
     views = np.split(grad, params["indices_or_sections"], params["axis"]) if op == "split" else grad.swapaxes(0, 1)
     views[-1][...] = 2 * expected[-1]
     np.testing.assert_array_equal(x.grad().to_numpy(), grad)
+
+
+@pytest.mark.parametrize("points", [(-1,), (1, -1), (-5, 2), (2, 2), (0, 3), (1, 7)])
+def test_split_reads_negative_and_outside_cut_points_as_numpy_and_differentiates(rt, points):
+    values = M[:2, :3]
+    x = rt.variable_from(values)
+    with rt.eager_session() as s:
+        pieces = s.split(x, points, 1)
+        weights = [rt.constant_from(np.full(np.shape(p), i + 1.0)) for i, p in enumerate(pieces)]
+        loss = s.reduce_sum(s.concat([s.mul(p, w) for p, w in zip(pieces, weights)], 1), None)
+    expected = np.split(values, points, 1)
+    assert [np.asarray(p).tolist() for p in pieces] == [e.tolist() for e in expected]
+    grad = np.concatenate([np.full(e.shape, i + 1.0) for i, e in enumerate(expected)], 1)
+    np.testing.assert_array_equal(np.asarray(rt.grad(loss, x)), grad)
+
+
+@pytest.mark.parametrize("points", [(2, 1), (-1, 1)])
+def test_split_rejects_decreasing_cut_points_before_its_gradient_fails(rt, points):
+    x = rt.variable_from(M[:2, :3])
+    with rt.eager_session() as s, pytest.raises(ArgumentError, match=r"split: the cut points .* increasing order"):
+        s.split(x, points, 1)
 
 
 def test_a_split_differentiates_twice(rt):

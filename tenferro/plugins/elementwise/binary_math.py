@@ -3,7 +3,7 @@
 Each rule is written as if nothing broadcast (``_binary`` declares
 ``unbroadcast=unbroadcast``). The points where they are not differentiable take PyTorch's
 values, stated as kinks: arctan2 at the origin gives 0, hypot there nan, copysign at
-a = 0 gives 0.
+a = 0 gives 0, logaddexp with one infinite operand gives it 1 (+inf) or 0 (-inf).
 """
 
 from __future__ import annotations
@@ -77,13 +77,21 @@ SPECS = [
         "logaddexp",
         np.logaddexp,
         (
-            lambda s, g, out, a, b: s.mul(g, s.exp(s.sub(a, out))),
-            lambda s, g, out, a, b: s.mul(g, s.exp(s.sub(b, out))),
+            # PyTorch's sigmoid(a - b) rather than exp(a - out): exact where one operand is
+            # infinite (exp(inf - inf) would be nan)
+            lambda s, g, out, a, b: s.mul(g, s.sigmoid(s.sub(a, b))),
+            lambda s, g, out, a, b: s.mul(g, s.sigmoid(s.sub(b, a))),
         ),
         lambda a, b: np.maximum(a, b) + np.log1p(np.exp(-np.abs(np.subtract(a, b)))),
-        "log(e**a + e**b) without overflow; its gradient is the softmax of (a, b), nan where both are "
-        "-inf or both +inf (as PyTorch's).",
-        residuals=("a", "b", "out"),
+        "log(e**a + e**b) without overflow; its gradient is the softmax of (a, b), (1, 0) where only a is "
+        "+inf or only b is -inf, nan where both are -inf or both +inf (as PyTorch's).",
+        residuals=("a", "b"),
+        kinks=(
+            Kink(
+                (np.array([np.inf, 1.0, np.inf]), np.array([-np.inf, np.inf, 2.0])),
+                (np.array([1.0, 0.0, 1.0]), np.array([0.0, 1.0, 0.0])),
+            ),
+        ),
     ),
     _binary(
         "hypot",

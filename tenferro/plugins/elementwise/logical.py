@@ -103,6 +103,11 @@ def _binary(name: str, forward: Any, reference: Any, doc: str, accepts: str, sam
             ErrorInput((np.zeros(2, np.int64), np.zeros(3, np.int64)), {}, ShapeMismatch, "do not broadcast"),
             ErrorInput((rejected, np.ones(1, np.int64)), {}, DTypeError, f"{name}: argument 'a' has dtype"),
             ErrorInput((np.ones(1, np.int64), rejected), {}, DTypeError, f"{name}: argument 'b' has dtype"),
+            *(
+                [ErrorInput((np.ones(1, np.int64), np.ones(1, np.uint64)), {}, DTypeError, "i64 and b has u64")]
+                if name.startswith("bitwise")
+                else []
+            ),
         ],
         doc=f"{doc} No gradient.",
     )
@@ -111,6 +116,27 @@ def _binary(name: str, forward: Any, reference: Any, doc: str, accepts: str, sam
 def _python(fn: Callable[[int, int], int]) -> Callable[[Any, Any], np.ndarray]:
     """A reference from Python's integer operators, element by element."""
     return lambda a, b: np.vectorize(lambda x, y: fn(int(x), int(y)), otypes=[np.result_type(a, b)])(a, b)
+
+
+def _short(dtype: Any) -> str:
+    """i64, u64, ...: the dtype names of tenferro's messages."""
+    dtype = np.dtype(dtype)
+    return "bool" if dtype.kind == "b" else f"{dtype.kind}{dtype.itemsize * 8}"
+
+
+def _integers(name: str, ufunc: np.ufunc) -> Callable[[Any, Any], Any]:
+    """A bitwise ufunc that first refuses a pair of integer dtypes no integer dtype holds
+    (int64 with uint64: NumPy promotes them to float64, where it has no bitwise loop)."""
+
+    def forward(a: Any, b: Any) -> Any:
+        if hasattr(a, "dtype") and hasattr(b, "dtype") and np.result_type(a, b).kind == "f":
+            raise DTypeError(
+                f"{name}: a has dtype {_short(a.dtype)} and b has {_short(b.dtype)}, and no integer dtype "
+                f"holds both (NumPy would promote them to f64); cast one of them with astype first"
+            )
+        return ufunc(a, b)
+
+    return forward
 
 
 def _truth(x: Any) -> np.ndarray:
@@ -174,12 +200,33 @@ SPECS = [
         "biu",
         _one(_ints(-100, 100)),
     ),
-    _binary("bitwise_and", np.bitwise_and, _python(lambda x, y: x & y), "a & b, broadcasting.", "biu", _INT_PAIRS),
-    _binary("bitwise_or", np.bitwise_or, _python(lambda x, y: x | y), "a | b, broadcasting.", "biu", _INT_PAIRS),
-    _binary("bitwise_xor", np.bitwise_xor, _python(lambda x, y: x ^ y), "a ^ b, broadcasting.", "biu", _INT_PAIRS),
+    _binary(
+        "bitwise_and",
+        _integers("bitwise_and", np.bitwise_and),
+        _python(lambda x, y: x & y),
+        "a & b, broadcasting.",
+        "biu",
+        _INT_PAIRS,
+    ),
+    _binary(
+        "bitwise_or",
+        _integers("bitwise_or", np.bitwise_or),
+        _python(lambda x, y: x | y),
+        "a | b, broadcasting.",
+        "biu",
+        _INT_PAIRS,
+    ),
+    _binary(
+        "bitwise_xor",
+        _integers("bitwise_xor", np.bitwise_xor),
+        _python(lambda x, y: x ^ y),
+        "a ^ b, broadcasting.",
+        "biu",
+        _INT_PAIRS,
+    ),
     _binary(
         "bitwise_left_shift",
-        np.left_shift,
+        _integers("bitwise_left_shift", np.left_shift),
         lambda a, b: np.multiply(a, np.power(2, b)),
         "a << b (a·2**b, wrapping on overflow as NumPy's), broadcasting.",
         "iu",
@@ -187,7 +234,7 @@ SPECS = [
     ),
     _binary(
         "bitwise_right_shift",
-        np.right_shift,
+        _integers("bitwise_right_shift", np.right_shift),
         lambda a, b: np.floor_divide(a, np.power(2, b)),
         "a >> b (floor(a / 2**b), sign-extending), broadcasting.",
         "iu",

@@ -10,6 +10,7 @@ VJPs read again, so every derivative of any order stays in this family.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -132,8 +133,21 @@ def window(shape: tuple[int, ...], start: Any, sizes: tuple[int, ...], op: str) 
     return tuple(slices)
 
 
+def _sizes(sizes: Any, op: str) -> tuple[int, ...]:
+    """``sizes`` as a shape (check_shape's rules), a bad entry named as the param ``sizes``
+    (check_shape would call it ``shape``)."""
+    entries = [sizes] if isinstance(sizes, (int, np.integer)) else sizes
+    if isinstance(entries, (str, bytes)) or not isinstance(entries, (Sequence, np.ndarray)):
+        entries = None
+    if entries is None or any(isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 0 for d in entries):
+        raise ArgumentError(
+            f"{op}: sizes must be a sequence of non-negative ints (the window's size along each axis), got {sizes!r}"
+        )
+    return check_shape(sizes, op)
+
+
 def _dynamic_slice(x: Any, start: Any, sizes: Any) -> Any:
-    sizes = check_shape(sizes, "dynamic_slice")
+    sizes = _sizes(sizes, "dynamic_slice")
     return np.copy(x[window(tuple(np.shape(x)), start, sizes, "dynamic_slice")])
 
 
@@ -368,6 +382,7 @@ SPECS = [
             ErrorInput((_X, np.array([1, 2])), {"sizes": (1, 2)}, IndexOutOfRange, "must start in 0..1"),
             ErrorInput((_X, np.array([1])), {"sizes": (1, 2)}, ShapeMismatch, "one entry per axis"),
             ErrorInput((_X, np.array([0, 0])), {"sizes": (3, 1)}, IndexOutOfRange, "window of size 3"),
+            ErrorInput((_X, np.array([0, 0])), {"sizes": (-1, 2)}, ArgumentError, "dynamic_slice: sizes must be"),
         ],
         doc="The window of x of static `sizes` at `start`, a tensor of one index per axis (negative: from "
         "the end). A window that does not fit is an error (JAX clamps it instead). VJP: dynamic_pad.",

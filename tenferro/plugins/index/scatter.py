@@ -14,6 +14,10 @@ to the positions they point at. Conventions (PyTorch's ``scatter_reduce`` with
 - ``min``/``max``: the cotangent of each result element is split evenly among x's element
   and every update that equals the result there.
 
+The result has x's dtype: updates of another dtype are cast to it as they are written
+(NumPy's ``ufunc.at``; PyTorch requires equal dtypes), and min/max compare them with the
+result after that cast, so an f64 update in an f32 x gets its gradient (in f64).
+
 The helper ops the rules use are here too: ``scatter_winners`` and ``filled``.
 """
 
@@ -114,8 +118,12 @@ def _mul_updates(s: Any, g: Any, x: Any, indices: Any, updates: Any, out: Any, a
 
 def _shares(s: Any, g: Any, x: Any, indices: Any, updates: Any, out: Any, axis: int) -> tuple[Any, Any, Any]:
     """PyTorch's amax/amin rule: the cotangent split evenly among x's element and the
-    updates equal to the result at each position."""
+    updates equal to the result at each position. Updates of another dtype than x are
+    compared as the kernel wrote them, cast to x's dtype (an f64 update rounded into an
+    f32 x ties with the result it made)."""
     x_hit = s.compare(x, out, "eq")
+    if hasattr(updates, "dtype") and updates.dtype != x.dtype:
+        updates = s.astype(updates, x.dtype)
     updates_hit = s.compare(updates, s.gather(out, indices, axis), "eq")
     count = s.scatter(s.astype(x_hit, g.dtype), indices, s.astype(updates_hit, g.dtype), axis, "add")
     return s.div(g, count), x_hit, updates_hit
@@ -259,7 +267,8 @@ SPECS = [
         doc="x with `updates` combined in where `indices` points (gather's indices), by `mode`: set, add, mul, "
         "min or max; a new array (x.at[indices].<mode>(updates)). Repeats: set keeps the last, the others "
         "combine all. min/max split the cotangent evenly among x and the updates tied for the result "
-        "(PyTorch's scatter_reduce, include_self=True); mul's gradient is exact at zeros.",
+        "(PyTorch's scatter_reduce, include_self=True); mul's gradient is exact at zeros. Updates are cast to "
+        "x's dtype.",
     ),
     OpSpec(
         name="scatter_winners",

@@ -13,15 +13,28 @@ from typing import Any
 
 import numpy as np
 
-from tenferro.extend import AxisError, DTypeError, ErrorInput, Kink, OpSpec
+from tenferro.extend import ArgumentError, AxisError, DTypeError, ErrorInput, Kink, OpSpec
 
 from . import samples
 from .positions import one_axis
 
 
+def _descending(descending: Any, op: str) -> bool:
+    """``descending`` as a bool; an ArgumentError naming the op for anything else (a
+    truthy string such as 'yes' is a mistake, not True)."""
+    if not isinstance(descending, (bool, np.bool_)):
+        raise ArgumentError(f"{op}: descending must be True or False, got {descending!r}")
+    return bool(descending)
+
+
 def argsort(x: Any, axis: Any = -1, descending: bool = False) -> Any:
-    axis = one_axis(axis, np.ndim(x), "argsort")
-    if not descending:
+    return _order(x, axis, descending, "argsort")
+
+
+def _order(x: Any, axis: Any, descending: Any, op: str) -> Any:
+    """argsort's kernel, its errors naming ``op`` (sort calls it too)."""
+    axis = one_axis(axis, np.ndim(x), op)
+    if not _descending(descending, op):
         return np.argsort(x, axis=axis, kind="stable")
     # the stable ascending order of x reversed, reversed again: descending, ties in order
     reversed_order = np.argsort(np.flip(x, axis), axis=axis, kind="stable")
@@ -29,7 +42,7 @@ def argsort(x: Any, axis: Any = -1, descending: bool = False) -> Any:
 
 
 def _sort(x: Any, axis: Any = -1, descending: bool = False) -> Any:
-    return np.take_along_axis(x, argsort(x, axis, descending), axis=one_axis(axis, np.ndim(x), "sort"))
+    return np.take_along_axis(x, _order(x, axis, descending, "sort"), axis=one_axis(axis, np.ndim(x), "sort"))
 
 
 def _sort_rule(s: Any, g: Any, out: Any, x: Any, axis: Any, descending: bool) -> Any:
@@ -46,10 +59,13 @@ def _reference_order(x: np.ndarray, axis: int = -1, descending: bool = False) ->
     return np.moveaxis(out, -1, axis)
 
 
-_ERRORS = [
-    ErrorInput((np.array(1.0),), {}, AxisError, "out of range for a tensor with 0 dims"),
-    ErrorInput((np.ones((2, 2)),), {"axis": 1.0}, AxisError, "axis must be an int"),
-]
+def _errors(op: str) -> list[ErrorInput]:
+    return [
+        ErrorInput((np.array(1.0),), {}, AxisError, f"{op}: axis -1 is out of range for a tensor with 0 dims"),
+        ErrorInput((np.ones((2, 2)),), {"axis": 1.0}, AxisError, f"{op}: axis must be an int"),
+        ErrorInput((np.ones(2),), {"descending": "yes"}, ArgumentError, f"{op}: descending must be True or False"),
+    ]
+
 
 SPECS = [
     OpSpec(
@@ -64,7 +80,10 @@ SPECS = [
         reference=lambda x, axis=-1, descending=False: np.take_along_axis(
             np.asarray(x), _reference_order(x, axis, descending), axis=axis
         ),
-        error_inputs=lambda: [*_ERRORS, ErrorInput((np.array([True]),), {}, DTypeError, "argument 'x' has dtype bool")],
+        error_inputs=lambda: [
+            *_errors("sort"),
+            ErrorInput((np.array([True]),), {}, DTypeError, "argument 'x' has dtype bool"),
+        ],
         kinks=(
             # ties: the stable order decides which equal element takes which cotangent
             Kink((np.array([1.0, 1.0, 0.0]),), (np.array([2.0, 3.0, 1.0]),), {}, np.array([1.0, 2.0, 3.0])),
@@ -87,7 +106,7 @@ SPECS = [
         integer_results=True,
         sample=lambda: samples.along_sample("distinct"),
         reference=_reference_order,
-        error_inputs=lambda: list(_ERRORS),
+        error_inputs=lambda: _errors("argsort"),
         doc="The int64 indices that sort x along `axis` (ascending, or `descending`), stably: equal elements "
         "keep their order. A constant (no gradient).",
     ),

@@ -4,7 +4,8 @@ rms_norm). ``sigmoid`` lives in ``elementwise`` and ``logsumexp`` in ``reduce``.
 
 Conventions follow PyTorch: relu'(0) = 0, gelu's exact (erf) and ``approximate="tanh"``
 forms, softplus's ``beta`` and ``threshold``. A softmax slice that is all -inf (or fully
-masked) gives zeros (log_softmax: -inf) and a zero gradient, as tenferro-rs does.
+masked) gives zeros and a zero gradient, as tenferro-rs does; log_softmax gives -inf there
+and passes the cotangent through unchanged (PyTorch gives nan for both).
 """
 
 from tenferro.extend import PluginRegistrar, hookimpl

@@ -10,6 +10,9 @@ Each VJP is one rule for the whole op that recomputes the normalised x̂ once (t
 keeps x and weight, not the statistics) and gives x the compact form
 rstd·(dx̂ - mean(dx̂) - x̂·mean(dx̂·x̂)), dx̂ = g·weight, written with session ops so that
 second derivatives follow.
+
+Where layer_norm's variance overflows (values of about 1e154 and up in float64), the
+result and the gradients are nan, as PyTorch's, never the 0 that 1/sqrt(inf) would give.
 """
 
 from __future__ import annotations
@@ -97,6 +100,8 @@ def _layer_norm(
     mean = np.divide(np.add.reduce(x, axis=axis, keepdims=True), n)
     y = np.subtract(x, mean)  # the one full-size buffer: centred, scaled, shifted in place
     var = np.divide(_row_sums_of_squares(y, axis), n)
+    if not np.all(np.isfinite(var)):  # overflowed (|x| ~ 1e154 and up): nan, as PyTorch, not 0
+        var = np.where(np.isinf(var), np.nan, var)
     y = np.multiply(y, np.reciprocal(np.sqrt(np.add(var, eps))), out=y)
     if not _is_one(weight):
         y = _in_place(np.multiply, y, weight)
@@ -114,7 +119,10 @@ def _layer_norm_vjp(
     if not (s.needs_grad(x) or s.needs_grad(weight)):
         return None, None, g_bias
     centered = s.sub(x, s.reduce_mean(x, axis, True))
-    rstd = s.rsqrt(s.add(s.reduce_mean(s.mul(centered, centered), axis, True), eps))
+    var = s.reduce_mean(s.mul(centered, centered), axis, True)
+    # where the variance overflows, 1/sqrt(inf) = 0 would make x̂ and every gradient a silent
+    # 0: nan instead, as the forward (the where is over the reduced shape only)
+    rstd = s.where_select(s.isinf(var), np.nan, s.rsqrt(s.add(var, eps)))
     xhat = s.mul(centered, rstd)
     g_weight = unbroadcast(s, s.mul(g, xhat), weight) if s.needs_grad(weight) else None
     g_x = None
@@ -237,7 +245,8 @@ SPECS = [
         reference=_reference(rms=False),
         error_inputs=_errors("layer_norm"),
         doc="(x - mean)/sqrt(var + eps)·weight + bias over the last `normalized_shape` dims, or "
-        "`axes` (default the last axis); PyTorch's layer_norm. No affine: weight 1.0, bias 0.0.",
+        "`axes` (default the last axis); PyTorch's layer_norm. No affine: weight 1.0, bias 0.0. A "
+        "variance that overflows gives nan (PyTorch's), not 0.",
     ),
     OpSpec(
         name="rms_norm",

@@ -1,9 +1,12 @@
 """softmax, log_softmax and masked_softmax over ``axis`` (an int, or a tuple of ints).
 
 Each is shifted by the slice's max, so nothing overflows. A slice that is all -inf (or, in
-masked_softmax, fully masked) has no probability to share: softmax gives zeros there,
-log_softmax -inf, and both a zero gradient (tenferro-rs's answer), never nan. The VJPs are
-the compact ones, written with the result: y·(g - sum(g·y)) and g - exp(y)·sum(g).
+masked_softmax, fully masked) has no probability to share: softmax gives zeros there with a
+zero gradient, log_softmax -inf with the gradient g itself (its softmax term is 0, so
+g - exp(y)·sum(g) = g: what PyTorch's formula gives the -inf elements of a slice that has a
+finite one). PyTorch gives nan for such a slice, value and gradient; tenferro never nan.
+The VJPs are the compact ones, written with the result: y·(g - sum(g·y)) and
+g - exp(y)·sum(g).
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from tenferro.extend import (
     AxisError,
     DTypeError,
     ErrorInput,
+    Kink,
     OpSpec,
     SampleInput,
     ShapeMismatch,
@@ -50,11 +54,15 @@ def _normalized(e: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
 
 def _softmax(x: np.ndarray, axis: Any = -1) -> np.ndarray:
     axes = _axes(x, axis, "softmax")
+    if np.size(x) == 0:  # no slice to take a max of: the empty result (PyTorch's)
+        return np.copy(x)
     return _normalized(_shifted_exp(x, axes)[1], axes)
 
 
 def _log_softmax(x: np.ndarray, axis: Any = -1) -> np.ndarray:
     axes = _axes(x, axis, "log_softmax")
+    if np.size(x) == 0:
+        return np.copy(x)
     top = np.maximum.reduce(x, axis=axes, keepdims=True)
     if not np.all(np.isfinite(top)):
         top = np.where(np.isfinite(top), top, 0.0)
@@ -70,6 +78,8 @@ def _log_softmax(x: np.ndarray, axis: Any = -1) -> np.ndarray:
 def _masked_softmax(x: np.ndarray, mask: np.ndarray, axis: Any = -1) -> np.ndarray:
     x, mask = np.broadcast_arrays(x, mask)
     axes = _axes(x, axis, "masked_softmax")
+    if np.size(x) == 0:
+        return np.copy(x)
     return _normalized(_shifted_exp(np.where(mask, x, -np.inf), axes)[1], axes)
 
 
@@ -160,7 +170,8 @@ SPECS = [
         reference=_reference_softmax,
         error_inputs=_errors("softmax"),
         doc="exp(x)/sum(exp(x)) over `axis` (default the last), without overflow; an all -inf "
-        "slice gives zeros with a zero gradient.",
+        "slice gives zeros with a zero gradient (PyTorch: nan).",
+        kinks=(Kink((np.full((1, 2), -np.inf),), (np.zeros((1, 2)),), g=np.array([[1.0, 2.0]])),),
     ),
     OpSpec(
         name="log_softmax",
@@ -174,7 +185,8 @@ SPECS = [
         reference=_reference_log_softmax,
         error_inputs=_errors("log_softmax"),
         doc="x - logsumexp(x) over `axis` (default the last), without overflow; an all -inf "
-        "slice gives -inf with a finite gradient.",
+        "slice gives -inf, and passes the cotangent through unchanged (PyTorch: nan).",
+        kinks=(Kink((np.full((1, 2), -np.inf),), (np.array([[1.0, 2.0]]),), g=np.array([[1.0, 2.0]])),),
     ),
     OpSpec(
         name="masked_softmax",

@@ -1,6 +1,6 @@
 """``var`` and ``std`` over ``axes``, with the array API's ``correction`` (NumPy's ``ddof``).
 
-var = sum((x - mean)²) / (N - correction); its VJP is 2(x - mean)/(N - correction) times
+var = sum((x - mean)²) / max(N - correction, 0); its VJP is 2(x - mean)/(N - correction) times
 the spread cotangent, written with ``reduce_mean`` so that the second derivative (where the
 mean's dependence on x no longer cancels) comes out right.
 """
@@ -36,8 +36,14 @@ def _var(x: np.ndarray, axes: Any = None, correction: Any = 0, keepdims: bool = 
     mean = np.divide(np.add.reduce(x, axis=axis, keepdims=True), count)
     centered = np.subtract(x, mean)
     total = np.add.reduce(np.multiply(centered, centered), axis=axis, keepdims=keep)
-    with np.errstate(divide="ignore", invalid="ignore"):  # N - correction <= 0: inf or nan, as IEEE says
-        return np.divide(total, x.dtype.type(count - correction))
+    with np.errstate(divide="ignore", invalid="ignore"):  # N - correction <= 0: inf or nan, as NumPy
+        return np.divide(total, x.dtype.type(_dof(count, correction)))
+
+
+def _dof(count: int, correction: Any) -> Any:
+    """The divisor N - correction, never below 0 (NumPy's max(N - ddof, 0)): a correction
+    above N gives inf (or nan for 0/0), not a negative variance."""
+    return max(count - correction, 0)
 
 
 def _std(x: np.ndarray, axes: Any = None, correction: Any = 0, keepdims: bool = False) -> np.ndarray:
@@ -47,7 +53,7 @@ def _std(x: np.ndarray, axes: Any = None, correction: Any = 0, keepdims: bool = 
 def _centered_scaled(s: Any, x: Any, axes: tuple[int, ...], correction: Any) -> Any:
     """(x - mean) / (N - correction), with the mean as a recorded op."""
     centered = s.sub(x, s.reduce_mean(x, axes, True))
-    return s.div(centered, count_of(x.shape, axes) - correction)
+    return s.div(centered, _dof(count_of(x.shape, axes), correction))
 
 
 def _var_rule(s: Any, g: Any, out: Any, x: Any, axes: Any, correction: Any, keepdims: bool) -> Any:
@@ -56,9 +62,13 @@ def _var_rule(s: Any, g: Any, out: Any, x: Any, axes: Any, correction: Any, keep
 
 
 def _std_rule(s: Any, g: Any, out: Any, x: Any, axes: Any, correction: Any, keepdims: bool) -> Any:
-    # d std = d var / (2 std)
+    # d std = d var / (2 std), and 0 where std = 0 (also where it underflows to 0), as
+    # PyTorch's std_backward masks it; the division is by a safe 1 there, so that no
+    # inf or nan reaches a second derivative either.
     axes = normalize_axes(axes, x.ndim, "std")
-    return s.mul(spread(s, s.div(g, out), x, axes, keepdims), _centered_scaled(s, x, axes, correction))
+    zero = s.compare(out, 0, "eq")
+    share = s.where_select(zero, 0.0, s.div(g, s.where_select(zero, 1.0, out)))
+    return s.mul(spread(s, share, x, axes, keepdims), _centered_scaled(s, x, axes, correction))
 
 
 def _samples(spread_apart: bool) -> Callable[[], Any]:
@@ -128,17 +138,17 @@ SPECS = [
         _var,
         _var_rule,
         "Variance over `axes`: sum((x - mean)**2) / (N - correction) (correction = NumPy's ddof; "
-        "integers give float64; N - correction <= 0 gives inf or nan).",
+        "integers give float64; N - correction <= 0 gives inf or nan, as NumPy).",
         residuals=("x",),
     ),
     _statistic(
         "std",
         _std,
         _std_rule,
-        "Standard deviation over `axes`, sqrt(var(x, axes, correction)). Convention: where all "
-        "elements of a slice are equal (std = 0) the gradient is nan, as in PyTorch.",
+        "Standard deviation over `axes`, sqrt(var(x, axes, correction)). Convention (PyTorch's): "
+        "where std = 0 (all elements of a slice equal, or std underflows) the gradient is 0.",
         residuals=("x", "out"),
-        kinks=(Kink((np.ones(3),), (np.full(3, np.nan),)),),
+        kinks=(Kink((np.ones(3),), (np.zeros(3),)), Kink((np.array([1e-200, 2e-200, 3e-200]),), (np.zeros(3),))),
     ),
 ]
 

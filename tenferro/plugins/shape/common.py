@@ -36,7 +36,8 @@ def axis_list(axes: Any, ndim: int, op: str, name: str = "axis") -> tuple[int, .
         items = tuple(items)
     except TypeError:
         raise AxisError(f"{op}: {name} must be an int or a tuple of ints, got {axes!r}") from None
-    result = tuple(axis_index(a, ndim, op, name) for a in items)
+    each = "axis" if name == "axes" else name  # one entry of "axes" is an axis
+    result = tuple(axis_index(a, ndim, op, each) for a in items)
     if len(set(result)) != len(result):
         raise AxisError(f"{op}: {name} {axes!r} names the same axis twice (a tensor with {ndim} dims)")
     return result

@@ -145,7 +145,9 @@ STACK = OpSpec(
 # -- split / unstack -----------------------------------------------------------------------------
 def _split_points(size: int, sections: Any, op: str = "split") -> list[int]:
     """Where ``split`` cuts an axis of ``size``: ``sections`` equal parts (an int that
-    divides it) or the sorted cut points given (NumPy's indices_or_sections)."""
+    divides it) or the cut points given (NumPy's indices_or_sections). Cut points are read
+    as NumPy's slice bounds (a negative point counts from the end, and points clip to
+    [0, size]) and must then be non-decreasing, so that the pieces tile the axis."""
     if is_int(sections):
         if sections <= 0 or size % sections:
             raise ShapeMismatch(
@@ -160,7 +162,13 @@ def _split_points(size: int, sections: Any, op: str = "split") -> list[int]:
         points = None
     if points is None or len(points) != len(sections):
         raise ArgumentError(f"{op}: indices_or_sections must be an int or a tuple of ints, got {sections!r}")
-    return points
+    cuts = [min(max(p + size if p < 0 else p, 0), size) for p in points]
+    if any(b < a for a, b in zip(cuts, cuts[1:])):
+        raise ArgumentError(
+            f"{op}: the cut points {tuple(points)} must be in increasing order along an axis of size "
+            f"{size} (they read as {tuple(cuts)}); sort them"
+        )
+    return cuts
 
 
 def _zeros_like(s: Any, like: Any) -> Any:
@@ -205,9 +213,11 @@ SPLIT = OpSpec(
         ErrorInput((np.zeros((2, 5)),), {"indices_or_sections": 2, "axis": 1}, ShapeMismatch, "size 5 does not split"),
         ErrorInput((np.zeros((2, 5)),), {"indices_or_sections": 2, "axis": 2}, AxisError, "out of range"),
         ErrorInput((np.zeros(4),), {"indices_or_sections": (1.5,)}, ArgumentError, "an int or a tuple of ints"),
+        ErrorInput((np.zeros((2, 3)),), {"indices_or_sections": (2, 1), "axis": 1}, ArgumentError, "increasing"),
     ],
     doc="x cut along `axis` into a tuple of read-only views: `indices_or_sections` equal parts (an int "
-    "that divides the axis) or at the sorted cut points given, as NumPy's split.",
+    "that divides the axis) or at the cut points given (non-decreasing; negative ones count from the end), "
+    "as NumPy's split.",
 )
 UNSTACK = OpSpec(
     name="unstack",

@@ -80,7 +80,7 @@ def _permuter(name: str, axes_default: Any) -> OpSpec:
 
     errors = [
         ErrorInput((_X,), {"axes": (0,)}, AxisError, "has 1 entries for a tensor with 2 dims"),
-        ErrorInput((_X,), {"axes": (0, 2)}, AxisError, "axes 2 is out of range for a tensor with 2 dims"),
+        ErrorInput((_X,), {"axes": (0, 2)}, AxisError, f"{name}: axis 2 is out of range for a tensor with 2 dims"),
         ErrorInput((_X,), {"axes": (1, 1)}, AxisError, "names the same axis twice"),
     ]
     reverses = " (None, the default, reverses them as NumPy does)" if axes_default is None else ""
