@@ -125,6 +125,81 @@ def test_einsum_second_derivative_of_a_quadratic_form(rt):
     np.testing.assert_allclose(np.asarray(h), (a0 + a0.T) @ np.arange(4.0), rtol=1e-13)
 
 
+# -- an output that repeats a label: a diagonal embedding (issue 10) -----------------------------
+def _embedded(base, out):
+    """A NumPy construction of ``out``'s (letters only) diagonal embedding of ``base``, whose
+    axes are ``out``'s labels once each, in order of first appearance."""
+    unique = "".join(dict.fromkeys(out))
+    result = np.zeros([base.shape[unique.index(c)] for c in out], base.dtype)
+    for index in np.ndindex(base.shape):
+        result[tuple(index[unique.index(c)] for c in out)] = base[index]
+    return result
+
+
+@pytest.mark.parametrize(
+    "subscripts, shapes, unique",
+    [
+        ("i->ii", [(3,)], "i->i"),
+        ("i->iii", [(2,)], "i->i"),
+        ("ij->jii", [(2, 3)], "ij->ji"),
+        ("ij->iji", [(2, 3)], "ij->ij"),
+        ("ii->ii", [(3, 3)], "ii->i"),
+        ("ij,jk->kiki", [(2, 3), (3, 4)], "ij,jk->ki"),
+        ("i,j->ijji", [(2,), (3,)], "i,j->ij"),
+    ],
+)
+def test_einsum_output_repeating_a_label_is_the_diagonal_embedding(rt, subscripts, shapes, unique):
+    arrays = _arrays(*shapes)
+    out = rt.with_eager_session(lambda s: s.einsum([rt.constant_from(a) for a in arrays], subscripts))
+    expected = _embedded(np.einsum(unique, *arrays), subscripts.split("->")[1])
+    np.testing.assert_allclose(np.asarray(out), expected, rtol=1e-13, atol=1e-13)
+    if subscripts == "i->ii":
+        np.testing.assert_array_equal(np.asarray(out), np.diag(arrays[0]))
+
+
+def test_einsum_diagonal_embedding_matches_torch_diag_embed_with_ellipsis_and_gradient(rt):
+    _agree_with_torch(rt, lambda s, x: s.einsum([x], "...i->...ii"), lambda x: torch.diag_embed(x), _arrays((2, 3, 4)))
+    _agree_with_torch(rt, lambda s, x: s.einsum([x], "i->ii"), lambda x: torch.diag_embed(x), _arrays((5,)))
+
+
+def test_einsum_diagonal_embedding_gradient_is_the_cotangents_diagonal(rt):
+    (x0,) = _arrays((2, 3))
+    x = rt.variable_from(x0)
+    c = RNG.standard_normal((3, 2, 2))
+    (g,) = rt.grad(
+        rt.with_eager_session(lambda s: s.reduce_sum(s.mul(s.einsum([x], "ij->jii"), rt.constant_from(c)), None)), [x]
+    )
+    np.testing.assert_allclose(np.asarray(g), np.einsum("jii->ij", c), rtol=1e-13)
+
+
+def test_einsum_diagonal_embedding_second_derivative_matches_torch(rt):
+    x0, a0, d = _arrays((4,), (4, 4), (4,))
+
+    def ours(s, x):  # sum(exp(diag(x) @ a @ diag(x)))
+        m = s.einsum([x], "i->ii")
+        return s.reduce_sum(s.exp(s.matmul(s.matmul(m, rt.constant_from(a0)), m)), None)
+
+    x = rt.variable_from(x0)
+    (g,) = rt.grad(rt.with_eager_session(lambda s: ours(s, x)), [x])
+    (h,) = rt.grad(rt.with_eager_session(lambda s: s.vecdot(g, rt.constant_from(d))), [x])
+    xt = torch.tensor(x0, requires_grad=True)
+    m = torch.diag_embed(xt)
+    (gt,) = torch.autograd.grad(torch.exp(m @ torch.tensor(a0) @ m).sum(), xt, create_graph=True)
+    (ht,) = torch.autograd.grad((gt * torch.tensor(d)).sum(), xt)
+    np.testing.assert_allclose(np.asarray(g), gt.detach().numpy(), rtol=1e-12)
+    np.testing.assert_allclose(np.asarray(h), ht.numpy(), rtol=1e-12)
+
+
+def test_einsum_diagonal_embedding_keeps_the_dtype_and_puts_inf_only_on_the_diagonal(rt):
+    for x in (np.arange(3), np.arange(3, dtype=np.float32)):
+        out = np.asarray(rt.with_eager_session(lambda s, x=x: s.einsum([rt.constant_from(x)], "i->ii")))
+        assert out.dtype == x.dtype
+        np.testing.assert_array_equal(out, np.diag(x))
+    x = np.array([np.inf, np.nan, 1.0])
+    out = np.asarray(rt.with_eager_session(lambda s: s.einsum([rt.constant_from(x)], "i->ii")))
+    np.testing.assert_array_equal(out, torch.diag_embed(torch.tensor(x)).numpy())  # zeros off the diagonal
+
+
 def test_einsum_contracts_pairwise_in_numpys_greedy_order():
     shapes = ((50, 2), (2, 60), (60, 3))  # left to right would make a 50x60 intermediate
     p = plans.plan("ij,jk,kl->il", shapes)

@@ -130,7 +130,7 @@ def test_eigh_gradient_of_a_matrix_function_matches_torch_first_and_second_order
     def ours(s, x):
         sym = s.mul(s.add(x, s.moveaxis(x, -1, -2)), 0.5)
         w, v = s.eigh(sym)
-        f = s.decomp_matmul(s.mul(v, s.expand_dims(s.exp(s.mul(w, 0.3)), -2)), s.moveaxis(v, -1, -2))
+        f = s.matmul(s.mul(v, s.expand_dims(s.exp(s.mul(w, 0.3)), -2)), s.moveaxis(v, -1, -2))
         loss = s.add(s.reduce_sum(s.mul(f, rt.constant_from(m))), s.reduce_sum(s.mul(w, rt.constant_from(c))))
         return loss
 
@@ -171,7 +171,7 @@ def test_svd_gradient_of_gauge_invariant_functions_matches_torch(rt, shape):
 
     def ours(s, x):
         u, sv, vh = s.svd(x)
-        rebuilt = s.decomp_matmul(s.mul(u, s.expand_dims(s.mul(sv, s.mul(sv, sv)), -2)), vh)  # U S³ Vh
+        rebuilt = s.matmul(s.mul(u, s.expand_dims(s.mul(sv, s.mul(sv, sv)), -2)), vh)  # U S³ Vh
         return s.add(s.reduce_sum(s.mul(rebuilt, rt.constant_from(m))), s.reduce_sum(s.mul(sv, rt.constant_from(c))))
 
     def theirs(x):
@@ -191,8 +191,8 @@ def test_svd_projector_gradient_matches_finite_differences(rt):
 
     def ours(s, x):
         u, _, vh = s.svd(x)
-        pu = s.decomp_matmul(u, s.moveaxis(u, -1, -2))
-        pv = s.decomp_matmul(s.slice(s.moveaxis(vh, -1, -2), (Ellipsis, slice(0, 1))), s.slice(vh, (slice(0, 1),)))
+        pu = s.matmul(u, s.moveaxis(u, -1, -2))
+        pv = s.matmul(s.slice(s.moveaxis(vh, -1, -2), (Ellipsis, slice(0, 1))), s.slice(vh, (slice(0, 1),)))
         return s.add(s.reduce_sum(s.mul(pu, rt.constant_from(m1))), s.reduce_sum(s.mul(pv, rt.constant_from(m2))))
 
     def numpy_loss(x):
@@ -323,11 +323,11 @@ def test_qr_of_a_rank_deficient_matrix_refuses_to_differentiate(rt):
 
 # -- errors -----------------------------------------------------------------------------------
 def test_errors_name_the_op_and_the_argument(rt):
-    from tenferro import ArgumentError, AxisError, ShapeMismatch
+    from tenferro import ArgumentError, ShapeMismatch
 
-    with pytest.raises(ShapeMismatch, match="eigh: argument 'a' must be square"):
+    with pytest.raises(ShapeMismatch, match=r"eigh: a has shape \[2, 3\]; its last two axes must be square"):
         _value(rt, lambda s, x: s.eigh(x), np.zeros((2, 3)))
-    with pytest.raises(AxisError, match="svd: argument 'a' must have at least 2 dims"):
+    with pytest.raises(ShapeMismatch, match=r"svd: a has shape \[3\]; it must be a matrix .*at least 2-D"):
         _value(rt, lambda s, x: s.svd(x), np.zeros(3))
     with pytest.raises(ArgumentError, match="matrix_norm: ord must be one of"):
         _value(rt, lambda s, x: s.matrix_norm(x, 3), np.zeros((2, 2)))

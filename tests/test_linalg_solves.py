@@ -195,7 +195,7 @@ def test_least_squares_via_solve_of_the_normal_equations(rt):
 
     def objective(s, a, y):
         at = s.moveaxis(a, -1, -2)
-        x = s.solve(s.linalg_matmul(at, a), s.squeeze(s.linalg_matmul(at, s.expand_dims(y, -1)), -1))
+        x = s.solve(s.matmul(at, a), s.squeeze(s.matmul(at, s.expand_dims(y, -1)), -1))
         return x, s.reduce_sum(s.square(x), None)
 
     a, y = rt.variable_from(a0), rt.variable_from(y0)

@@ -7,7 +7,9 @@ of derivative is an einsum too. With two operands that is one einsum per operand
 more, the pairs share their intermediates instead of each operand's cotangent
 contracting all the others again. A repeated label (``ii->i``) gets its cotangent put
 back on the diagonal by a product with a constant delta tensor, a summed label
-(``ij->i``) by one with a constant of ones; broadcast ellipsis axes are summed back.
+(``ij->i``) by one with a constant of ones; broadcast ellipsis axes are summed back. An
+output that repeats a label (``i->ii``, a diagonal embedding) takes the diagonal of its
+cotangent first (``ii->i``), an einsum too.
 """
 
 from __future__ import annotations
@@ -63,6 +65,8 @@ def _spread(s: Any, g: Any, have: str, term: str, sizes: dict[str, int]) -> Any:
 def einsum_vjp(s: Any, g: Any, inputs: tuple[Any, ...], out: Any, subscripts: str) -> list[Any]:
     p = plan(subscripts, tuple(_shape(x) for x in inputs))
     needs = [s.needs_grad(x) for x in inputs]
+    if p.embed is not None:  # the output was embedded on diagonals: their cotangent is g's diagonal
+        g = s.einsum([g], f"{p.embed}->{p.out}")
     # the working list of the forward: (tensor, labels, which inputs it depends on)
     current: list[tuple[Any, str, frozenset[int]]] = []
     for k, (x, prep) in enumerate(zip(inputs, p.preps)):
@@ -126,13 +130,34 @@ def _errors() -> list[ErrorInput]:
         ErrorInput((a, b), {"subscripts": "ij->ij"}, ArgumentError, "name 1 operands, but 2 were given"),
         ErrorInput((a,), {"subscripts": "ijk->i"}, ShapeMismatch, "operands[0] has 2 dims"),
         ErrorInput((a,), {"subscripts": "ij->ik"}, ArgumentError, "output label 'k'"),
-        ErrorInput((a,), {"subscripts": "ij->ii"}, ArgumentError, "repeats a label"),
         ErrorInput((a,), {"subscripts": "i2->i"}, ArgumentError, "subscripts are letters"),
         ErrorInput((np.zeros((2, 3, 4)),), {"subscripts": "...i->i"}, ArgumentError, "no '...'"),
         ErrorInput(
             (np.zeros((2, 3)), np.zeros((4, 3))), {"subscripts": "...i,...i"}, ShapeMismatch, "do not broadcast"
         ),
     ]
+
+
+def _reference(operands: list[Any], subscripts: str) -> Any:
+    """NumPy's einsum; for an output that repeats a label, NumPy's einsum of the output
+    without the repeats, copied entry by entry onto the diagonals of a zero array."""
+    arrays = [np.asarray(x) for x in operands]
+    lhs, _, rhs = subscripts.replace(" ", "").partition("->")
+    tokens = rhs.replace("...", ".")
+    if len(set(tokens)) == len(tokens):
+        return np.einsum(subscripts, *arrays)
+    unique = "".join(dict.fromkeys(tokens))
+    base = np.einsum(f"{lhs}->{unique.replace('.', '...')}", *arrays)
+    dots = base.ndim - len(unique) + ("." in unique)
+    axis_of, k = {}, 0
+    for c in unique:
+        axis_of[c] = list(range(k, k + dots)) if c == "." else [k]
+        k += dots if c == "." else 1
+    mapping = [m for c in tokens for m in axis_of[c]]  # the base axis of each output axis
+    out = np.zeros([base.shape[m] for m in mapping], base.dtype)
+    for index in np.ndindex(base.shape):
+        out[tuple(index[m] for m in mapping)] = base[index]
+    return out
 
 
 EINSUM = OpSpec(
@@ -146,10 +171,11 @@ EINSUM = OpSpec(
     residuals=("operands", "out"),  # out: its intermediates are kept while it lives (plans.run)
     accepts="fiu",
     sample=_sample,
-    reference=lambda operands, subscripts: np.einsum(subscripts, *[np.asarray(x) for x in operands]),
+    reference=_reference,
     error_inputs=_errors,
     doc="Einstein summation over a list of tensors, as NumPy's einsum (explicit or implicit output, "
-    "'...', repeated labels such as 'ii->i'), contracted pairwise in the order of NumPy's greedy path.",
+    "'...', repeated labels such as 'ii->i'), contracted pairwise in the order of NumPy's greedy path; "
+    "an output that repeats a label ('i->ii', not NumPy's) is a diagonal embedding, zeros elsewhere.",
 )
 
 SPECS = [EINSUM]

@@ -8,6 +8,10 @@ pair with the labels its result keeps. :func:`pair` contracts two arrays with on
 product (batch, free and contracted labels transposed and reshaped into a ``matmul``), the
 same BLAS call NumPy's and PyTorch's einsum make.
 
+An output that repeats a label (``i->ii``, which NumPy rejects) is the diagonal
+embedding of the output without the repeats: the plan computes that (``i->i``), then
+:func:`embed` places it on the diagonals (zeros elsewhere, as torch.diag_embed).
+
 Labels are letters (``a-zA-Z``, as NumPy); the axes of an ellipsis get letters the
 subscripts do not use. Named labels must agree in size across operands (an error names
 both operands and the axes); ellipsis axes broadcast as NumPy's do.
@@ -15,6 +19,7 @@ both operands and the axes); ellipsis axes broadcast as NumPy's do.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import string
 import threading
@@ -60,6 +65,7 @@ class Plan:
     preps: tuple[Prep | None, ...]
     steps: tuple[Step, ...]
     final: str | None  # a last one-operand einsum (a transpose), or None
+    embed: str | None = None  # the output with repeated labels, when it has them (``out`` is without)
 
 
 def _split_term(term: str, op: str, where: str) -> tuple[str, bool]:
@@ -115,8 +121,6 @@ def plan(subscripts: str, shapes: tuple[tuple[int, ...], ...], op: str = "einsum
         for char in out_letters.replace(".", ""):
             if char not in lhs:
                 raise ArgumentError(f"{op}: output label {char!r} of {subscripts!r} is in no operand's subscripts")
-        if len(set(out)) != len(out):
-            raise ArgumentError(f"{op}: the output of {subscripts!r} repeats a label; each may appear once")
         if ellipsis_ndim and not out_dots:
             raise ArgumentError(
                 f"{op}: the operands of {subscripts!r} have ellipsis dims, but the output has no '...'; "
@@ -126,7 +130,9 @@ def plan(subscripts: str, shapes: tuple[tuple[int, ...], ...], op: str = "einsum
         counts = {c: lhs.count(c) for c in set(lhs) if c in LETTERS}
         out = dots + "".join(c for c in LETTERS if counts.get(c) == 1)
     sizes = _sizes(terms, shapes, dots, op)
-    return _planned(tuple(terms), out, sizes, shapes)
+    unique = "".join(dict.fromkeys(out))
+    p = _planned(tuple(terms), unique, sizes, shapes)
+    return p if unique == out else dataclasses.replace(p, embed=out)
 
 
 def _sizes(terms: list[str], shapes: tuple[tuple[int, ...], ...], dots: str, op: str) -> dict[str, int]:
@@ -207,6 +213,30 @@ def _path(labels: list[str], out: str, sizes: dict[str, int]) -> list[tuple[int,
 
 
 # -- running a plan ------------------------------------------------------------------------------
+@functools.lru_cache(maxsize=256)
+def _embedding(out: str) -> tuple[tuple[int, ...], tuple[tuple[int, int], ...]]:
+    """For an output ``out`` with repeated labels: the axes :func:`embed` inserts (each
+    repeat of a label after its first) and the pairs of axes (first, repeat) whose indices
+    must agree."""
+    first = {c: out.index(c) for c in out}
+    inserted = tuple(k for k, c in enumerate(out) if first[c] != k)
+    return inserted, tuple((first[out[k]], k) for k in inserted)
+
+
+def embed(x: Any, have: str, out: str, sizes: dict[str, int]) -> Any:
+    """``x`` (labels ``have``: ``out``'s, once each, in order of first appearance) on the
+    diagonals of ``out``'s repeated labels, zeros elsewhere (``i->ii``: diag(x)). A select,
+    not a product with a delta tensor, so an inf or nan stays on its diagonal; the mask is
+    made with ``like=x`` (another engine's array stays in its engine)."""
+    inserted, pairs = _embedding(out)
+    mask = None
+    for i, k in pairs:
+        n = sizes[out[k]]
+        eye = np.reshape(np.eye(n, dtype=bool, like=x), [n if m in (i, k) else 1 for m in range(len(out))])
+        mask = eye if mask is None else np.logical_and(mask, eye)
+    return np.where(mask, np.expand_dims(x, inserted), 0)
+
+
 @functools.lru_cache(maxsize=4096)
 def _recipe(subscripts: str, xshape: tuple[int, ...], yshape: tuple[int, ...]) -> tuple[Any, ...]:
     """How :func:`pair` contracts ``subscripts`` (two operands of unique labels)."""
@@ -358,6 +388,8 @@ def run(p: Plan, operands: list[Any]) -> Any:
     if p.final is not None:
         reused = _reused(p.final, (result,))
         result, fresh[0] = (np.einsum(p.final, result), fresh[0]) if reused is None else (reused, True)
+    if p.embed is not None:
+        result, fresh[0] = embed(result, p.out, p.embed, p.sizes), True
     if not fresh[0]:  # a transpose, diagonal or reshape of an input: a view of it
         result = np.copy(result)
     if keys:

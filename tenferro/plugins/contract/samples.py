@@ -15,7 +15,8 @@ Draw = Callable[[Any], Any]
 SIDES = st.integers(1, 3)
 
 #: einsum subscripts the samples draw from: pairs, chains, batches, outer and Hadamard
-#: products, implicit outputs, ellipses, diagonals, traces, sums and transposes.
+#: products, implicit outputs, ellipses, diagonals, traces, sums, transposes and outputs
+#: that repeat a label (diagonal embeddings).
 EINSUM_CASES = [
     "ij,jk->ik",
     "ij,jk",
@@ -38,6 +39,11 @@ EINSUM_CASES = [
     "...i,...i->...",
     "i...,i->...",
     ",i->i",
+    "i->ii",
+    "ij->jii",
+    "ij,jk->kiki",
+    "ii->ii",
+    "...i->...ii",
 ]
 
 

@@ -1,6 +1,6 @@
 """Plugin ``linalg``: linear algebra with derivatives, batched over leading axes as NumPy
 is. Solves and inverses in :mod:`.solves`; decompositions and norms in
-:mod:`.decompositions`."""
+:mod:`.decompositions`; what they share in :mod:`.batching`."""
 
 from tenferro.extend import PluginRegistrar, hookimpl
 
@@ -9,6 +9,7 @@ from . import decompositions, solves
 
 @hookimpl
 def tenferro_register_ops(registrar: PluginRegistrar) -> None:
-    registrar.requires("elementwise", "reduce", "shape")  # the VJPs: mul/add/..., reduce_sum, moveaxis/tril/...
+    # the VJPs: contract's matmul, elementwise's mul/add/..., reduce_sum, shape's moveaxis/tril/...
+    registrar.requires("contract", "elementwise", "reduce", "shape")
     for spec in (*solves.SPECS, *decompositions.SPECS):
         registrar.add(spec)

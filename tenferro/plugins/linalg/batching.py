@@ -1,8 +1,9 @@
 """What the linalg family's ops share: batching over leading axes as NumPy's linalg does,
-the family's errors (:class:`SingularMatrix`, :class:`NotPositiveDefinite`), the
-family-internal batched matrix product ``linalg_matmul`` its VJPs are written with (the
-``contract`` family's ``matmul`` is written in parallel; this one is all the rules need),
-and the sample strategies of well-conditioned matrices.
+the family's errors (:class:`SingularMatrix`, :class:`NotPositiveDefinite`), the shape
+checks of a matrix argument and a right-hand side, and the helpers the VJP rules are
+written with (the matrix product is the ``contract`` family's ``matmul``; transposes and
+diagonals come from ``shape`` and ``elementwise`` ops). The sample strategies are in
+:mod:`.samples` (hypothesis is a test-only dependency).
 
 Every matrix argument is ``(..., M, N)``: the last two axes are the matrix, the leading ones
 a batch that broadcasts between operands (NumPy's rules).
@@ -15,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from tenferro.extend import ArgumentError, ErrorInput, OpSpec, SampleInput, ShapeMismatch, broadcastable, unbroadcast
+from tenferro.extend import ArgumentError, ShapeMismatch, broadcastable
 
 
 # -- errors --------------------------------------------------------------------------------------
@@ -46,9 +47,9 @@ def singular_error(op: str, a: Any, arg: str = "a", hint: str = "") -> SingularM
     return SingularMatrix(f"{where} is a singular matrix{hint}")
 
 
-def matrix_shape(op: str, arg: str, x: Any, square: bool = False) -> tuple[int, int]:
-    """The (rows, columns) of a matrix argument; ShapeMismatch unless it has at least two
-    dims (and is square, with ``square``)."""
+def check_matrix(op: str, arg: str, x: Any, square: bool = False) -> tuple[int, int]:
+    """The (rows, columns) of a matrix argument (its last two axes); ShapeMismatch unless it
+    has at least two dims (and is square, with ``square``)."""
     shape = np.shape(x)
     if len(shape) < 2:
         raise ShapeMismatch(f"{op}: {arg} has shape {list(shape)}; it must be a matrix (..., M, N), at least 2-D")
@@ -76,15 +77,10 @@ def check_rhs(op: str, a: Any, b: Any, rows: int) -> None:
         raise ShapeMismatch(f"{op}: a has shape {sa} and b has shape {sb}; their batch axes do not broadcast")
 
 
-# -- the helpers rules are written with ------------------------------------------------------------
-def mT(s: Any, x: Any) -> Any:
+# -- the helpers rules are written with (session ops) ------------------------------------------
+def mT(s: Any, x: Any) -> Any:  # noqa: N802 (the array API's name for the matrix transpose)
     """The matrix transpose of x (..., M, N) -> (..., N, M) (a view, with shape's moveaxis)."""
     return s.moveaxis(x, -1, -2)
-
-
-def mm(s: Any, a: Any, b: Any) -> Any:
-    """The batched matrix product of two (..., M, N) tensors (the family's linalg_matmul)."""
-    return s.linalg_matmul(a, b)
 
 
 def column(s: Any, v: Any) -> Any:
@@ -97,100 +93,36 @@ def scale_matrices(s: Any, g: Any, m: Any) -> Any:
     return s.mul(s.expand_dims(g, (-2, -1)) if g.ndim else g, m)
 
 
-# -- linalg_matmul --------------------------------------------------------------------------------
-def _matmul(a: Any, b: Any) -> Any:
-    matrix_shape("linalg_matmul", "a", a)
-    matrix_shape("linalg_matmul", "b", b)
-    if np.shape(a)[-1] != np.shape(b)[-2]:
-        raise ShapeMismatch(
-            f"linalg_matmul: a has shape {list(np.shape(a))} and b has shape {list(np.shape(b))}; a's last axis "
-            f"must match b's second-to-last (the contracted axis)"
-        )
-    if not broadcastable([np.shape(a)[:-2], np.shape(b)[:-2]]):
-        raise ShapeMismatch(
-            f"linalg_matmul: a has shape {list(np.shape(a))} and b has shape {list(np.shape(b))}; their batch "
-            f"axes do not broadcast"
-        )
-    return np.matmul(a, b)
+def scale_columns(s: Any, x: Any, d: Any) -> Any:
+    """x @ diag(d)."""
+    return s.mul(x, s.expand_dims(d, -2))
 
 
-def _matmul_sample() -> Any:
-    from hypothesis import strategies as st
-
-    from tenferro.testing.strategies import floats_array
-
-    @st.composite
-    def sample(draw: Any) -> SampleInput:
-        m, k, n = (draw(st.integers(1, 3)) for _ in range(3))
-        batch_a, batch_b = draw(st.sampled_from([((), ()), ((2,), (2,)), ((2,), ()), ((1,), (3,)), ((2, 1), (2,))]))
-        return SampleInput((draw(floats_array((*batch_a, m, k))), draw(floats_array((*batch_b, k, n)))))
-
-    return sample()
+def scale_rows(s: Any, d: Any, x: Any) -> Any:
+    """diag(d) @ x."""
+    return s.mul(s.expand_dims(d, -1), x)
 
 
-LINALG_MATMUL = OpSpec(
-    name="linalg_matmul",
-    internal=True,
-    inputs=("a", "b"),
-    forward=_matmul,
-    vjps=(
-        lambda s, g, out, a, b: mm(s, g, mT(s, b)),
-        lambda s, g, out, a, b: mm(s, mT(s, a), g),
-    ),
-    unbroadcast=unbroadcast,
-    multilinear=True,
-    accepts="f",
-    sample=_matmul_sample,
-    reference=lambda a, b: np.einsum("...ij,...jk->...ik", a, b),
-    error_inputs=lambda: [
-        ErrorInput(
-            (np.zeros((2, 3)), np.zeros((2, 3))), {}, ShapeMismatch, "a has shape [2, 3] and b has shape [2, 3]"
-        ),
-        ErrorInput((np.zeros(3), np.zeros((3, 3))), {}, ShapeMismatch, "at least 2-D"),
-        ErrorInput((np.zeros((2, 2, 2)), np.zeros((3, 2, 2))), {}, ShapeMismatch, "batch axes do not broadcast"),
-    ],
-    doc="Batched matrix product of (..., M, K) and (..., K, N), batch axes broadcasting: what the linalg "
-    "family's VJPs are written with.",
-)
+def constant(s: Any, array: Any) -> Any:
+    return s.runtime.constant_from(np.asarray(array))
 
 
-# -- samples: well-conditioned matrices -----------------------------------------------------------
-def orthogonal(draw: Any, n: int, batch: tuple[int, ...]) -> np.ndarray:
-    """A (batch..., n, n) stack of orthogonal matrices (Q of a drawn matrix's QR)."""
-    from tenferro.testing.strategies import floats_array
-
-    return np.linalg.qr(draw(floats_array((*batch, n, n), -1.0, 1.0)) + 2.0 * np.eye(n)).Q
+def eye(s: Any, n: int, dtype: Any) -> Any:
+    return constant(s, np.eye(n, dtype=dtype))
 
 
-def conditioned(draw: Any, n: int, batch: tuple[int, ...] = (), kind: str = "general", m: int | None = None) -> Any:
-    """A stack of well-conditioned matrices: Q diag(d) Rᵀ with Q, R orthogonal and |d| in
-    [1, 3] (``kind="general"``, d's signs drawn too), Q diag(d) Qᵀ with d in [1, 3]
-    (``"spd"``), or an (m, n) matrix of full rank with singular values in [1, 3]
-    (``"rect"``)."""
-    from tenferro.testing.strategies import floats_array
-
-    rows = n if m is None else m
-    k = min(rows, n)
-    d = draw(floats_array((*batch, k), 1.0, 3.0))
-    if kind == "general":
-        d = d * np.where(draw(floats_array((*batch, k), -1.0, 1.0)) < 0, -1.0, 1.0)
-    q = orthogonal(draw, rows, batch)[..., :k]
-    r = q if kind == "spd" else orthogonal(draw, n, batch)[..., :k]
-    a = np.einsum("...ik,...k,...jk->...ij", q, d, r)
-    if kind == "spd":
-        a = (a + np.swapaxes(a, -1, -2)) / 2
-    return a
+def diag_embed(s: Any, d: Any) -> Any:
+    """The diagonal matrices with diagonal d (its last axis)."""
+    return s.mul(s.expand_dims(d, -1), eye(s, d.shape[-1], d.dtype))
 
 
-def matrix_sample(make: Callable[[Any], SampleInput]) -> Callable[[], Any]:
-    """A spec's ``sample``: the hypothesis strategy that calls ``make(draw)``."""
+def lazy(name: str, **kwargs: Any) -> Callable[[], Any]:
+    """A spec's ``sample``: ``samples.<name>(**kwargs)``, imported when samples are drawn
+    (hypothesis is a test-only dependency)."""
 
-    def strategy() -> Any:
-        from hypothesis import strategies as st
+    def make() -> Any:
+        from . import samples
 
-        return st.composite(lambda draw: make(draw))()
+        return getattr(samples, name)(**kwargs)
 
-    return strategy
-
-
-BATCHES: tuple[tuple[int, ...], ...] = ((), (2,), (1, 2))
+    return make

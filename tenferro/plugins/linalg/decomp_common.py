@@ -1,93 +1,18 @@
-"""What the decompositions share: the internal ops their rules are written with
-(``decomp_matmul``, a batched matrix product, and ``decomp_triu_inv``, the inverse of an
-upper-triangular matrix, each with its own VJP so second order works), the rule-side
-helpers built on session ops, the sign gauges of the kernels and the check that refuses
-to differentiate eigenvectors (singular vectors) at a (nearly) degenerate spectrum.
-
-The contract family's ``matmul`` is written in parallel; ``decomp_matmul`` keeps this
-family independent of it (the lead may switch the rules to ``matmul`` later: it is one
-function, :func:`mm`).
+"""What the decompositions share beyond :mod:`.batching`: the internal op
+``decomp_triu_inv`` (the inverse of an upper-triangular matrix, qr's rule, with its own VJP
+so second order works), the sign gauges of the kernels, and the check that refuses to
+differentiate eigenvectors (singular vectors) at a (nearly) degenerate spectrum.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from tenferro.extend import (
-    AxisError,
-    ErrorInput,
-    NotDifferentiable,
-    OpSpec,
-    ShapeMismatch,
-    explain_broadcast,
-    unbroadcast,
-)
+from tenferro.extend import ErrorInput, NotDifferentiable, OpSpec, ShapeMismatch
 
-
-def lazy(name: str, **kwargs: Any) -> Callable[[], Any]:
-    """A sample factory: ``decomp_samples.<name>(**kwargs)``, imported when samples are drawn
-    (hypothesis is a test-only dependency)."""
-
-    def make() -> Any:
-        from . import decomp_samples
-
-        return getattr(decomp_samples, name)(**kwargs)
-
-    return make
-
-
-def check_matrix(x: Any, op: str, arg: str = "a", square: bool = False) -> tuple[int, int]:
-    """The (rows, cols) of the matrices in ``x`` (its last two axes), or the error saying why
-    ``x`` is not a stack of (square) matrices."""
-    shape = np.shape(x)
-    if len(shape) < 2:
-        raise AxisError(
-            f"{op}: argument {arg!r} must have at least 2 dims (a matrix, or a stack of them over "
-            f"leading axes), got shape {list(shape)}"
-        )
-    m, n = shape[-2:]
-    if square and m != n:
-        raise ShapeMismatch(
-            f"{op}: argument {arg!r} must be square in its last two axes, got shape {list(shape)} ({m}x{n})"
-        )
-    return m, n
-
-
-# -- session-side helpers ---------------------------------------------------------------------
-def mm(s: Any, a: Any, b: Any) -> Any:
-    """The batched matrix product a @ b (the rules' one matrix product)."""
-    return s.decomp_matmul(a, b)
-
-
-def mT(s: Any, x: Any) -> Any:  # noqa: N802 (the array API's name for the matrix transpose)
-    """x with its last two axes swapped."""
-    return s.moveaxis(x, -1, -2)
-
-
-def constant(s: Any, array: Any) -> Any:
-    return s.runtime.constant_from(np.asarray(array))
-
-
-def eye(s: Any, n: int, dtype: Any) -> Any:
-    return constant(s, np.eye(n, dtype=dtype))
-
-
-def diag_embed(s: Any, d: Any) -> Any:
-    """The diagonal matrices with diagonal d (its last axis)."""
-    return s.mul(s.expand_dims(d, -1), eye(s, d.shape[-1], d.dtype))
-
-
-def scale_columns(s: Any, x: Any, d: Any) -> Any:
-    """x @ diag(d)."""
-    return s.mul(x, s.expand_dims(d, -2))
-
-
-def scale_rows(s: Any, d: Any, x: Any) -> Any:
-    """diag(d) @ x."""
-    return s.mul(s.expand_dims(d, -1), x)
+from .batching import check_matrix, constant, eye, lazy, mT
 
 
 def inverse_gaps(s: Any, w: Any) -> Any:
@@ -160,50 +85,15 @@ def column_signs(v: Any) -> Any:
     return np.where(np.less(pivot, 0), np.negative(one), one)
 
 
-# -- decomp_matmul ---------------------------------------------------------------------------
-def _matmul(a: Any, b: Any) -> Any:
-    check_matrix(a, "decomp_matmul", "a")
-    check_matrix(b, "decomp_matmul", "b")
-    if np.shape(a)[-1] != np.shape(b)[-2]:
-        raise ShapeMismatch(
-            f"decomp_matmul: a has shape {list(np.shape(a))} and b {list(np.shape(b))}; "
-            f"a's last axis ({np.shape(a)[-1]}) must match b's second-to-last ({np.shape(b)[-2]})"
-        )
-    return np.matmul(a, b)
-
-
-DECOMP_MATMUL = OpSpec(
-    name="decomp_matmul",
-    inputs=("a", "b"),
-    forward=_matmul,
-    vjps=(
-        lambda s, g, out, a, b: mm(s, g, mT(s, b)),
-        lambda s, g, out, a, b: mm(s, mT(s, a), g),
-    ),
-    unbroadcast=unbroadcast,
-    multilinear=True,
-    accepts="f",
-    explain=explain_broadcast("decomp_matmul", ("a", "b")),
-    sample=lazy("matmul_pair"),
-    reference=lambda a, b: np.einsum("...ij,...jk->...ik", a, b),
-    error_inputs=lambda: [
-        ErrorInput((np.zeros((2, 3)), np.zeros((2, 3))), {}, ShapeMismatch, "must match"),
-        ErrorInput((np.zeros(3), np.zeros((3, 3))), {}, AxisError, "at least 2 dims"),
-    ],
-    internal=True,
-    doc="a @ b for stacks of matrices (batch axes broadcast); the linalg rules' matrix product.",
-)
-
-
 # -- decomp_triu_inv -------------------------------------------------------------------------
 def _triu_inv(r: Any) -> Any:
-    check_matrix(r, "decomp_triu_inv", "r", square=True)
+    check_matrix("decomp_triu_inv", "r", r, square=True)
     return np.triu(np.linalg.inv(np.triu(r)))
 
 
 def _triu_inv_rule(s: Any, g: Any, out: Any, r: Any) -> Any:
     # X = R^-1: dX = -X dR X, so R's cotangent is -X^T g X^T, on the triangle that is read
-    return s.neg(s.triu(mm(s, mT(s, out), mm(s, g, mT(s, out)))))
+    return s.neg(s.triu(s.matmul(mT(s, out), s.matmul(g, mT(s, out)))))
 
 
 DECOMP_TRIU_INV = OpSpec(
@@ -220,4 +110,4 @@ DECOMP_TRIU_INV = OpSpec(
     doc="The inverse of the upper triangle of r (the strict lower part is not read); qr's rule.",
 )
 
-SPECS = [DECOMP_MATMUL, DECOMP_TRIU_INV]
+SPECS = [DECOMP_TRIU_INV]

@@ -40,22 +40,8 @@ from tenferro.extend import (
 )
 
 from . import decomp_common
-from .decomp_common import (
-    check_matrix,
-    column_signs,
-    constant,
-    diag_embed,
-    fold_triangle,
-    inverse_gaps,
-    lazy,
-    mm,
-    mT,
-    refuse_degenerate,
-    scale_columns,
-    scale_rows,
-    used_columns,
-    values,
-)
+from .batching import check_matrix, constant, diag_embed, lazy, mT, scale_columns, scale_rows
+from .decomp_common import column_signs, fold_triangle, inverse_gaps, refuse_degenerate, used_columns, values
 
 _SQUARE = np.array([[2.0, 1.0], [1.0, 3.0]])
 
@@ -70,7 +56,7 @@ def _check_uplo(op: str, UPLO: Any) -> bool:  # noqa: N803 (NumPy's name)
 # -- eigh / eigvalsh -------------------------------------------------------------------------
 def _eigh(a: Any, UPLO: str = "L") -> tuple[Any, Any]:  # noqa: N803
     _check_uplo("eigh", UPLO)
-    check_matrix(a, "eigh", square=True)
+    check_matrix("eigh", "a", a, square=True)
     w, v = np.linalg.eigh(a, UPLO=UPLO)
     if np.shape(v)[-1] == 0:
         return w, v
@@ -87,12 +73,12 @@ def _eigh_rule(s: Any, g: Any, out: Any, a: Any, UPLO: str) -> Any:  # noqa: N80
             "eigenvalues",
             "differentiate a function of the eigenvalues only (eigvalsh), or move the eigenvalues apart",
         )
-        inner = s.mul(inverse_gaps(s, w), mm(s, mT(s, v), gv))  # F ∘ (Vᵀ gV)
+        inner = s.mul(inverse_gaps(s, w), s.matmul(mT(s, v), gv))  # F ∘ (Vᵀ gV)
         if gw is not None:
             inner = s.add(inner, diag_embed(s, gw))
-        full = mm(s, v, mm(s, inner, mT(s, v)))
+        full = s.matmul(v, s.matmul(inner, mT(s, v)))
     else:
-        full = mm(s, scale_columns(s, v, gw), mT(s, v))  # V diag(gw) Vᵀ
+        full = s.matmul(scale_columns(s, v, gw), mT(s, v))  # V diag(gw) Vᵀ
     return fold_triangle(s, full, UPLO == "U")
 
 
@@ -110,7 +96,7 @@ def _eigh_reference(a: Any, UPLO: str = "L") -> tuple[np.ndarray, np.ndarray]:  
 
 
 def _matrix_errors(op: str, square: bool = True) -> list[ErrorInput]:
-    errors = [ErrorInput((np.zeros(3),), {}, AxisError, "at least 2 dims")]
+    errors = [ErrorInput((np.zeros(3),), {}, ShapeMismatch, "at least 2-D")]
     if square:
         errors.append(ErrorInput((np.zeros((2, 3)),), {}, ShapeMismatch, "must be square"))
     return errors
@@ -140,13 +126,13 @@ EIGH = OpSpec(
 
 def _eigvalsh(a: Any, UPLO: str = "L") -> Any:  # noqa: N803
     _check_uplo("eigvalsh", UPLO)
-    check_matrix(a, "eigvalsh", square=True)
+    check_matrix("eigvalsh", "a", a, square=True)
     return np.linalg.eigvalsh(a, UPLO=UPLO)
 
 
 def _eigvalsh_rule(s: Any, g: Any, out: Any, a: Any, UPLO: str) -> Any:  # noqa: N803
     _, v = s.eigh(a, UPLO)
-    return fold_triangle(s, mm(s, scale_columns(s, v, g), mT(s, v)), UPLO == "U")
+    return fold_triangle(s, s.matmul(scale_columns(s, v, g), mT(s, v)), UPLO == "U")
 
 
 EIGVALSH = OpSpec(
@@ -170,7 +156,7 @@ EIGVALSH = OpSpec(
 
 # -- svd / svdvals ---------------------------------------------------------------------------
 def _svd(a: Any, full_matrices: bool = False) -> tuple[Any, Any, Any]:
-    m, n = check_matrix(a, "svd")
+    m, n = check_matrix("svd", "a", a)
     u, sv, vh = np.linalg.svd(a, full_matrices=bool(full_matrices))
     k = min(m, n)
     if k == 0:
@@ -197,7 +183,7 @@ def _svd_rule(s: Any, g: Any, out: Any, a: Any, full_matrices: bool) -> Any:
         u, vh = s.slice(u, (Ellipsis, slice(None), slice(0, k))), s.slice(vh, (Ellipsis, slice(0, k), slice(None)))
     terms = []
     if gs is not None:
-        terms.append(mm(s, scale_columns(s, u, gs), vh))  # U diag(gs) Vh
+        terms.append(s.matmul(scale_columns(s, u, gs), vh))  # U diag(gs) Vh
     if gu is not None or gvh is not None:
         terms.append(_svd_vectors_rule(s, gu, gvh, u, sv, vh, m, n))
     return terms[0] if len(terms) == 1 else s.add(*terms)
@@ -229,18 +215,18 @@ def _svd_vectors_rule(s: Any, gu: Any, gvh: Any, u: Any, sv: Any, vh: Any, m: in
     f = inverse_gaps(s, s.square(sv))
     inner, extra = [], []
     if gu is not None:
-        utgu = mm(s, mT(s, u), gu)
+        utgu = s.matmul(mT(s, u), gu)
         inner.append(scale_columns(s, s.mul(f, s.sub(utgu, mT(s, utgu))), sv))  # (F ∘ skew(UᵀgU)) S
         if m > k:  # (I - UUᵀ) gU S⁻¹ Vh
-            extra.append(mm(s, scale_columns(s, s.sub(gu, mm(s, u, utgu)), inverse_s), vh))
+            extra.append(s.matmul(scale_columns(s, s.sub(gu, s.matmul(u, utgu)), inverse_s), vh))
     if gvh is not None:
-        vtgv = mm(s, vh, mT(s, gvh))  # Vᵀ gV with gV = gVhᵀ
+        vtgv = s.matmul(vh, mT(s, gvh))  # Vᵀ gV with gV = gVhᵀ
         inner.append(scale_rows(s, sv, s.mul(f, s.sub(vtgv, mT(s, vtgv)))))  # S (F ∘ skew(VᵀgV))
         if n > k:  # U S⁻¹ gVh (I - VVᵀ)
-            projected = s.sub(gvh, mm(s, mm(s, gvh, mT(s, vh)), vh))
-            extra.append(mm(s, u, scale_rows(s, inverse_s, projected)))
+            projected = s.sub(gvh, s.matmul(s.matmul(gvh, mT(s, vh)), vh))
+            extra.append(s.matmul(u, scale_rows(s, inverse_s, projected)))
     middle = inner[0] if len(inner) == 1 else s.add(*inner)
-    result = mm(s, u, mm(s, middle, vh))
+    result = s.matmul(u, s.matmul(middle, vh))
     for term in extra:
         result = s.add(result, term)
     return result
@@ -288,13 +274,13 @@ SVD = OpSpec(
 
 
 def _svdvals(a: Any) -> Any:
-    check_matrix(a, "svdvals")
+    check_matrix("svdvals", "a", a)
     return np.linalg.svd(a, compute_uv=False)
 
 
 def _svdvals_rule(s: Any, g: Any, out: Any, a: Any) -> Any:
     u, _, vh = s.svd(a)
-    return mm(s, scale_columns(s, u, g), vh)
+    return s.matmul(scale_columns(s, u, g), vh)
 
 
 SVDVALS = OpSpec(
@@ -314,7 +300,7 @@ SVDVALS = OpSpec(
 
 # -- qr --------------------------------------------------------------------------------------
 def _qr(a: Any) -> tuple[Any, Any]:
-    m, n = check_matrix(a, "qr")
+    m, n = check_matrix("qr", "a", a)
     q, r = np.linalg.qr(a, mode="reduced")
     k = min(m, n)
     if k == 0:
@@ -329,15 +315,15 @@ def _qr_square_rule(s: Any, gq: Any, gr: Any, q: Any, r: Any) -> Any:
     """Ā = (gQ + Q N) R⁻ᵀ, N = triu(M) + triu(M, 1)ᵀ, M = gR Rᵀ - Qᵀ gQ (Q m×k, R k×k)."""
     terms = []
     if gr is not None:
-        terms.append(mm(s, gr, mT(s, r)))
+        terms.append(s.matmul(gr, mT(s, r)))
     if gq is not None:
-        terms.append(s.neg(mm(s, mT(s, q), gq)))
+        terms.append(s.neg(s.matmul(mT(s, q), gq)))
     m = terms[0] if len(terms) == 1 else s.add(*terms)
     sym = s.add(s.triu(m), mT(s, s.triu(m, 1)))
-    b = mm(s, q, sym)
+    b = s.matmul(q, sym)
     if gq is not None:
         b = s.add(b, gq)
-    return mm(s, b, mT(s, s.decomp_triu_inv(r)))
+    return s.matmul(b, mT(s, s.decomp_triu_inv(r)))
 
 
 def _qr_rule(s: Any, g: Any, out: Any, a: Any) -> Any:
@@ -357,10 +343,10 @@ def _qr_rule(s: Any, g: Any, out: Any, a: Any) -> Any:
     gu = gv = None
     if gr is not None:
         gu, gv = s.slice(gr, left), s.slice(gr, right)
-        y_gv = mm(s, mm(s, q, s.slice(r, right)), mT(s, gv))  # Y gVᵀ
+        y_gv = s.matmul(s.matmul(q, s.slice(r, right)), mT(s, gv))  # Y gVᵀ
         gq = y_gv if gq is None else s.add(gq, y_gv)
     gx = _qr_square_rule(s, gq, gu, q, u)
-    gy = mm(s, q, gv) if gv is not None else constant(s, np.zeros((*a.shape[:-1], n - m), a.dtype))
+    gy = s.matmul(q, gv) if gv is not None else constant(s, np.zeros((*a.shape[:-1], n - m), a.dtype))
     return s.concat([gx, gy], -1)
 
 
@@ -409,7 +395,7 @@ def _check_matrix_ord(ord: Any) -> Any:  # noqa: A002 (NumPy's name)
 
 def _matrix_norm(x: Any, ord: Any = "fro", keepdims: bool = False) -> Any:  # noqa: A002
     ord = _check_matrix_ord(ord)  # noqa: A001
-    check_matrix(x, "matrix_norm", "x")
+    check_matrix("matrix_norm", "x", x)
     return np.linalg.matrix_norm(x, ord=ord, keepdims=bool(keepdims))
 
 
@@ -437,9 +423,9 @@ def _matrix_norm_rule(s: Any, g: Any, out: Any, x: Any, ord: Any, keepdims: bool
     if ord in ("nuc", 2, -2):
         u, sv, vh = s.svd(x)
         if ord == "nuc":
-            return s.mul(g, mm(s, u, vh))
+            return s.mul(g, s.matmul(u, vh))
         weights = _ties(s, sv, ord == 2)
-        return mm(s, scale_columns(s, u, s.mul(s.squeeze(g, -1), weights)), vh)
+        return s.matmul(scale_columns(s, u, s.mul(s.squeeze(g, -1), weights)), vh)
     # 1: the extreme column sum of |x| (its columns share the cotangent); inf: the extreme row sum
     along = -2 if ord in (1, -1) else -1
     sums = s.reduce_sum(s.abs(x), along, keepdims=True)
@@ -470,7 +456,7 @@ MATRIX_NORM = OpSpec(
     sample=lazy("matrix_norm"),
     reference=_matrix_norm_reference,
     error_inputs=lambda: [
-        ErrorInput((np.zeros(3),), {}, AxisError, "at least 2 dims"),
+        ErrorInput((np.zeros(3),), {}, ShapeMismatch, "at least 2-D"),
         ErrorInput((_SQUARE,), {"ord": 3}, ArgumentError, "ord must be one of"),
         ErrorInput((_SQUARE,), {"ord": "f"}, ArgumentError, "ord must be one of"),
     ],

@@ -1,0 +1,239 @@
+"""Hypothesis sample strategies of the linalg family (imported only when samples are drawn:
+hypothesis is a test-only dependency).
+
+Every matrix is built from its factors: U diag(d) Vᵀ with U, V orthogonal (Cayley
+transforms of a skew matrix) and d chosen, so it is as well conditioned as the op needs.
+The solves take d in ±[1, 3] and U, V anywhere; the decompositions are sampled where
+they are smooth and their gauge is unambiguous: spectra with gaps of at least 1
+(singular values at least 0.5 apart and from 0), and U, V close to the identity, so each
+vector has one clearly largest entry and the sign gauge does not flip under a
+finite-difference step.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+from tenferro.extend import SampleInput
+from tenferro.testing.strategies import MARGIN, floats_array
+
+Draw = Callable[[Any], Any]
+BATCH = hnp.array_shapes(min_dims=0, max_dims=2, min_side=1, max_side=2)
+SIDES = st.integers(1, 4)
+
+
+#: How far from the identity orthogonal factors go: anywhere (solves), or near it, where the
+#: decompositions' sign gauge is unambiguous.
+ANY, NEAR = 1.0, 0.15
+
+
+def orthogonal(draw: Draw, batch: tuple[int, ...], n: int, spread: float = NEAR) -> np.ndarray:
+    """Orthogonal n×n matrices (I - K)(I + K)⁻¹ with K skew, |K| <= ``spread`` (I + K is
+    always invertible: its eigenvalues are 1 + iλ)."""
+    k = draw(floats_array((*batch, n, n), -spread, spread))
+    k = (k - np.swapaxes(k, -1, -2)) / 2
+    one = np.eye(n)
+    return np.linalg.solve(np.swapaxes(one + k, -1, -2), np.swapaxes(one - k, -1, -2)).swapaxes(-1, -2)
+
+
+def from_factors(u: np.ndarray, d: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """U diag(d) Vᵀ for stacks: u (..., M, K), d (..., K), v (..., N, K)."""
+    return (u * d[..., None, :]) @ np.swapaxes(v, -1, -2)
+
+
+def _signs(draw: Draw, shape: tuple[int, ...]) -> np.ndarray:
+    return np.where(draw(floats_array(shape, -1.0, 1.0)) < 0, -1.0, 1.0)
+
+
+def conditioned(draw: Draw, n: int, batch: tuple[int, ...] = (), kind: str = "general", m: int | None = None) -> Any:
+    """A stack of well-conditioned matrices: Q diag(d) Rᵀ with Q, R orthogonal and |d| in
+    [1, 3] (``kind="general"``, d's signs drawn too), Q diag(d) Qᵀ with d in [1, 3]
+    (``"spd"``), or an (m, n) matrix of full rank with singular values in [1, 3]
+    (``"rect"``)."""
+    rows = n if m is None else m
+    k = min(rows, n)
+    d = draw(floats_array((*batch, k), 1.0, 3.0))
+    if kind == "general":
+        d = d * _signs(draw, (*batch, k))
+    q = orthogonal(draw, batch, rows, ANY)[..., :k]
+    r = q if kind == "spd" else orthogonal(draw, batch, n, ANY)[..., :k]
+    a = from_factors(q, d, r)
+    return (a + np.swapaxes(a, -1, -2)) / 2 if kind == "spd" else a
+
+
+def triangular(draw: Draw, batch: tuple[int, ...], n: int, signed: bool = False) -> np.ndarray:
+    """Entries in [-0.5, 0.5] and a diagonal in [1, 2] (±[1, 2] with ``signed``): its
+    triangles are well conditioned."""
+    r = draw(floats_array((*batch, n, n), -0.5, 0.5))
+    d = draw(floats_array((*batch, n), 1.0, 2.0))
+    r[..., np.arange(n), np.arange(n)] = d * _signs(draw, (*batch, n)) if signed else d
+    return r
+
+
+def _spread(draw: Draw, batch: tuple[int, ...], n: int, low: float, gap: float) -> np.ndarray:
+    """Values in ascending order starting at ``low`` or above, consecutive ones at least ``gap`` apart."""
+    steps = draw(floats_array((*batch, n), gap, 2 * gap))
+    start = draw(floats_array((*batch, 1), low, low + 1.0))
+    return start + np.cumsum(steps, axis=-1) - steps[..., :1]
+
+
+@st.composite
+def symmetric(draw: Draw, uplo: bool = False) -> SampleInput:
+    """Q diag(d) Qᵀ with eigenvalues d at least 1 apart, garbage in the triangle not read."""
+    batch, n = draw(BATCH), draw(SIDES)
+    q = orthogonal(draw, batch, n)
+    a = from_factors(q, _spread(draw, batch, n, -3.0, 1.0), q)
+    which = draw(st.sampled_from(["L", "U"])) if uplo else "L"
+    unread = np.triu(np.ones((n, n), bool), 1) if which == "L" else np.tril(np.ones((n, n), bool), -1)
+    a = np.where(unread, draw(floats_array(a.shape)), a)
+    return SampleInput((a,), {"UPLO": which} if uplo and which == "U" else {})
+
+
+def _separated(draw: Draw, batch: tuple[int, ...], m: int, n: int) -> np.ndarray:
+    """U diag(s) Vᵀ with singular values at least 0.5 from 0 and from each other."""
+    k = min(m, n)
+    sv = _spread(draw, batch, k, 0.5, 0.5)[..., ::-1]
+    return from_factors(orthogonal(draw, batch, m)[..., :k], sv, orthogonal(draw, batch, n)[..., :k])
+
+
+@st.composite
+def separated_svd(draw: Draw, full: bool = True) -> SampleInput:
+    batch, m, n = draw(BATCH), draw(SIDES), draw(SIDES)
+    a = _separated(draw, batch, m, n)
+    if not full:
+        return SampleInput((a,))
+    # full_matrices=True only where it equals the reduced svd (square): else u, vh have no derivative
+    return SampleInput((a,), {"full_matrices": True} if m == n and draw(st.booleans()) else {})
+
+
+@st.composite
+def full_rank(draw: Draw) -> SampleInput:
+    """Q R with R's diagonal in ±[1, 2] (so the leading min(m, n) columns are independent)."""
+    batch, m, n = draw(BATCH), draw(SIDES), draw(SIDES)
+    k = min(m, n)
+    q = orthogonal(draw, batch, m)[..., :k]
+    r = np.triu(draw(floats_array((*batch, k, n), -1.0, 1.0)))
+    r[..., np.arange(k), np.arange(k)] = draw(floats_array((*batch, k), 1.0, 2.0)) * _signs(draw, (*batch, k))
+    return SampleInput((q @ r,))
+
+
+@st.composite
+def upper_triangular(draw: Draw) -> SampleInput:
+    return SampleInput((triangular(draw, draw(BATCH), draw(SIDES)),))
+
+
+# -- the solves ------------------------------------------------------------------------------
+def _rhs(draw: Draw, n: int, batch_a: tuple[int, ...]) -> np.ndarray:
+    """A right-hand side for a (batch_a..., n, n): a vector, or a stack whose batch broadcasts."""
+    if draw(st.booleans()):
+        return draw(floats_array((n,)))
+    batch_b = draw(st.sampled_from([batch_a, batch_a[1:], (), (3,) if batch_a in ((), (1,)) else batch_a]))
+    return draw(floats_array((*batch_b, n, draw(st.integers(1, 2)))))
+
+
+@st.composite
+def solve(draw: Draw) -> SampleInput:
+    n, batch = draw(st.integers(1, 3)), draw(BATCH)
+    return SampleInput((conditioned(draw, n, batch), _rhs(draw, n, batch)))
+
+
+@st.composite
+def triangular_solve(draw: Draw) -> SampleInput:
+    n, batch = draw(st.integers(1, 3)), draw(BATCH)
+    params = {
+        "lower": draw(st.booleans()),
+        "trans": draw(st.sampled_from([0, 1, "N", "T"])),
+        "unit_diagonal": draw(st.booleans()),
+    }
+    return SampleInput((triangular(draw, batch, n, signed=True), _rhs(draw, n, batch)), params)
+
+
+@st.composite
+def square(draw: Draw) -> SampleInput:
+    return SampleInput((conditioned(draw, draw(st.integers(1, 3)), draw(BATCH)),))
+
+
+@st.composite
+def matrix_power(draw: Draw) -> SampleInput:
+    return SampleInput(draw(square()).args, {"n": draw(st.integers(-3, 3))})
+
+
+@st.composite
+def cholesky(draw: Draw) -> SampleInput:
+    n, batch = draw(st.integers(1, 3)), draw(BATCH)
+    return SampleInput((conditioned(draw, n, batch, kind="spd"),), {"upper": draw(st.booleans())})
+
+
+@st.composite
+def rect(draw: Draw) -> SampleInput:
+    m, n, batch = draw(SIDES), draw(SIDES), draw(BATCH)
+    return SampleInput((conditioned(draw, n, batch, kind="rect", m=m),))
+
+
+@st.composite
+def lstsq(draw: Draw) -> SampleInput:
+    m, n, batch = draw(SIDES), draw(SIDES), draw(BATCH)
+    a = conditioned(draw, n, batch, kind="rect", m=m)
+    if draw(st.booleans()):
+        b = draw(floats_array((m,)))
+    else:
+        b = draw(floats_array((*draw(st.sampled_from([batch, ()])), m, draw(st.integers(1, 2)))))
+    return SampleInput((a, b))
+
+
+# -- norms and cross -------------------------------------------------------------------------
+def _distinct_magnitudes(draw: Draw, shape: tuple[int, ...]) -> np.ndarray:
+    """Nonzero values whose magnitudes are pairwise at least MARGIN apart (no ties for max |x|)."""
+    size = math.prod(shape)
+    order = np.array(draw(st.permutations(range(size))), dtype=np.float64)
+    jitter = draw(floats_array((size,), 0.0, MARGIN))
+    signs = np.where(draw(floats_array((size,), -1.0, 1.0)) < 0, -1.0, 1.0)
+    return (signs * (0.5 + 2 * MARGIN * order + jitter)).reshape(shape)
+
+
+@st.composite
+def vector_norm(draw: Draw) -> SampleInput:
+    shape = draw(hnp.array_shapes(min_dims=0, max_dims=3, min_side=1, max_side=4))
+    x = _distinct_magnitudes(draw, shape)
+    ndim = len(shape)
+    axes = st.one_of(st.none(), st.integers(-ndim, ndim - 1)) if ndim else st.none()
+    params = {"axis": draw(axes), "ord": draw(st.sampled_from([2, 1, math.inf, -math.inf, 0, 3, 1.5]))}
+    if draw(st.booleans()):
+        params["keepdims"] = True
+    return SampleInput((x,), params)
+
+
+@st.composite
+def matrix_norm(draw: Draw) -> SampleInput:
+    ord = draw(st.sampled_from(["fro", "nuc", 2, -2, 1, -1, math.inf, -math.inf]))  # noqa: A001
+    batch, m, n = draw(BATCH), draw(SIDES), draw(SIDES)
+    if ord in ("nuc", 2, -2):
+        x = _separated(draw, batch, m, n)
+    else:
+        x = draw(floats_array((*batch, m, n), avoid=(0.0,)))
+        if ord != "fro":  # separate the column (row) sums of |x| by 2·MARGIN: no ties at the extreme
+            along = -2 if ord in (1, -1) else -1
+            sums = np.sum(np.abs(x), axis=along, keepdims=True)
+            rank = np.argsort(np.argsort(sums, axis=-1 if along == -2 else -2), axis=-1 if along == -2 else -2)
+            x = x + np.sign(x) * rank * (2 * MARGIN / x.shape[along])
+    params: dict[str, Any] = {"ord": ord} if ord != "fro" or draw(st.booleans()) else {}
+    if draw(st.booleans()):
+        params["keepdims"] = True
+    return SampleInput((x,), params)
+
+
+@st.composite
+def cross_pair(draw: Draw) -> SampleInput:
+    batch = draw(hnp.array_shapes(min_dims=0, max_dims=2, min_side=1, max_side=3))
+    other = tuple(1 if draw(st.booleans()) else size for size in batch)
+    a, b = draw(floats_array((*batch, 3))), draw(floats_array((*other, 3)))
+    axis = draw(st.integers(-a.ndim, -1)) if a.ndim > 1 and draw(st.booleans()) else -1
+    if axis != -1:
+        a, b = np.moveaxis(a, -1, axis), np.moveaxis(b, -1, axis)
+    return SampleInput((a, b), {"axis": axis} if axis != -1 or draw(st.booleans()) else {})
