@@ -12,7 +12,8 @@ Rules are written with the ops of the session they get, in the vocabulary of
 Besides the spec model this module holds the helpers every family needs:
 :func:`unbroadcast` for ops that broadcast like NumPy (``OpSpec(unbroadcast=unbroadcast)``),
 :func:`explain_broadcast` for their error messages, :func:`normalize_axes` for ``axes``
-arguments, :func:`check_shape` for ``shape`` arguments, and ``strategies``, the
+arguments, :func:`check_shape` for ``shape`` arguments, :func:`is_immutable` for plugins
+that cache work by array identity, and ``strategies``, the
 hypothesis sample strategies (imported on first use, since hypothesis is a test-only
 dependency; so it is not in ``__all__``).
 """
@@ -65,6 +66,7 @@ __all__ = [
     "explain_broadcast",
     "hookimpl",
     "is_broadcast_ones",
+    "is_immutable",
     "normalize_axes",
     "unbroadcast",
 ]
@@ -123,6 +125,20 @@ def explain_broadcast(name: str, names: tuple[str, ...]) -> Callable[..., Tenfer
         )
 
     return explain
+
+
+def is_immutable(array: Any) -> bool:
+    """Whether ``array``'s memory can never change: a read-only ndarray whose bases are
+    read-only too (what tenferro hands kernels). A plugin that caches work by array
+    identity (a factorisation, an intermediate) must check this first: a kernel called
+    directly may be given arrays that change later."""
+    while type(array) is np.ndarray:
+        if array.flags.writeable:
+            return False
+        if array.base is None:
+            return True
+        array = array.base
+    return False
 
 
 # -- axes ----------------------------------------------------------------------------------------

@@ -369,3 +369,18 @@ def test_einsum_with_a_python_number_keeps_float32(rt):
     assert out.dtype == np.float32
     rt.with_eager_session(lambda s: s.reduce_sum(s.einsum([2.0, x], ",i->i"), None)).backward()
     np.testing.assert_array_equal(np.asarray(x.grad()), np.full(3, 2.0, np.float32))
+
+
+def test_einsum_kernel_called_on_arrays_that_change_never_returns_a_stale_intermediate():
+    """The intermediates kept for the VJP are keyed by operand identity: only operands
+    that can never change (tenferro's read-only values) may be kept."""
+    from tenferro.plugins.contract.einsum import EINSUM
+
+    rng = np.random.default_rng(0)
+    a, b, c = rng.standard_normal((3, 4)), rng.standard_normal((4, 5)), rng.standard_normal((5, 2))
+    first = EINSUM.forward([a, b, c], subscripts="ij,jk,kl->il")  # alive: its intermediates are kept
+    a *= 2.0
+    b *= 3.0
+    again = EINSUM.forward([a, b, c], subscripts="ij,jk,kl->il")
+    np.testing.assert_allclose(again, a @ b @ c, rtol=1e-12)
+    assert first.shape == again.shape

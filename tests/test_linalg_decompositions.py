@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from tenferro import TenferroError, Tensor
+from tenferro import CpuEngine, EagerRuntime, TenferroError, Tensor
 
 try:
     import torch
@@ -333,3 +333,18 @@ def test_errors_name_the_op_and_the_argument(rt):
         _value(rt, lambda s, x: s.matrix_norm(x, 3), np.zeros((2, 2)))
     with pytest.raises(ShapeMismatch, match="cross: a has shape \\[2\\] and b \\[2\\]; both need size 3"):
         _value(rt, lambda s, x, y: s.cross(x, y), np.zeros(2), np.zeros(2))
+
+
+def test_svd_vectors_of_a_batch_of_matrices_of_different_scales_are_differentiable():
+    """The 'nearly zero singular value' test is per matrix: a second matrix 1e-9 times the
+    first is not rank deficient."""
+    rt = EagerRuntime(engine=CpuEngine.serial())
+    a = np.random.default_rng(3).standard_normal((3, 2))
+    x = rt.variable_from(np.stack([a, 1e-9 * a]))
+
+    def loss(s):
+        u, sv, vh = s.svd(x)
+        return s.reduce_sum(s.mul(s.matmul(u, s.permute_dims(u, (0, 2, 1))), 1.0), None)
+
+    grad = np.asarray(rt.grad(rt.with_eager_session(loss), x))
+    assert np.all(np.isfinite(grad))

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import scipy.linalg
 
-from tenferro import ShapeMismatch
+from tenferro import CpuEngine, EagerRuntime, ShapeMismatch
 from tenferro.plugins.linalg import solve_lu
 from tenferro.plugins.linalg.batching import NotPositiveDefinite, SingularMatrix
 
@@ -304,3 +304,30 @@ def test_det_gradient_at_a_singular_matrix_is_an_error_not_nan(rt):
     assert float(np.asarray(loss)) == 0.0
     with pytest.raises(TenferroError, match="singular"):
         rt.grad(loss, a)
+
+
+def test_lstsq_of_a_numerically_rank_deficient_matrix_is_an_error_not_huge_numbers():
+    """QR of a rank-1 matrix has a tiny, not zero, diagonal entry: solving with it gave ~1e14."""
+    from tenferro.plugins.linalg.batching import SingularMatrix
+
+    rt = EagerRuntime(engine=CpuEngine.serial())
+    low_rank = np.random.default_rng(0).standard_normal((6, 2)) @ np.random.default_rng(1).standard_normal((2, 4))
+    for a, b in [(np.array([[1.0, 2.0], [2.0, 4.0], [3.0, 6.0]]), np.ones(3)), (low_rank, np.ones(6))]:
+        with pytest.raises(SingularMatrix, match="lstsq: a is rank deficient"):
+            rt.with_eager_session(lambda s, a=a, b=b: s.lstsq(rt.constant_from(a), rt.constant_from(b)))
+    batch = np.stack([np.eye(3)[:, :2], np.array([[1.0, 2.0], [2.0, 4.0], [3.0, 6.0]])])
+    with pytest.raises(SingularMatrix, match=r"lstsq: a at batch index 1 is rank deficient"):
+        rt.with_eager_session(lambda s: s.lstsq(rt.constant_from(batch), rt.constant_from(np.ones((2, 3, 1)))))
+
+
+def test_the_lu_cache_keeps_nothing_of_a_read_only_view_of_a_writable_matrix():
+    from tenferro.plugins.linalg import solve_lu
+
+    rng = np.random.default_rng(1)
+    base = rng.standard_normal((32, 32)) + 32 * np.eye(32)
+    view = base.view()
+    view.setflags(write=False)
+    ones = np.ones(32)
+    solve_lu.solve(view, ones)
+    base[:] = rng.standard_normal((32, 32)) + 40 * np.eye(32)  # the view's numbers change
+    np.testing.assert_allclose(solve_lu.solve(view, ones), np.linalg.solve(base, ones), rtol=1e-12)

@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from tenferro.extend import ArgumentError, ShapeMismatch
+from tenferro.extend import ArgumentError, ShapeMismatch, is_immutable
 
 _NUMBERS = (int, float)
 #: The labels, in ASCII order (the order of an implicit output, as NumPy's).
@@ -330,8 +330,10 @@ def _reused(subscripts: str, operands: tuple[Any, ...]) -> Any:
     return value if all(ref() is x for ref, x in zip(refs, operands)) else None
 
 
-def _keep(subscripts: str, operands: tuple[Any, ...], value: Any, keys: list[tuple[Any, ...]]) -> None:
+def _keep(subscripts: str, operands: tuple[Any, ...], value: Any, keys: list[tuple[Any, ...]] | None) -> None:
     global _stashed_bytes
+    if keys is None:  # an operand is mutable: keep nothing
+        return
     size = getattr(value, "nbytes", None)
     if not isinstance(size, int) or size > STASH_BYTES // 4:
         return
@@ -362,7 +364,9 @@ def run(p: Plan, operands: list[Any]) -> Any:
     """The einsum a plan stands for, on the operands it was made for."""
     current = list(operands)
     fresh = [False] * len(current)
-    keys: list[tuple[Any, ...]] = []
+    # Intermediates are kept only when the operands can never change (tenferro's values):
+    # a kernel called directly on writable arrays must not find a stale one later.
+    keys: list[tuple[Any, ...]] | None = [] if all(map(is_immutable, operands)) else None
     for k, prep in enumerate(p.preps):
         if prep is not None:
             x = current[k]
@@ -378,7 +382,7 @@ def run(p: Plan, operands: list[Any]) -> Any:
         x, y = current[step.i], current[step.j]
         current = [t for m, t in enumerate(current) if m not in (step.i, step.j)]
         fresh = [f for m, f in enumerate(fresh) if m not in (step.i, step.j)] + [True]
-        t = _reused(step.subscripts, (x, y))
+        t = None if keys is None else _reused(step.subscripts, (x, y))
         if t is None:
             t = pair(step.subscripts, x, y)
             if number < last:
@@ -386,7 +390,7 @@ def run(p: Plan, operands: list[Any]) -> Any:
         current.append(t)
     result = current[0]
     if p.final is not None:
-        reused = _reused(p.final, (result,))
+        reused = None if keys is None else _reused(p.final, (result,))
         result, fresh[0] = (np.einsum(p.final, result), fresh[0]) if reused is None else (reused, True)
     if p.embed is not None:
         result, fresh[0] = embed(result, p.out, p.embed, p.sizes), True

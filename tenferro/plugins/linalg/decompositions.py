@@ -206,7 +206,8 @@ def _svd_vectors_rule(s: Any, gu: Any, gvh: Any, u: Any, sv: Any, vh: Any, m: in
         "differentiate a function of the singular values only (svdvals), or move them apart",
     )
     sv_values = np.abs(values(sv))
-    if m != n and np.any(sv_values <= np.sqrt(np.finfo(sv.dtype).eps) * sv_values.max(initial=0.0)):
+    largest = sv_values.max(axis=-1, keepdims=True, initial=0.0)  # per matrix: a batch may mix scales
+    if m != n and np.any(sv_values <= np.sqrt(np.finfo(sv.dtype).eps) * largest):
         raise NotDifferentiable(
             "svd: a non-square matrix with a (nearly) zero singular value has singular vectors "
             "without a derivative (the rule divides by it); differentiate svdvals instead"

@@ -13,7 +13,8 @@ the factorisation is kept.
 ``slogdet``'s and ``det``'s take inv(a); each finds the LU of ``a`` that the forward pass
 computed instead of factorising again (the issue's "solve reuses its factorisation in the
 VJP"; ``slogdet(a)`` and ``solve(a, b)`` of the same tensor share one, too). It is keyed by
-the array object, and only read-only arrays are cached: a tensor's value never changes
+the array object, and only arrays that can never change (``tenferro.extend.is_immutable``:
+read-only, bases too) are cached: a tensor's value never changes
 (tenferro copies what comes in and freezes what kernels return), so the same object means
 the same matrix. An entry lives while its array does (a weak reference drops it) and at
 most ``CACHE_SIZE`` are kept. A miss only costs a factorisation, never a wrong value.
@@ -28,13 +29,17 @@ from typing import Any
 
 import numpy as np
 
+from tenferro.extend import is_immutable
+
 from .batching import SingularMatrix, singular_error
 
 #: From this size on a single NumPy matrix is factorised with SciPy's LAPACK and the
 #: factorisation kept (below it the Python calls cost more than they save).
 FAST_SIZE = 16
-#: How many factorisations are kept.
+#: How many factorisations are kept, and the most bytes they may hold together (a larger
+#: one is not kept: factorising it again costs less than holding it).
 CACHE_SIZE = 8
+CACHE_BYTES = 256 * 2**20
 
 _cache: dict[int, tuple[Any, np.ndarray, np.ndarray]] = {}
 _lock = threading.Lock()  # sessions on several threads share the cache
@@ -61,7 +66,7 @@ def lu_factor(a: np.ndarray, op: str, arg: str = "a") -> tuple[np.ndarray, np.nd
     lu, piv, info = _lapack("getrf", a)(a)
     if info > 0:
         raise singular_error(op, a, arg)
-    if not a.flags.writeable:
+    if is_immutable(a) and lu.nbytes <= CACHE_BYTES // CACHE_SIZE:
         with _lock:
             while len(_cache) >= CACHE_SIZE:
                 _cache.pop(next(iter(_cache), None), None)

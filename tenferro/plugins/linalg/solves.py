@@ -322,17 +322,28 @@ def _lstsq(a: Any, b: Any) -> Any:
     check_rhs("lstsq", a, b, rows)
     vector = np.ndim(b) == 1
     rhs = b[..., None] if vector else b
-    hint = " (rank deficient: lstsq needs full rank; use pinv)"
-    try:
-        if rows >= cols:  # a = QR: x = R⁻¹ Qᵀ b, the least-squares solution
-            q, r = np.linalg.qr(a)
-            x = np.linalg.solve(r, np.matmul(np.swapaxes(q, -1, -2), rhs))
-        else:  # aᵀ = QR: x = Q R⁻ᵀ b, the solution of least norm
-            q, r = np.linalg.qr(np.swapaxes(a, -1, -2))
-            x = np.matmul(q, np.linalg.solve(np.swapaxes(r, -1, -2), rhs))
-    except np.linalg.LinAlgError:
-        raise singular_error("lstsq", r, hint=hint) from None
+    tall = rows >= cols
+    q, r = np.linalg.qr(a if tall else np.swapaxes(a, -1, -2))
+    _check_full_rank(r, max(rows, cols))
+    if tall:  # a = QR: x = R⁻¹ Qᵀ b, the least-squares solution
+        x = np.linalg.solve(r, np.matmul(np.swapaxes(q, -1, -2), rhs))
+    else:  # aᵀ = QR: x = Q R⁻ᵀ b, the solution of least norm
+        x = np.matmul(q, np.linalg.solve(np.swapaxes(r, -1, -2), rhs))
     return x[..., 0] if vector else x
+
+
+def _check_full_rank(r: Any, size: int) -> None:
+    """SingularMatrix (with the batch index) where R's diagonal has an entry at or below
+    size·eps·max|diag R|: the numerical rank test of NumPy's lstsq (rcond = size·eps).
+    QR almost never gives an exact zero, so an exact test would let garbage through."""
+    diag = np.abs(np.diagonal(r, axis1=-2, axis2=-1))
+    if diag.shape[-1] == 0:
+        return
+    cutoff = size * np.finfo(r.dtype).eps * np.max(diag, axis=-1, keepdims=True)
+    deficient = np.any(diag <= cutoff, axis=-1)
+    if np.any(deficient):
+        where = batch_where("lstsq", "a", deficient, np.shape(r)[:-2])
+        raise SingularMatrix(f"{where} is rank deficient (numerically); lstsq needs full rank, use pinv")
 
 
 def _lstsq_vjp(s: Any, g: Any, inputs: tuple[Any, Any], out: Any) -> tuple[Any, Any]:
@@ -374,11 +385,14 @@ LSTSQ = OpSpec(
     error_inputs=lambda: [
         ErrorInput((np.zeros((3, 2)), np.ones(2)), {}, ShapeMismatch, "a has shape [3, 2] and b has shape [2]"),
         ErrorInput((np.zeros((3, 2)), np.ones(3)), {}, SingularMatrix, "rank deficient"),
+        ErrorInput((np.array([[1.0, 2.0], [2.0, 4.0], [3.0, 6.0]]), np.ones(3)), {}, SingularMatrix, "rank deficient"),
+        ErrorInput((np.array([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0]]), np.ones(2)), {}, SingularMatrix, "rank deficient"),
         ErrorInput((np.zeros(3), np.ones(3)), {}, ShapeMismatch, "at least 2-D"),
     ],
     doc="The least-squares solution x of a x ≈ b for a (..., M, N) of full rank (the least-norm one when "
     "M < N), by QR; b as solve's. Only x: not NumPy's residuals, rank and singular values, and no rcond "
-    "(an exactly rank-deficient a is a SingularMatrix; use pinv).",
+    "(a numerically rank-deficient a, a diagonal entry of R at or below max(M, N)·eps·max|diag R| as NumPy's "
+    "rcond, is a SingularMatrix naming the batch index; use pinv).",
 )
 
 
