@@ -384,3 +384,11 @@ def test_einsum_kernel_called_on_arrays_that_change_never_returns_a_stale_interm
     again = EINSUM.forward([a, b, c], subscripts="ij,jk,kl->il")
     np.testing.assert_allclose(again, a @ b @ c, rtol=1e-12)
     assert first.shape == again.shape
+
+
+def test_einsum_with_more_dims_than_labels_says_so(rt):
+    from tenferro import ArgumentError
+
+    x = rt.constant_from(np.zeros((1,) * 53))
+    with pytest.raises(ArgumentError, match="einsum: too many dims: an einsum has at most 52 distinct labels"):
+        rt.with_eager_session(lambda s: s.einsum([x], "...->..."))

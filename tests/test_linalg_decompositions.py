@@ -348,3 +348,14 @@ def test_svd_vectors_of_a_batch_of_matrices_of_different_scales_are_differentiab
 
     grad = np.asarray(rt.grad(rt.with_eager_session(loss), x))
     assert np.all(np.isfinite(grad))
+
+
+@pytest.mark.parametrize("op", ["svdvals", "pinv", "cholesky"])  # LAPACK failed, or cholesky gave nan silently
+def test_a_matrix_with_nan_is_an_error_naming_the_op_and_batch_index_not_nan_or_a_lapack_message(op):
+    from tenferro import ArgumentError
+
+    rt = EagerRuntime(engine=CpuEngine.serial())
+    a = np.stack([np.eye(3), np.eye(3)])
+    a[1, 0, 0] = np.nan
+    with pytest.raises(ArgumentError, match=rf"^{op}: .* at batch index 1 has nan or inf entries"):
+        rt.with_eager_session(lambda s: getattr(s, op)(rt.constant_from(a)))

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import itertools
 import string
 import threading
 import weakref
@@ -106,7 +107,7 @@ def plan(subscripts: str, shapes: tuple[tuple[int, ...], ...], op: str = "einsum
             )
         if has_dots:
             ellipsis_ndim = max(ellipsis_ndim, len(shape) - named)
-    dots = "".join(next(spare) for _ in range(ellipsis_ndim)) if ellipsis_ndim else ""
+    dots = "".join(itertools.islice(spare, ellipsis_ndim))
     if ellipsis_ndim and len(dots) < ellipsis_ndim:
         raise ArgumentError(f"{op}: too many dims: an einsum has at most {len(LETTERS)} distinct labels")
     terms = []

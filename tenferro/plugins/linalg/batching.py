@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from tenferro.extend import ArgumentError, ShapeMismatch, broadcastable
+from tenferro.extend import ArgumentError, ShapeMismatch, TenferroError, broadcastable
 
 
 # -- errors --------------------------------------------------------------------------------------
@@ -37,6 +37,22 @@ def batch_where(op: str, arg: str, bad: Any, batch: tuple[int, ...]) -> str:
         return f"{op}: {arg}"
     first = tuple(int(i) for i in np.argwhere(bad)[0])
     return f"{op}: {arg} at batch index {first if len(first) > 1 else first[0]}"
+
+
+def explain_nonfinite(op: str, arg: str = "a") -> Any:
+    """An ``explain`` for kernels that LAPACK fails on (or silently fills with nan) when the
+    matrix has nan or inf entries: the ArgumentError naming the op and the batch index."""
+
+    def explain(a: Any, *rest: Any, **params: Any) -> TenferroError | None:
+        if np.ndim(a) < 2:
+            return None
+        bad = ~np.all(np.isfinite(a), axis=(-2, -1))
+        if not np.any(bad):
+            return None
+        where = batch_where(op, arg, bad, np.shape(a)[:-2])
+        return ArgumentError(f"{where} has nan or inf entries; {op} needs a finite matrix")
+
+    return explain
 
 
 def singular_error(op: str, a: Any, arg: str = "a", hint: str = "") -> SingularMatrix:

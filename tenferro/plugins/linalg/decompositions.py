@@ -40,7 +40,7 @@ from tenferro.extend import (
 )
 
 from . import decomp_common
-from .batching import check_matrix, constant, diag_embed, lazy, mT, scale_columns, scale_rows
+from .batching import check_matrix, constant, diag_embed, explain_nonfinite, lazy, mT, scale_columns, scale_rows
 from .decomp_common import column_signs, fold_triangle, inverse_gaps, refuse_degenerate, used_columns, values
 
 _SQUARE = np.array([[2.0, 1.0], [1.0, 3.0]])
@@ -104,6 +104,7 @@ def _matrix_errors(op: str, square: bool = True) -> list[ErrorInput]:
 
 EIGH = OpSpec(
     name="eigh",
+    explain=explain_nonfinite("eigh"),
     inputs=("a",),
     params={"UPLO": "L"},
     forward=_eigh,
@@ -137,6 +138,7 @@ def _eigvalsh_rule(s: Any, g: Any, out: Any, a: Any, UPLO: str) -> Any:  # noqa:
 
 EIGVALSH = OpSpec(
     name="eigvalsh",
+    explain=explain_nonfinite("eigvalsh"),
     inputs=("a",),
     params={"UPLO": "L"},
     forward=_eigvalsh,
@@ -257,6 +259,7 @@ def _svd_reference(a: Any, full_matrices: bool = False) -> tuple[np.ndarray, np.
 
 SVD = OpSpec(
     name="svd",
+    explain=explain_nonfinite("svd"),
     inputs=("a",),
     params={"full_matrices": False},
     forward=_svd,
@@ -286,6 +289,7 @@ def _svdvals_rule(s: Any, g: Any, out: Any, a: Any) -> Any:
 
 SVDVALS = OpSpec(
     name="svdvals",
+    explain=explain_nonfinite("svdvals"),
     inputs=("a",),
     forward=_svdvals,
     vjps=(_svdvals_rule,),
@@ -448,6 +452,7 @@ def _matrix_norm_reference(x: Any, ord: Any = "fro", keepdims: bool = False) -> 
 
 MATRIX_NORM = OpSpec(
     name="matrix_norm",
+    explain=explain_nonfinite("matrix_norm", "x"),
     inputs=("x",),
     params={"ord": "fro", "keepdims": False},
     forward=_matrix_norm,

@@ -32,6 +32,7 @@ from .batching import (
     check_matrix,
     check_rhs,
     column,
+    explain_nonfinite,
     lazy,
     mT,
     scale_matrices,
@@ -414,6 +415,7 @@ def _pinv_rule(s: Any, g: Any, out: Any, a: Any) -> Any:
 
 PINV = OpSpec(
     name="pinv",
+    explain=explain_nonfinite("pinv"),
     inputs=("a",),
     forward=_pinv,
     vjps=(_pinv_rule,),
@@ -499,6 +501,9 @@ MATRIX_POWER = OpSpec(
 # -- cholesky -------------------------------------------------------------------------------------
 def _cholesky(a: Any, upper: bool = False) -> Any:
     check_matrix("cholesky", "a", a, square=True)
+    nonfinite = explain_nonfinite("cholesky")(a)  # LAPACK would return nan, silently
+    if nonfinite is not None:
+        raise nonfinite
     symmetric = np.multiply(np.add(a, np.swapaxes(a, -1, -2)), 0.5)  # JAX's symmetrize_input
     try:
         return np.linalg.cholesky(symmetric, upper=bool(upper))
