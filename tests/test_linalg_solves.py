@@ -331,3 +331,14 @@ def test_the_lu_cache_keeps_nothing_of_a_read_only_view_of_a_writable_matrix():
     solve_lu.solve(view, ones)
     base[:] = rng.standard_normal((32, 32)) + 40 * np.eye(32)  # the view's numbers change
     np.testing.assert_allclose(solve_lu.solve(view, ones), np.linalg.solve(base, ones), rtol=1e-12)
+
+
+def test_matrix_power_gradient_of_a_large_power_takes_log_n_products():
+    """The VJP follows repeated squaring: n = 10**6 finishes at once (the sum over j of
+    (a^j)^T g (a^(n-1-j))^T took O(n) products and memory)."""
+    rt = EagerRuntime(engine=CpuEngine.serial())
+    d = np.array([0.999999, 0.5, 1.0])
+    a = rt.variable_from(np.diag(d))
+    n = 10**6 + 1
+    grad = rt.grad(rt.with_eager_session(lambda s: s.reduce_sum(s.matrix_power(a, n), None)), a)
+    np.testing.assert_allclose(np.diag(np.asarray(grad)), n * d ** (n - 1), rtol=1e-9)

@@ -445,17 +445,16 @@ def _matrix_power(a: Any, n: Any = REQUIRED) -> Any:
 
 
 def _power_cotangent(s: Any, a: Any, k: int, g: Any) -> Any:
-    """Σ_j (aʲ)ᵀ g (a^(k-1-j))ᵀ, the VJP of a ↦ aᵏ for k ≥ 1."""
-    powers = [None, a]  # a⁰ (the identity, never multiplied), a¹, ...
-    for _ in range(2, k):
-        powers.append(s.matmul(powers[-1], a))
-    total = None
-    for j in range(k):
-        left, right = powers[j], powers[k - 1 - j]
-        term = g if left is None else s.matmul(mT(s, left), g)
-        term = term if right is None else s.matmul(term, mT(s, right))
-        total = term if total is None else s.add(total, term)
-    return total
+    """The VJP of a ↦ aᵏ (k ≥ 1) along NumPy's repeated squaring: aᵏ = b·b with b = a^(k/2)
+    for even k (so g_b = g bᵀ + bᵀ g), a·a^(k-1) for odd k; O(log k) matrix products, where
+    the sum Σⱼ (aʲ)ᵀ g (a^(k-1-j))ᵀ takes O(k)."""
+    if k == 1:
+        return g
+    if k % 2:
+        rest = s.matrix_power(a, k - 1)
+        return s.add(s.matmul(g, mT(s, rest)), _power_cotangent(s, a, k - 1, s.matmul(mT(s, a), g)))
+    half = s.matrix_power(a, k // 2)
+    return _power_cotangent(s, a, k // 2, s.add(s.matmul(g, mT(s, half)), s.matmul(mT(s, half), g)))
 
 
 def _matrix_power_rule(s: Any, g: Any, out: Any, a: Any, n: int) -> Any:
@@ -494,7 +493,7 @@ MATRIX_POWER = OpSpec(
         ErrorInput((_SINGULAR,), {"n": -1}, SingularMatrix, "matrix_power: a at batch index 1 is a singular"),
     ],
     doc="a to the int power n (..., M, M), as NumPy's matrix_power (n = 0: the identity; n < 0: powers of "
-    "inv(a)). VJP: Σⱼ (aʲ)ᵀ g (aⁿ⁻¹⁻ʲ)ᵀ.",
+    "inv(a)). VJP: along repeated squaring, O(log |n|) matrix products.",
 )
 
 
