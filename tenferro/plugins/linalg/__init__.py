@@ -1,15 +1,24 @@
 """Plugin ``linalg``: linear algebra with derivatives, batched over leading axes as NumPy
-is. Solves and inverses in :mod:`.solves`; decompositions and norms in
-:mod:`.decompositions`; what they share in :mod:`.batching`."""
+is. One module per idea: the solves in :mod:`.solve` (solve, triangular_solve), the
+functions of a square matrix in :mod:`.inverse` (inv, det, slogdet, matrix_power; with
+solve, on the LU factorisation of :mod:`.solve_lu`), :mod:`.least_squares` (lstsq, pinv),
+:mod:`.cholesky`; the decompositions :mod:`.qr`, :mod:`.eig` (eigh, eigvalsh), :mod:`.svd`
+(svd, svdvals); :mod:`.norms` (matrix_norm, vector_norm, cross). What they share is in
+:mod:`.batching`, what the decompositions share in :mod:`.decomp_common`, the sample
+strategies in :mod:`.samples`."""
 
 from tenferro.extend import PluginRegistrar, hookimpl
 
-from . import decompositions, solves
+from . import cholesky, decomp_common, eig, inverse, least_squares, norms, qr, solve, svd
+
+#: The modules whose SPECS are registered, in this order.
+MODULES = (solve, inverse, least_squares, cholesky, decomp_common, qr, eig, svd, norms)
 
 
 @hookimpl
 def tenferro_register_ops(registrar: PluginRegistrar) -> None:
     # the VJPs: contract's matmul, elementwise's mul/add/..., reduce_sum, shape's moveaxis/tril/...
     registrar.requires("contract", "elementwise", "reduce", "shape")
-    for spec in (*solves.SPECS, *decompositions.SPECS):
-        registrar.add(spec)
+    for module in MODULES:
+        for spec in module.SPECS:
+            registrar.add(spec)

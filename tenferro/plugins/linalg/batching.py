@@ -3,7 +3,8 @@ the family's errors (:class:`SingularMatrix`, :class:`NotPositiveDefinite`), the
 checks of a matrix argument and a right-hand side, and the helpers the VJP rules are
 written with (the matrix product is the ``contract`` family's ``matmul``; transposes and
 diagonals come from ``shape`` and ``elementwise`` ops). The sample strategies are in
-:mod:`.samples` (hypothesis is a test-only dependency).
+:mod:`.samples` (hypothesis is a test-only dependency); the references' batching loop and
+the matrices the error inputs share are at the end.
 
 Every matrix argument is ``(..., M, N)``: the last two axes are the matrix, the leading ones
 a batch that broadcasts between operands (NumPy's rules).
@@ -142,3 +143,20 @@ def lazy(name: str, **kwargs: Any) -> Callable[[], Any]:
         return getattr(samples, name)(**kwargs)
 
     return make
+
+
+# -- for references and error inputs ---------------------------------------------------------------
+SQUARE = np.array([[2.0, 1.0], [1.0, 3.0]])
+SINGULAR = np.stack([np.eye(2), np.array([[1.0, 2.0], [2.0, 4.0]])])  # batch index 1 is singular
+
+
+def batched_reference(fn: Any, *arrays: Any, vector_b: bool = False) -> np.ndarray:
+    """A reference: ``fn`` applied matrix by matrix over the broadcast batch."""
+    arrays = [np.asarray(x, float) for x in arrays]
+    if vector_b:
+        arrays[1] = arrays[1][:, None]
+    batch = np.broadcast_shapes(*(x.shape[:-2] for x in arrays))
+    parts = [np.broadcast_to(x, batch + x.shape[-2:]) for x in arrays]
+    out = np.array([fn(*(p[i] for p in parts)) for i in np.ndindex(batch)]) if batch else fn(*parts)
+    out = out.reshape(batch + np.shape(out)[-2:]) if batch else out
+    return out[..., 0] if vector_b else out

@@ -1,7 +1,8 @@
 """What the decompositions share beyond :mod:`.batching`: the internal op
 ``decomp_triu_inv`` (the inverse of an upper-triangular matrix, qr's rule, with its own VJP
-so second order works), the sign gauges of the kernels, and the check that refuses to
-differentiate eigenvectors (singular vectors) at a (nearly) degenerate spectrum.
+so second order works), the sign gauges of the kernels, the shape errors of a matrix
+argument, and the check that refuses to differentiate eigenvectors (singular vectors) at a
+(nearly) degenerate spectrum.
 """
 
 from __future__ import annotations
@@ -86,6 +87,14 @@ def column_signs(v: Any) -> Any:
 
 
 # -- decomp_triu_inv -------------------------------------------------------------------------
+def matrix_errors(op: str, square: bool = True) -> list[ErrorInput]:
+    """The shape errors of a decomposition's matrix argument."""
+    errors = [ErrorInput((np.zeros(3),), {}, ShapeMismatch, "at least 2-D")]
+    if square:
+        errors.append(ErrorInput((np.zeros((2, 3)),), {}, ShapeMismatch, "must be square"))
+    return errors
+
+
 def _triu_inv(r: Any) -> Any:
     check_matrix("decomp_triu_inv", "r", r, square=True)
     return np.triu(np.linalg.inv(np.triu(r)))

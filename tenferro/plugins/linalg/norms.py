@@ -1,0 +1,242 @@
+"""Norms and the cross product: ``matrix_norm``, ``vector_norm``, ``cross``, as NumPy's (the
+array API's), batched over leading axes. Real floating inputs. Conventions at kinks are
+PyTorch's (docs/linalg-decompositions.md): subgradient 0 at x = 0, sign(0) = 0, ties among
+the extreme values split the cotangent evenly; the spectral norms differentiate through
+``svd``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from tenferro.extend import (
+    ArgumentError,
+    AxisError,
+    ErrorInput,
+    Kink,
+    OpSpec,
+    ShapeMismatch,
+    explain_broadcast,
+    normalize_axes,
+    unbroadcast,
+)
+
+from .batching import SQUARE, check_matrix, constant, explain_nonfinite, lazy, scale_columns
+from .decomp_common import values
+from .svd import svd_reference
+
+_ORDS = ("fro", "nuc", 2, -2, 1, -1, math.inf, -math.inf)
+
+
+def _check_matrix_ord(ord: Any) -> Any:  # noqa: A002 (NumPy's name)
+    for known in _ORDS:
+        if type(ord) is not bool and ord == known and (isinstance(known, str) == isinstance(ord, str)):
+            return known
+    raise ArgumentError(f"matrix_norm: ord must be one of 'fro', 'nuc', 2, -2, 1, -1, inf, -inf; got {ord!r}")
+
+
+def _matrix_norm(x: Any, ord: Any = "fro", keepdims: bool = False) -> Any:  # noqa: A002
+    ord = _check_matrix_ord(ord)  # noqa: A001
+    check_matrix("matrix_norm", "x", x)
+    return np.linalg.matrix_norm(x, ord=ord, keepdims=bool(keepdims))
+
+
+def _ties(s: Any, x: Any, largest: bool, axis: int = -1) -> Any:
+    """1/count where x is at its max (min) along ``axis``, else 0: the even split among tied
+    extremes (reduce_max's convention), as a constant. The extreme is x's own, not the
+    forward's result, which another LAPACK routine may have rounded differently."""
+    x = values(x)
+    hit = x == (np.max if largest else np.min)(x, axis=axis, keepdims=True)
+    return constant(s, (hit / np.sum(hit, axis=axis, keepdims=True)).astype(x.dtype))
+
+
+def _norm_ratio(s: Any, x: Any, out: Any) -> Any:
+    """x / out, with 0 where out is 0 (the subgradient 0 PyTorch takes at the origin)."""
+    safe = s.where_select(s.compare(out, 0.0, "eq"), 1.0, out)
+    return s.div(x, safe)
+
+
+def _matrix_norm_rule(s: Any, g: Any, out: Any, x: Any, ord: Any, keepdims: bool) -> Any:  # noqa: A002
+    ord = _check_matrix_ord(ord)  # noqa: A001
+    if not keepdims:
+        g, out = s.expand_dims(g, (-2, -1)), s.expand_dims(out, (-2, -1))
+    if ord == "fro":
+        return s.mul(g, _norm_ratio(s, x, out))
+    if ord in ("nuc", 2, -2):
+        u, sv, vh = s.svd(x)
+        if ord == "nuc":
+            return s.mul(g, s.matmul(u, vh))
+        weights = _ties(s, sv, ord == 2)
+        return s.matmul(scale_columns(s, u, s.mul(s.squeeze(g, -1), weights)), vh)
+    # 1: the extreme column sum of |x| (its columns share the cotangent); inf: the extreme row sum
+    along = -2 if ord in (1, -1) else -1
+    sums = s.reduce_sum(s.abs(x), along, keepdims=True)
+    return s.mul(s.mul(g, s.sign(x)), _ties(s, sums, ord > 0, -1 if along == -2 else -2))
+
+
+def _matrix_norm_reference(x: Any, ord: Any = "fro", keepdims: bool = False) -> np.ndarray:  # noqa: A002
+    x = np.asarray(x)
+    if ord == "fro":
+        r = np.sqrt(np.sum(x * x, axis=(-2, -1)))
+    elif ord in ("nuc", 2, -2):
+        sv = svd_reference(x)[1]
+        r = {"nuc": np.sum, 2: np.max, -2: np.min}[ord](sv, axis=-1)
+    else:
+        sums = np.sum(np.abs(x), axis=-2 if ord in (1, -1) else -1)
+        r = np.max(sums, axis=-1) if ord > 0 else np.min(sums, axis=-1)
+    return r[..., None, None] if keepdims else r
+
+
+MATRIX_NORM = OpSpec(
+    name="matrix_norm",
+    explain=explain_nonfinite("matrix_norm", "x"),
+    inputs=("x",),
+    params={"ord": "fro", "keepdims": False},
+    forward=_matrix_norm,
+    vjps=(_matrix_norm_rule,),
+    residuals=("x", "out"),
+    accepts="f",
+    sample=lazy("matrix_norm"),
+    reference=_matrix_norm_reference,
+    error_inputs=lambda: [
+        ErrorInput((np.zeros(3),), {}, ShapeMismatch, "at least 2-D"),
+        ErrorInput((SQUARE,), {"ord": 3}, ArgumentError, "ord must be one of"),
+        ErrorInput((SQUARE,), {"ord": "f"}, ArgumentError, "ord must be one of"),
+    ],
+    kinks=(
+        Kink((np.zeros((2, 2)),), (np.zeros((2, 2)),)),  # fro at 0: subgradient 0
+        Kink((np.array([[1.0, -2.0], [1.0, 0.0]]),), (np.array([[0.5, -0.5], [0.5, 0.0]]),), {"ord": 1}),
+        Kink((np.array([[1.0, -1.0], [2.0, 0.0]]),), (np.array([[0.5, -0.5], [0.5, 0.0]]),), {"ord": math.inf}),
+        Kink((np.eye(2),), (np.eye(2) / 2,), {"ord": 2}),
+    ),
+    doc="The norm `ord` of the matrices in x's last two axes (fro, nuc, 2, -2, 1, -1, inf, -inf), as "
+    "NumPy's matrix_norm. Conventions (PyTorch's): subgradient 0 at x = 0 for fro, ties among the "
+    "extreme singular values or column/row sums split the cotangent evenly, sign(0) = 0.",
+)
+
+
+def _check_vector_ord(ord: Any) -> float:  # noqa: A002
+    if isinstance(ord, (bool, str)) or not isinstance(ord, (int, float, np.integer, np.floating)):
+        raise ArgumentError(f"vector_norm: ord must be a number (>= 1, 0, inf or -inf), got {ord!r}")
+    if not (ord >= 1 or ord == 0 or ord == -math.inf):
+        raise ArgumentError(f"vector_norm: ord must be >= 1, 0, inf or -inf (as a norm), got {ord!r}")
+    return float(ord)
+
+
+def _vector_norm(x: Any, axis: Any = None, keepdims: bool = False, ord: Any = 2) -> Any:  # noqa: A002
+    p = _check_vector_ord(ord)
+    axes = normalize_axes(axis, np.ndim(x), "vector_norm")
+    return np.linalg.vector_norm(x, axis=axes, keepdims=bool(keepdims), ord=p)
+
+
+def _vector_norm_rule(s: Any, g: Any, out: Any, x: Any, axis: Any, keepdims: bool, ord: Any) -> Any:  # noqa: A002
+    p = _check_vector_ord(ord)
+    axes = normalize_axes(axis, x.ndim, "vector_norm")
+    if p == 0:  # counts nonzeros: piecewise constant
+        return None
+    if not keepdims and axes:
+        g, out = s.expand_dims(g, axes), s.expand_dims(out, axes)
+    if p == 2:
+        return s.mul(g, _norm_ratio(s, x, out))
+    if p == 1:
+        return s.mul(g, s.sign(x))
+    if math.isinf(p):  # the tied extremes of |x| share the cotangent
+        hit = values(s.abs(x)) == values(out)
+        share = hit / np.sum(hit, axis=axes, keepdims=True)
+        return s.mul(s.mul(g, s.sign(x)), constant(s, share.astype(x.dtype)))
+    # d/dx (Σ|x|^p)^(1/p) = sign(x) |x|^(p-1) / out^(p-1), 0 where out is 0
+    safe = s.where_select(s.compare(out, 0.0, "eq"), 1.0, out)
+    return s.mul(g, s.mul(s.sign(x), s.pow(s.div(s.abs(x), safe), p - 1.0)))
+
+
+def _vector_norm_reference(x: Any, axis: Any = None, keepdims: bool = False, ord: Any = 2) -> np.ndarray:  # noqa: A002
+    x = np.abs(np.asarray(x, dtype=float))
+    axes = tuple(range(x.ndim)) if axis is None else axis
+    if ord == math.inf:
+        r = np.max(x, axis=axes, keepdims=keepdims)
+    elif ord == -math.inf:
+        r = np.min(x, axis=axes, keepdims=keepdims)
+    elif ord == 0:
+        r = np.sum(x != 0, axis=axes, keepdims=keepdims).astype(float)
+    else:
+        r = np.sum(x**ord, axis=axes, keepdims=keepdims) ** (1.0 / ord)
+    return np.asarray(r)
+
+
+VECTOR_NORM = OpSpec(
+    name="vector_norm",
+    inputs=("x",),
+    params={"axis": None, "keepdims": False, "ord": 2},
+    forward=_vector_norm,
+    vjps=(_vector_norm_rule,),
+    residuals=("x", "out"),
+    accepts="f",
+    sample=lazy("vector_norm"),
+    reference=_vector_norm_reference,
+    error_inputs=lambda: [
+        ErrorInput((np.zeros(3),), {"ord": 0.5}, ArgumentError, "ord must be >= 1"),
+        ErrorInput((np.zeros(3),), {"ord": "fro"}, ArgumentError, "ord must be a number"),
+        ErrorInput((np.zeros(3),), {"axis": 1}, AxisError, "out of range"),
+    ],
+    kinks=(
+        Kink((np.zeros(3),), (np.zeros(3),)),  # ord 2 at 0: subgradient 0 (PyTorch's)
+        Kink((np.array([0.0, -2.0]),), (np.array([0.0, -1.0]),), {"ord": 1}),  # sign(0) = 0
+        Kink((np.array([2.0, -2.0, 1.0]),), (np.array([0.5, -0.5, 0.0]),), {"ord": math.inf}),
+    ),
+    doc="The vector norm `ord` of x over `axis` (None: all; an int or tuple), the array API's: "
+    "ord 2, 1, any p >= 1, inf, -inf, or 0 (the count of nonzeros, gradient 0). Conventions "
+    "(PyTorch's): subgradient 0 at x = 0, sign(0) = 0, ties for inf/-inf split evenly.",
+)
+
+
+# -- cross -----------------------------------------------------------------------------------
+def _cross(a: Any, b: Any, axis: int = -1) -> Any:
+    for name, t in (("a", a), ("b", b)):
+        ndim = np.ndim(t)
+        if not (isinstance(axis, (int, np.integer)) and not isinstance(axis, bool)) or not -ndim <= axis < ndim:
+            raise AxisError(f"cross: axis {axis!r} is out of range for argument {name!r} of shape {list(np.shape(t))}")
+    if np.shape(a)[axis] != 3 or np.shape(b)[axis] != 3:
+        raise ShapeMismatch(
+            f"cross: a has shape {list(np.shape(a))} and b {list(np.shape(b))}; both need size 3 along axis {axis} "
+            f"(3-vectors)"
+        )
+    return np.cross(a, b, axis=axis)
+
+
+def _cross_reference(a: Any, b: Any, axis: int = -1) -> np.ndarray:
+    u, w = np.moveaxis(np.asarray(a), axis, -1), np.moveaxis(np.asarray(b), axis, -1)
+    parts = [
+        u[..., 1] * w[..., 2] - u[..., 2] * w[..., 1],
+        u[..., 2] * w[..., 0] - u[..., 0] * w[..., 2],
+        u[..., 0] * w[..., 1] - u[..., 1] * w[..., 0],
+    ]
+    return np.moveaxis(np.stack(parts, -1), -1, axis)
+
+
+CROSS = OpSpec(
+    name="cross",
+    inputs=("a", "b"),
+    params={"axis": -1},
+    forward=_cross,
+    vjps=(
+        lambda s, g, out, a, b, axis: s.cross(b, g, axis),  # ⟨g, a × b⟩ = ⟨a, b × g⟩
+        lambda s, g, out, a, b, axis: s.cross(g, a, axis),
+    ),
+    unbroadcast=unbroadcast,
+    multilinear=True,
+    accepts="f",
+    explain=explain_broadcast("cross", ("a", "b")),
+    sample=lazy("cross_pair"),
+    reference=_cross_reference,
+    error_inputs=lambda: [
+        ErrorInput((np.zeros(3), np.zeros(2)), {}, ShapeMismatch, "both need size 3"),
+        ErrorInput((np.zeros((2, 3)), np.zeros((3, 3))), {}, ShapeMismatch, "do not broadcast"),
+        ErrorInput((np.zeros(3), np.zeros(3)), {"axis": 1}, AxisError, "out of range"),
+    ],
+    doc="The cross product of the 3-vectors along `axis` of a and b (broadcasting), as NumPy's cross.",
+)
+
+SPECS = [MATRIX_NORM, VECTOR_NORM, CROSS]

@@ -1,0 +1,210 @@
+"""The solves: ``solve`` (and its internal transpose ``solve_transposed``) and
+``triangular_solve``, x with op(a) x = b, batched over leading axes as NumPy's linalg is (a
+right-hand side b is a vector (M,) only when b.ndim == 1, else a stack (..., M, K) whose
+batch broadcasts with a's: NumPy 2's rule).
+
+VJPs are the published ones (Giles 2008; the formulas of PyTorch's FunctionsManual.cpp and
+JAX's lax.linalg), written with session ops, so they differentiate again. ``solve``'s VJP
+solves with aᵀ reusing the forward pass's LU factorisation (:mod:`.solve_lu`). An exactly
+singular matrix is a :class:`~.batching.SingularMatrix` error naming the op and the batch
+index.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import numpy as np
+
+from tenferro.extend import ArgumentError, DTypeError, ErrorInput, OpSpec, ShapeMismatch
+from tenferro.extend import unbroadcast as _unbroadcast
+
+from . import solve_lu
+from .batching import (
+    SINGULAR,
+    SingularMatrix,
+    batched_reference,
+    check_matrix,
+    check_rhs,
+    column,
+    lazy,
+    mT,
+    singular_error,
+)
+
+
+def _outer(s: Any, p: Any, q: Any, vector: bool) -> Any:
+    """p qᵀ for stacks of matrices (..., M, K), (..., N, K), or of vectors (..., M), (..., N)."""
+    if vector:
+        return s.mul(column(s, p), s.expand_dims(q, -2))
+    return s.matmul(p, mT(s, q))
+
+
+def _vector_rhs(s: Any, solver: Any, a: Any, g: Any, vector: bool) -> Any:
+    """``solver(a, g)`` for a cotangent g of a solve with a vector b: g (..., M) is a stack
+    of vectors, not a matrix, once a has batch axes."""
+    if not vector or g.ndim == 1:
+        return solver(a, g)
+    return s.squeeze(solver(a, column(s, g)), -1)
+
+
+# -- solve ---------------------------------------------------------------------------------------
+def _solve_kernel(op: str, transposed: bool) -> Any:
+    def forward(a: Any, b: Any) -> Any:
+        rows, _ = check_matrix(op, "a", a, square=True)
+        check_rhs(op, a, b, rows)
+        return solve_lu.solve(a, b, transposed, op)
+
+    return forward
+
+
+def _solve_vjp(transposed: bool) -> Any:
+    def vjp(s: Any, g: Any, inputs: tuple[Any, Any], out: Any) -> tuple[Any, Any]:
+        a, b = inputs
+        vector = b.ndim == 1
+        # x = a⁻¹b: gb = a⁻ᵀg, ga = -gb xᵀ. y = a⁻ᵀb: gb = a⁻¹g, ga = -y gbᵀ.
+        gb = _vector_rhs(s, s.solve if transposed else s.solve_transposed, a, g, vector)
+        ga = None
+        if s.needs_grad(a):
+            ga = _unbroadcast(s, s.neg(_outer(s, out, gb, vector) if transposed else _outer(s, gb, out, vector)), a)
+        return ga, _unbroadcast(s, gb, b) if s.needs_grad(b) else None
+
+    return vjp
+
+
+def _solve_reference(transposed: bool) -> Any:
+    def reference(a: Any, b: Any) -> np.ndarray:
+        a = np.swapaxes(np.asarray(a, float), -1, -2) if transposed else a
+        return batched_reference(lambda m, v: np.linalg.inv(m) @ v, a, b, vector_b=np.ndim(b) == 1)
+
+    return reference
+
+
+def _solve_errors(op: str) -> Any:
+    return lambda: [
+        ErrorInput((np.zeros((2, 3)), np.zeros(2)), {}, ShapeMismatch, "must be square"),
+        ErrorInput((np.eye(2), np.zeros(3)), {}, ShapeMismatch, "a has shape [2, 2] and b has shape [3]"),
+        ErrorInput((np.eye(2), np.zeros((3, 1))), {}, ShapeMismatch, "a has shape [2, 2] and b has shape [3, 1]"),
+        ErrorInput((np.zeros((2, 2, 2)), np.zeros((3, 2, 1))), {}, ShapeMismatch, "batch axes do not broadcast"),
+        ErrorInput((SINGULAR, np.ones(2)), {}, SingularMatrix, f"{op}: a at batch index 1 is a singular matrix"),
+        ErrorInput((np.zeros((2, 2)), np.ones(2)), {}, SingularMatrix, f"{op}: a is a singular matrix"),
+        ErrorInput((np.eye(2, dtype=int), np.ones(2)), {}, DTypeError, "argument 'a' has dtype i64"),
+    ]
+
+
+def _solve_spec(name: str, transposed: bool, doc: str) -> OpSpec:
+    return OpSpec(
+        name=name,
+        internal=transposed,
+        inputs=("a", "b"),
+        forward=_solve_kernel(name, transposed),
+        vjp=_solve_vjp(transposed),
+        residuals=("a", "out"),
+        accepts="f",
+        sample=lazy("solve"),
+        reference=_solve_reference(transposed),
+        error_inputs=_solve_errors(name),
+        doc=doc,
+    )
+
+
+SOLVE = _solve_spec(
+    "solve",
+    False,
+    "x with a x = b, a (..., M, M); b a vector (M,) when 1-D, else (..., M, K), batches broadcasting (NumPy 2's "
+    "solve). VJP: gb = solve(aᵀ, g) with the forward pass's LU, ga = -gb xᵀ. Singular a: SingularMatrix.",
+)
+SOLVE_TRANSPOSED = _solve_spec(
+    "solve_transposed",
+    True,
+    "x with aᵀ x = b (LU of a itself, so solve's VJP reuses solve's factorisation); shapes as solve.",
+)
+
+
+# -- triangular_solve ------------------------------------------------------------------------------
+def _trans(trans: Any) -> int:
+    table = {0: 0, 1: 1, 2: 1, "N": 0, "T": 1, "C": 1}
+    if isinstance(trans, bool) or trans not in table:
+        raise ArgumentError(f"triangular_solve: trans must be 0, 1, 2, 'N', 'T' or 'C' (scipy's), got {trans!r}")
+    return table[trans]
+
+
+def _triangle(a: Any, lower: bool, unit_diagonal: bool) -> Any:
+    """The triangle of a that triangular_solve reads (with ones on the diagonal for
+    ``unit_diagonal``), made from a itself so other engines' arrays stay what they are."""
+    if not unit_diagonal:
+        return np.tril(a) if lower else np.triu(a)
+    ones = np.ones_like(a)
+    strict = np.tril(a, -1) if lower else np.triu(a, 1)
+    return np.add(strict, np.tril(np.triu(ones)))
+
+
+def _triangular_solve(a: Any, b: Any, lower: bool = True, trans: Any = 0, unit_diagonal: bool = False) -> Any:
+    t = _trans(trans)
+    rows, _ = check_matrix("triangular_solve", "a", a, square=True)
+    check_rhs("triangular_solve", a, b, rows)
+    if solve_lu.is_fast(a) and type(b) is np.ndarray and b.ndim <= 2 and b.dtype == a.dtype:
+        import scipy.linalg
+
+        try:  # one big matrix: LAPACK's trtrs, O(M²K) instead of an LU
+            return scipy.linalg.solve_triangular(
+                a, b, trans=t, lower=bool(lower), unit_diagonal=bool(unit_diagonal), check_finite=False
+            )
+        except np.linalg.LinAlgError:
+            raise singular_error("triangular_solve", a, hint=" (a zero on its diagonal)") from None
+    tri = _triangle(a, bool(lower), bool(unit_diagonal))
+    try:
+        return np.linalg.solve(np.swapaxes(tri, -1, -2) if t else tri, b)
+    except np.linalg.LinAlgError:
+        raise singular_error("triangular_solve", tri, hint=" (a zero on its diagonal)") from None
+
+
+def _triangular_vjp(
+    s: Any, g: Any, inputs: tuple[Any, Any], out: Any, lower: bool, trans: Any, unit_diagonal: bool
+) -> tuple[Any, Any]:
+    a, b = inputs
+    t = _trans(trans)
+    vector = b.ndim == 1
+    again = functools.partial(s.triangular_solve, lower=lower, trans=1 - t, unit_diagonal=unit_diagonal)
+    gb = _vector_rhs(s, again, a, g, vector)
+    ga = None
+    if s.needs_grad(a):
+        full = s.neg(_outer(s, out, gb, vector) if t else _outer(s, gb, out, vector))
+        offset = (-1 if lower else 1) if unit_diagonal else 0
+        ga = _unbroadcast(s, s.tril(full, offset) if lower else s.triu(full, offset), a)
+    return ga, _unbroadcast(s, gb, b) if s.needs_grad(b) else None
+
+
+def _triangular_reference(a: Any, b: Any, lower: bool = True, trans: Any = 0, unit_diagonal: bool = False) -> Any:
+    import scipy.linalg
+
+    def one(m: np.ndarray, v: np.ndarray) -> np.ndarray:
+        return scipy.linalg.solve_triangular(m, v, trans=trans, lower=lower, unit_diagonal=unit_diagonal)
+
+    return batched_reference(one, a, b, vector_b=np.ndim(b) == 1)
+
+
+TRIANGULAR_SOLVE = OpSpec(
+    name="triangular_solve",
+    inputs=("a", "b"),
+    params={"lower": True, "trans": 0, "unit_diagonal": False},
+    forward=_triangular_solve,
+    vjp=_triangular_vjp,
+    residuals=("a", "out"),
+    accepts="f",
+    sample=lazy("triangular_solve"),
+    reference=_triangular_reference,
+    error_inputs=lambda: [
+        ErrorInput((np.eye(2), np.ones(2)), {"trans": "X"}, ArgumentError, "trans must be"),
+        ErrorInput((np.eye(2), np.ones(3)), {}, ShapeMismatch, "a has shape [2, 2] and b has shape [3]"),
+        ErrorInput((np.diag([1.0, 0.0]), np.ones(2)), {}, SingularMatrix, "triangular_solve: a is a singular"),
+        ErrorInput((np.zeros((2, 3)), np.ones(2)), {}, ShapeMismatch, "must be square"),
+    ],
+    doc="x with op(T) x = b, T the lower (or upper) triangle of a (the other is not read; ones on the diagonal "
+    "with unit_diagonal), op(T) = T (trans 0/'N') or Tᵀ (1/'T'/2/'C'): scipy's solve_triangular, batched, but "
+    "lower=True by default. Its gradient in a is zero outside that triangle.",
+)
+
+
+SPECS = [SOLVE, SOLVE_TRANSPOSED, TRIANGULAR_SOLVE]

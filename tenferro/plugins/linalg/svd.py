@@ -1,0 +1,174 @@
+"""The singular value decomposition: ``svd`` and ``svdvals``, batched over leading axes as
+NumPy's linalg. Real floating inputs. The rule is Townsend (2016) / PyTorch's
+``svd_backward``, written with session ops, so second order works. Conventions
+(docs/linalg-decompositions.md):
+
+- **Gauge.** Each left singular vector (with its right one) has its largest-magnitude entry
+  positive, so the results are smooth functions of the input wherever that entry is unique.
+- **Degenerate spectra.** Differentiating singular vectors needs 1/(s[j]² - s[i]²); where
+  two singular values whose vectors carry a cotangent are within sqrt(eps)·max(s) of each
+  other, the rule raises NotDifferentiable naming them, where PyTorch returns inf/nan
+  silently. Singular values alone (svdvals) are always differentiable (a subgradient at
+  ties).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from tenferro.extend import NotDifferentiable, OpSpec
+
+from .batching import check_matrix, explain_nonfinite, lazy, mT, scale_columns, scale_rows
+from .decomp_common import column_signs, inverse_gaps, matrix_errors, refuse_degenerate, used_columns, values
+from .eig import eigh_reference
+
+
+def _svd(a: Any, full_matrices: bool = False) -> tuple[Any, Any, Any]:
+    m, n = check_matrix("svd", "a", a)
+    u, sv, vh = np.linalg.svd(a, full_matrices=bool(full_matrices))
+    k = min(m, n)
+    if k == 0:
+        return u, sv, vh
+    signs = column_signs(u[..., :k] if full_matrices else u)  # (..., 1, k)
+    if full_matrices:
+        signs_u = np.concatenate([signs, np.ones_like(u[..., :1, k:])], axis=-1)
+        signs_v = np.concatenate([np.swapaxes(signs, -1, -2), np.ones_like(vh[..., k:, :1])], axis=-2)
+    else:
+        signs_u, signs_v = signs, np.swapaxes(signs, -1, -2)
+    return np.multiply(u, signs_u), sv, np.multiply(vh, signs_v)
+
+
+def _svd_rule(s: Any, g: Any, out: Any, a: Any, full_matrices: bool) -> Any:
+    (gu, gs, gvh), (u, sv, vh) = g, out
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    if full_matrices and m != n:
+        if gu is not None or gvh is not None:
+            raise NotDifferentiable(
+                "svd: with full_matrices=True the extra singular vectors (beyond min(m, n)) are not "
+                "unique, so u and vh have no derivative; use full_matrices=False"
+            )
+        u, vh = s.slice(u, (Ellipsis, slice(None), slice(0, k))), s.slice(vh, (Ellipsis, slice(0, k), slice(None)))
+    terms = []
+    if gs is not None:
+        terms.append(s.matmul(scale_columns(s, u, gs), vh))  # U diag(gs) Vh
+    if gu is not None or gvh is not None:
+        terms.append(_svd_vectors_rule(s, gu, gvh, u, sv, vh, m, n))
+    return terms[0] if len(terms) == 1 else s.add(*terms)
+
+
+def _svd_vectors_rule(s: Any, gu: Any, gvh: Any, u: Any, sv: Any, vh: Any, m: int, n: int) -> Any:
+    """Townsend's terms of the singular vectors' cotangents (real case, F = 1/(s_j² - s_i²)):
+    U [(F ∘ skew(UᵀgU)) S + S (F ∘ skew(VᵀgV))] Vh + (I - UUᵀ) gU S⁻¹ Vh + U S⁻¹ gVh (I - VVᵀ)."""
+    k = min(m, n)
+    used = np.zeros(values(sv).shape, bool)
+    if gu is not None:
+        used |= used_columns(gu)
+    if gvh is not None:
+        used |= np.any(values(gvh) != 0, axis=-1)
+    refuse_degenerate(
+        "svd",
+        values(sv),
+        used,
+        "singular values",
+        "differentiate a function of the singular values only (svdvals), or move them apart",
+    )
+    sv_values = np.abs(values(sv))
+    largest = sv_values.max(axis=-1, keepdims=True, initial=0.0)  # per matrix: a batch may mix scales
+    if m != n and np.any(sv_values <= np.sqrt(np.finfo(sv.dtype).eps) * largest):
+        raise NotDifferentiable(
+            "svd: a non-square matrix with a (nearly) zero singular value has singular vectors "
+            "without a derivative (the rule divides by it); differentiate svdvals instead"
+        )
+    inverse_s = s.div(1.0, sv)
+    f = inverse_gaps(s, s.square(sv))
+    inner, extra = [], []
+    if gu is not None:
+        utgu = s.matmul(mT(s, u), gu)
+        inner.append(scale_columns(s, s.mul(f, s.sub(utgu, mT(s, utgu))), sv))  # (F ∘ skew(UᵀgU)) S
+        if m > k:  # (I - UUᵀ) gU S⁻¹ Vh
+            extra.append(s.matmul(scale_columns(s, s.sub(gu, s.matmul(u, utgu)), inverse_s), vh))
+    if gvh is not None:
+        vtgv = s.matmul(vh, mT(s, gvh))  # Vᵀ gV with gV = gVhᵀ
+        inner.append(scale_rows(s, sv, s.mul(f, s.sub(vtgv, mT(s, vtgv)))))  # S (F ∘ skew(VᵀgV))
+        if n > k:  # U S⁻¹ gVh (I - VVᵀ)
+            projected = s.sub(gvh, s.matmul(s.matmul(gvh, mT(s, vh)), vh))
+            extra.append(s.matmul(u, scale_rows(s, inverse_s, projected)))
+    middle = inner[0] if len(inner) == 1 else s.add(*inner)
+    result = s.matmul(u, s.matmul(middle, vh))
+    for term in extra:
+        result = s.add(result, term)
+    return result
+
+
+def svd_reference(a: Any, full_matrices: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    a = np.asarray(a)
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    # from the eigendecomposition of AᵀA or AAᵀ (the smaller), a different route than LAPACK's gesdd
+    if m >= n:
+        w, v = eigh_reference(np.swapaxes(a, -1, -2) @ a)
+        v = v[..., ::-1]
+        sv = np.sqrt(np.maximum(w[..., ::-1], 0.0))
+        u = a @ v / sv[..., None, :]
+    else:
+        w, u = eigh_reference(a @ np.swapaxes(a, -1, -2))
+        u = u[..., ::-1]
+        sv = np.sqrt(np.maximum(w[..., ::-1], 0.0))
+        v = np.swapaxes(a, -1, -2) @ u / sv[..., None, :]
+    pivot = np.take_along_axis(u, np.argmax(np.abs(u), axis=-2)[..., None, :], -2)
+    sign = np.where(pivot < 0, -1.0, 1.0)
+    u, v = u * sign, v * sign
+    assert not full_matrices or m == n, "the reference gives the reduced svd"
+    return u[..., :k], sv, np.swapaxes(v, -1, -2)
+
+
+SVD = OpSpec(
+    name="svd",
+    explain=explain_nonfinite("svd"),
+    inputs=("a",),
+    params={"full_matrices": False},
+    forward=_svd,
+    vjps=(_svd_rule,),
+    multiple_results=True,
+    residuals=("out",),
+    accepts="f",
+    sample=lazy("separated_svd"),
+    reference=svd_reference,
+    error_inputs=lambda: [*matrix_errors("svd", square=False)],
+    doc="(u, s, vh) with a = u diag(s) vh, s descending, as NumPy's svd (reduced by default). "
+    "Gauge: each column of u has its largest-magnitude entry positive (vh's rows follow). "
+    "Differentiating u or vh where two used singular values are within "
+    "sqrt(eps)·max(s), or with full_matrices=True and a non-square a, raises NotDifferentiable.",
+)
+
+
+def _svdvals(a: Any) -> Any:
+    check_matrix("svdvals", "a", a)
+    return np.linalg.svd(a, compute_uv=False)
+
+
+def _svdvals_rule(s: Any, g: Any, out: Any, a: Any) -> Any:
+    u, _, vh = s.svd(a)
+    return s.matmul(scale_columns(s, u, g), vh)
+
+
+SVDVALS = OpSpec(
+    name="svdvals",
+    explain=explain_nonfinite("svdvals"),
+    inputs=("a",),
+    forward=_svdvals,
+    vjps=(_svdvals_rule,),
+    residuals=("a",),
+    accepts="f",
+    sample=lazy("separated_svd", full=False),
+    reference=lambda a: svd_reference(a)[1],
+    error_inputs=lambda: matrix_errors("svdvals", square=False),
+    doc="The singular values of a, descending (the array API's svdvals). Its gradient U diag(g) Vh "
+    "is defined at repeated singular values too (the rule recomputes svd).",
+)
+
+
+SPECS = [SVD, SVDVALS]
