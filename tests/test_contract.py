@@ -157,6 +157,7 @@ def test_einsum_output_repeating_a_label_is_the_diagonal_embedding(rt, subscript
         np.testing.assert_array_equal(np.asarray(out), np.diag(arrays[0]))
 
 
+@needs_torch
 def test_einsum_diagonal_embedding_matches_torch_diag_embed_with_ellipsis_and_gradient(rt):
     _agree_with_torch(rt, lambda s, x: s.einsum([x], "...i->...ii"), lambda x: torch.diag_embed(x), _arrays((2, 3, 4)))
     _agree_with_torch(rt, lambda s, x: s.einsum([x], "i->ii"), lambda x: torch.diag_embed(x), _arrays((5,)))
@@ -172,6 +173,7 @@ def test_einsum_diagonal_embedding_gradient_is_the_cotangents_diagonal(rt):
     np.testing.assert_allclose(np.asarray(g), np.einsum("jii->ij", c), rtol=1e-13)
 
 
+@needs_torch
 def test_einsum_diagonal_embedding_second_derivative_matches_torch(rt):
     x0, a0, d = _arrays((4,), (4, 4), (4,))
 
@@ -190,6 +192,7 @@ def test_einsum_diagonal_embedding_second_derivative_matches_torch(rt):
     np.testing.assert_allclose(np.asarray(h), ht.numpy(), rtol=1e-12)
 
 
+@needs_torch
 def test_einsum_diagonal_embedding_keeps_the_dtype_and_puts_inf_only_on_the_diagonal(rt):
     for x in (np.arange(3), np.arange(3, dtype=np.float32)):
         out = np.asarray(rt.with_eager_session(lambda s, x=x: s.einsum([rt.constant_from(x)], "i->ii")))

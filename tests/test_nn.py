@@ -83,6 +83,7 @@ def test_layer_norm_matches_torch(rt, affine):
     _agree(rt, ours, theirs, *arrays, wrt=wrt, rtol=1e-12, atol=1e-12)
 
 
+@needs_torch
 @pytest.mark.parametrize("dtype, big", [(np.float64, 1e200), (np.float32, 1e30)])
 def test_layer_norm_whose_variance_overflows_is_nan_as_torch_not_a_silent_zero(rt, dtype, big):
     values = np.array([[1.0, 2.0, 3.0], [1.0, 2.0, 4.0]], dtype) * np.array([[big], [1.0]], dtype)
@@ -153,6 +154,7 @@ def test_softmax_and_log_softmax_of_an_all_minus_inf_slice(rt):
     assert out[0].tolist() == [-np.inf, -np.inf] and np.all(np.isfinite(g))
 
 
+@needs_torch
 def test_log_softmax_of_an_all_minus_inf_slice_passes_the_cotangent_through_as_documented(rt):
     """Its softmax term is 0 there: g - exp(-inf)·sum(g) = g (the docs said "a zero gradient";
     PyTorch gives nan). The -inf elements of a slice with a finite one get the same, as in
@@ -172,6 +174,7 @@ def test_log_softmax_of_an_all_minus_inf_slice_passes_the_cotangent_through_as_d
     assert "log_softmax -inf with the gradient g itself" in " ".join(module.__doc__.split())
 
 
+@needs_torch
 @pytest.mark.parametrize("op", ["softmax", "log_softmax", "masked_softmax"])
 @pytest.mark.parametrize("shape, axis", [((0, 3), 0), ((0, 3), 1), ((3, 0), -1), ((2, 0, 3), (0, 1))])
 def test_softmax_family_over_an_empty_axis_is_empty_as_torch(rt, op, shape, axis):
