@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from tenferro import GradInactive, NotDifferentiable, Tensor
+from tenferro import ArgumentError, AxisError, GradInactive, NotDifferentiable, Tensor
 
 X = np.arange(24.0).reshape(2, 3, 4)
 
@@ -318,3 +318,14 @@ def test_a_bool_or_float_axis_is_rejected_even_after_its_int_was_normalised():
     for bad in (True, 1.0, (True,), (1.0,), np.float64(1.0)):
         with pytest.raises(AxisError, match="axes must be None, an int or a tuple of ints"):
             normalize_axes(bad, 2, "op")
+
+
+def test_expand_to_rejects_a_bool_axis_or_keepdims_after_their_int_was_seen(rt):
+    """expand_to caches its layout by value; True == 1 must not reach 1's entry."""
+    g = rt.constant_from(np.ones(3))
+    with rt.eager_session() as s:
+        assert s.expand_to(g, (3, 4), (1,), False).shape == (3, 4)
+        with pytest.raises(AxisError, match="axes must be None, an int or a tuple of ints"):
+            s.expand_to(g, (3, 4), (True,), False)
+        with pytest.raises(ArgumentError, match="keepdims must be True or False"):
+            s.expand_to(g, (3, 4), (1,), 0)
