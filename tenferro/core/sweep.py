@@ -258,13 +258,15 @@ def reverse_sweep(session: EagerSession, root: Vertex, seed: EagerTensor) -> dic
                     ct = session.add_any(previous[1], ct)
                 leaves[key] = (parent, ct)
         del g  # and the local reference to it
-    # A zero branch whose vertex also got a cotangent from elsewhere adds nothing.
-    zero_branches = [
-        v for v in zero_branches if (v not in pending if type(v) is Node else leaves.get(id(v), (v, None))[1] is None)
-    ]
-    for reached in reachable(*zero_branches).values():
-        if type(reached) is not Node:
-            leaves.setdefault(id(reached), (reached, None))
+    if zero_branches:  # a zero branch whose vertex also got a cotangent from elsewhere adds nothing
+        zero_branches = [
+            v
+            for v in zero_branches
+            if (v not in pending if type(v) is Node else leaves.get(id(v), (v, None))[1] is None)
+        ]
+        for reached in reachable(*zero_branches).values():
+            if type(reached) is not Node:
+                leaves.setdefault(id(reached), (reached, None))
     given: set[int] = set()  # cotangents already handed to a variable
     for key, (variable, ct) in leaves.items():
         if ct is not None:
