@@ -29,7 +29,7 @@ from tenferro.extend import (
     unbroadcast,
 )
 
-from .plans import LETTERS, pair
+from .plans import LETTERS, pair, shape_of
 
 
 def _lazy(name: str) -> Any:
@@ -39,14 +39,6 @@ def _lazy(name: str) -> Any:
         return getattr(samples, name)()
 
     return make
-
-
-def _shape(x: Any) -> tuple[int, ...]:
-    return tuple(x.shape) if hasattr(x, "shape") else ()
-
-
-def _cast(s: Any, ct: Any, x: Any) -> Any:
-    return ct if ct.dtype == x.dtype else s.astype(ct, x.dtype)
 
 
 def _axes(axes: Any, ndim: int, op: str, what: str) -> tuple[int, ...]:
@@ -135,17 +127,17 @@ def _bilinear(name: str, subscripts: Any, **fields: Any) -> OpSpec:
         return pair(subscripts(np.shape(a), np.shape(b), **params), a, b)
 
     def parts(a: Any, b: Any, params: dict[str, Any]) -> tuple[str, str, str]:
-        lhs, out = subscripts(_shape(a), _shape(b), **params).split("->")
+        lhs, out = subscripts(shape_of(a), shape_of(b), **params).split("->")
         sa, sb = lhs.split(",")
         return sa, sb, out
 
     def rule_a(s: Any, g: Any, out: Any, a: Any, b: Any, **params: Any) -> Any:
         sa, sb, t = parts(a, b, params)
-        return _cast(s, s.einsum([g, b], f"{t},{sb}->{sa}"), a)
+        return unbroadcast(s, s.einsum([g, b], f"{t},{sb}->{sa}"), a)
 
     def rule_b(s: Any, g: Any, out: Any, a: Any, b: Any, **params: Any) -> Any:
         sa, sb, t = parts(a, b, params)
-        return _cast(s, s.einsum([a, g], f"{sa},{t}->{sb}"), b)
+        return unbroadcast(s, s.einsum([a, g], f"{sa},{t}->{sb}"), b)
 
     return OpSpec(
         name=name,
@@ -267,7 +259,7 @@ def _summed_back(s: Any, ct: Any, x: Any, promoted: tuple[int, ...]) -> Any:
         ct = s.sum_to(ct, promoted)
     if promoted != x.shape:
         ct = s.reshape(ct, x.shape)
-    return _cast(s, ct, x)
+    return unbroadcast(s, ct, x)
 
 
 def _matmul_rule_a(s: Any, g: Any, out: Any, a: Any, b: Any) -> Any:
@@ -372,13 +364,13 @@ VECDOT = OpSpec(
 def _outer_rule(s: Any, g: Any, out: Any, a: Any, b: Any) -> Any:
     if not hasattr(b, "shape"):
         return s.reshape(s.mul(g, b), a.shape)
-    return _cast(s, s.reshape(s.einsum([g, s.reshape(b, (-1,))], "ij,j->i"), a.shape), a)
+    return unbroadcast(s, s.reshape(s.einsum([g, s.reshape(b, (-1,))], "ij,j->i"), a.shape), a)
 
 
 def _outer_rule_b(s: Any, g: Any, out: Any, a: Any, b: Any) -> Any:
     if not hasattr(a, "shape"):
         return s.reshape(s.mul(g, a), b.shape)
-    return _cast(s, s.reshape(s.einsum([s.reshape(a, (-1,)), g], "i,ij->j"), b.shape), b)
+    return unbroadcast(s, s.reshape(s.einsum([s.reshape(a, (-1,)), g], "i,ij->j"), b.shape), b)
 
 
 OUTER = OpSpec(

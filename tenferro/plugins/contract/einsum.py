@@ -18,21 +18,13 @@ from typing import Any
 
 import numpy as np
 
-from tenferro.extend import REQUIRED, ArgumentError, ErrorInput, OpSpec, ShapeMismatch
+from tenferro.extend import REQUIRED, ArgumentError, ErrorInput, OpSpec, ShapeMismatch, unbroadcast
 
-from .plans import LETTERS, plan, run
-
-
-def _shape(x: Any) -> tuple[int, ...]:
-    return tuple(x.shape) if hasattr(x, "shape") else ()
+from .plans import LETTERS, plan, run, shape_of
 
 
 def einsum_forward(operands: list[Any], subscripts: str) -> Any:
     return run(plan(subscripts, tuple(np.shape(x) for x in operands)), operands)
-
-
-def _cast(s: Any, ct: Any, x: Any) -> Any:
-    return ct if ct.dtype == x.dtype else s.astype(ct, x.dtype)
 
 
 def _spread(s: Any, g: Any, have: str, term: str, sizes: dict[str, int]) -> Any:
@@ -63,7 +55,7 @@ def _spread(s: Any, g: Any, have: str, term: str, sizes: dict[str, int]) -> Any:
 
 
 def einsum_vjp(s: Any, g: Any, inputs: tuple[Any, ...], out: Any, subscripts: str) -> list[Any]:
-    p = plan(subscripts, tuple(_shape(x) for x in inputs))
+    p = plan(subscripts, tuple(shape_of(x) for x in inputs))
     needs = [s.needs_grad(x) for x in inputs]
     if p.embed is not None:  # the output was embedded on diagonals: their cotangent is g's diagonal
         g = s.einsum([g], f"{p.embed}->{p.out}")
@@ -72,7 +64,7 @@ def einsum_vjp(s: Any, g: Any, inputs: tuple[Any, ...], out: Any, subscripts: st
     for k, (x, prep) in enumerate(zip(inputs, p.preps)):
         y, labels = x, p.terms[k]
         if prep is not None:
-            if prep.shape is not None and _shape(x) != prep.shape:
+            if prep.shape is not None and shape_of(x) != prep.shape:
                 y = s.reshape(y, prep.shape)
             if prep.subscripts is not None:
                 y = s.einsum([y], prep.subscripts)
@@ -111,9 +103,9 @@ def einsum_vjp(s: Any, g: Any, inputs: tuple[Any, ...], out: Any, subscripts: st
             if prep.subscripts is not None:
                 have, term = prep.subscripts.split("->")[1], prep.subscripts.split("->")[0]
                 ct = _spread(s, ct, have, term, p.sizes)
-            if prep.shape is not None and _shape(x) != prep.shape:
-                ct = s.reshape(ct, _shape(x))
-        result.append(_cast(s, ct, x))
+            if prep.shape is not None and shape_of(x) != prep.shape:
+                ct = s.reshape(ct, shape_of(x))
+        result.append(unbroadcast(s, ct, x))
     return result
 
 

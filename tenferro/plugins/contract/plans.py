@@ -80,6 +80,11 @@ def _split_term(term: str, op: str, where: str) -> tuple[str, bool]:
 
 
 @functools.lru_cache(maxsize=1024)
+def shape_of(x: Any) -> tuple[int, ...]:
+    """An operand's shape: a tensor's, or () for a Python number."""
+    return tuple(x.shape) if hasattr(x, "shape") else ()
+
+
 def plan(subscripts: str, shapes: tuple[tuple[int, ...], ...], op: str = "einsum") -> Plan:
     """The plan of ``einsum(operands, subscripts)`` for operands of ``shapes``; the
     TenferroError that says what is wrong with the call otherwise."""

@@ -16,6 +16,6 @@ from . import copies, joins, slicing, views
 
 @hookimpl
 def tenferro_register_ops(registrar: PluginRegistrar) -> None:
-    registrar.requires("elementwise")  # astype, in the joins' rules
+    registrar.requires("elementwise")  # astype, through unbroadcast in the joins' rules
     for spec in (*views.SPECS, *slicing.SPECS, *copies.SPECS, *joins.SPECS):
         registrar.add(spec)

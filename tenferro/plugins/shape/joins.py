@@ -7,7 +7,7 @@ Each one's VJP is the other: a join's slices the cotangent back into one piece p
 (with the family's ``slice``), a split's joins the cotangents of its pieces (zeros for a
 piece that got none). All four are linear, so they differentiate to any order. Inputs of
 different float dtypes are promoted as NumPy promotes them; each piece of a join's
-cotangent is cast back to its input's dtype (with elementwise's ``astype``).
+cotangent is cast back to its input's dtype (``tenferro.extend.unbroadcast``: elementwise's astype).
 """
 
 from __future__ import annotations
@@ -17,7 +17,16 @@ from typing import Any
 
 import numpy as np
 
-from tenferro.extend import REQUIRED, ArgumentError, AxisError, DTypeError, ErrorInput, OpSpec, ShapeMismatch
+from tenferro.extend import (
+    REQUIRED,
+    ArgumentError,
+    AxisError,
+    DTypeError,
+    ErrorInput,
+    OpSpec,
+    ShapeMismatch,
+    unbroadcast,
+)
 
 from .common import axis_index, is_int
 from .views import lazy
@@ -49,10 +58,6 @@ def _concat_axis(arrays: Sequence[Any], axis: Any, op: str) -> int | None:
     return along
 
 
-def _cast_back(s: Any, piece: Any, x: Any) -> Any:
-    return piece if piece.dtype == x.dtype else s.astype(piece, x.dtype)
-
-
 def _concatenation(name: str) -> OpSpec:
     """``concat`` and ``concatenate``: one op under the array API's and the seed's name."""
 
@@ -71,7 +76,7 @@ def _concatenation(name: str) -> OpSpec:
                     piece = s.reshape(s.slice(g, ((start, start + size, None),)), x.shape)
                 else:
                     piece = s.slice(g, (_ALL,) * along + ((start, start + size, None),))
-                cotangents.append(_cast_back(s, piece, x))
+                cotangents.append(unbroadcast(s, piece, x))
             else:
                 cotangents.append(None)
             start += size
@@ -105,7 +110,7 @@ def _stack(arrays: list[Any], axis: Any = 0) -> Any:
 def _unstack_vjp(s: Any, g: Any, inputs: tuple[Any, ...], out: Any, axis: Any) -> list[Any]:
     along = axis_index(axis, out.ndim, "stack")
     return [
-        _cast_back(s, s.slice(g, (_ALL,) * along + (i,)), x) if s.needs_grad(x) else None for i, x in enumerate(inputs)
+        unbroadcast(s, s.slice(g, (_ALL,) * along + (i,)), x) if s.needs_grad(x) else None for i, x in enumerate(inputs)
     ]
 
 
