@@ -13,7 +13,9 @@ Besides the spec model this module holds the helpers every family needs:
 :func:`unbroadcast` for ops that broadcast like NumPy (``OpSpec(unbroadcast=unbroadcast)``),
 :func:`explain_broadcast` for their error messages, :func:`normalize_axes` for ``axes``
 arguments, :func:`check_shape` for ``shape`` arguments, :func:`is_immutable` for plugins
-that cache work by array identity, and ``strategies``, the
+that cache work by array identity, :func:`conj` for the complex conjugates in VJPs (the
+VJP of a holomorphic f is g ↦ g·conj(f′(z)): cotangents live in the real inner product
+Re(conj(a)·b), PyTorch's convention), and ``strategies``, the
 hypothesis sample strategies (imported on first use, since hypothesis is a test-only
 dependency; so it is not in ``__all__``).
 """
@@ -63,6 +65,7 @@ __all__ = [
     "WholeRule",
     "broadcastable",
     "check_shape",
+    "conj",
     "explain_broadcast",
     "hookimpl",
     "is_broadcast_ones",
@@ -73,9 +76,21 @@ __all__ = [
 
 
 # -- broadcasting ----------------------------------------------------------------------------
+def conj(s: Any, x: Any) -> Any:
+    """``s.conj(x)`` for a complex tensor or Python complex; ``x`` itself when it is real
+    (no op recorded, no pass over memory), so one rule serves real and complex inputs."""
+    if type(x) is complex:
+        return x.conjugate()
+    if getattr(x, "dtype", None) is None or x.dtype.kind != "c":
+        return x
+    return s.conj(x)
+
+
 def unbroadcast(s: Any, g: Any, like: Any) -> Any:
     """The cotangent ``g`` of a broadcast result, summed to ``like``'s shape and cast to its
-    dtype (with the ``elementwise`` family's ``sum_to`` and ``astype``). Give it as an op's
+    dtype (with the ``elementwise`` family's ``sum_to`` and ``astype``; a complex cotangent
+    of a real input keeps its real part, which is the projection the real inner product
+    asks for: a real variable gets a real gradient). Give it as an op's
     ``unbroadcast=`` and the core calls it where a rule's cotangent needs it; call it
     yourself in a whole-op ``vjp``."""
     value, target = g._value, like._value  # on every broadcasting rule's path: no properties

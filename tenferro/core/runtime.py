@@ -27,7 +27,7 @@ from .recording import no_grad
 from .registry import Registry
 from .session import EagerSession, session_class
 from .sweep import reverse_sweep
-from .tensor import Tensor, array_from, describe, freeze
+from .tensor import TRACKED, Tensor, array_from, describe, freeze
 from .trace import Node
 
 T = TypeVar("T")
@@ -127,12 +127,12 @@ class EagerRuntime:
 
     # -- values --------------------------------------------------------------------------
     def variable_from(self, tensor: Tensor | Any) -> EagerTensor:
-        """A leaf that requires gradients (torch's ``requires_grad=True``): a float32 or
-        float64 Tensor or anything ``np.array`` accepts (copied)."""
+        """A leaf that requires gradients (torch's ``requires_grad=True``): a float32,
+        float64, complex64 or complex128 Tensor or anything ``np.array`` accepts (copied)."""
         value = _as_array(tensor, "variable_from")
-        if value.dtype not in (np.float32, np.float64):
+        if value.dtype not in TRACKED:
             raise DTypeError(
-                f"variable_from: a variable must be float32 or float64, got {value.dtype}; "
+                f"variable_from: a variable must be float32, float64, complex64 or complex128, got {value.dtype}; "
                 f"convert first (a.astype(np.float64)) or use constant_from"
             )
         return EagerTensor(value, self, None, leaf=True)
@@ -312,6 +312,12 @@ class EagerRuntime:
     def _seed(self, out: EagerTensor) -> EagerTensor:
         if out.shape != ():
             raise NonScalarGrad(out.shape)
+        if out.dtype.kind == "c":
+            raise DTypeError(
+                f"the output is {describe(out.shape, out.dtype)}: a gradient is defined for a real "
+                f"scalar (as in PyTorch); differentiate s.real(out) or s.abs(out), or give the "
+                f"complex cotangent with backward_with"
+            )
         one = _ONE.get(out.dtype)
         return EagerTensor(one if one is not None else freeze(np.ones((), out.dtype)), self)
 

@@ -30,7 +30,7 @@ from .params import frozen, frozen_params
 from .recording import paused
 from .registry import Registry
 from .spec import REQUIRED, OpSpec
-from .tensor import SUPPORTED_KINDS, Hollow, describe, dtype_name
+from .tensor import SUPPORTED_KINDS, TRACKED, Hollow, describe, dtype_name
 from .trace import Node, call_node, result_node
 
 if TYPE_CHECKING:
@@ -187,17 +187,13 @@ def _as_result(spec: OpSpec, out: Any) -> np.ndarray:
 
 def _unrecordable(spec: OpSpec, out: np.ndarray) -> TenferroError:
     """Why a result computed from a tracked input cannot be recorded."""
-    if out.dtype.kind == "c":
-        return DTypeError(
-            f"{spec.name}: the result is complex, and derivatives of complex results are "
-            f"not supported yet; compute it under rt.no_grad() or from constants"
-        )
     if out.dtype.kind == "f" and not spec.integer_results:  # not a cast: the kernel chose the dtype
         return _bad_result(spec, out, "tracked results must be float32 or float64, like the inputs they come from")
     if out.dtype.kind == "f":
         return DTypeError(
-            f"{spec.name}: the result would be {dtype_name(out.dtype)}, and tenferro records only float32 and "
-            f"float64 results; compute it under rt.no_grad() or from constants, or keep float32"
+            f"{spec.name}: the result would be {dtype_name(out.dtype)}, and tenferro records only float32, "
+            f"float64, complex64 and complex128 results; compute it under rt.no_grad() or from constants, "
+            f"or keep float32"
         )
     return _bad_result(
         spec,
@@ -232,9 +228,9 @@ def _results(
     integer_results = spec.integer_results or not any(spec.differentiable)
     recorded: list[Any] = []  # per result: its array, to record a node, or its constant tensor
     for array in arrays:
-        if array.dtype in (F64, F32):
+        if array.dtype in TRACKED:
             recorded.append(array)
-        elif array.dtype.kind in "fc" or not integer_results:
+        elif array.dtype.kind == "f" or not integer_results:
             raise _unrecordable(spec, array)
         else:
             recorded.append(EagerTensor(array, rt))
@@ -399,10 +395,10 @@ def _method(spec: OpSpec) -> Any:
         # a later kernel that writes into it fails instead of corrupting the trace (positional: 0.1 µs faster)
         out.setflags(False)
         if tracked and rt not in paused():
-            if dtype is F64 or dtype is F32 or dtype in (F64, F32):
+            if dtype is F64 or dtype is F32 or dtype in TRACKED:
                 kept = _recorded(drops, args, variadic) if drops else args
                 return EagerTensor(out, rt, Node(spec, kept, parents, params, out))
-            if dtype.kind == "f" or dtype.kind == "c" or not integer_results:
+            if dtype.kind == "f" or not integer_results:
                 raise _unrecordable(spec, out)
         return EagerTensor(out, rt)
 

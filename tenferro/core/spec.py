@@ -125,7 +125,10 @@ class OpSpec:
     hypothesis strategy of :class:`SampleInput` (valid inputs, away from kinks and poles);
     ``reference``, an independent NumPy implementation; ``error_inputs``, a zero-argument
     factory of :class:`ErrorInput`; ``kinks``, the op's conventions where it is not
-    differentiable, as :class:`Kink` points.
+    differentiable, as :class:`Kink` points; ``complex_sample``, the strategy of complex
+    samples for an op that accepts complex inputs (default: the float samples with an
+    imaginary part added to each input that accepts complex; give it where the inputs
+    need structure, such as a Hermitian matrix).
 
     **Where it comes from**: ``plugin``, set by the registry.
 
@@ -158,6 +161,7 @@ class OpSpec:
     internal: bool = field(default=False, kw_only=True)
     variadic: bool = field(default=False, kw_only=True)
     multiple_results: bool = field(default=False, kw_only=True)
+    complex_sample: Callable[[], Any] | None = field(default=None, kw_only=True)
     drops: tuple[int, ...] = field(init=False, repr=False, compare=False)
     keeps_out: bool = field(init=False, repr=False, compare=False)
 
@@ -171,7 +175,9 @@ class OpSpec:
         derived("accepts", tuple((accepts,) * len(self.inputs) if isinstance(accepts, str) else accepts))
         rules = tuple(self.vjps) if self.vjps is not None else (self.vjp,) * len(self.inputs)
         if self.differentiable is None:
-            flags = tuple(rule is not None and "f" in kinds for rule, kinds in zip(rules, self.accepts))
+            flags = tuple(
+                rule is not None and ("f" in kinds or "c" in kinds) for rule, kinds in zip(rules, self.accepts)
+            )
         else:
             flags = tuple(self.differentiable)
         derived("differentiable", flags)

@@ -21,6 +21,8 @@ from .errors import ArgumentError, DTypeError, ShapeMismatch
 
 #: dtype kinds a Tensor may hold: bool, signed/unsigned int, float, complex.
 SUPPORTED_KINDS = "biufc"
+#: The dtypes a variable, a recorded result and so a gradient may have.
+TRACKED = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.complex64, np.complex128))
 #: The most dimensions a tensor may have (NumPy's own limit).
 MAX_DIMS = 64
 #: The most elements a tensor may have (what memory can address).

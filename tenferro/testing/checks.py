@@ -16,6 +16,7 @@ from typing import Any
 from tenferro.core.runtime import EagerRuntime
 from tenferro.core.spec import OpSpec
 
+from .complex_samples import accepts_complex, on_complex_samples
 from .derivative_checks import (
     check_kinks,
     check_residuals,
@@ -93,3 +94,20 @@ CHECKS: dict[str, Check] = {
         Check("error_inputs", check_error_inputs, needs=("error_inputs",)),
     ]
 }
+
+#: The checks that also run on complex samples, for ops that accept complex inputs: as
+#: ``complex_<name>`` (``float32`` becomes ``complex64``).
+_ON_COMPLEX = ("forward", "float32", "vjp_fd", "vjp2_fd", "vjp_shapes", "jvp", "linear", "multilinear", "residuals")
+
+CHECKS.update(
+    (twin.name, twin)
+    for twin in (
+        Check(
+            "complex64" if name == "float32" else f"complex_{name}",
+            on_complex_samples(CHECKS[name].run),
+            lambda spec, applies=CHECKS[name].applies: accepts_complex(spec) and applies(spec),
+            CHECKS[name].needs,
+        )
+        for name in _ON_COMPLEX
+    )
+)

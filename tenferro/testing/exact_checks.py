@@ -17,7 +17,7 @@ from tenferro.core.runtime import EagerRuntime
 from tenferro.core.spec import OpSpec, SampleInput
 
 from .harness import NOT_SCALABLE, CheckFailed, Tally, draw, draw_seed, forward, recorded, run_jvp, run_vjp
-from .oracle import RTOL, differentiable_positions
+from .oracle import RTOL, differentiable_positions, inner_terms, random_array, vdot
 
 #: Rounding the linearity check allows: this many times n x (eps x the magnitude involved +
 #: the smallest normal number, below which rounding is absolute), n the number of elements
@@ -49,8 +49,8 @@ def _check_linearity(rt: EagerRuntime, spec: OpSpec, data: Any, tally: Tally) ->
 
 
 def _scalable(arg: Any) -> bool:
-    """A float array or scalar: α·x + β·y keeps its type."""
-    return isinstance(arg, (float, np.floating)) or (isinstance(arg, np.ndarray) and arg.dtype.kind == "f")
+    """A float or complex array or scalar: α·x + β·y (α, β real) keeps its type."""
+    return isinstance(arg, (float, complex, np.inexact)) or (isinstance(arg, np.ndarray) and arg.dtype.kind in "fc")
 
 
 def _declaration(spec: OpSpec, group: Sequence[int]) -> str:
@@ -62,8 +62,8 @@ def _declaration(spec: OpSpec, group: Sequence[int]) -> str:
 
 def _random_like(arg: Any, rng: np.random.Generator) -> Any:
     if isinstance(arg, np.ndarray):
-        return np.asarray(rng.standard_normal(arg.shape), arg.dtype)
-    return type(arg)(rng.standard_normal())
+        return random_array(rng, arg.shape, arg.dtype)
+    return type(arg)(random_array(rng, (), np.result_type(arg))[()])
 
 
 def _combination(alpha: float, x: Any, beta: float, y: Any) -> Any:
@@ -82,7 +82,7 @@ def _largest(value: Any) -> float:
 
 def _rounding(dtype: np.dtype, terms: int, magnitude: float) -> float:
     """What ``terms`` rounded terms of size ``magnitude`` in ``dtype`` may be off by."""
-    info = np.finfo(dtype if dtype.kind == "f" else np.float64)
+    info = np.finfo(dtype if dtype.kind in "fc" else np.float64)
     return ULPS * terms * (float(info.eps) * magnitude + float(info.smallest_normal))
 
 
@@ -123,13 +123,13 @@ def _check_adjoint(
     if not tensors:
         return
     _, out = recorded(rt, spec, _replaced(sample, v))
-    u = np.asarray(rng.standard_normal(out.shape), out.dtype)
+    u = random_array(rng, out.shape, out.dtype)
     cotangents = run_vjp(rt, out, u)
-    forward_terms = u * np.asarray(out)
-    vjp_terms = [np.asarray(cotangents[i]) * v[i] for i in tensors if cotangents[i] is not None]
+    forward_terms = inner_terms(u, np.asarray(out))
+    vjp_terms = [inner_terms(cotangents[i], v[i]) for i in tensors if cotangents[i] is not None]
     lhs, rhs = float(np.sum(forward_terms)), float(sum(np.sum(t) for t in vjp_terms))
     magnitude = float(np.sum(np.abs(forward_terms)) + sum(np.sum(np.abs(t)) for t in vjp_terms))
-    terms = forward_terms.size + sum(v[i].size for i in tensors)
+    terms = np.size(out) + sum(v[i].size for i in tensors)
     tolerance = _rounding(out.dtype, terms, magnitude)
     if not abs(lhs - rhs) <= tolerance:
         names = ", ".join(spec.input_name(i) for i in tensors)
@@ -145,20 +145,20 @@ def check_jvp(rt: EagerRuntime, spec: OpSpec, data: Any, tally: Tally) -> None:
     sample = draw(spec, data, tally, differentiable=True)
     rng = np.random.default_rng(draw_seed(data, tally))
     _, out = recorded(rt, spec, sample)
-    u = np.asarray(rng.standard_normal(out.shape), out.dtype)
+    u = random_array(rng, out.shape, out.dtype)
     cotangents = run_vjp(rt, out, u)
     for index in differentiable_positions(spec, sample):
         name = spec.input_name(index)
         arg = sample.args[index]
-        v = np.asarray(rng.uniform(-1.0, 1.0, arg.shape), arg.dtype)
+        v = random_array(rng, arg.shape, arg.dtype, uniform=True)
         tangent = run_jvp(rt, spec, sample, {index: v})
         if tangent is not None and tangent.shape != out.shape:
             raise CheckFailed(
                 f"the JVP along input {index} ({name!r}) has shape {list(tangent.shape)}; the result's is "
                 f"{list(out.shape)}"
             )
-        lhs = 0.0 if tangent is None else float(np.sum(u * tangent))
-        rhs = 0.0 if cotangents[index] is None else float(np.sum(np.asarray(cotangents[index]) * v))
+        lhs = 0.0 if tangent is None else vdot(u, tangent)
+        rhs = 0.0 if cotangents[index] is None else vdot(cotangents[index], v)
         tolerance = RTOL * max(1.0, abs(lhs), abs(rhs))
         if not abs(lhs - rhs) <= tolerance:
             raise CheckFailed(

@@ -91,15 +91,16 @@ def recorded(
     rt: EagerRuntime, spec: OpSpec, sample: SampleInput, through: int | None = None
 ) -> tuple[list[Any], EagerTensor]:
     """The op called on variables (at differentiable positions) and constants. With
-    ``through``, that input reaches the op as an intermediate result (its variable times 1),
-    whose value the trace keeps only if the spec lists it in ``residuals``."""
+    ``through``, that input reaches the op as an intermediate result (``-(-variable)``, exact
+    to the sign of every zero both ways), whose value the trace keeps only if the spec lists
+    it in ``residuals``."""
     positions = differentiable_positions(spec, sample)
     args = [
         rt.variable_from(Tensor.from_numpy(a)) if i in positions else const(rt, a) for i, a in enumerate(sample.args)
     ]
 
     def body(s: Any) -> EagerTensor:
-        called = [s.mul(a, 1.0) if i == through else a for i, a in enumerate(args)]
+        called = [s.neg(s.neg(a)) if i == through else a for i, a in enumerate(args)]
         return picked(spec, getattr(s, spec.name)(*spec.pack(called), **sample.params), sample.result)
 
     return args, rt.with_eager_session(body)

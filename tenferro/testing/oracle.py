@@ -5,6 +5,11 @@ For an op F, inputs x, a random cotangent u and random directions v, the AD side
 function is G(x, u) = ⟨VJP_x(u), w⟩ for a random w: its gradient comes from ``rt.grad``
 of the recorded first derivative, and its directional derivative from finite differences
 of first-order gradients. The tolerance is widened by scipy's own error estimate.
+
+Complex values are pairs of reals: ⟨a, b⟩ = Re(conj(a)·b), the inner product in which
+tenferro's cotangents live (PyTorch's convention), and the directions v and w, the
+cotangent u have random real and imaginary parts, so every derivative is checked along
+both the real and the imaginary direction.
 """
 
 from __future__ import annotations
@@ -113,11 +118,11 @@ def compare(ad: float, terms: Callable[[float], Any], rtol: float = RTOL) -> Com
 
 
 def differentiable_positions(spec: OpSpec, sample: SampleInput) -> list[int]:
-    """Inputs of ``sample`` that receive gradients: float arrays at differentiable slots."""
+    """Inputs of ``sample`` that receive gradients: float or complex arrays at differentiable slots."""
     return [
         i
         for i, arg in enumerate(sample.args)
-        if spec.differentiable[spec.slot(i)] and isinstance(arg, np.ndarray) and arg.dtype.kind == "f"
+        if spec.differentiable[spec.slot(i)] and isinstance(arg, np.ndarray) and arg.dtype.kind in "fc"
     ]
 
 
@@ -127,7 +132,34 @@ def picked(spec: OpSpec, out: Any, result: int) -> Any:
 
 
 def vdot(a: Any, b: Any) -> float:
-    return float(np.sum(_products(a, b)))
+    """⟨a, b⟩ = Re Σ conj(a)·b, in float64."""
+    return float(np.sum(inner_terms(a, b)))
+
+
+def inner_terms(a: Any, b: Any) -> np.ndarray:
+    """The terms of ⟨a, b⟩ in float64: products of the real parts, then (when either is
+    complex) of the imaginary parts."""
+    a, b = np.asarray(a), np.asarray(b)
+    real = np.real(a).astype(np.float64) * np.real(b).astype(np.float64)
+    if a.dtype.kind != "c" and b.dtype.kind != "c":
+        return real
+    return np.stack([real, np.imag(a).astype(np.float64) * np.imag(b).astype(np.float64)])
+
+
+def random_array(rng: np.random.Generator, shape: tuple[int, ...], dtype: Any, uniform: bool = False) -> np.ndarray:
+    """Standard normal (or, with ``uniform``, uniform in [-1, 1]) values of ``dtype``; a
+    complex dtype gets independent real and imaginary parts."""
+    draw = (lambda: rng.uniform(-1.0, 1.0, shape)) if uniform else (lambda: rng.standard_normal(shape))
+    value = draw() + 1j * draw() if np.dtype(dtype).kind == "c" else draw()
+    return np.asarray(value).astype(dtype)
+
+
+def inner(s: Any, a: Any, b: Any) -> Any:
+    """⟨a, b⟩ recorded with session ops (``reduce_sum``, ``mul``; ``conj`` and ``real`` for
+    complex), so it can be differentiated."""
+    if a.dtype.kind != "c" and b.dtype.kind != "c":
+        return s.reduce_sum(s.mul(a, b), None)
+    return s.real(s.reduce_sum(s.mul(s.conj(a), b), None))
 
 
 class OpHarness:
@@ -168,12 +200,18 @@ class OpHarness:
 
 
 def _directions(rng: np.random.Generator, harness: OpHarness, only: int | None) -> dict[int, np.ndarray]:
-    """Random directions of max-norm 1 (so FD steps stay within FD_STEP of the sample); with
-    ``only``, zero for every input but that one."""
+    """Random directions of max-norm 1 in each part (so FD steps stay within FD_STEP of the
+    sample), complex for complex inputs; with ``only``, zero for every input but that one."""
+    args = harness.sample.args
     return {
-        i: rng.uniform(-1.0, 1.0, np.shape(harness.sample.args[i])) * (only is None or only == i)
+        i: random_array(rng, args[i].shape, _wide(args[i].dtype), uniform=True) * (only is None or only == i)
         for i in harness.positions
     }
+
+
+def _wide(dtype: np.dtype) -> np.dtype:
+    """float64 or complex128: the precision of directions and weights."""
+    return np.dtype(np.complex128 if dtype.kind == "c" else np.float64)
 
 
 def check_first_order(
@@ -185,18 +223,18 @@ def check_first_order(
     rng = np.random.default_rng(seed)
     harness = OpHarness(rt, spec, sample)
     out0 = harness.value({})
-    u = rng.standard_normal(out0.shape).astype(out0.dtype)
+    u = random_array(rng, out0.shape, out0.dtype)
     v = _directions(rng, harness, only)
     args = harness.tensors({}, variables=True)
     out = rt.with_eager_session(lambda s: harness.call(s, args))
     out.backward_with(rt.constant_from(Tensor.from_numpy(u)))
     ad = sum(vdot(args[i].grad().to_numpy(), v[i]) for i in harness.positions)
-    return compare(ad, lambda t: _products(u, harness.value(harness.shifted(t, v))))
+    return compare(ad, lambda t: inner_terms(u, harness.value(harness.shifted(t, v))))
 
 
 def _first_derivatives(rt: EagerRuntime, harness: OpHarness, args: list[Any], u: EagerTensor) -> list[EagerTensor]:
     """Recorded gradients of ⟨u, F(args)⟩ with respect to each differentiable input."""
-    loss = rt.with_eager_session(lambda s: s.reduce_sum(s.mul(u, harness.call(s, args)), None))
+    loss = rt.with_eager_session(lambda s: inner(s, u, harness.call(s, args)))
     return rt.grad(loss, [args[i] for i in harness.positions])
 
 
@@ -213,10 +251,10 @@ def check_second_order(
     rng = np.random.default_rng(seed)
     harness = OpHarness(rt, spec, sample)
     out0 = harness.value({})
-    u0 = rng.standard_normal(out0.shape)
+    u0 = random_array(rng, out0.shape, _wide(out0.dtype))
     v = _directions(rng, harness, only)
-    v_u = rng.uniform(-1.0, 1.0, out0.shape) * (only is None or only == COTANGENT)
-    w = {i: rng.standard_normal(np.shape(sample.args[i])) for i in harness.positions}
+    v_u = random_array(rng, out0.shape, _wide(out0.dtype), uniform=True) * (only is None or only == COTANGENT)
+    w = {i: random_array(rng, sample.args[i].shape, _wide(sample.args[i].dtype)) for i in harness.positions}
 
     def gradients(shifted: dict[int, np.ndarray], u_value: np.ndarray, variable: bool) -> tuple[Any, Any, Any]:
         args = harness.tensors(shifted, variables=True)
@@ -225,9 +263,7 @@ def check_second_order(
 
     args, u, grads = gradients({}, u0, variable=True)
     weights = [rt.constant_from(Tensor.from_numpy(w[i])) for i in harness.positions]
-    total = rt.with_eager_session(
-        lambda s: _sum_all(s, [s.reduce_sum(s.mul(g, wi), None) for g, wi in zip(grads, weights)])
-    )
+    total = rt.with_eager_session(lambda s: _sum_all(s, [inner(s, g, wi) for g, wi in zip(grads, weights)]))
     ad = 0.0
     for tensor, direction in [(args[i], v[i]) for i in harness.positions] + [(u, v_u)]:
         try:
@@ -237,14 +273,9 @@ def check_second_order(
 
     def terms(t: float) -> np.ndarray:
         _, _, shifted = gradients(harness.shifted(t, v), u0 + t * v_u, variable=False)
-        return np.concatenate([np.ravel(_products(g, w[i])) for g, i in zip(shifted, harness.positions)])
+        return np.concatenate([np.ravel(inner_terms(g, w[i])) for g, i in zip(shifted, harness.positions)])
 
     return compare(ad, terms)
-
-
-def _products(a: Any, b: Any) -> np.ndarray:
-    """The terms of ⟨a, b⟩, in float64."""
-    return np.asarray(a, dtype=np.float64) * np.asarray(b, dtype=np.float64)
 
 
 def _sum_all(s: Any, terms: list[Any]) -> Any:

@@ -20,7 +20,8 @@ from .oracle import differentiable_positions, picked
 
 def _max_error(actual: np.ndarray, expected: np.ndarray) -> float:
     """Largest absolute difference; NaN where exactly one side is NaN, equal infinities 0."""
-    a, e = actual.astype(np.float64), expected.astype(np.float64)
+    wide = np.complex128 if np.iscomplexobj(actual) or np.iscomplexobj(expected) else np.float64
+    a, e = actual.astype(wide), expected.astype(wide)
     with np.errstate(invalid="ignore"):
         diff = np.where((a == e) | (np.isnan(a) & np.isnan(e)), 0.0, np.abs(a - e))
     return float(np.max(diff, initial=0.0))
@@ -46,26 +47,35 @@ def check_forward(rt: EagerRuntime, spec: OpSpec, data: Any, tally: Tally) -> No
         raise CheckFailed(f"max error {error:.3g} against the reference > tolerance {tolerance:.3g}")
 
 
-def _to(arg: Any, dtype: type) -> Any:
-    if isinstance(arg, np.ndarray) and arg.dtype.kind == "f":
-        return arg.astype(dtype)
-    if isinstance(arg, np.floating):
-        return dtype(arg)
+#: float and complex dtypes in single and double precision.
+_SINGLE = {"f": np.dtype(np.float32), "c": np.dtype(np.complex64)}
+_DOUBLE = {"f": np.dtype(np.float64), "c": np.dtype(np.complex128)}
+
+
+def _to(arg: Any, precision: dict[str, np.dtype]) -> Any:
+    """A float or complex array or NumPy scalar in the ``precision`` of its kind."""
+    if isinstance(arg, np.ndarray) and arg.dtype.kind in precision:
+        return arg.astype(precision[arg.dtype.kind])
+    if isinstance(arg, np.inexact):
+        return precision[arg.dtype.kind].type(arg)
     return arg
 
 
 def check_float32(rt: EagerRuntime, spec: OpSpec, data: Any, tally: Tally) -> None:
-    """In float32 the op stays float32 and agrees with float64 on the same (rounded)
-    inputs, within a tolerance scaled by float32's epsilon."""
+    """In float32 (complex64) the op stays single precision and agrees with float64
+    (complex128) on the same (rounded) inputs, within a tolerance scaled by float32's epsilon."""
     sample = draw(spec, data, tally)
-    # float arrays and NumPy float scalars go to float32; Python floats stay (they are weak)
-    single = [_to(a, np.float32) for a in sample.args]
-    rounded = [_to(a, np.float64) for a in single]
+    # arrays and NumPy scalars go to single precision; Python floats stay (they are weak)
+    single = [_to(a, _SINGLE) for a in sample.args]
+    rounded = [_to(a, _DOUBLE) for a in single]
     actual = forward(rt, spec, replace(sample, args=tuple(single)))
     expected = forward(rt, spec, replace(sample, args=tuple(rounded)))
-    if expected.dtype == np.float64 and actual.dtype != np.float32:
-        raise CheckFailed(f"float32 inputs gave a {actual.dtype} result; results must keep the input dtype")
-    if actual.dtype.kind != "f":
+    if expected.dtype.kind in "fc" and expected.dtype == _DOUBLE[expected.dtype.kind]:
+        if actual.dtype != _SINGLE[expected.dtype.kind]:
+            raise CheckFailed(
+                f"{_name(single)} inputs gave a {actual.dtype} result; results must keep the input precision"
+            )
+    if actual.dtype.kind not in "fc":
         return
     magnitudes = [np.max(np.abs(a), initial=0.0) for a in rounded if isinstance(a, np.ndarray)]
     finite = expected[np.isfinite(expected)]
@@ -74,6 +84,10 @@ def check_float32(rt: EagerRuntime, spec: OpSpec, data: Any, tally: Tally) -> No
     error = _max_error(actual, expected)
     if not error <= tolerance:
         raise CheckFailed(f"float32 result off float64 by {error:.3g} > tolerance {tolerance:.3g} (64 eps32 x scale)")
+
+
+def _name(args: list[Any]) -> str:
+    return "complex64" if any(np.iscomplexobj(a) for a in args if isinstance(a, np.ndarray)) else "float32"
 
 
 def check_engine_neutral(rt: EagerRuntime, spec: OpSpec, data: Any, tally: Tally) -> None:

@@ -4,11 +4,11 @@ clamp, compare) and the broadcasting ops their VJPs use."""
 
 from tenferro.extend import PluginRegistrar, hookimpl
 
-from . import binary, binary_math, broadcasting, logical, rounding, unary
+from . import binary, binary_math, broadcasting, complex_parts, logical, rounding, unary
 
 
 @hookimpl
 def tenferro_register_ops(registrar: PluginRegistrar) -> None:
-    for module in (unary, binary, binary_math, rounding, logical, broadcasting):
+    for module in (unary, complex_parts, binary, binary_math, rounding, logical, broadcasting):
         for spec in module.SPECS:
             registrar.add(spec)

@@ -72,8 +72,10 @@ def _astype(x: np.ndarray, dtype: Any) -> np.ndarray:
         target = None
     if target is None:
         raise DTypeError(f"astype: {dtype!r} is not a dtype; use e.g. 'float32' or np.float64")
-    if target.kind not in "biuf":
-        raise DTypeError(f"astype: cannot cast to {target}; supported targets are bool, integer and float")
+    if target.kind not in "biufc":
+        raise DTypeError(f"astype: cannot cast to {target}; supported targets are bool, integer, float and complex")
+    if x.dtype.kind == "c" and target.kind != "c":
+        x = np.real(x)  # complex to real keeps the real part (NumPy's cast, without its ComplexWarning)
     return np.astype(x, target)
 
 
@@ -106,6 +108,24 @@ def _cast_sample() -> Any:
     return floats_array().map(lambda x: SampleInput((x,), {"dtype": "float64"}))
 
 
+def _complex_cast_sample() -> Any:
+    """Complex to real or complex, and real to complex (double precision, as above)."""
+    from hypothesis import strategies as st
+
+    from tenferro.testing.strategies import floats_array
+
+    def cast(x: np.ndarray, y: np.ndarray, source: str, target: str) -> SampleInput:
+        return SampleInput((x + 1j * y if source == "complex" else x,), {"dtype": target})
+
+    return st.builds(
+        cast,
+        floats_array((3,)),
+        floats_array((3,), -1.0, 1.0),
+        st.sampled_from(["complex", "float"]),
+        st.sampled_from(["complex128", "float64"]),
+    )
+
+
 _F = np.zeros(3)
 
 SPECS = [
@@ -117,7 +137,7 @@ SPECS = [
         forward=_broadcast_to,
         vjps=(lambda s, g, out, x, shape: s.sum_to(g, x.shape),),
         linear=True,
-        accepts="biuf",
+        accepts="biufc",
         sample=lambda: _shape_pair_sample(array_is_larger=False),
         reference=lambda x, shape: np.ones(shape) * x,
         error_inputs=lambda: [
@@ -135,7 +155,7 @@ SPECS = [
         forward=_sum_to,
         vjps=(lambda s, g, out, x, shape: s.broadcast_to(g, x.shape),),
         linear=True,
-        accepts="iuf",
+        accepts="iufc",
         sample=lambda: _shape_pair_sample(array_is_larger=True),
         reference=lambda x, shape: (
             x.sum(axis=tuple(range(x.ndim - len(shape))))
@@ -152,14 +172,19 @@ SPECS = [
         forward=_astype,
         vjps=(lambda s, g, out, x, dtype: s.astype(g, x.dtype),),
         linear=True,
-        accepts="biuf",
+        accepts="biufc",
         sample=_cast_sample,
-        reference=lambda x, dtype: np.asarray(x, dtype=dtype),
+        complex_sample=_complex_cast_sample,
+        reference=lambda x, dtype: np.asarray(np.real(x) if np.dtype(dtype).kind != "c" else x, dtype=dtype),
         integer_results=True,
         error_inputs=lambda: [
-            ErrorInput((_F,), {"dtype": "complex128"}, DTypeError, "cannot cast"),
+            ErrorInput((_F,), {"dtype": "datetime64"}, DTypeError, "cannot cast"),
             ErrorInput((_F,), {"dtype": None}, DTypeError, "None is not a dtype"),
         ],
-        doc="x converted to `dtype` (bool, integer or float); float-to-float casts carry gradients.",
+        doc=(
+            "x converted to `dtype` (bool, integer, float or complex); casts between float and complex "
+            "dtypes carry gradients. Complex to real keeps the real part (the imaginary part's gradient "
+            "is zero), as NumPy's cast does, without its ComplexWarning."
+        ),
     ),
 ]

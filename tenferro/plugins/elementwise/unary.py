@@ -45,6 +45,7 @@ def _unary(
     residuals: tuple[str, ...] | None = ("x",),
     kinks: tuple[Kink, ...] = (),
     linear: bool = False,
+    accepts: str = "fiu",
 ) -> OpSpec:
     return OpSpec(
         name=name,
@@ -52,7 +53,7 @@ def _unary(
         forward=forward,
         vjps=(rule,),
         linear=linear,
-        accepts="fiu",
+        accepts=accepts,
         sample=domain,
         reference=reference,
         error_inputs=lambda: [ErrorInput((np.array([True, False]),), {}, DTypeError, "accepts float")],
@@ -77,7 +78,16 @@ def _sqrt_one_minus_square(s: Any, x: Any) -> Any:
 
 
 SPECS = [
-    _unary("neg", np.negative, lambda s, g, out, x: s.neg(g), lambda x: 0.0 - x, "-x.", residuals=None, linear=True),
+    _unary(
+        "neg",
+        np.negative,
+        lambda s, g, out, x: s.neg(g),
+        lambda x: 0.0 - x,
+        "-x.",
+        residuals=None,
+        linear=True,
+        accepts="fiuc",
+    ),
     _unary("exp", np.exp, lambda s, g, out, x: s.mul(g, out), _libm(math.exp), "e**x.", residuals=("out",)),
     _unary(
         "log",

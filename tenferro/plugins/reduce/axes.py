@@ -98,7 +98,7 @@ EXPAND_TO = OpSpec(
     forward=_expand_to,
     vjps=(lambda s, g, out, x, shape, axes, keepdims: s.reduce_sum(g, axes, keepdims),),
     linear=True,
-    accepts="biuf",
+    accepts="biufc",
     returns_view=True,
     sample=_expand_sample,
     reference=lambda x, shape, axes, keepdims=False: np.ones(shape) * (x if keepdims else np.expand_dims(x, axes)),

@@ -81,7 +81,7 @@ def _mean(x: np.ndarray, axis: tuple[int, ...]) -> np.ndarray:
     """np.mean's value (the same sum, then one division) without its "Mean of empty slice"
     warning: the mean over no elements is nan, silently, like every other IEEE result."""
     count = int(np.prod([x.shape[a] for a in axis], dtype=np.int64))
-    total = np.add.reduce(x, axis=axis, dtype=None if x.dtype.kind == "f" else np.float64)
+    total = np.add.reduce(x, axis=axis, dtype=None if x.dtype.kind in "fc" else np.float64)
     return np.true_divide(total, count)
 
 
@@ -92,7 +92,7 @@ def ufunc_reduce_for_floats(
     small tensors); the NumPy function for integers, which it widens to the platform int."""
 
     def kernel(x: np.ndarray, axis: tuple[int, ...]) -> np.ndarray:
-        return ufunc_reduce(x, axis=axis) if x.dtype.kind == "f" else general(x, axis=axis)
+        return ufunc_reduce(x, axis=axis) if x.dtype.kind in "fc" else general(x, axis=axis)
 
     return kernel
 
@@ -220,7 +220,7 @@ SPECS = [
         _sum_rule,
         sequential_reference(lambda x, a: np.add.reduce(x, axis=a)),
         "Sum over `axes` (None = all). Bools count: the sum of a bool tensor is an integer, as in NumPy.",
-        accepts="biuf",
+        accepts="biufc",
         linear=True,
     ),
     reduction(
@@ -229,6 +229,7 @@ SPECS = [
         _mean_rule,
         sequential_reference(lambda x, a: np.add.reduce(x, axis=a) / x.shape[a]),
         "Mean over `axes` (None = all).",
+        accepts="fiuc",
         linear=True,
     ),
     reduction(
