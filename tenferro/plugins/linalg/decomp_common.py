@@ -117,6 +117,14 @@ def column_phases(v: Any) -> Any:
     return np.where(np.less(pivot, 0), np.negative(one), one)
 
 
+def real_pivots(v: Any) -> Any:
+    """``v`` (a fresh complex array, its columns gauge-fixed by :func:`column_phases`) with its
+    pivots' imaginary parts, rounding errors, set to exactly 0 (as zgeev does), in place."""
+    rows = np.argmax(np.abs(v), axis=-2, keepdims=True)
+    np.put_along_axis(v, rows, np.real(np.take_along_axis(v, rows, axis=-2)), axis=-2)
+    return v
+
+
 def pivot_mask(v: Any) -> np.ndarray:
     """Where each column of a complex ``v`` has the entry the phase gauge made real and
     positive (the first of largest magnitude): a 0/1 array of v's shape and dtype."""

@@ -42,6 +42,7 @@ from .decomp_common import (
     matrix_errors,
     mH,
     phase_gauge_cotangent,
+    real_pivots,
     refuse_degenerate,
     used_columns,
     values,
@@ -62,7 +63,8 @@ def _eigh(a: Any, UPLO: str = "L") -> tuple[Any, Any]:  # noqa: N803
     w, v = np.linalg.eigh(a, UPLO=UPLO)
     if np.shape(v)[-1] == 0:
         return w, v
-    return w, np.multiply(v, column_phases(v))
+    v = np.multiply(v, column_phases(v))
+    return w, real_pivots(v) if np.iscomplexobj(v) else v
 
 
 def _eigh_rule(s: Any, g: Any, out: Any, a: Any, UPLO: str) -> Any:  # noqa: N803
@@ -189,7 +191,7 @@ def _eig(a: Any) -> tuple[Any, Any]:
         return w, v
     order = _sorted(w)
     w, v = np.take_along_axis(w, order, axis=-1), np.take_along_axis(v, np.expand_dims(order, -2), axis=-1)
-    return w, np.multiply(v, column_phases(v))
+    return w, real_pivots(np.multiply(v, column_phases(v)))
 
 
 def _eig_cotangent(s: Any, gw: Any, gv: Any, w: Any, v: Any, a: Any) -> Any:

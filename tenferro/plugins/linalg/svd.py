@@ -32,6 +32,7 @@ from .decomp_common import (
     matrix_errors,
     mH,
     phase_gauge_cotangent,
+    real_pivots,
     refuse_degenerate,
     used_columns,
     values,
@@ -52,7 +53,10 @@ def _svd(a: Any, full_matrices: bool = False) -> tuple[Any, Any, Any]:
         phases_v = np.concatenate([conjugate, np.ones_like(vh[..., k:, :1])], axis=-2)
     else:
         phases_u, phases_v = phases, conjugate
-    return np.multiply(u, phases_u), sv, np.multiply(vh, phases_v)
+    u = np.multiply(u, phases_u)
+    if np.iscomplexobj(u):
+        real_pivots(u[..., :k])
+    return u, sv, np.multiply(vh, phases_v)
 
 
 def _svd_rule(s: Any, g: Any, out: Any, a: Any, full_matrices: bool) -> Any:
