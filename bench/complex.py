@@ -27,9 +27,7 @@ def complex_seed(rt: EagerRuntime, n: int) -> tuple:
 
     def ours() -> None:
         z.clear_grad()
-        rt.with_eager_session(
-            lambda s: s.reduce_sum(s.square(s.abs(s.mul(s.sin(z), s.mul(z, z)))), None)
-        ).backward()
+        rt.with_eager_session(lambda s: s.reduce_sum(s.square(s.abs(s.mul(s.sin(z), s.mul(z, z)))), None)).backward()
 
     zt = torch.tensor(values, requires_grad=True)
 
