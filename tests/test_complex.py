@@ -156,3 +156,18 @@ def test_the_convention_is_pytorchs_not_jaxs():
     (torch.tensor(a_value) * zt * zt).sum().real.backward()
     np.testing.assert_allclose(z.grad().to_numpy(), zt.grad.numpy(), rtol=1e-14)
     np.testing.assert_allclose(z.grad().to_numpy(), np.conj(2 * a_value * z_value), rtol=1e-14)
+
+
+def test_rt_grad_keeps_the_sign_of_zero_imaginary_parts_of_a_view_cotangent():
+    """A cotangent that reaches a variable as a view is made a value of its own by adding
+    a negative zero: for complex that must be -0-0j, or an imaginary -0.0 turns into +0.0."""
+    z = RT.variable_from(_complex(2, 2))
+    c = RT.constant_from(np.full(2, -1 + 0j))  # g·conj(c) has imaginary parts -0.0
+
+    def loss(s):  # reduce_sum's VJP hands z a broadcast view
+        return s.real(s.reduce_sum(s.mul(s.reduce_sum(z, 1), c), None))
+
+    grad = np.asarray(RT.grad(RT.with_eager_session(loss), z))
+    RT.with_eager_session(loss).backward()
+    assert np.signbit(z.grad().to_numpy().imag).all()
+    assert grad.tobytes() == z.grad().to_numpy().tobytes()
