@@ -8,7 +8,7 @@ import warnings
 import numpy as np
 import pytest
 
-from tenferro import ArgumentError, AxisError, CpuEngine, DTypeError, EagerRuntime, Tensor
+from tenferro import ArgumentError, AxisError, DTypeError, EagerRuntime, Tensor
 from tenferro.plugins.fft import fftfreq, rfftfreq
 from tenferro.testing import DuckArray
 
@@ -396,16 +396,3 @@ def test_irfft_of_one_bin_asks_for_n(rt):
     with pytest.raises(ArgumentError, match=r"defaults to 2·\(1 - 1\) = 0 points .* give a positive n"):
         _value(rt, "irfft", np.ones((3, 1), complex))
     np.testing.assert_allclose(_value(rt, "irfft", np.ones((3, 1), complex), n=3), np.fft.irfft(np.ones((3, 1)), 3))
-
-
-@pytest.mark.xfail(strict=True, raises=TypeError, reason="core bug: linear_jvp's rule names its session 's'")
-def test_derived_forward_mode_rule_of_a_linear_op_with_a_param_named_s():
-    # core/rules.py linear_jvp defines jvp(s, tangents, inputs, out, **params): an op param
-    # named s (NumPy's fftn) collides with it. The fft family states its own jvp; making
-    # the four leading parameters positional-only (`out, /, **params`) would fix the core.
-    from tenferro.extend import OpSpec
-
-    spec = OpSpec(name="scaled", inputs=("x",), params={"s": 1.0}, forward=np.multiply, linear=True, vjps=(None,))
-    rt = EagerRuntime(engine=CpuEngine.serial())
-    x = rt.constant_from(np.ones(2))
-    spec.jvp(None, [x], (x,), None, s=2.0)

@@ -128,17 +128,6 @@ def _kernel_nd(name: str, real_output: bool) -> Callable[..., Any]:
     return forward
 
 
-def _jvp_nd(name: str) -> Callable[..., Any]:
-    """The forward-mode rule of a linear op, the op on the tangent, stated here because
-    the one the core derives names its session ``s`` and so cannot take the param ``s``."""
-
-    def jvp(ses: Any, tangents: Any, inputs: Any, out: Any, /, **params: Any) -> Any:
-        (tangent,) = tangents
-        return None if tangent is None else getattr(ses, name)(tangent, **params)
-
-    return jvp
-
-
 def _c2c_rule_nd(name: str, adjoint: str) -> Callable[..., Any]:
     def rule(ses: Any, g: Any, out: Any, a: Any, s: Any, axes: Any, norm: Any) -> Any:
         axes, _ = plan_nd(name, a.shape, s, axes, False)
@@ -272,7 +261,6 @@ def _spec_nd(name: str, rule: Any, real_input: bool, real_output: bool, doc: str
         forward=_kernel_nd(name, real_output),
         vjps=(rule,),
         linear=True,
-        jvp=_jvp_nd(name),
         accepts="fiu" if real_input else "fiuc",
         sample=lazy("transform_nd", real_output=real_output),
         reference=_reference_nd(name),
