@@ -261,6 +261,15 @@ def _winners(indices: Any, shape: Any, axis: Any = 0) -> Any:
     return np.broadcast_to(won, picked_shape(shape, tuple(np.shape(indices)), axis, "nd"))
 
 
+def _filled(like: Any, value: Any, shape: Any) -> Any:
+    shape = check_shape(shape, "filled")
+    if np.iscomplexobj(value) and np.result_type(like).kind != "c":
+        raise DTypeError(
+            f"filled: a complex value for a real {np.result_type(like)} tensor would lose its imaginary part"
+        )
+    return np.full_like(like, value, shape=shape)
+
+
 def _winners_reference(indices: np.ndarray, shape: tuple[int, ...], axis: int = 0) -> np.ndarray:
     batch = indices.shape[:-1]
     targets = [tuple(int(c) % shape[axis + i] for i, c in enumerate(indices[b])) for b in np.ndindex(*batch)]
@@ -343,13 +352,16 @@ SPECS = [
         internal=True,
         inputs=("like",),
         params={"value": REQUIRED, "shape": REQUIRED},
-        forward=lambda like, value, shape: np.full_like(like, value, shape=check_shape(shape, "filled")),
+        forward=_filled,
         vjps=(lambda s, g, out, like, value, shape: None,),
         accepts="biufc",
         residuals=(),
         sample=samples.filled_sample,
         reference=lambda like, value, shape: np.full(shape, value, np.asarray(like).dtype),
-        error_inputs=lambda: [ErrorInput((_X,), {"value": 1.0, "shape": (-1,)}, ArgumentError, "non-negative")],
+        error_inputs=lambda: [
+            ErrorInput((_X,), {"value": 1.0, "shape": (-1,)}, ArgumentError, "non-negative"),
+            ErrorInput((_X,), {"value": 1j, "shape": ()}, DTypeError, "a complex value for a real"),
+        ],
         doc="An array of `shape` filled with `value`, of like's dtype (its values are not read): a constant.",
     ),
 ]
