@@ -137,6 +137,7 @@ def reduction(
     accepts: str = "fiu",
     kinks: tuple[Kink, ...] = (),
     linear: bool = False,
+    complex_sample: Callable[[], Any] | None = None,
 ) -> OpSpec:
     """Spec of an op ``name(x, axes=None, keepdims=False)`` computed by
     ``kernel(x, axis=<normalized axes>)`` (reduced axes dropped; ``keepdims`` reshapes)."""
@@ -164,6 +165,7 @@ def reduction(
         residuals=residuals,
         doc=doc,
         kinks=kinks,
+        complex_sample=complex_sample,
     )
 
 
