@@ -6,7 +6,7 @@ tests are in tests/test_complex_*.py."""
 import numpy as np
 import pytest
 
-from tenferro import CpuEngine, DTypeError, EagerRuntime
+from tenferro import CpuEngine, DTypeError, EagerRuntime, PluginError
 
 try:
     import torch
@@ -171,3 +171,16 @@ def test_rt_grad_keeps_the_sign_of_zero_imaginary_parts_of_a_view_cotangent():
     RT.with_eager_session(loss).backward()
     assert np.signbit(z.grad().to_numpy().imag).all()
     assert grad.tobytes() == z.grad().to_numpy().tobytes()
+
+
+def test_an_op_that_refuses_complex_says_why_in_its_dtype_error():
+    from tenferro import OpSpec
+    from tenferro.extend import NO_ORDER
+
+    z = RT.constant_from(_complex(3))
+    with pytest.raises(DTypeError, match=r"reduce_max: argument 'x' has dtype c128; .*: complex numbers have no order"):
+        RT.with_eager_session(lambda s: s.reduce_max(z, None))
+    with pytest.raises(DTypeError, match="relu is a function of real numbers; apply it to s.real"):
+        RT.with_eager_session(lambda s: s.relu(z))
+    with pytest.raises(PluginError, match="refuses must map dtype kinds"):
+        OpSpec(name="bad", inputs=("x",), forward=np.sort, refuses={"complex": NO_ORDER["c"]})

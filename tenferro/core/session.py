@@ -137,9 +137,11 @@ def _dtype_error(spec: OpSpec, index: int, value: Any) -> DTypeError:
     dtype = value.dtype if isinstance(value, (np.ndarray, np.generic)) else type(value).__name__
     shown = dtype_name(dtype) if isinstance(dtype, np.dtype) else dtype
     allowed = " or ".join(_KIND_WORDS[k] for k in spec.accepts[spec.slot(index)])
+    kind = dtype.kind if isinstance(dtype, np.dtype) else _SCALAR_KINDS.get(type(value))
+    why = spec.refuses.get(kind)
     return DTypeError(
         f"{spec.name}: argument {spec.input_name(index)!r} has dtype {shown}; "
-        f"{spec.name} accepts {allowed} tensors there"
+        f"{spec.name} accepts {allowed} tensors there" + (f": {why}" if why else "")
     )
 
 

@@ -26,6 +26,7 @@ from tenferro.extend import (
     ShapeMismatch,
     explain_broadcast,
     normalize_axes,
+    real_only,
     unbroadcast,
 )
 
@@ -165,6 +166,7 @@ SPECS = [
         forward=_softmax,
         vjps=(_softmax_rule,),
         accepts="f",
+        refuses=real_only("softmax"),
         residuals=("out",),
         sample=_samples(),
         reference=_reference_softmax,
@@ -180,6 +182,7 @@ SPECS = [
         forward=_log_softmax,
         vjps=(_log_softmax_rule,),
         accepts="f",
+        refuses=real_only("log_softmax"),
         residuals=("out",),
         sample=_samples(),
         reference=_reference_log_softmax,
@@ -196,6 +199,7 @@ SPECS = [
         vjps=(_masked_softmax_rule, None),
         unbroadcast=unbroadcast,
         accepts=("f", "b"),
+        refuses=real_only("masked_softmax"),
         residuals=("out",),
         explain=explain_broadcast("masked_softmax", ("x", "mask")),
         sample=_samples(masked=True),

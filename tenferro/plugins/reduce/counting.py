@@ -14,7 +14,16 @@ from typing import Any
 
 import numpy as np
 
-from tenferro.extend import ArgumentError, AxisError, ErrorInput, OpSpec, SampleInput, ShapeMismatch
+from tenferro.extend import (
+    NO_ORDER,
+    ArgumentError,
+    AxisError,
+    DTypeError,
+    ErrorInput,
+    OpSpec,
+    SampleInput,
+    ShapeMismatch,
+)
 
 from .axes import check_keepdims
 from .reductions import reduction_errors, samples
@@ -84,6 +93,7 @@ def _arg_errors(name: str) -> Callable[[], list[ErrorInput]]:
             ErrorInput((x,), {"axis": (0, 1)}, AxisError, "axis must be an int"),
             ErrorInput((np.zeros((2, 0)),), {"axis": 1}, ShapeMismatch, "axis of size 0"),
             ErrorInput((x,), {"axis": 0, "keepdims": None}, ArgumentError, "keepdims must be True or False"),
+            ErrorInput((np.zeros(2, complex),), {}, DTypeError, "complex numbers have no order"),
         ]
 
     return errors
@@ -96,6 +106,7 @@ def _arg_spec(name: str, fn: Callable[..., np.ndarray], pick: Callable[..., Any]
         params={"axis": None, "keepdims": False},
         forward=_arg_extremum(name, fn),
         accepts="biuf",
+        refuses=NO_ORDER,
         sample=_arg_sample,
         reference=_arg_reference(pick),
         error_inputs=_arg_errors(name),
