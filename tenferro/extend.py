@@ -13,8 +13,8 @@ Besides the spec model this module holds the helpers every family needs:
 :func:`unbroadcast` for ops that broadcast like NumPy (``OpSpec(unbroadcast=unbroadcast)``),
 :func:`explain_broadcast` for their error messages, :func:`normalize_axes` for ``axes``
 arguments, :func:`check_shape` for ``shape`` arguments, :func:`is_immutable` for plugins
-that cache work by array identity, ``NO_ORDER`` and :func:`real_only` for an op's
-``refuses`` (why it refuses complex inputs), :func:`conj` for the complex conjugates in VJPs (the
+that cache work by array identity, ``NO_ORDER`` for the ``refuses`` of an op that orders
+its values (why it refuses complex inputs), :func:`conj` for the complex conjugates in VJPs (the
 VJP of a holomorphic f is g ↦ g·conj(f′(z)): cotangents live in the real inner product
 Re(conj(a)·b), PyTorch's convention), and ``strategies``, the
 hypothesis sample strategies (imported on first use, since hypothesis is a test-only
@@ -73,7 +73,6 @@ __all__ = [
     "is_broadcast_ones",
     "is_immutable",
     "normalize_axes",
-    "real_only",
     "unbroadcast",
 ]
 
@@ -81,11 +80,6 @@ __all__ = [
 # -- broadcasting ----------------------------------------------------------------------------
 #: ``OpSpec(refuses=NO_ORDER)``: why an op that orders its values refuses complex ones.
 NO_ORDER = {"c": "complex numbers have no order (the array API's rule); use s.abs(x) or s.real(x) on purpose"}
-
-
-def real_only(name: str) -> dict[str, str]:
-    """``OpSpec(refuses=real_only(name))``: why a function of real numbers refuses complex ones."""
-    return {"c": f"{name} is a function of real numbers; apply it to s.real(x) or s.abs(x) on purpose"}
 
 
 def conj(s: Any, x: Any) -> Any:

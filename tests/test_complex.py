@@ -180,7 +180,7 @@ def test_an_op_that_refuses_complex_says_why_in_its_dtype_error():
     z = RT.constant_from(_complex(3))
     with pytest.raises(DTypeError, match=r"reduce_max: argument 'x' has dtype c128; .*: complex numbers have no order"):
         RT.with_eager_session(lambda s: s.reduce_max(z, None))
-    with pytest.raises(DTypeError, match="relu is a function of real numbers; apply it to s.real"):
+    with pytest.raises(DTypeError, match=r"relu is a function of real numbers; apply it to s\.real\(x\)"):
         RT.with_eager_session(lambda s: s.relu(z))
     with pytest.raises(PluginError, match="refuses must map dtype kinds"):
         OpSpec(name="bad", inputs=("x",), forward=np.sort, refuses={"complex": NO_ORDER["c"]})

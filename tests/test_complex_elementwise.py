@@ -485,12 +485,17 @@ def test_ops_without_a_complex_meaning_refuse_complex_naming_op_argument_and_dty
     assert "complex" not in message.split(" accepts ")[1].split(" tensors there")[0]  # what it accepts
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the core's dtype error (tenferro/core/session.py, _dtype_error) does not yet say what to do "
-    "with a complex argument; see the cx-elem report",
-)
 def test_ops_without_a_complex_meaning_say_what_to_do_with_a_complex_argument(rt):
     z = rt.constant_from(np.array([1 + 1j, 2.0]))
-    with pytest.raises(DTypeError, match=r"s\.real"):
+    with pytest.raises(
+        DTypeError,
+        match=r"accepts float or integer or unsigned integer tensors there: complex numbers "
+        r"have no order \(the array API's rule\); use s\.abs\(x\) or s\.real\(x\) on purpose",
+    ):
         rt.with_eager_session(lambda s: s.maximum(z, z))
+    with pytest.raises(
+        DTypeError,
+        match=r"floor is a function of real numbers; apply it to s\.real\(x\), "
+        r"s\.imag\(x\), s\.abs\(x\) or s\.angle\(x\) on purpose",
+    ):
+        rt.with_eager_session(lambda s: s.floor(z))

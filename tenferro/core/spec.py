@@ -126,11 +126,12 @@ class OpSpec:
     ``reference``, an independent NumPy implementation; ``error_inputs``, a zero-argument
     factory of :class:`ErrorInput`; ``kinks``, the op's conventions where it is not
     differentiable, as :class:`Kink` points; ``refuses``, per dtype kind the op does not
-    accept, why and what to do instead (the end of the DTypeError, e.g. ``{"c": "complex
-    numbers have no order; ..."}``); ``complex_sample``, the strategy of complex
-    samples for an op that accepts complex inputs (default: the float samples with an
-    imaginary part added to each input that accepts complex; give it where the inputs
-    need structure, such as a Hermitian matrix).
+    accept, why and what to do instead (the end of the DTypeError, e.g.
+    ``tenferro.extend.NO_ORDER``; a complex argument of an op that accepts floats is told
+    by default that the op is a function of real numbers, and what to apply first);
+    ``complex_sample``, the strategy of complex samples for an op that accepts complex
+    inputs (default: the float samples with an imaginary part added to each input that
+    accepts complex; give it where the inputs need structure, such as a Hermitian matrix).
 
     **Where it comes from**: ``plugin``, set by the registry.
 

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from tenferro.extend import (
+    NO_ORDER,
     REQUIRED,
     ArgumentError,
     DTypeError,
@@ -80,6 +81,7 @@ def _binary(
     multilinear: bool = False,
     error_inputs: Callable[[], list[ErrorInput]] = _binary_errors,
     accepts: str = "fiu",
+    refuses: dict[str, str] | None = None,
 ) -> OpSpec:
     return OpSpec(
         name=name,
@@ -97,6 +99,7 @@ def _binary(
         residuals=residuals,
         doc=doc,
         kinks=kinks,
+        refuses=refuses or {},
     )
 
 
@@ -374,6 +377,7 @@ SPECS = [
         "Elementwise max. Convention: where a == b the cotangent is split evenly, half to each.",
         _separated,
         kinks=(_split_ties(winner=3.0),),
+        refuses=NO_ORDER,
     ),
     _binary(
         "minimum",
@@ -383,6 +387,7 @@ SPECS = [
         "Elementwise min. Convention: where a == b the cotangent is split evenly, half to each.",
         _separated,
         kinks=(_split_ties(winner=-1.0),),
+        refuses=NO_ORDER,
     ),
     OpSpec(
         name="where_select",
@@ -409,6 +414,7 @@ SPECS = [
         forward=_clamp,
         vjp=_clamp_vjp,
         accepts="fiu",
+        refuses=NO_ORDER,
         explain=explain_broadcast("clamp", ("x", "lo", "hi")),
         sample=_clamp_sample,
         reference=lambda x, lo, hi: np.clip(x, lo, hi),

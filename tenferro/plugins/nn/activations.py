@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import scipy.special
 
-from tenferro.extend import ArgumentError, DTypeError, ErrorInput, Kink, OpSpec, SampleInput, real_only
+from tenferro.extend import ArgumentError, DTypeError, ErrorInput, Kink, OpSpec, SampleInput
 
 _SQRT1_2 = math.sqrt(0.5)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
@@ -41,7 +41,6 @@ RELU = OpSpec(
     forward=_relu,
     vjps=(lambda s, g, out, x: s.where_select(s.compare(out, 0, "gt"), g, 0.0),),
     accepts="fiu",
-    refuses=real_only("relu"),
     residuals=("out",),
     sample=_domain(avoid=(0.0,)),
     reference=lambda x: np.where(np.asarray(x) > 0, x, 0.0),
@@ -101,7 +100,6 @@ GELU = OpSpec(
     forward=_gelu,
     vjps=(_gelu_rule,),
     accepts="f",
-    refuses=real_only("gelu"),
     residuals=("x",),
     sample=_gelu_sample,
     reference=_gelu_reference,
@@ -125,7 +123,6 @@ SILU = OpSpec(
     forward=lambda x: np.multiply(x, scipy.special.expit(x)),
     vjps=(_silu_rule,),
     accepts="f",
-    refuses=real_only("silu"),
     residuals=("x",),
     sample=_domain(),
     reference=lambda x: np.asarray(x) / (1.0 + np.exp(-np.asarray(x))),
@@ -168,7 +165,6 @@ SOFTPLUS = OpSpec(
     forward=_softplus,
     vjps=(_softplus_rule,),
     accepts="f",
-    refuses=real_only("softplus"),
     residuals=("x",),
     sample=_softplus_sample,
     reference=lambda x, beta=1.0, threshold=20.0: np.where(

@@ -33,7 +33,6 @@ from tenferro.extend import (
     check_shape,
     explain_broadcast,
     normalize_axes,
-    real_only,
     unbroadcast,
 )
 
@@ -240,7 +239,6 @@ SPECS = [
         forward=_layer_norm,
         vjp=_layer_norm_vjp,
         accepts=("f", "fiu", "fiu"),
-        refuses=real_only("layer_norm"),
         residuals=("x", "weight"),
         explain=explain_broadcast("layer_norm", ("x", "weight", "bias")),
         sample=_samples(with_bias=True),
@@ -257,7 +255,6 @@ SPECS = [
         forward=_rms_norm,
         vjp=_rms_norm_vjp,
         accepts=("f", "fiu"),
-        refuses=real_only("rms_norm"),
         residuals=("x", "weight"),
         explain=explain_broadcast("rms_norm", ("x", "weight")),
         sample=_samples(with_bias=False),

@@ -26,7 +26,6 @@ from tenferro.extend import (
     ShapeMismatch,
     explain_broadcast,
     normalize_axes,
-    real_only,
     unbroadcast,
 )
 
@@ -166,7 +165,6 @@ SPECS = [
         forward=_softmax,
         vjps=(_softmax_rule,),
         accepts="f",
-        refuses=real_only("softmax"),
         residuals=("out",),
         sample=_samples(),
         reference=_reference_softmax,
@@ -182,7 +180,6 @@ SPECS = [
         forward=_log_softmax,
         vjps=(_log_softmax_rule,),
         accepts="f",
-        refuses=real_only("log_softmax"),
         residuals=("out",),
         sample=_samples(),
         reference=_reference_log_softmax,
@@ -199,7 +196,6 @@ SPECS = [
         vjps=(_masked_softmax_rule, None),
         unbroadcast=unbroadcast,
         accepts=("f", "b"),
-        refuses=real_only("masked_softmax"),
         residuals=("out",),
         explain=explain_broadcast("masked_softmax", ("x", "mask")),
         sample=_samples(masked=True),
