@@ -47,7 +47,7 @@ RESHAPE = OpSpec(
     vjps=(lambda s, g, out, x, shape: s.reshape(g, x.shape),),
     linear=True,
     returns_view=True,
-    accepts="biuf",
+    accepts="biufc",
     sample=lazy("reshape"),
     reference=lambda x, shape: np.array(x).reshape(shape),
     error_inputs=lambda: [
@@ -92,7 +92,7 @@ def _permuter(name: str, axes_default: Any) -> OpSpec:
         vjps=(rule,),
         linear=True,
         returns_view=True,
-        accepts="biuf",
+        accepts="biufc",
         sample=lazy("permutation", optional=axes_default is None),
         reference=reference,
         error_inputs=lambda: errors,
@@ -136,7 +136,7 @@ EXPAND_DIMS = OpSpec(
     vjps=(lambda s, g, out, x, axis: s.squeeze(g, _inserted(axis, x.ndim)),),
     linear=True,
     returns_view=True,
-    accepts="biuf",
+    accepts="biufc",
     sample=lazy("expand_dims"),
     reference=lambda x, axis=0: np.array(np.expand_dims(x, axis)),
     error_inputs=lambda: [
@@ -155,7 +155,7 @@ SQUEEZE = OpSpec(
     vjps=(lambda s, g, out, x, axis: s.expand_dims(g, _squeezed(axis, x.shape)),),
     linear=True,
     returns_view=True,
-    accepts="biuf",
+    accepts="biufc",
     sample=lazy("squeeze"),
     reference=lambda x, axis=None: np.array(np.squeeze(x, axis)),
     error_inputs=lambda: [
