@@ -306,7 +306,7 @@ def _triangle(name: str, kernel: Any, keeps: str) -> OpSpec:
         forward=forward,
         vjps=(lambda s, g, out, x, k: getattr(s, name)(g, k),),
         linear=True,
-        accepts="biuf",
+        accepts="biufc",
         sample=lazy("triangle"),
         reference=lambda x, k=0: np.where(_kept(name, np.shape(x), k), x, 0.0),
         error_inputs=lambda: [
