@@ -66,7 +66,7 @@ def triangular(draw: Draw, batch: tuple[int, ...], n: int) -> np.ndarray:
 
 
 def _complexified(draw: Draw, x: np.ndarray) -> np.ndarray:
-    return x + 1j * draw(floats_array(x.shape, -1.0, 1.0))
+    return np.asarray(x + 1j * draw(floats_array(x.shape, -1.0, 1.0)))
 
 
 def _mixed(draw: Draw, a: np.ndarray, real_a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -134,7 +134,7 @@ def turned(draw: Draw, name: str) -> SampleInput:
     """The real sample of ``name`` with each entry of its (one) array times a random phase."""
     sample = draw(getattr(samples, name)())
     (x,) = sample.args
-    return SampleInput((x * phases(draw, x.shape),), sample.params)
+    return SampleInput((np.asarray(x * phases(draw, x.shape)),), sample.params)
 
 
 @st.composite
