@@ -65,16 +65,6 @@ def _norm_ratio(s: Any, x: Any, out: Any) -> Any:
     return s.div(x, safe)
 
 
-def _abs(s: Any, x: Any) -> Any:
-    """|x|, real; for a complex x the modulus hypot(Re x, Im x)."""
-    return s.abs(x) if x.dtype.kind != "c" else s.hypot(s.real(x), s.imag(x))
-
-
-def _sign(s: Any, x: Any) -> Any:
-    """sign(x); for a complex x the phase x/|x| (torch.sgn), 0 at 0."""
-    return s.sign(x) if x.dtype.kind != "c" else _norm_ratio(s, x, _abs(s, x))
-
-
 def _matrix_norm_rule(s: Any, g: Any, out: Any, x: Any, ord: Any, keepdims: bool) -> Any:  # noqa: A002
     ord = _check_matrix_ord(ord)  # noqa: A001
     if not keepdims:
@@ -89,8 +79,8 @@ def _matrix_norm_rule(s: Any, g: Any, out: Any, x: Any, ord: Any, keepdims: bool
         return s.matmul(scale_columns(s, u, s.mul(s.squeeze(g, -1), weights)), vh)
     # 1: the extreme column sum of |x| (its columns share the cotangent); inf: the extreme row sum
     along = -2 if ord in (1, -1) else -1
-    sums = s.reduce_sum(_abs(s, x), along, keepdims=True)
-    return s.mul(s.mul(g, _sign(s, x)), _ties(s, sums, ord > 0, -1 if along == -2 else -2))
+    sums = s.reduce_sum(s.abs(x), along, keepdims=True)
+    return s.mul(s.mul(g, s.sign(x)), _ties(s, sums, ord > 0, -1 if along == -2 else -2))
 
 
 def _matrix_norm_reference(x: Any, ord: Any = "fro", keepdims: bool = False) -> np.ndarray:  # noqa: A002
@@ -160,14 +150,14 @@ def _vector_norm_rule(s: Any, g: Any, out: Any, x: Any, axis: Any, keepdims: boo
     if p == 2:
         return s.mul(g, _norm_ratio(s, x, out))
     if p == 1:
-        return s.mul(g, _sign(s, x))
+        return s.mul(g, s.sign(x))
     if math.isinf(p):  # the tied extremes of |x| share the cotangent
         hit = np.abs(values(x)) == values(out)
         share = hit / np.sum(hit, axis=axes, keepdims=True)
-        return s.mul(s.mul(g, _sign(s, x)), constant(s, share.astype(values(out).dtype)))
+        return s.mul(s.mul(g, s.sign(x)), constant(s, share.astype(values(out).dtype)))
     # d/dx (Σ|x|^p)^(1/p) = sign(x) |x|^(p-1) / out^(p-1), 0 where out is 0
     safe = s.where_select(s.compare(out, 0.0, "eq"), 1.0, out)
-    return s.mul(g, s.mul(_sign(s, x), s.pow(s.div(_abs(s, x), safe), p - 1.0)))
+    return s.mul(g, s.mul(s.sign(x), s.pow(s.div(s.abs(x), safe), p - 1.0)))
 
 
 def _vector_norm_reference(x: Any, axis: Any = None, keepdims: bool = False, ord: Any = 2) -> np.ndarray:  # noqa: A002
