@@ -45,11 +45,15 @@ def _ops(args: argparse.Namespace) -> int:
     width = max(len(spec.signature) for spec in specs)
     for spec in specs:
         mark = "(internal) " if spec.internal else ""
+        mark += "(complex) " if any("c" in kinds for kinds in spec.accepts) else ""
         print(f"{spec.plugin:<12} {spec.signature:<{width}}  {mark}{spec.summary}")
         for kink in spec.kinks:  # the conventions the conformance suite checks
             print(f"{'':<12}   kink: {kink.describe(spec.name, [spec.input_name(i) for i in range(len(kink.args))])}")
     internal = sum(spec.internal for spec in specs)
-    print(f"{len(specs)} ops from {len(registry.plugins)} plugins; {internal} (internal) exist for other ops' VJPs")
+    print(
+        f"{len(specs)} ops from {len(registry.plugins)} plugins; {internal} (internal) exist for other ops' VJPs; "
+        f"{sum(any('c' in kinds for kinds in spec.accepts) for spec in specs)} (complex) accept complex inputs"
+    )
     for info in registry.broken.values():
         print(f"left out: {info.sentence} (`tenferro plugins` lists it)", file=sys.stderr)
     return 0

@@ -13,7 +13,8 @@ Besides the spec model this module holds the helpers every family needs:
 :func:`unbroadcast` for ops that broadcast like NumPy (``OpSpec(unbroadcast=unbroadcast)``),
 :func:`explain_broadcast` for their error messages, :func:`normalize_axes` for ``axes``
 arguments, :func:`check_shape` for ``shape`` arguments, :func:`is_immutable` for plugins
-that cache work by array identity, :func:`conj` for the complex conjugates in VJPs (the
+that cache work by array identity, ``NO_ORDER`` for the ``refuses`` of an op that orders
+its values (why it refuses complex inputs), :func:`conj` for the complex conjugates in VJPs (the
 VJP of a holomorphic f is g ↦ g·conj(f′(z)): cotangents live in the real inner product
 Re(conj(a)·b), PyTorch's convention), and ``strategies``, the
 hypothesis sample strategies (imported on first use, since hypothesis is a test-only
@@ -53,6 +54,7 @@ __all__ = [
     "DTypeError",
     "ErrorInput",
     "InputRule",
+    "NO_ORDER",
     "KernelError",
     "Kink",
     "NotDifferentiable",
@@ -76,6 +78,10 @@ __all__ = [
 
 
 # -- broadcasting ----------------------------------------------------------------------------
+#: ``OpSpec(refuses=NO_ORDER)``: why an op that orders its values refuses complex ones.
+NO_ORDER = {"c": "complex numbers have no order (the array API's rule); use s.abs(x) or s.real(x) on purpose"}
+
+
 def conj(s: Any, x: Any) -> Any:
     """``s.conj(x)`` for a complex tensor or Python complex; ``x`` itself when it is real
     (no op recorded, no pass over memory), so one rule serves real and complex inputs."""

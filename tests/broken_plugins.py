@@ -5,6 +5,7 @@ import numpy as np
 
 from tenferro import Kink, OpSpec, Tensor, hookimpl
 from tenferro.core.registry import SampleInput
+from tenferro.extend import unbroadcast
 
 
 class _OnePlugin:
@@ -228,4 +229,24 @@ def _raw_cos_rule(s, g, out, x):
 
 RAW_ARRAY_RULE = _OnePlugin(
     OpSpec(name="raw_sin", inputs=("x",), forward=np.sin, vjps=(_raw_cos_rule,), sample=_unary(), reference=np.sin)
+)
+
+
+def _complex_pairs():
+    from tenferro.testing.strategies import broadcast_pair
+
+    return broadcast_pair(scalars=False)
+
+
+FORGOT_CONJ = _OnePlugin(  # right for real inputs; on complex ones its VJP is JAX's, not the conjugate
+    OpSpec(
+        name="mul_unconjugated",
+        inputs=("a", "b"),
+        forward=np.multiply,
+        vjps=(lambda s, g, out, a, b: s.mul(g, b), lambda s, g, out, a, b: s.mul(g, a)),
+        unbroadcast=unbroadcast,
+        accepts="fc",
+        sample=_complex_pairs,
+        reference=np.multiply,
+    )
 )

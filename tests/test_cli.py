@@ -59,7 +59,11 @@ def test_ops_lists_every_op_with_plugin_and_signature(capsys):
     registry = default_registry()
     ops, plugins = len(registry), len(registry.plugins)
     internal = sum(spec.internal for spec in registry)
-    assert lines[-1] == f"{ops} ops from {plugins} plugins; {internal} (internal) exist for other ops' VJPs"
+    complex_ = sum(any("c" in kinds for kinds in spec.accepts) for spec in registry)
+    assert lines[-1] == (
+        f"{ops} ops from {plugins} plugins; {internal} (internal) exist for other ops' VJPs; "
+        f"{complex_} (complex) accept complex inputs"
+    )
     assert any(line.startswith("reduce") and "reduce_sum(x, axes=None, keepdims=False)" in line for line in lines)
     assert any(line.startswith("elementwise") and "compare(a, b, op)" in line for line in lines)
 
@@ -73,6 +77,13 @@ def test_ops_marks_the_ops_that_exist_only_for_vjps(capsys):
     assert {"add_any", "sum_to", "expand_to", "prod_except", "prod_except_vjp", "slice_scatter"} <= marked
     assert not {"reduce_sum", "mul", "softmax"} & marked
     assert {"scatter_add_to", "dynamic_pad", "scatter_winners", "filled"} <= marked  # the index family's
+
+
+def test_ops_marks_the_ops_that_accept_complex_inputs(capsys):
+    assert main(["ops"]) == 0
+    lines = {line.split()[1]: line for line in capsys.readouterr().out.splitlines() if line.startswith("elementwise ")}
+    assert "(complex) a * b." in lines["mul(a,"]
+    assert "(complex)" not in lines["maximum(a,"]
 
 
 def test_ops_prints_the_conventions_each_op_declares_at_its_kinks(capsys):

@@ -95,6 +95,7 @@ CAUGHT = {
     "SQUARE_DECLARED_MULTILINEAR": ({"multilinear"}, "declares multilinear=True (linear in b with the other inputs"),
     "WRONG_TRANSPOSE": ({"linear", "jvp", "vjp_fd"}, "but its VJP is not its transpose in x: ⟨u, f(v)⟩ = "),
     "JVP_OFF": ({"jvp"}, "along input 0 ('x'): ⟨u, JVP(v)⟩ = "),
+    "FORGOT_CONJ": ({"complex_vjp_fd"}, "forgot_conj::mul_unconjugated::complex_vjp_fd failed"),
     "WRONG_AT_KINK": (
         {"kinks"},
         "at the kink abs_kinked(x=[0.0, -0.5]) with g=1.0 gives x: [0.0, -1.0]: input 0 ('x') got [1.0, -1.0]",

@@ -47,11 +47,20 @@ def guide_dir(tmp_path_factory):
         sys.modules.pop("mymath", None)
 
 
-# The checks each of the guide's ops gets: all four are differentiable, all declare
+# The checks each of the guide's ops gets: all five are differentiable, all declare
 # residuals (lerp's are implied by linear=True), leaky_relu alone declares kinks, lerp alone
-# linearity (and so a derived forward-mode rule).
+# linearity (and so a derived forward-mode rule), clogcosh alone accepts complex inputs.
 EVERY_OP = PLAIN_OP_CHECKS
-OPS = {"logcosh", "lerp", "sum_squares", "leaky_relu"}
+OPS = {"logcosh", "lerp", "sum_squares", "leaky_relu", "clogcosh"}
+ON_COMPLEX = {
+    "complex_forward",
+    "complex64",
+    "complex_engine_neutral",
+    "complex_vjp_fd",
+    "complex_vjp2_fd",
+    "complex_vjp_shapes",
+    "complex_residuals",
+}
 
 
 def test_the_guide_plugin_passes_the_suite(guide_dir):
@@ -60,7 +69,8 @@ def test_the_guide_plugin_passes_the_suite(guide_dir):
     outcomes = check_plugin("mymath", rt=rt, max_examples=5)
     expected = {(op, check) for op in OPS for check in EVERY_OP}
     expected |= {("leaky_relu", "kinks"), ("lerp", "linear"), ("lerp", "jvp")}
-    assert {(o.op, o.check) for o in outcomes} == expected  # 4 × 12 + 3 = 51, none skipped
+    expected |= {("clogcosh", check) for check in ON_COMPLEX}
+    assert {(o.op, o.check) for o in outcomes} == expected  # 5 × 12 + 3 + 7 = 70, none skipped
     assert {o.status for o in outcomes} == {"passed"}
 
 

@@ -109,7 +109,13 @@ def anchors(path):
     return {slug(h) for h in re.findall(r"^#+ (.*)$", path.read_text(encoding="utf-8"), re.M)}
 
 
-DOC_FILES = ["README.md", "CONTRIBUTING.md", "docs/behaviour.md", "examples/tenferro-mathx/README.md"]
+DOC_FILES = [
+    "README.md",
+    "CONTRIBUTING.md",
+    "docs/behaviour.md",
+    "docs/complex.md",
+    "examples/tenferro-mathx/README.md",
+]
 
 
 @pytest.mark.parametrize("name", DOC_FILES)

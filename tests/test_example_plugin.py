@@ -92,7 +92,7 @@ def test_tenferro_check_and_plugins_commands():
         [*run, "check", "reduce", "--max-examples", "2", "-q", "-k", "reduce_sum"], capture_output=True, text=True
     )
     assert ok.returncode == 0, ok.stdout + ok.stderr
-    assert "22 passed" in ok.stdout  # 14 checks, 8 of them also on complex samples
+    assert "23 passed" in ok.stdout  # 14 checks, 9 of them also on complex samples
     listing = subprocess.run([*run, "plugins"], capture_output=True, text=True, check=True).stdout
     assert listing.splitlines()[0].startswith("core ")
     assert any(line.startswith("reduce ") and "reduce_sum" in line for line in listing.splitlines())

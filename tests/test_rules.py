@@ -170,3 +170,19 @@ def test_a_rule_that_refuses_a_point_raises_not_differentiable_unwrapped():
     loss = _sum(rt, lambda s: s.picky(x))
     with pytest.raises(NotDifferentiable, match="^picky: no derivative at a degenerate point"):
         loss.backward()
+
+
+def test_the_derived_jvp_of_a_linear_op_takes_a_param_named_like_its_own_arguments():
+    """The core's derived forward-mode rule must not reserve param names (NumPy's fftn has s)."""
+    spec = OpSpec(
+        name="scaled_by_s",
+        inputs=("x",),
+        params={"s": 1.0},
+        forward=lambda x, s: np.multiply(x, s),
+        linear=True,
+        vjps=(lambda sess, g, out, x, s: sess.mul(g, s),),
+    )
+    rt = _runtime(spec)
+    x, tangent = rt.constant_from(np.ones(2)), rt.constant_from(np.array([1.0, -3.0]))
+    jvp = rt.with_eager_session(lambda sess: spec.jvp(sess, [tangent], (x,), np.ones(2), s=2.0))
+    np.testing.assert_array_equal(np.asarray(jvp), [2.0, -6.0])

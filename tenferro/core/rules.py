@@ -50,7 +50,8 @@ def linear_jvp(op: str, differentiable: Sequence[bool], variadic: bool = False) 
     variadic op's items all share its one input's flag)."""
     flags = tuple(differentiable)
 
-    def jvp(s: Any, tangents: Sequence[Any], inputs: tuple[Any, ...], out: Any, **params: Any) -> Any:
+    def jvp(s: Any, tangents: Sequence[Any], inputs: tuple[Any, ...], out: Any, /, **params: Any) -> Any:
+        # positional-only: an op may have a param named s, tangents, inputs or out (fftn has s)
         if not any(result.dtype.kind in "fc" for result in (out if isinstance(out, tuple) else (out,))):
             return None  # integer or bool results (astype to int) carry no tangent
         args = [

@@ -134,12 +134,23 @@ def _scalar_kind(spec: OpSpec, index: int, arg: Any, in_rule: bool) -> str:
 
 
 def _dtype_error(spec: OpSpec, index: int, value: Any) -> DTypeError:
+    """The DTypeError of an argument outside ``accepts``: with the spec's ``refuses`` text
+    for its kind, or, for a complex argument where floats are accepted, the way out."""
     dtype = value.dtype if isinstance(value, (np.ndarray, np.generic)) else type(value).__name__
     shown = dtype_name(dtype) if isinstance(dtype, np.dtype) else dtype
-    allowed = " or ".join(_KIND_WORDS[k] for k in spec.accepts[spec.slot(index)])
+    kinds = spec.accepts[spec.slot(index)]
+    allowed = " or ".join(_KIND_WORDS[k] for k in kinds)
+    kind = dtype.kind if isinstance(dtype, np.dtype) else _SCALAR_KINDS.get(type(value))
+    why = spec.refuses.get(kind)
+    if why is None and kind == "c" and "f" in kinds:
+        name = spec.input_name(index)
+        why = (
+            f"{spec.name} is a function of real numbers; apply it to s.real({name}), s.imag({name}), "
+            f"s.abs({name}) or s.angle({name}) on purpose"
+        )
     return DTypeError(
         f"{spec.name}: argument {spec.input_name(index)!r} has dtype {shown}; "
-        f"{spec.name} accepts {allowed} tensors there"
+        f"{spec.name} accepts {allowed} tensors there" + (f": {why}" if why else "")
     )
 
 

@@ -125,10 +125,13 @@ class OpSpec:
     hypothesis strategy of :class:`SampleInput` (valid inputs, away from kinks and poles);
     ``reference``, an independent NumPy implementation; ``error_inputs``, a zero-argument
     factory of :class:`ErrorInput`; ``kinks``, the op's conventions where it is not
-    differentiable, as :class:`Kink` points; ``complex_sample``, the strategy of complex
-    samples for an op that accepts complex inputs (default: the float samples with an
-    imaginary part added to each input that accepts complex; give it where the inputs
-    need structure, such as a Hermitian matrix).
+    differentiable, as :class:`Kink` points; ``refuses``, per dtype kind the op does not
+    accept, why and what to do instead (the end of the DTypeError, e.g.
+    ``tenferro.extend.NO_ORDER``; a complex argument of an op that accepts floats is told
+    by default that the op is a function of real numbers, and what to apply first);
+    ``complex_sample``, the strategy of complex samples for an op that accepts complex
+    inputs (default: the float samples with an imaginary part added to each input that
+    accepts complex; give it where the inputs need structure, such as a Hermitian matrix).
 
     **Where it comes from**: ``plugin``, set by the registry.
 
@@ -162,6 +165,7 @@ class OpSpec:
     variadic: bool = field(default=False, kw_only=True)
     multiple_results: bool = field(default=False, kw_only=True)
     complex_sample: Callable[[], Any] | None = field(default=None, kw_only=True)
+    refuses: Mapping[str, str] = field(default_factory=dict, kw_only=True)
     drops: tuple[int, ...] = field(init=False, repr=False, compare=False)
     keeps_out: bool = field(init=False, repr=False, compare=False)
 
@@ -242,6 +246,10 @@ def _check_field_types(spec: OpSpec) -> None:
         problems.append(f"params must be a mapping of names to defaults, got {spec.params!r}")
     if not isinstance(spec.accepts, (str, tuple, list)):
         problems.append(f"accepts must be a string of dtype kinds or one per input, got {spec.accepts!r}")
+    if not isinstance(spec.refuses, Mapping) or not all(
+        kind in ("b", "i", "u", "f", "c") and isinstance(why, str) for kind, why in spec.refuses.items()
+    ):
+        problems.append(f"refuses must map dtype kinds ('biufc') to why the op refuses them, got {spec.refuses!r}")
     for name in ("vjps", "differentiable", "kinks"):
         value = getattr(spec, name)
         if not (value is None or isinstance(value, (tuple, list))) or (value is None and name == "kinks"):

@@ -304,10 +304,12 @@ def _fresh(session: EagerSession, ct: EagerTensor) -> EagerTensor:
     (adding -0.0 is the exact identity in IEEE arithmetic, signed zeros and NaNs included),
     with the -0.0 one element broadcast (no second buffer of ct's size)."""
     value, rt = ct._value, session._rt
+    # -0.0 in both parts of a complex number: -0.0 + 0.0j would turn an imaginary -0.0 into +0.0
+    zero = complex(-0.0, -0.0) if value.dtype.kind == "c" else -0.0
     if type(value) is np.ndarray:
         if rt in paused():
             return EagerTensor(freeze(value.copy()), rt)
-        minus_zero = np.ndarray(value.shape, value.dtype, np.array(-0.0, value.dtype), 0, (0,) * value.ndim)
+        minus_zero = np.ndarray(value.shape, value.dtype, np.array(zero, value.dtype), 0, (0,) * value.ndim)
     else:
-        minus_zero = np.full(value.shape, -0.0, value.dtype)
+        minus_zero = np.full(value.shape, zero, value.dtype)
     return session.add_any(ct, EagerTensor(freeze(minus_zero), rt))

@@ -97,7 +97,18 @@ CHECKS: dict[str, Check] = {
 
 #: The checks that also run on complex samples, for ops that accept complex inputs: as
 #: ``complex_<name>`` (``float32`` becomes ``complex64``).
-_ON_COMPLEX = ("forward", "float32", "vjp_fd", "vjp2_fd", "vjp_shapes", "jvp", "linear", "multilinear", "residuals")
+_ON_COMPLEX = (
+    "forward",
+    "float32",
+    "engine_neutral",
+    "vjp_fd",
+    "vjp2_fd",
+    "vjp_shapes",
+    "jvp",
+    "linear",
+    "multilinear",
+    "residuals",
+)
 
 CHECKS.update(
     (twin.name, twin)

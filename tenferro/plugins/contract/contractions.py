@@ -1,13 +1,21 @@
 """The bilinear contractions: ``dot_general`` (the seed's op, JAX's ``lax.dot_general``
-dimension numbers), ``tensordot``, ``matmul`` (NumPy's: 1-D promotion, batch
-broadcasting), ``vecdot`` (the array API's; real inputs) and ``outer`` (NumPy's: flattens).
+dimension numbers, with tenferro-rs's optional conjugation of either operand),
+``tensordot``, ``matmul`` (NumPy's: 1-D promotion, batch broadcasting), ``vecdot`` (the
+array API's: conjugates its first operand) and ``outer`` (NumPy's: flattens).
 
 ``dot_general`` and ``tensordot`` are einsums with generated subscripts: their kernels run
 one matrix product (:func:`.plans.pair`) and their VJPs are the two einsums of that pair.
 ``matmul``'s VJP is two matmuls with a transposed operand (BLAS reads the transposed view
 without a copy), summed back over broadcast batch dims. Every op is linear in each
-operand (``multilinear=True``), so the suite checks its VJP as its exact transpose.
-Shape errors name both operands, their shapes and the contracted axes.
+operand (``multilinear=True``; over the reals, for a conjugated operand), so the suite
+checks its VJP as its exact transpose. Shape errors name both operands, their shapes and
+the contracted axes.
+
+Complex operands: cotangents live in the real inner product Re(conj(a)·b), so the VJP of
+C = A·B is G·B^H for A and A^H·G for B (the other operand conjugated); a conjugated
+operand's cotangent is the conjugate of that. :func:`tenferro.extend.conj` is no op on a
+real operand, so real inputs run exactly the rules they ran before; a real operand of a
+complex product gets the real part of its cotangent (``unbroadcast`` casts it).
 """
 
 from __future__ import annotations
@@ -26,17 +34,18 @@ from tenferro.extend import (
     OpSpec,
     ShapeMismatch,
     broadcastable,
+    conj,
     unbroadcast,
 )
 
 from .plans import LETTERS, pair, shape_of
 
 
-def _lazy(name: str) -> Any:
+def _lazy(name: str, *args: Any) -> Any:
     def make() -> Any:
         from . import samples
 
-        return getattr(samples, name)()
+        return getattr(samples, name)(*args)
 
     return make
 
@@ -121,9 +130,17 @@ def _tensordot_subscripts(a_shape: tuple[int, ...], b_shape: tuple[int, ...], ax
 
 def _bilinear(name: str, subscripts: Any, **fields: Any) -> OpSpec:
     """An op that is one pairwise einsum with subscripts ``subscripts(a_shape, b_shape,
-    **params)``; its VJPs are the pair's two einsums."""
+    **params)``; its VJPs are the pair's two einsums. An op with the params ``conj_a`` and
+    ``conj_b`` conjugates that operand first."""
 
-    def forward(a: Any, b: Any, **params: Any) -> Any:
+    def forward(a: Any, b: Any, conj_a: bool = False, conj_b: bool = False, **params: Any) -> Any:
+        for flag, value in (("conj_a", conj_a), ("conj_b", conj_b)):
+            if not isinstance(value, (bool, np.bool_)):
+                raise ArgumentError(f"{name}: {flag} must be True or False, got {value!r}")
+        if conj_a and np.iscomplexobj(a):
+            a = np.conjugate(a)
+        if conj_b and np.iscomplexobj(b):
+            b = np.conjugate(b)
         return pair(subscripts(np.shape(a), np.shape(b), **params), a, b)
 
     def parts(a: Any, b: Any, params: dict[str, Any]) -> tuple[str, str, str]:
@@ -131,12 +148,20 @@ def _bilinear(name: str, subscripts: Any, **fields: Any) -> OpSpec:
         sa, sb = lhs.split(",")
         return sa, sb, out
 
-    def rule_a(s: Any, g: Any, out: Any, a: Any, b: Any, **params: Any) -> Any:
+    # C = op_a(A)·op_b(B): op_a(A)'s cotangent is G·conj(op_b(B)), so A's is that, conjugated
+    # when op_a conjugates; B's likewise. conj is no op on real tensors.
+    def rule_a(
+        s: Any, g: Any, out: Any, a: Any, b: Any, conj_a: bool = False, conj_b: bool = False, **params: Any
+    ) -> Any:
         sa, sb, t = parts(a, b, params)
+        g, b = (conj(s, g) if conj_a else g), (conj(s, b) if conj_a == conj_b else b)
         return unbroadcast(s, s.einsum([g, b], f"{t},{sb}->{sa}"), a)
 
-    def rule_b(s: Any, g: Any, out: Any, a: Any, b: Any, **params: Any) -> Any:
+    def rule_b(
+        s: Any, g: Any, out: Any, a: Any, b: Any, conj_a: bool = False, conj_b: bool = False, **params: Any
+    ) -> Any:
         sa, sb, t = parts(a, b, params)
+        a, g = (conj(s, a) if conj_a == conj_b else a), (conj(s, g) if conj_b else g)
         return unbroadcast(s, s.einsum([a, g], f"{sa},{t}->{sb}"), b)
 
     return OpSpec(
@@ -146,14 +171,19 @@ def _bilinear(name: str, subscripts: Any, **fields: Any) -> OpSpec:
         vjps=(rule_a, rule_b),
         multilinear=True,
         residuals=("a", "b"),
+        accepts="fiuc",
         sample=_lazy(name),
+        complex_sample=_lazy("mixed_complex", name),
         **fields,
     )
 
 
-def _dot_reference(a: Any, b: Any, contracting: Any, batch: Any = ((), ())) -> Any:
+def _dot_reference(
+    a: Any, b: Any, contracting: Any, batch: Any = ((), ()), conj_a: bool = False, conj_b: bool = False
+) -> Any:
     """lax.dot_general as a loop over the batch index of tensordots (an independent path)."""
     a, b = np.asarray(a), np.asarray(b)
+    a, b = (np.conj(a) if conj_a else a), (np.conj(b) if conj_b else b)
     (ca, cb), (ba, bb) = contracting, batch
     ca, ba = [x % a.ndim for x in ca], [x % a.ndim for x in ba]
     cb, bb = [x % b.ndim for x in cb], [x % b.ndim for x in bb]
@@ -161,7 +191,10 @@ def _dot_reference(a: Any, b: Any, contracting: Any, batch: Any = ((), ())) -> A
     fb = [i for i in range(b.ndim) if i not in cb and i not in bb]
     a, b = np.transpose(a, ba + fa + ca), np.transpose(b, bb + cb + fb)
     batch_shape = a.shape[: len(ba)]
-    out = np.empty(batch_shape + tuple(a.shape[len(ba) : len(ba) + len(fa)]) + tuple(b.shape[len(bb) + len(cb) :]))
+    out = np.empty(
+        batch_shape + tuple(a.shape[len(ba) : len(ba) + len(fa)]) + tuple(b.shape[len(bb) + len(cb) :]),
+        np.result_type(a, b, np.float64),
+    )
     for index in np.ndindex(*batch_shape):
         out[index] = np.tensordot(a[index], b[index], axes=len(ca))
     return out
@@ -174,7 +207,7 @@ DOT_GENERAL = _bilinear(
     lambda a_shape, b_shape, contracting, batch=((), ()): _dot_subscripts(
         a_shape, b_shape, contracting, batch, "dot_general"
     ),
-    params={"contracting": REQUIRED, "batch": ((), ())},
+    params={"contracting": REQUIRED, "batch": ((), ()), "conj_a": False, "conj_b": False},
     reference=_dot_reference,
     error_inputs=lambda: [
         ErrorInput(
@@ -187,10 +220,12 @@ DOT_GENERAL = _bilinear(
         ErrorInput((_A, _B), {"contracting": ((1,), ())}, ArgumentError, "names 1 axes of a but 0 of b"),
         ErrorInput((_A, _A), {"contracting": ((1,), (1,)), "batch": ((1,), (0,))}, AxisError, "name an axis twice"),
         ErrorInput((_A, _B), {"contracting": (1, 0, 2)}, ArgumentError, "must be a pair"),
+        ErrorInput((_A, _A), {"contracting": ((1,), (1,)), "conj_a": 1}, ArgumentError, "conj_a must be True or False"),
     ],
     doc="Contraction of a and b over the axis pairs `contracting` = ((a axes), (b axes)), batched "
     "over `batch` (the same form), as JAX's lax.dot_general: result axes are the batch axes, then "
-    "a's free axes, then b's.",
+    "a's free axes, then b's. `conj_a`/`conj_b` conjugate that operand first (as tenferro-rs; no "
+    "effect on a real operand): conj_a=True with a's rows contracted is A^H·B.",
 )
 
 TENSORDOT = _bilinear(
@@ -262,14 +297,14 @@ def _summed_back(s: Any, ct: Any, x: Any, promoted: tuple[int, ...]) -> Any:
     return unbroadcast(s, ct, x)
 
 
-def _matmul_rule_a(s: Any, g: Any, out: Any, a: Any, b: Any) -> Any:
+def _matmul_rule_a(s: Any, g: Any, out: Any, a: Any, b: Any) -> Any:  # G·B^H
     g2, _, b2 = _matmul_parts(s, g, a, b)
-    return _summed_back(s, s.matmul(g2, _mT(s, b2)), a, (1, a.shape[0]) if a.ndim == 1 else a.shape)
+    return _summed_back(s, s.matmul(g2, conj(s, _mT(s, b2))), a, (1, a.shape[0]) if a.ndim == 1 else a.shape)
 
 
-def _matmul_rule_b(s: Any, g: Any, out: Any, a: Any, b: Any) -> Any:
+def _matmul_rule_b(s: Any, g: Any, out: Any, a: Any, b: Any) -> Any:  # A^H·G
     g2, a2, _ = _matmul_parts(s, g, a, b)
-    return _summed_back(s, s.matmul(_mT(s, a2), g2), b, (b.shape[0], 1) if b.ndim == 1 else b.shape)
+    return _summed_back(s, s.matmul(conj(s, _mT(s, a2)), g2), b, (b.shape[0], 1) if b.ndim == 1 else b.shape)
 
 
 MATMUL = OpSpec(
@@ -279,8 +314,10 @@ MATMUL = OpSpec(
     vjps=(_matmul_rule_a, _matmul_rule_b),
     multilinear=True,
     residuals=("a", "b"),
+    accepts="fiuc",
     explain=_matmul_explain,
     sample=_lazy("matmul"),
+    complex_sample=_lazy("mixed_complex", "matmul"),
     reference=lambda a, b: np.asarray(a) @ np.asarray(b),
     error_inputs=lambda: [
         ErrorInput(
@@ -326,12 +363,13 @@ def _vecdot(a: Any, b: Any, axis: int = -1) -> Any:
     return np.vecdot(a, b, axis=_vecdot_axis(np.shape(a), np.shape(b), axis))
 
 
-def _vecdot_rule(other: int) -> Any:
-    def rule(s: Any, g: Any, out: Any, a: Any, b: Any, axis: int) -> Any:
-        where = _vecdot_axis(a.shape, b.shape, axis)
-        return s.mul(s.expand_dims(g, where), (a, b)[other])
+# out = Σ conj(a)·b: a's cotangent is conj(g)·b, b's is g·a (for real inputs: g·b and g·a)
+def _vecdot_rule_a(s: Any, g: Any, out: Any, a: Any, b: Any, axis: int) -> Any:
+    return s.mul(s.expand_dims(conj(s, g), _vecdot_axis(a.shape, b.shape, axis)), b)
 
-    return rule
+
+def _vecdot_rule_b(s: Any, g: Any, out: Any, a: Any, b: Any, axis: int) -> Any:
+    return s.mul(s.expand_dims(g, _vecdot_axis(a.shape, b.shape, axis)), a)
 
 
 VECDOT = OpSpec(
@@ -339,13 +377,15 @@ VECDOT = OpSpec(
     inputs=("a", "b"),
     params={"axis": -1},
     forward=_vecdot,
-    vjps=(_vecdot_rule(1), _vecdot_rule(0)),
+    vjps=(_vecdot_rule_a, _vecdot_rule_b),
     unbroadcast=unbroadcast,
     multilinear=True,
     residuals=("a", "b"),
+    accepts="fiuc",
     sample=_lazy("vecdot"),
+    complex_sample=_lazy("mixed_complex", "vecdot"),
     reference=lambda a, b, axis=-1: np.sum(
-        np.moveaxis(np.asarray(a), axis, -1) * np.moveaxis(np.asarray(b), axis, -1), -1
+        np.moveaxis(np.conj(np.asarray(a)), axis, -1) * np.moveaxis(np.asarray(b), axis, -1), -1
     ),
     error_inputs=lambda: [
         ErrorInput(
@@ -353,24 +393,24 @@ VECDOT = OpSpec(
         ),
         ErrorInput((_A, _A), {"axis": -3}, AxisError, "axis -3 is out of range"),
         ErrorInput((np.zeros((2, 3)), np.zeros((4, 3))), {}, ShapeMismatch, "do not broadcast"),
-        ErrorInput((_A, np.zeros((2, 3), complex)), {}, DTypeError, "argument 'b' has dtype c128"),
+        ErrorInput((_A, np.zeros((2, 3), bool)), {}, DTypeError, "argument 'b' has dtype bool"),
     ],
     doc="Dot product of a and b along `axis` (negative, counted from the end of each), the other "
-    "dims broadcast, as the array API's vecdot (real inputs).",
+    "dims broadcast, as the array API's vecdot: Σ conj(a)·b (a complex a is conjugated).",
 )
 
 
 # -- outer ---------------------------------------------------------------------------------------
-def _outer_rule(s: Any, g: Any, out: Any, a: Any, b: Any) -> Any:
+def _outer_rule(s: Any, g: Any, out: Any, a: Any, b: Any) -> Any:  # G·conj(b)
     if not hasattr(b, "shape"):
-        return s.reshape(s.mul(g, b), a.shape)
-    return unbroadcast(s, s.reshape(s.einsum([g, s.reshape(b, (-1,))], "ij,j->i"), a.shape), a)
+        return unbroadcast(s, s.reshape(s.mul(g, conj(s, b)), a.shape), a)
+    return unbroadcast(s, s.reshape(s.einsum([g, conj(s, s.reshape(b, (-1,)))], "ij,j->i"), a.shape), a)
 
 
-def _outer_rule_b(s: Any, g: Any, out: Any, a: Any, b: Any) -> Any:
+def _outer_rule_b(s: Any, g: Any, out: Any, a: Any, b: Any) -> Any:  # conj(a)·G
     if not hasattr(a, "shape"):
-        return s.reshape(s.mul(g, a), b.shape)
-    return unbroadcast(s, s.reshape(s.einsum([s.reshape(a, (-1,)), g], "i,ij->j"), b.shape), b)
+        return unbroadcast(s, s.reshape(s.mul(g, conj(s, a)), b.shape), b)
+    return unbroadcast(s, s.reshape(s.einsum([conj(s, s.reshape(a, (-1,))), g], "i,ij->j"), b.shape), b)
 
 
 OUTER = OpSpec(
@@ -380,9 +420,11 @@ OUTER = OpSpec(
     vjps=(_outer_rule, _outer_rule_b),
     multilinear=True,
     residuals=("a", "b"),
+    accepts="fiuc",
     sample=_lazy("outer"),
+    complex_sample=_lazy("mixed_complex", "outer"),
     reference=lambda a, b: np.asarray(a).reshape(-1, 1) * np.asarray(b).reshape(1, -1),
-    error_inputs=lambda: [ErrorInput((_A, np.zeros(2, complex)), {}, DTypeError, "argument 'b' has dtype c128")],
+    error_inputs=lambda: [ErrorInput((_A, np.zeros(2, bool)), {}, DTypeError, "argument 'b' has dtype bool")],
     doc="Outer product as NumPy's outer: a and b flattened, result[i, j] = a[i]·b[j].",
 )
 

@@ -9,7 +9,9 @@ contracting all the others again. A repeated label (``ii->i``) gets its cotangen
 back on the diagonal by a product with a constant delta tensor, a summed label
 (``ij->i``) by one with a constant of ones; broadcast ellipsis axes are summed back. An
 output that repeats a label (``i->ii``, a diagonal embedding) takes the diagonal of its
-cotangent first (``ii->i``), an einsum too.
+cotangent first (``ii->i``), an einsum too. Complex operands: each cotangent contracts
+``g`` with the conjugate of the other side (``gx = einsum("t,b->a", g, conj(y))``, the
+adjoint in the real inner product Re(conj(a)·b)); a real operand's is the real part.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from tenferro.extend import REQUIRED, ArgumentError, ErrorInput, OpSpec, ShapeMismatch, unbroadcast
+from tenferro.extend import REQUIRED, ArgumentError, ErrorInput, OpSpec, ShapeMismatch, conj, unbroadcast
 
 from .plans import LETTERS, plan, run, shape_of
 
@@ -89,10 +91,10 @@ def einsum_vjp(s: Any, g: Any, inputs: tuple[Any, ...], out: Any, subscripts: st
     for subscripts_, x, dx, y, dy in reversed(tape):
         gt = cotangents.pop(dx | dy)
         (a, b), t = subscripts_.split("->")[0].split(","), subscripts_.split("->")[1]
-        if wanted(dx):
-            cotangents[dx] = s.einsum([gt, y], f"{t},{b}->{a}")
+        if wanted(dx):  # the other operand conjugated (no op when it is real)
+            cotangents[dx] = s.einsum([gt, conj(s, y)], f"{t},{b}->{a}")
         if wanted(dy):
-            cotangents[dy] = s.einsum([x, gt], f"{a},{t}->{b}")
+            cotangents[dy] = s.einsum([conj(s, x), gt], f"{a},{t}->{b}")
     result: list[Any] = []
     for k, (x, prep) in enumerate(zip(inputs, p.preps)):
         ct = cotangents.get(frozenset([k]))
@@ -113,6 +115,12 @@ def _sample() -> Any:
     from .samples import einsum
 
     return einsum()
+
+
+def _complex_sample() -> Any:
+    from .samples import mixed_complex
+
+    return mixed_complex("einsum")
 
 
 def _errors() -> list[ErrorInput]:
@@ -161,8 +169,9 @@ EINSUM = OpSpec(
     variadic=True,
     multilinear=True,
     residuals=("operands", "out"),  # out: its intermediates are kept while it lives (plans.run)
-    accepts="fiu",
+    accepts="fiuc",
     sample=_sample,
+    complex_sample=_complex_sample,
     reference=_reference,
     error_inputs=_errors,
     doc="Einstein summation over a list of tensors, as NumPy's einsum (explicit or implicit output, "

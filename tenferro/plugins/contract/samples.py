@@ -6,7 +6,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
 from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
 
 from tenferro.extend import SampleInput
 from tenferro.testing.strategies import floats_array
@@ -83,7 +85,11 @@ def dot_general(draw: Draw) -> SampleInput:
     where_b = {p: i for i, p in enumerate(b_perm)}
     batch = (tuple(where_a[i] for i in range(nb)), tuple(where_b[i] for i in range(nb)))
     contracting = (tuple(where_a[i] for i in range(nb, nb + nc)), tuple(where_b[i] for i in range(nb, nb + nc)))
-    return SampleInput((a, b), {"contracting": contracting, "batch": batch})
+    params = {"contracting": contracting, "batch": batch}
+    for flag in ("conj_a", "conj_b"):
+        if draw(st.booleans()):
+            params[flag] = draw(st.booleans())
+    return SampleInput((a, b), params)
 
 
 @st.composite
@@ -135,3 +141,23 @@ def vecdot(draw: Draw) -> SampleInput:
 def outer(draw: Draw) -> SampleInput:
     shapes = st.lists(SIDES, max_size=2).map(tuple)
     return SampleInput((draw(floats_array(shapes)), draw(floats_array(shapes))))
+
+
+_IMAGINARY = st.floats(-1.0, 1.0, allow_nan=False, allow_infinity=False)
+
+
+@st.composite
+def mixed_complex(draw: Draw, name: str) -> SampleInput:
+    """A float sample of ``name`` with an imaginary part added to some of its operands (at
+    least one): real and complex operands mixed, as NumPy promotes them (a real operand's
+    cotangent must come back real)."""
+    sample = draw(globals()[name]())
+    arrays = [k for k, x in enumerate(sample.args) if isinstance(x, np.ndarray)]
+    if not arrays:
+        return sample
+    chosen = {k for k in arrays if draw(st.booleans())} or {draw(st.sampled_from(arrays))}
+    args = list(sample.args)
+    for k in chosen:
+        x = args[k]
+        args[k] = np.asarray(x + 1j * draw(hnp.arrays(np.float64, x.shape, elements=_IMAGINARY)))
+    return SampleInput(tuple(args), sample.params)

@@ -7,6 +7,7 @@ nothing broadcast: ``unbroadcast=unbroadcast`` has the core sum cotangents back.
 
 from __future__ import annotations
 
+import cmath
 import math
 import operator
 from collections.abc import Callable
@@ -15,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from tenferro.extend import (
+    NO_ORDER,
     REQUIRED,
     ArgumentError,
     DTypeError,
@@ -79,6 +81,7 @@ def _binary(
     multilinear: bool = False,
     error_inputs: Callable[[], list[ErrorInput]] = _binary_errors,
     accepts: str = "fiu",
+    refuses: dict[str, str] | None = None,
 ) -> OpSpec:
     return OpSpec(
         name=name,
@@ -96,6 +99,7 @@ def _binary(
         residuals=residuals,
         doc=doc,
         kinks=kinks,
+        refuses=refuses or {},
     )
 
 
@@ -114,6 +118,11 @@ def _mul_unless_ones(s: Any, g: Any, b: Any) -> Any:
     if hasattr(b, "shape") and is_broadcast_ones(g) and g.shape == b.shape and g.dtype == b.dtype:
         return conj(s, b)  # (a scalar b is ruled out first: it is the common case in chains of ops)
     return s.mul(g, conj(s, b))
+
+
+def _times_conj(s: Any, g: Any, derivative: Any) -> Any:
+    """g·conj(f′): the VJP of a holomorphic (or real) function with derivative f′."""
+    return s.mul(g, conj(s, derivative))
 
 
 def _mul_a(s: Any, g: Any, out: Any, a: Any, b: Any) -> Any:
@@ -135,20 +144,29 @@ def _div_b(s: Any, g: Any, out: Any, a: Any, b: Any) -> Any:
 
 def _pow_a(s: Any, g: Any, out: Any, a: Any, b: Any) -> Any:
     if not hasattr(b, "shape"):  # a scalar exponent: b - 1 in plain Python
-        return None if b == 0 else s.mul(g, s.mul(s.pow(a, b - 1), b))
+        return None if b == 0 else _times_conj(s, g, s.mul(s.pow(a, b - 1), b))
     # b·a**(b-1) is 0·inf at a == b == 0; take base 1 there (value 0, and its derivative in
     # b stays right wherever a != 0)
     degenerate = s.where_select(s.compare(a, 0, "eq"), s.compare(b, 0, "eq"), False)
-    return s.mul(g, s.mul(s.pow(s.where_select(degenerate, 1.0, a), s.sub(b, 1)), b))
+    return _times_conj(s, g, s.mul(s.pow(s.where_select(degenerate, 1.0, a), s.sub(b, 1)), b))
 
 
 def _pow_b(s: Any, g: Any, out: Any, a: Any, b: Any) -> Any:
-    # d(a**b)/db = a**b log(a), taken as 0 where a == 0 (PyTorch's convention)
+    # d(a**b)/db = a**b log(a), taken as 0 where a == 0 (PyTorch's convention for real
+    # operands, kept for complex ones). A real a with a complex b gives a complex power:
+    # its log is the complex one (log(-2) = log 2 + i·pi), as PyTorch's promotion does.
+    complex_out = out.dtype.kind == "c"
     if not hasattr(a, "shape"):
-        log_a = math.log(a) if a > 0 else 0.0 if a == 0 else math.nan  # math.log: exact for huge ints
+        if complex_out and (type(a) is complex or a < 0):
+            log_a = cmath.log(a) if a != 0 else 0.0
+        else:
+            log_a = math.log(a) if a > 0 else 0.0 if a == 0 else math.nan  # math.log: exact for huge ints
     else:
-        log_a = s.log(s.where_select(s.compare(a, 0, "eq"), 1.0, a))
-    return s.mul(g, s.mul(out, log_a))
+        safe = s.where_select(s.compare(a, 0, "eq"), 1.0, a)
+        if complex_out and a.dtype.kind != "c":
+            safe = s.astype(safe, out.dtype)
+        log_a = s.log(safe)
+    return _times_conj(s, g, s.mul(out, log_a))
 
 
 def _share(s: Any, g: Any, mine: Any, other: Any, beats: str) -> Any:
@@ -201,11 +219,27 @@ def _pow(a: Any, b: Any) -> np.ndarray:
     return np.power(a, b)
 
 
+#: The comparisons that order their operands (eq and ne do not).
+_ORDERINGS = frozenset({"lt", "le", "gt", "ge"})
+
+
+def _is_complex(value: Any) -> bool:
+    return isinstance(value, complex) or getattr(getattr(value, "dtype", None), "kind", "") == "c"
+
+
 def _compare(a: Any, b: Any, op: str) -> np.ndarray:
-    ufunc = COMPARISONS.get(_SYMBOLS.get(op, op)) if isinstance(op, str) else None
+    op = _SYMBOLS.get(op, op) if isinstance(op, str) else op
+    ufunc = COMPARISONS.get(op) if isinstance(op, str) else None
     if ufunc is None:
         raise ArgumentError(
             f"compare: op must be one of {', '.join(COMPARISONS)} (or {', '.join(_SYMBOLS)}), got {op!r}"
+        )
+    if op in _ORDERINGS and (_is_complex(a) or _is_complex(b)):
+        which = "a" if _is_complex(a) else "b"
+        raise DTypeError(
+            f"compare: op {op!r} orders its operands, and argument {which!r} is complex: complex numbers have no "
+            f"order (NumPy's lexicographic one is not the array API's); compare s.real(...), s.abs(...) or "
+            f"s.angle(...) of it instead, or use 'eq'/'ne'"
         )
     return ufunc(a, b)
 
@@ -261,6 +295,23 @@ def _compare_sample() -> Any:
     )
 
 
+def _complex_compare_sample() -> Any:
+    """eq and ne (the comparisons complex numbers have) of complex pairs, some elements equal."""
+    from hypothesis import strategies as st
+
+    from tenferro.testing.strategies import broadcast_pair
+
+    @st.composite
+    def sample(draw: Any) -> SampleInput:
+        pair = draw(broadcast_pair(scalars=False))
+        a, b = (np.asarray(x + 1j * np.round(x)) for x in pair.args)  # imaginary parts from a small set
+        if a.shape == b.shape and draw(st.booleans()):
+            b = np.where(np.arange(b.size).reshape(b.shape) % 2 == 0, a, b)  # some ties
+        return SampleInput((a, b), {"op": draw(st.sampled_from(["eq", "ne"]))})
+
+    return sample()
+
+
 _V = np.zeros(2)
 
 SPECS = [
@@ -303,7 +354,9 @@ SPECS = [
         (_pow_a, _pow_b),
         lambda a, b: np.exp(np.log(a) * b),
         "a ** b. Conventions (PyTorch's): d/da = b·a**(b-1) is 0 where b == 0 (also at a == 0); "
-        "d/db = a**b·log(a) is 0 where a == 0 and nan where a < 0.",
+        "d/db = a**b·log(a) is 0 where a == 0 and nan where a < 0 (real a and b). Complex a or b: the "
+        "principal power exp(b·log a) (log's cut along the negative real axis), holomorphic in both; the "
+        "same conventions at a == 0, and a real a < 0 with a complex b takes the complex log(a).",
         _pairs(a_range=(0.5, 3.0), b_range=(-2.0, 2.5)),
         residuals=("a", "b", "out"),
         kinks=(
@@ -312,7 +365,9 @@ SPECS = [
                 (np.array([0.0, 0.0, -4.0]), np.array([0.0, 0.0, np.nan])),
             ),
             Kink((np.array([0.0, 2.0]), 0.0), (np.zeros(2), None)),
+            Kink((np.array([0j, 0j]), np.array([0j, 2 + 0j])), (np.zeros(2, complex), np.zeros(2, complex))),
         ),
+        accepts="fiuc",
     ),
     _binary(
         "maximum",
@@ -322,6 +377,7 @@ SPECS = [
         "Elementwise max. Convention: where a == b the cotangent is split evenly, half to each.",
         _separated,
         kinks=(_split_ties(winner=3.0),),
+        refuses=NO_ORDER,
     ),
     _binary(
         "minimum",
@@ -331,6 +387,7 @@ SPECS = [
         "Elementwise min. Convention: where a == b the cotangent is split evenly, half to each.",
         _separated,
         kinks=(_split_ties(winner=-1.0),),
+        refuses=NO_ORDER,
     ),
     OpSpec(
         name="where_select",
@@ -339,7 +396,7 @@ SPECS = [
         vjps=(None, _where_a, _where_b),
         unbroadcast=unbroadcast,
         linear=True,
-        accepts=("b", "biuf", "biuf"),
+        accepts=("b", "biufc", "biufc"),
         residuals=("cond",),
         explain=explain_broadcast("where_select", ("cond", "a", "b")),
         sample=_select_sample,
@@ -348,8 +405,8 @@ SPECS = [
             ErrorInput((np.array([1.0, 0.0]), _V, _V), {}, DTypeError, "argument 'cond' has dtype f64"),
             ErrorInput((np.array([True, False]), _V, np.zeros(3)), {}, ShapeMismatch, "do not broadcast"),
         ],
-        doc="a where cond is true, else b (NumPy's where); cond is a bool tensor and gets no gradient. "
-        "Linear in (a, b).",
+        doc="a where cond is true, else b (NumPy's where, with its promotion: a real branch and a complex "
+        "one give a complex result); cond is a bool tensor and gets no gradient. Linear in (a, b).",
     ),
     OpSpec(
         name="clamp",
@@ -357,6 +414,7 @@ SPECS = [
         forward=_clamp,
         vjp=_clamp_vjp,
         accepts="fiu",
+        refuses=NO_ORDER,
         explain=explain_broadcast("clamp", ("x", "lo", "hi")),
         sample=_clamp_sample,
         reference=lambda x, lo, hi: np.clip(x, lo, hi),
@@ -384,14 +442,19 @@ SPECS = [
         inputs=("a", "b"),
         params={"op": REQUIRED},
         forward=_compare,
-        accepts="biuf",
+        accepts="biufc",
         explain=explain_broadcast("compare", ("a", "b")),
         sample=_compare_sample,
+        complex_sample=_complex_compare_sample,
         reference=lambda a, b, op: getattr(operator, op)(np.asarray(a), b),
         error_inputs=lambda: [
             ErrorInput((_V, _V), {"op": "approx"}, ArgumentError, "op must be one of"),
             ErrorInput((_V, np.zeros(3)), {"op": "lt"}, ShapeMismatch, "do not broadcast"),
+            ErrorInput((_V, np.array([1j, 2.0])), {"op": "lt"}, DTypeError, "complex numbers have no order"),
+            ErrorInput((np.array([1j, 2.0]), 0.0), {"op": ">="}, DTypeError, "argument 'a' is complex"),
+            ErrorInput((_V, 1j), {"op": "gt"}, DTypeError, "compare s.real(...), s.abs(...)"),
         ],
-        doc="a <op> b as a bool tensor, op one of lt le gt ge eq ne (or < <= > >= == !=); no gradient.",
+        doc="a <op> b as a bool tensor, op one of lt le gt ge eq ne (or < <= > >= == !=); no gradient. "
+        "Complex operands: eq and ne only (complex numbers have no order).",
     ),
 ]

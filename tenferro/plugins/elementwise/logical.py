@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from tenferro.extend import DTypeError, ErrorInput, OpSpec, SampleInput, ShapeMismatch, explain_broadcast
+from tenferro.extend import ArgumentError, DTypeError, ErrorInput, OpSpec, SampleInput, ShapeMismatch, explain_broadcast
 
 #: Values where predicates and truth differ: signed zeros, infinities, nan.
 _SPECIAL = (0.0, -0.0, 1.5, -2.0, np.inf, -np.inf, np.nan)
@@ -75,7 +75,15 @@ def _two(
 _COMPLEX = np.array([1j])
 
 
-def _unary(name: str, forward: Any, reference: Any, doc: str, accepts: str, sample: Callable[[], Any]) -> OpSpec:
+def _unary(
+    name: str,
+    forward: Any,
+    reference: Any,
+    doc: str,
+    accepts: str,
+    sample: Callable[[], Any],
+    complex_sample: Callable[[], Any] | None = None,
+) -> OpSpec:
     rejected = np.array([0.5]) if "f" not in accepts else _COMPLEX
     return OpSpec(
         name=name,
@@ -83,8 +91,13 @@ def _unary(name: str, forward: Any, reference: Any, doc: str, accepts: str, samp
         forward=forward,
         accepts=accepts,
         sample=sample,
+        complex_sample=complex_sample,
         reference=reference,
-        error_inputs=lambda: [ErrorInput((rejected,), {}, DTypeError, f"{name}: argument 'x' has dtype")],
+        error_inputs=lambda: [
+            ErrorInput(([0.5],), {}, ArgumentError, f"{name}: argument 'x' is a list; wrap arrays")
+            if "c" in accepts  # every numeric dtype is accepted
+            else ErrorInput((rejected,), {}, DTypeError, f"{name}: argument 'x' has dtype")
+        ],
         doc=f"{doc} No gradient.",
     )
 
@@ -143,21 +156,46 @@ def _truth(x: Any) -> np.ndarray:
     return np.not_equal(x, 0)  # nan != 0: nan is true, as in NumPy and Python
 
 
+def _complexes(draw: Any, shape: tuple[int, ...]) -> np.ndarray:
+    """Complex numbers whose real and imaginary parts are each special (±0, ±inf, nan) or not."""
+    z = np.empty(shape, np.complex128)
+    z.real, z.imag = _floats(draw, shape), _floats(draw, shape)  # (not re + 1j*im: 1j*inf has a nan real part)
+    return z
+
+
 _FLOAT = _one(_floats)
+_COMPLEXES = _one(_complexes)
 _FLOAT_PAIRS = _two(_floats, _floats)
 _INT_PAIRS = _two(_ints(-100, 100), _ints(-100, 100))
 _SHIFTS = _two(_ints(-1000, 1000), _ints(0, 10))
 
 SPECS = [
-    _unary("isnan", np.isnan, lambda x: np.not_equal(x, x), "Whether x is nan.", "biuf", _FLOAT),
-    _unary("isinf", np.isinf, lambda x: np.equal(np.abs(x), np.inf), "Whether x is +inf or -inf.", "biuf", _FLOAT),
+    _unary(
+        "isnan",
+        np.isnan,
+        lambda x: np.not_equal(x, x),
+        "Whether x is nan (complex: either part is nan).",
+        "biufc",
+        _FLOAT,
+        _COMPLEXES,
+    ),
+    _unary(
+        "isinf",
+        np.isinf,
+        lambda x: np.equal(np.abs(x), np.inf),
+        "Whether x is +inf or -inf (complex: either part is infinite, even if the other is nan).",
+        "biufc",
+        _FLOAT,
+        _COMPLEXES,
+    ),
     _unary(
         "isfinite",
         np.isfinite,
         lambda x: np.less(np.abs(x), np.inf),
-        "Whether x is neither inf nor nan.",
-        "biuf",
+        "Whether x is neither inf nor nan (complex: both parts are finite).",
+        "biufc",
         _FLOAT,
+        _COMPLEXES,
     ),
     _unary(
         "signbit",

@@ -3,7 +3,9 @@ dynamic_slice, argwhere, nonzero), the functional scatter (set, add, mul, min, m
 and the adjoint ops their VJPs use (scatter_add_to, dynamic_pad, scatter_winners, filled).
 
 The index layouts, negative indices and range errors are in :mod:`.positions`; the
-conventions in docs/index.md.
+conventions in docs/index.md. Values may be complex (indices stay integers), except where
+an op compares them: scatter's min/max modes, sort and argsort (complex numbers have no
+order); docs/complex.md.
 """
 
 from tenferro.extend import PluginRegistrar, hookimpl

@@ -6,6 +6,10 @@ values were read, adding where a position was read more than once: ``scatter_add
 (zeros of x's shape with the cotangent scatter-added at the indices, in the reading op's
 index layout) or ``dynamic_pad`` (zeros with the cotangent placed at the window). Their
 VJPs read again, so every derivative of any order stays in this family.
+
+All of them take complex values (the indices stay integers): reading and its adjoint move
+values without arithmetic, so the same rules hold in the real inner product of complex
+cotangents. ``argwhere`` and ``nonzero`` read a complex element as true where it is not 0j.
 """
 
 from __future__ import annotations
@@ -217,7 +221,7 @@ def _window_reference(x: np.ndarray, start: np.ndarray, sizes: tuple[int, ...]) 
 
 
 def _pad_reference(update: np.ndarray, start: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
-    out = np.zeros(shape)
+    out = np.zeros(shape, np.result_type(np.asarray(update), np.float64))
     begins = [int(b) % n if n else 0 for b, n in zip(start, shape)]
     out[tuple(slice(b, b + m) for b, m in zip(begins, np.shape(update)))] = update
     return out
@@ -236,7 +240,7 @@ def _reader(name: str, layout: str, default_axis: Any, sample: Any, reference: A
         forward=lambda x, indices, axis=default_axis: pick(x, indices, axis, layout, name),
         vjps=(_scatter_back(layout), None),
         linear=True,
-        accepts=("biuf", "iu"),
+        accepts=("biufc", "iu"),
         sample=sample,
         reference=reference,
         error_inputs=lambda: [
@@ -313,7 +317,7 @@ SPECS = [
         forward=scatter_add_to,
         vjps=(_read_back, None),
         linear=True,
-        accepts=("fiu", "iu"),
+        accepts=("fiuc", "iu"),
         sample=samples.scatter_add_to_sample,
         reference=_scatter_add_reference,
         error_inputs=lambda: [
@@ -330,7 +334,7 @@ SPECS = [
         forward=_boolean_mask,
         vjps=(lambda s, g, out, x, mask: s.scatter_add_to(g, s.argwhere(mask), x.shape, 0, "nd"), None),
         linear=True,
-        accepts=("biuf", "b"),
+        accepts=("biufc", "b"),
         sample=samples.boolean_mask_sample,
         reference=lambda x, mask: np.asarray(x)[np.asarray(mask)],
         error_inputs=lambda: [
@@ -344,10 +348,11 @@ SPECS = [
         name="argwhere",
         inputs=("x",),
         forward=np.argwhere,
-        accepts="biuf",
+        accepts="biufc",
         integer_results=True,
         sample=samples.argwhere_sample,
-        error_inputs=lambda: [ErrorInput((np.array([1j]),), {}, DTypeError, "argument 'x' has dtype")],
+        complex_sample=lambda: samples.argwhere_sample(complex_=True),
+        error_inputs=lambda: [ErrorInput((1.5,), {}, ArgumentError, "argwhere: every argument is a scalar")],
         reference=_argwhere_reference,
         doc="The coordinates of x's non-zero elements, one row each in C order: an int64 (count, x.ndim) "
         "constant (np.argwhere, PyTorch's nonzero). NumPy's tuple-valued nonzero is its columns.",
@@ -356,14 +361,12 @@ SPECS = [
         name="nonzero",
         inputs=("x",),
         forward=_nonzero,
-        accepts="biuf",
+        accepts="biufc",
         multiple_results=True,
         integer_results=True,
         sample=samples.nonzero_sample,
-        error_inputs=lambda: [
-            ErrorInput((np.array(1.0),), {}, ShapeMismatch, "nonzero of a 0-d tensor"),
-            ErrorInput((np.array([1j]),), {}, DTypeError, "argument 'x' has dtype"),
-        ],
+        complex_sample=lambda: samples.nonzero_sample(complex_=True),
+        error_inputs=lambda: [ErrorInput((np.array(1.0),), {}, ShapeMismatch, "nonzero of a 0-d tensor")],
         reference=lambda x: tuple(np.ascontiguousarray(column) for column in _argwhere_reference(x).T),
         doc="The indices of x's non-zero elements as a tuple of int64 constants, one per axis (NumPy's "
         "and the array API's nonzero; argwhere stacks them as columns). x must have at least one dim.",
@@ -375,7 +378,7 @@ SPECS = [
         forward=_dynamic_slice,
         vjps=(lambda s, g, out, x, start, sizes: s.dynamic_pad(g, start, x.shape), None),
         linear=True,
-        accepts=("biuf", "iu"),
+        accepts=("biufc", "iu"),
         sample=samples.dynamic_slice_sample,
         reference=_window_reference,
         error_inputs=lambda: [
@@ -395,7 +398,7 @@ SPECS = [
         forward=_dynamic_pad,
         vjps=(lambda s, g, out, update, start, shape: s.dynamic_slice(g, start, update.shape), None),
         linear=True,
-        accepts=("fiu", "iu"),
+        accepts=("fiuc", "iu"),
         sample=samples.dynamic_pad_sample,
         reference=_pad_reference,
         error_inputs=lambda: [

@@ -112,13 +112,15 @@ def _broadcastable_to(draw: Any, target: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(1 if draw(st.booleans()) else n for n in kept)
 
 
-def scatter_sample() -> Any:
+def scatter_sample(complex_: bool = False) -> Any:
+    """x, gather's indices and updates for every mode; with ``complex_``, for the modes that
+    take complex values (set, add, mul): a complex x, with complex or real updates."""
     st, _, strategies = _strategies()
     from .positions import picked_shape
 
     @st.composite
     def sample(draw: Any) -> SampleInput:
-        mode = draw(st.sampled_from(MODES))
+        mode = draw(st.sampled_from(MODES[:3] if complex_ else MODES))
         shape = _array_shape(draw, min_dims=1)
         axis = draw(st.integers(0, len(shape) - 1))
         indices = nd_indices(draw, shape, axis)
@@ -132,8 +134,12 @@ def scatter_sample() -> Any:
             avoid = (0.0,) if mode == "mul" else ()
             x = draw(strategies.floats_array(shape, -2.0, 2.0))
             updates = draw(strategies.floats_array(updates_shape, -2.0, 2.0, avoid=avoid))
+        if complex_:
+            x = np.asarray(x + 1j * draw(strategies.floats_array(shape, -1.0, 1.0)))
+            if draw(st.booleans()):
+                updates = np.asarray(updates + 1j * draw(strategies.floats_array(updates_shape, -1.0, 1.0)))
         if updates.size == 1 and not updates.ndim and draw(st.booleans()):
-            updates = float(updates)  # a Python number: a constant, like x.at[i].set(0.0)
+            updates = updates.item()  # a Python number: a constant, like x.at[i].set(0.0)
         return SampleInput((x, indices, updates), {"axis": axis, "mode": mode})
 
     return sample()
@@ -211,18 +217,18 @@ def boolean_mask_sample() -> Any:
     return sample()
 
 
-def argwhere_sample() -> Any:
+def argwhere_sample(complex_: bool = False) -> Any:
     st, hnp, _ = _strategies()
+    values = [0.0, 1.5, -2.0, 2j, 1 - 1j] if complex_ else [0.0, 1.5, -2.0]
     return hnp.arrays(
-        np.float64, hnp.array_shapes(min_dims=0, max_dims=3, max_side=4), elements=st.sampled_from([0.0, 1.5, -2.0])
+        complex if complex_ else np.float64,
+        hnp.array_shapes(min_dims=0, max_dims=3, max_side=4),
+        elements=st.sampled_from(values),
     ).map(lambda x: SampleInput((x,)))
 
 
-def nonzero_sample() -> Any:
-    st, hnp, _ = _strategies()
-    return hnp.arrays(
-        np.float64, hnp.array_shapes(min_dims=1, max_dims=3, max_side=4), elements=st.sampled_from([0.0, 1.5, -2.0])
-    ).map(lambda x: SampleInput((x,)))
+def nonzero_sample(complex_: bool = False) -> Any:
+    return argwhere_sample(complex_).filter(lambda smp: np.ndim(smp.args[0]) > 0)
 
 
 def winners_sample() -> Any:

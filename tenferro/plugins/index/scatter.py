@@ -18,6 +18,11 @@ The result has x's dtype: updates of another dtype are cast to it as they are wr
 (NumPy's ``ufunc.at``; PyTorch requires equal dtypes), and min/max compare them with the
 result after that cast, so an f64 update in an f32 x gets its gradient (in f64).
 
+Complex values: set, add and mul take a complex x (with complex or real updates; the rules
+are g·conj(∂), and a real update gets a real cotangent). Complex updates into a real x are
+refused (their imaginary part would be dropped), and so are min and max on complex values:
+complex numbers have no order.
+
 The helper ops the rules use are here too: ``scatter_winners`` and ``filled``.
 """
 
@@ -38,6 +43,7 @@ from tenferro.extend import (
     OpSpec,
     ShapeMismatch,
     check_shape,
+    conj,
     unbroadcast,
 )
 
@@ -70,13 +76,45 @@ def _tensor(s: Any, g: Any, value: Any) -> Any:
     return value if hasattr(value, "shape") else s.filled(g, value, ())
 
 
+def _is_complex(value: Any) -> bool:
+    return type(value) is complex or getattr(value, "dtype", np.dtype(bool)).kind == "c"
+
+
+def _part(s: Any, value: Any, which: str) -> Any:
+    """The real or imaginary part of a tensor or a Python number."""
+    return getattr(s, which)(value) if hasattr(value, "shape") else getattr(value, which)
+
+
+def _select(s: Any, cond: Any, a: Any, b: Any) -> Any:
+    """where_select(cond, a, b), also where a or b is complex: elementwise's where_select
+    takes real values only, so a complex choice is made on the real and imaginary parts."""
+    if not (_is_complex(a) or _is_complex(b)):
+        return s.where_select(cond, a, b)
+    real = s.where_select(cond, _part(s, a, "real"), _part(s, b, "real"))
+    imag = s.where_select(cond, _part(s, a, "imag"), _part(s, b, "imag"))
+    return s.add(real, s.mul(imag, 1j))
+
+
+def _is_zero(s: Any, u: Any) -> Any:
+    """Where u == 0 (elementwise's compare takes real values only: a complex u is 0 where both
+    of its parts are)."""
+    if not _is_complex(u):
+        return s.compare(u, 0, "eq")
+    return s.logical_and(s.compare(s.real(u), 0, "eq"), s.compare(s.imag(u), 0, "eq"))
+
+
+def _real_dtype(dtype: np.dtype) -> np.dtype:
+    """float64 for complex128, float32 for complex64, dtype itself for a real dtype."""
+    return np.empty(0, dtype).real.dtype
+
+
 def _set_x(s: Any, g: Any, x: Any, indices: Any, updates: Any, out: Any, axis: int) -> Any:
     return s.scatter(g, indices, 0.0, axis, "set")  # overwritten: no gradient
 
 
 def _set_updates(s: Any, g: Any, x: Any, indices: Any, updates: Any, out: Any, axis: int) -> Any:
     won = s.scatter_winners(indices, x.shape, axis)
-    return s.where_select(won, s.gather(g, indices, axis), 0.0)
+    return _select(s, won, s.gather(g, indices, axis), 0.0)
 
 
 def _add_x(s: Any, g: Any, x: Any, indices: Any, updates: Any, out: Any, axis: int) -> Any:
@@ -91,15 +129,15 @@ def _products(s: Any, g: Any, x: Any, indices: Any, updates: Any, axis: int) -> 
     """Per position of x: how many zero updates land there, and the product of the non-zero
     ones (1 where none land); and which updates are zero."""
     u = _tensor(s, g, updates)
-    zero = s.compare(u, 0, "eq")
-    zeros = s.scatter_add_to(s.astype(zero, g.dtype), indices, x.shape, axis, "nd")
-    nonzero_product = s.scatter(s.filled(g, 1.0, x.shape), indices, s.where_select(zero, 1.0, u), axis, "mul")
+    zero = _is_zero(s, u)
+    zeros = s.scatter_add_to(s.astype(zero, _real_dtype(g.dtype)), indices, x.shape, axis, "nd")
+    nonzero_product = s.scatter(s.filled(g, 1.0, x.shape), indices, _select(s, zero, 1.0, u), axis, "mul")
     return zeros, nonzero_product, zero
 
 
 def _mul_x(s: Any, g: Any, x: Any, indices: Any, updates: Any, out: Any, axis: int) -> Any:
     zeros, product, _ = _products(s, g, x, indices, updates, axis)
-    return s.mul(g, s.where_select(s.compare(zeros, 0, "eq"), product, 0.0))
+    return s.mul(g, conj(s, _select(s, s.compare(zeros, 0, "eq"), product, 0.0)))
 
 
 def _mul_updates(s: Any, g: Any, x: Any, indices: Any, updates: Any, out: Any, axis: int) -> Any:
@@ -108,12 +146,13 @@ def _mul_updates(s: Any, g: Any, x: Any, indices: Any, updates: Any, out: Any, a
     # P for the one zero u_j if z == 1, else 0 (no division by a zero).
     zeros, product, zero = _products(s, g, x, indices, updates, axis)
     z, p = s.gather(zeros, indices, axis), s.gather(product, indices, axis)
-    others = s.where_select(
+    others = _select(
+        s,
         zero,
-        s.where_select(s.compare(z, 1, "eq"), p, 0.0),
-        s.where_select(s.compare(z, 0, "eq"), s.div(p, s.where_select(zero, 1.0, updates)), 0.0),
+        _select(s, s.compare(z, 1, "eq"), p, 0.0),
+        _select(s, s.compare(z, 0, "eq"), s.div(p, _select(s, zero, 1.0, updates)), 0.0),
     )
-    return s.mul(s.gather(s.mul(g, x), indices, axis), others)
+    return s.mul(s.gather(s.mul(g, conj(s, x)), indices, axis), conj(s, others))
 
 
 def _shares(s: Any, g: Any, x: Any, indices: Any, updates: Any, out: Any, axis: int) -> tuple[Any, Any, Any]:
@@ -160,8 +199,19 @@ def _scatter(x: Any, indices: Any, updates: Any, axis: Any = 0, mode: str = "set
     axis = normalize(shape, tuple(np.shape(indices)), axis, "nd", "scatter")
     where = index_tuple(shape, indices, axis, "nd", "scatter")
     check_fits(np.shape(updates), picked_shape(shape, tuple(np.shape(indices)), axis, "nd"), "scatter")
-    if np.result_type(x).kind in "iu" and np.result_type(updates).kind == "f":
+    x_kind, updates_kind = np.result_type(x).kind, np.result_type(updates).kind
+    if x_kind in "iu" and updates_kind == "f":
         raise DTypeError("scatter: the updates are float but x is an integer tensor; cast x to float first")
+    if updates_kind == "c" and x_kind != "c":
+        raise DTypeError(
+            "scatter: the updates are complex but x is real (their imaginary part would be lost); "
+            "cast x to complex first (s.astype(x, 'complex128'))"
+        )
+    if mode in ("min", "max") and "c" in (x_kind, updates_kind):
+        raise DTypeError(
+            f"scatter: mode {mode!r} compares values, and complex numbers have no order; scatter a real "
+            f"key instead (s.real or s.abs of the values)"
+        )
     out = np.copy(x)
     combine(out, where, updates)
     return out
@@ -211,6 +261,15 @@ def _winners(indices: Any, shape: Any, axis: Any = 0) -> Any:
     return np.broadcast_to(won, picked_shape(shape, tuple(np.shape(indices)), axis, "nd"))
 
 
+def _filled(like: Any, value: Any, shape: Any) -> Any:
+    shape = check_shape(shape, "filled")
+    if np.iscomplexobj(value) and np.result_type(like).kind != "c":
+        raise DTypeError(
+            f"filled: a complex value for a real {np.result_type(like)} tensor would lose its imaginary part"
+        )
+    return np.full_like(like, value, shape=shape)
+
+
 def _winners_reference(indices: np.ndarray, shape: tuple[int, ...], axis: int = 0) -> np.ndarray:
     batch = indices.shape[:-1]
     targets = [tuple(int(c) % shape[axis + i] for i, c in enumerate(indices[b])) for b in np.ndindex(*batch)]
@@ -231,14 +290,18 @@ SPECS = [
         forward=_scatter,
         vjps=(_rule("x_rule"), None, _rule("updates_rule")),
         unbroadcast=unbroadcast,
-        accepts=("fiu", "iu", "fiu"),
+        accepts=("fiuc", "iu", "fiuc"),
         sample=samples.scatter_sample,
+        complex_sample=lambda: samples.scatter_sample(complex_=True),
         reference=_scatter_reference,
         error_inputs=lambda: [
             ErrorInput((_X, _AT, np.ones(5)), {"mode": "sum"}, ArgumentError, "mode must be one of"),
             ErrorInput((_X, np.array([[3]]), np.ones(1)), {}, IndexOutOfRange, "index 3, out of range for axis 0"),
             ErrorInput((_X, _AT, np.ones(4)), {}, ShapeMismatch, "do not broadcast to the"),
             ErrorInput((np.arange(3), _AT, np.ones(5)), {"mode": "add"}, DTypeError, "cast x to float"),
+            ErrorInput((_X, _AT, np.ones(5) * 1j), {"mode": "add"}, DTypeError, "cast x to complex first"),
+            ErrorInput((_X + 0j, _AT, np.ones(5)), {"mode": "max"}, DTypeError, "complex numbers have no order"),
+            ErrorInput((_X, _AT, np.ones(5) * 1j), {"mode": "min"}, DTypeError, "x is real"),
         ],
         kinks=(
             # set: the last of repeated indices wins; x gets nothing where it was overwritten
@@ -289,13 +352,16 @@ SPECS = [
         internal=True,
         inputs=("like",),
         params={"value": REQUIRED, "shape": REQUIRED},
-        forward=lambda like, value, shape: np.full_like(like, value, shape=check_shape(shape, "filled")),
+        forward=_filled,
         vjps=(lambda s, g, out, like, value, shape: None,),
-        accepts="biuf",
+        accepts="biufc",
         residuals=(),
         sample=samples.filled_sample,
         reference=lambda like, value, shape: np.full(shape, value, np.asarray(like).dtype),
-        error_inputs=lambda: [ErrorInput((_X,), {"value": 1.0, "shape": (-1,)}, ArgumentError, "non-negative")],
+        error_inputs=lambda: [
+            ErrorInput((_X,), {"value": 1.0, "shape": (-1,)}, ArgumentError, "non-negative"),
+            ErrorInput((_X,), {"value": 1j, "shape": ()}, DTypeError, "a complex value for a real"),
+        ],
         doc="An array of `shape` filled with `value`, of like's dtype (its values are not read): a constant.",
     ),
 ]

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from tenferro.extend import ArgumentError, AxisError, DTypeError, ErrorInput, Kink, OpSpec
+from tenferro.extend import NO_ORDER, ArgumentError, AxisError, DTypeError, ErrorInput, Kink, OpSpec
 
 from . import samples
 from .positions import one_axis
@@ -64,6 +64,7 @@ def _errors(op: str) -> list[ErrorInput]:
         ErrorInput((np.array(1.0),), {}, AxisError, f"{op}: axis -1 is out of range for a tensor with 0 dims"),
         ErrorInput((np.ones((2, 2)),), {"axis": 1.0}, AxisError, f"{op}: axis must be an int"),
         ErrorInput((np.ones(2),), {"descending": "yes"}, ArgumentError, f"{op}: descending must be True or False"),
+        ErrorInput((np.ones(2, complex),), {}, DTypeError, "complex numbers have no order"),
     ]
 
 
@@ -75,6 +76,7 @@ SPECS = [
         forward=_sort,
         vjps=(_sort_rule,),
         accepts="fiu",
+        refuses=NO_ORDER,
         residuals=("x",),
         sample=lambda: samples.along_sample("distinct"),
         reference=lambda x, axis=-1, descending=False: np.take_along_axis(
@@ -103,6 +105,7 @@ SPECS = [
         params={"axis": -1, "descending": False},
         forward=argsort,
         accepts="biuf",
+        refuses=NO_ORDER,
         integer_results=True,
         sample=lambda: samples.along_sample("distinct"),
         reference=_reference_order,

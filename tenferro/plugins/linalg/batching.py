@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from tenferro.extend import ArgumentError, ShapeMismatch, TenferroError, broadcastable
+from tenferro.extend import ArgumentError, ShapeMismatch, TenferroError, broadcastable, conj
 
 
 # -- errors --------------------------------------------------------------------------------------
@@ -100,6 +100,13 @@ def mT(s: Any, x: Any) -> Any:  # noqa: N802 (the array API's name for the matri
     return s.moveaxis(x, -1, -2)
 
 
+def mH(s: Any, x: Any) -> Any:  # noqa: N802 (the array API's name for the conjugate transpose)
+    """The conjugate transpose of x (..., M, N) -> (..., N, M): :func:`mT` for a real x (no
+    conj recorded). Where a real rule transposes, a complex one takes this (the adjoint in
+    the real inner product Re(conj(a)·b))."""
+    return conj(s, s.moveaxis(x, -1, -2))
+
+
 def column(s: Any, v: Any) -> Any:
     """A vector (..., M) as a one-column matrix (..., M, 1)."""
     return s.expand_dims(v, -1)
@@ -133,14 +140,14 @@ def diag_embed(s: Any, d: Any) -> Any:
     return s.mul(s.expand_dims(d, -1), eye(s, d.shape[-1], d.dtype))
 
 
-def lazy(name: str, **kwargs: Any) -> Callable[[], Any]:
-    """A spec's ``sample``: ``samples.<name>(**kwargs)``, imported when samples are drawn
-    (hypothesis is a test-only dependency)."""
+def lazy(name: str, module: str = "samples", **kwargs: Any) -> Callable[[], Any]:
+    """A spec's ``sample``: ``<module>.<name>(**kwargs)`` (a module of this package),
+    imported when samples are drawn (hypothesis is a test-only dependency)."""
 
     def make() -> Any:
-        from . import samples
+        import importlib
 
-        return getattr(samples, name)(**kwargs)
+        return getattr(importlib.import_module(f"{__package__}.{module}"), name)(**kwargs)
 
     return make
 
@@ -152,7 +159,7 @@ SINGULAR = np.stack([np.eye(2), np.array([[1.0, 2.0], [2.0, 4.0]])])  # batch in
 
 def batched_reference(fn: Any, *arrays: Any, vector_b: bool = False) -> np.ndarray:
     """A reference: ``fn`` applied matrix by matrix over the broadcast batch."""
-    arrays = [np.asarray(x, float) for x in arrays]
+    arrays = [np.asarray(x, np.result_type(x, float)) for x in arrays]  # float64 or complex128
     if vector_b:
         arrays[1] = arrays[1][:, None]
     batch = np.broadcast_shapes(*(x.shape[:-2] for x in arrays))

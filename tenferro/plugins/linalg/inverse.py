@@ -6,6 +6,11 @@ VJPs are the published ones (Giles 2008; PyTorch's FunctionsManual.cpp), written
 session ops, so they differentiate again; ``slogdet``/``det`` take inv(a) from the forward
 pass's LU. An exactly singular matrix in inv or a negative matrix_power is a
 :class:`~.batching.SingularMatrix` error naming the op and the batch index.
+
+Complex matrices: inv, det and matrix_power are holomorphic, so each VJP is the real one
+with every transpose a conjugate transpose (g ↦ g·conj(f′)): inv's is -a⁻ᴴ g a⁻ᴴ, det's
+g·conj(det)·a⁻ᴴ. slogdet of a complex matrix is (sign, logabsdet) with a complex sign
+(det/|det|) and a real logabsdet; both carry gradients (PyTorch's slogdet_backward).
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from tenferro.extend import REQUIRED, ArgumentError, DTypeError, ErrorInput, OpSpec, ShapeMismatch
+from tenferro.extend import REQUIRED, ArgumentError, DTypeError, ErrorInput, OpSpec, ShapeMismatch, conj
 
 from . import solve_lu
 from .batching import (
@@ -24,7 +29,7 @@ from .batching import (
     batched_reference,
     check_matrix,
     lazy,
-    mT,
+    mH,
     scale_matrices,
     singular_error,
 )
@@ -51,13 +56,14 @@ INV = OpSpec(
     name="inv",
     inputs=("a",),
     forward=_inv,
-    vjps=(lambda s, g, out, a: s.neg(s.matmul(mT(s, out), s.matmul(g, mT(s, out)))),),
+    vjps=(lambda s, g, out, a: s.neg(s.matmul(mH(s, out), s.matmul(g, mH(s, out)))),),
     residuals=("out",),
-    accepts="f",
+    accepts="fc",
     sample=lazy("square"),
+    complex_sample=lazy("square", "complex_solve_samples"),
     reference=lambda a: batched_reference(lambda m: np.linalg.solve(m, np.eye(len(m))), a),
     error_inputs=_square_errors("inv"),
-    doc="The inverse of each matrix of a (..., M, M). VJP: -a⁻ᵀ g a⁻ᵀ. Singular a: SingularMatrix.",
+    doc="The inverse of each matrix of a (..., M, M). VJP: -a⁻ᴴ g a⁻ᴴ (ᵀ for real a). Singular a: SingularMatrix.",
 )
 
 
@@ -67,8 +73,14 @@ def _det(a: Any) -> Any:
 
 
 def _det_rule(s: Any, g: Any, out: Any, a: Any) -> Any:
-    # d det = det · tr(a⁻¹ da): ga = g det a⁻ᵀ (inv from the LU the forward pass made)
-    return scale_matrices(s, s.mul(g, out), mT(s, s.inv(a)))
+    # d det = det · tr(a⁻¹ da): ga = g·conj(det a⁻ᵀ) (inv from the LU the forward pass made)
+    return scale_matrices(s, s.mul(g, conj(s, out)), mH(s, s.inv(a)))
+
+
+def _det_reference(a: Any) -> np.ndarray:
+    a = np.asarray(a)
+    d = np.prod(np.linalg.eigvals(np.asarray(a, np.result_type(a, float))), axis=-1)
+    return d if np.iscomplexobj(a) else d.real
 
 
 DET = OpSpec(
@@ -77,12 +89,13 @@ DET = OpSpec(
     forward=_det,
     vjps=(_det_rule,),
     residuals=("a", "out"),
-    accepts="f",
+    accepts="fc",
     sample=lazy("square"),
-    reference=lambda a: np.prod(np.linalg.eigvals(np.asarray(a, float)), axis=-1).real,
+    complex_sample=lazy("square", "complex_solve_samples"),
+    reference=_det_reference,
     error_inputs=_square_errors("det", singular=False),
-    doc="The determinant of each matrix of a (..., M, M). VJP: g·det·a⁻ᵀ, so its gradient at a singular "
-    "matrix is a SingularMatrix error (PyTorch's, through an SVD, is not implemented).",
+    doc="The determinant of each matrix of a (..., M, M). VJP: g·conj(det·a⁻ᵀ), so its gradient at a "
+    "singular matrix is a SingularMatrix error (PyTorch's, through an SVD, is not implemented).",
 )
 
 
@@ -91,16 +104,24 @@ def _slogdet(a: Any) -> tuple[Any, Any]:
     return solve_lu.slogdet(a)
 
 
-def _slogdet_rule(s: Any, g: tuple[Any, Any], out: Any, a: Any) -> Any:
-    g_logabsdet = g[1]  # the sign is piecewise constant: no gradient
-    if g_logabsdet is None:
+def _slogdet_rule(s: Any, g: tuple[Any, Any], out: tuple[Any, Any], a: Any) -> Any:
+    """With w = log det a = logabsdet + i·θ and sign = exp(iθ): w's cotangent is
+    g_logabsdet - i·Im(conj(g_sign)·sign), and a's is that times a⁻ᴴ (log det is holomorphic,
+    with derivative a⁻ᵀ). A real sign is piecewise constant: no gradient."""
+    g_sign, g_logabsdet = g
+    if a.dtype.kind == "c" and g_sign is not None:
+        turn = s.mul(s.imag(s.mul(s.conj(g_sign), out[0])), -1j)
+        g_log = turn if g_logabsdet is None else s.add(g_logabsdet, turn)
+    elif g_logabsdet is None:
         return None
-    return scale_matrices(s, g_logabsdet, mT(s, s.inv(a)))
+    else:
+        g_log = g_logabsdet
+    return scale_matrices(s, g_log, mH(s, s.inv(a)))
 
 
 def _slogdet_reference(a: Any) -> list[np.ndarray]:
-    d = np.prod(np.linalg.eigvals(np.asarray(a, float)), axis=-1).real
-    return [np.sign(d), np.log(np.abs(d))]
+    d = _det_reference(a)
+    return [d / np.abs(d), np.log(np.abs(d))]
 
 
 SLOGDET = OpSpec(
@@ -109,13 +130,15 @@ SLOGDET = OpSpec(
     forward=_slogdet,
     vjps=(_slogdet_rule,),
     multiple_results=True,
-    residuals=("a",),
-    accepts="f",
+    residuals=("a", "out"),
+    accepts="fc",
     sample=lazy("square"),
+    complex_sample=lazy("square", "complex_solve_samples"),
     reference=_slogdet_reference,
     error_inputs=_square_errors("slogdet", singular=False),
     doc="(sign, logabsdet) of each matrix of a (..., M, M), two results, as NumPy's; a singular matrix gives "
-    "(0, -inf). VJP: g_logabsdet·a⁻ᵀ (the sign has none).",
+    "(0, -inf). A complex a has a complex sign det/|det| (real logabsdet). VJP: g_logabsdet·a⁻ᵀ for real a (the "
+    "sign is piecewise constant); (g_logabsdet - i·Im(conj(g_sign)·sign))·a⁻ᴴ for complex a (PyTorch's).",
 )
 
 
@@ -133,15 +156,15 @@ def _matrix_power(a: Any, n: Any = REQUIRED) -> Any:
 
 def _power_cotangent(s: Any, a: Any, k: int, g: Any) -> Any:
     """The VJP of a ↦ aᵏ (k ≥ 1) along NumPy's repeated squaring: aᵏ = b·b with b = a^(k/2)
-    for even k (so g_b = g bᵀ + bᵀ g), a·a^(k-1) for odd k; O(log k) matrix products, where
-    the sum Σⱼ (aʲ)ᵀ g (a^(k-1-j))ᵀ takes O(k)."""
+    for even k (so g_b = g bᴴ + bᴴ g), a·a^(k-1) for odd k; O(log k) matrix products, where
+    the sum Σⱼ (aʲ)ᴴ g (a^(k-1-j))ᴴ takes O(k)."""
     if k == 1:
         return g
     if k % 2:
         rest = s.matrix_power(a, k - 1)
-        return s.add(s.matmul(g, mT(s, rest)), _power_cotangent(s, a, k - 1, s.matmul(mT(s, a), g)))
+        return s.add(s.matmul(g, mH(s, rest)), _power_cotangent(s, a, k - 1, s.matmul(mH(s, a), g)))
     half = s.matrix_power(a, k // 2)
-    return _power_cotangent(s, a, k // 2, s.add(s.matmul(g, mT(s, half)), s.matmul(mT(s, half), g)))
+    return _power_cotangent(s, a, k // 2, s.add(s.matmul(g, mH(s, half)), s.matmul(mH(s, half), g)))
 
 
 def _matrix_power_rule(s: Any, g: Any, out: Any, a: Any, n: int) -> Any:
@@ -150,15 +173,15 @@ def _matrix_power_rule(s: Any, g: Any, out: Any, a: Any, n: int) -> Any:
         return None
     if n > 0:
         return _power_cotangent(s, a, n, g)
-    inverse = s.inv(a)  # a⁻ⁿ = (a⁻¹)ⁿ, and inv's VJP: -a⁻ᵀ h a⁻ᵀ
+    inverse = s.inv(a)  # a⁻ⁿ = (a⁻¹)ⁿ, and inv's VJP: -a⁻ᴴ h a⁻ᴴ
     h = _power_cotangent(s, inverse, -n, g)
-    return s.neg(s.matmul(mT(s, inverse), s.matmul(h, mT(s, inverse))))
+    return s.neg(s.matmul(mH(s, inverse), s.matmul(h, mH(s, inverse))))
 
 
 def _power_reference(a: Any, n: int) -> np.ndarray:
-    a = np.asarray(a, float)
+    a = np.asarray(a, np.result_type(a, float))
     base = np.linalg.solve(a, np.broadcast_to(np.eye(a.shape[-1]), a.shape)) if n < 0 else a
-    out = np.broadcast_to(np.eye(a.shape[-1]), a.shape).copy()
+    out = np.broadcast_to(np.eye(a.shape[-1], dtype=a.dtype), a.shape).copy()
     for _ in range(abs(n)):
         out = out @ base
     return out
@@ -171,8 +194,9 @@ MATRIX_POWER = OpSpec(
     forward=_matrix_power,
     vjps=(_matrix_power_rule,),
     residuals=("a",),
-    accepts="f",
+    accepts="fc",
     sample=lazy("matrix_power"),
+    complex_sample=lazy("matrix_power", "complex_solve_samples"),
     reference=_power_reference,
     error_inputs=lambda: [
         ErrorInput((SQUARE,), {"n": 1.5}, ArgumentError, "n must be an int"),

@@ -4,7 +4,9 @@ leading axes as NumPy's linalg is; b as :mod:`.solve`'s.
 VJPs are the pseudo-inverse's derivative at constant rank (Golub & Pereyra 1973; Giles
 2008; PyTorch's pinv_backward), written with session ops, so they differentiate again. A
 numerically rank-deficient a in lstsq is a :class:`~.batching.SingularMatrix` error naming
-the batch index.
+the batch index. Complex a and b: every transpose of the real formulas is a conjugate
+transpose (the pseudo-inverse is built from aᴴ), as PyTorch's; a real operand of a complex
+lstsq gets the real part of its cotangent.
 """
 
 from __future__ import annotations
@@ -25,8 +27,14 @@ from .batching import (
     column,
     explain_nonfinite,
     lazy,
-    mT,
+    mH,
 )
+
+
+def _adjoint(x: Any) -> Any:
+    """xᴴ of a stack of matrices (xᵀ for real x)."""
+    xt = np.swapaxes(x, -1, -2)
+    return np.conjugate(xt) if np.iscomplexobj(xt) else xt
 
 
 def _lstsq(a: Any, b: Any) -> Any:
@@ -35,12 +43,12 @@ def _lstsq(a: Any, b: Any) -> Any:
     vector = np.ndim(b) == 1
     rhs = b[..., None] if vector else b
     tall = rows >= cols
-    q, r = np.linalg.qr(a if tall else np.swapaxes(a, -1, -2))
+    q, r = np.linalg.qr(a if tall else _adjoint(a))
     _check_full_rank(r, max(rows, cols))
-    if tall:  # a = QR: x = R⁻¹ Qᵀ b, the least-squares solution
-        x = np.linalg.solve(r, np.matmul(np.swapaxes(q, -1, -2), rhs))
-    else:  # aᵀ = QR: x = Q R⁻ᵀ b, the solution of least norm
-        x = np.matmul(q, np.linalg.solve(np.swapaxes(r, -1, -2), rhs))
+    if tall:  # a = QR: x = R⁻¹ Qᴴ b, the least-squares solution
+        x = np.linalg.solve(r, np.matmul(_adjoint(q), rhs))
+    else:  # aᴴ = QR: x = Q R⁻ᴴ b, the solution of least norm
+        x = np.matmul(q, np.linalg.solve(_adjoint(r), rhs))
     return x[..., 0] if vector else x
 
 
@@ -60,21 +68,21 @@ def _check_full_rank(r: Any, size: int) -> None:
 
 def _lstsq_vjp(s: Any, g: Any, inputs: tuple[Any, Any], out: Any) -> tuple[Any, Any]:
     """x = a⁺b for a of full rank (Giles 2008, the pinv derivative at constant rank):
-    gb = a⁺ᵀg; ga = -gb xᵀ + r wᵀ (tall a: r = b - ax, w = a⁺gb) + z (Pg)ᵀ (wide a:
-    z = a⁺ᵀx, P = I - a⁺a); the other term is zero at full rank."""
+    gb = a⁺ᴴg; ga = -gb xᴴ + r wᴴ (tall a: r = b - ax, w = a⁺gb) + z (Pg)ᴴ (wide a:
+    z = a⁺ᴴx, P = I - a⁺a); the other term is zero at full rank (ᴴ is ᵀ for real a)."""
     a, b = inputs
     vector = b.ndim == 1
     g2, x2 = (column(s, g), column(s, out)) if vector else (g, out)
-    gb = s.lstsq(mT(s, a), g2)
+    gb = s.lstsq(mH(s, a), g2)
     ga = None
     if s.needs_grad(a):
-        ga = s.neg(s.matmul(gb, mT(s, x2)))
+        ga = s.neg(s.matmul(gb, mH(s, x2)))
         if a.shape[-2] >= a.shape[-1]:
             residual = s.sub(column(s, b) if vector else b, s.matmul(a, x2))
-            ga = s.add(ga, s.matmul(residual, mT(s, s.lstsq(a, gb))))
+            ga = s.add(ga, s.matmul(residual, mH(s, s.lstsq(a, gb))))
         else:
             projected = s.sub(g2, s.lstsq(a, s.matmul(a, g2)))
-            ga = s.add(ga, s.matmul(s.lstsq(mT(s, a), x2), mT(s, projected)))
+            ga = s.add(ga, s.matmul(s.lstsq(mH(s, a), x2), mH(s, projected)))
         ga = _unbroadcast(s, ga, a)
     gb_out = None
     if s.needs_grad(b):
@@ -91,8 +99,9 @@ LSTSQ = OpSpec(
     inputs=("a", "b"),
     forward=_lstsq,
     vjp=_lstsq_vjp,
-    accepts="f",
+    accepts="fc",
     sample=lazy("lstsq"),
+    complex_sample=lazy("lstsq", "complex_solve_samples"),
     reference=_lstsq_reference,
     error_inputs=lambda: [
         ErrorInput((np.zeros((3, 2)), np.ones(2)), {}, ShapeMismatch, "a has shape [3, 2] and b has shape [2]"),
@@ -115,12 +124,12 @@ def _pinv(a: Any) -> Any:
 
 def _pinv_rule(s: Any, g: Any, out: Any, a: Any) -> Any:
     """The derivative of the pseudo-inverse at constant rank (Golub & Pereyra 1973; PyTorch's
-    pinv_backward): -P⁺ᵀ g P⁺ᵀ + (I - a P) gᵀ P Pᵀ + Pᵀ P gᵀ (I - P a), P = a⁺."""
-    p, gt = out, mT(s, g)
-    first = s.neg(s.matmul(mT(s, p), s.matmul(g, mT(s, p))))
-    left = s.matmul(gt, s.matmul(p, mT(s, p)))
+    pinv_backward): -Pᴴ g Pᴴ + (I - a P) gᴴ P Pᴴ + Pᴴ P gᴴ (I - P a), P = a⁺ (ᴴ: ᵀ for real a)."""
+    p, gt = out, mH(s, g)
+    first = s.neg(s.matmul(mH(s, p), s.matmul(g, mH(s, p))))
+    left = s.matmul(gt, s.matmul(p, mH(s, p)))
     second = s.sub(left, s.matmul(a, s.matmul(p, left)))
-    third = s.matmul(s.matmul(mT(s, p), p), s.sub(gt, s.matmul(s.matmul(gt, p), a)))
+    third = s.matmul(s.matmul(mH(s, p), p), s.sub(gt, s.matmul(s.matmul(gt, p), a)))
     return s.add(first, s.add(second, third))
 
 
@@ -131,8 +140,9 @@ PINV = OpSpec(
     forward=_pinv,
     vjps=(_pinv_rule,),
     residuals=("a", "out"),
-    accepts="f",
+    accepts="fc",
     sample=lazy("rect"),
+    complex_sample=lazy("rect", "complex_solve_samples"),
     reference=lambda a: batched_reference(lambda m: np.linalg.lstsq(m, np.eye(len(m)), rcond=None)[0], a),
     error_inputs=lambda: [
         ErrorInput((np.zeros(3),), {}, ShapeMismatch, "pinv: a has shape [3]"),

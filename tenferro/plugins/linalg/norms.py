@@ -1,8 +1,13 @@
 """Norms and the cross product: ``matrix_norm``, ``vector_norm``, ``cross``, as NumPy's (the
-array API's), batched over leading axes. Real floating inputs. Conventions at kinks are
-PyTorch's (docs/linalg-decompositions.md): subgradient 0 at x = 0, sign(0) = 0, ties among
-the extreme values split the cotangent evenly; the spectral norms differentiate through
+array API's), batched over leading axes. Conventions at kinks are PyTorch's
+(docs/linalg-decompositions.md): subgradient 0 at x = 0, sign(0) = 0, ties among the
+extreme values split the cotangent evenly; the spectral norms differentiate through
 ``svd``.
+
+Complex inputs: a norm of a complex tensor is real (float64 for complex128, float32 for
+complex64), and its gradient is PyTorch's, the real one with sign(x) the phase x/|x|
+(0 at 0): g·x/‖x‖ for ord 2 and fro, g·sgn(x) for ord 1. ``cross`` of complex vectors is
+NumPy's (no conjugation); its VJPs conjugate the other operand.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from tenferro.extend import (
     Kink,
     OpSpec,
     ShapeMismatch,
+    conj,
     explain_broadcast,
     normalize_axes,
     unbroadcast,
@@ -80,7 +86,7 @@ def _matrix_norm_rule(s: Any, g: Any, out: Any, x: Any, ord: Any, keepdims: bool
 def _matrix_norm_reference(x: Any, ord: Any = "fro", keepdims: bool = False) -> np.ndarray:  # noqa: A002
     x = np.asarray(x)
     if ord == "fro":
-        r = np.sqrt(np.sum(x * x, axis=(-2, -1)))
+        r = np.sqrt(np.sum(np.abs(x) ** 2, axis=(-2, -1)))
     elif ord in ("nuc", 2, -2):
         sv = svd_reference(x)[1]
         r = {"nuc": np.sum, 2: np.max, -2: np.min}[ord](sv, axis=-1)
@@ -98,8 +104,9 @@ MATRIX_NORM = OpSpec(
     forward=_matrix_norm,
     vjps=(_matrix_norm_rule,),
     residuals=("x", "out"),
-    accepts="f",
+    accepts="fc",
     sample=lazy("matrix_norm"),
+    complex_sample=lazy("matrix_norm", "complex_solve_samples"),
     reference=_matrix_norm_reference,
     error_inputs=lambda: [
         ErrorInput((np.zeros(3),), {}, ShapeMismatch, "at least 2-D"),
@@ -113,8 +120,9 @@ MATRIX_NORM = OpSpec(
         Kink((np.eye(2),), (np.eye(2) / 2,), {"ord": 2}),
     ),
     doc="The norm `ord` of the matrices in x's last two axes (fro, nuc, 2, -2, 1, -1, inf, -inf), as "
-    "NumPy's matrix_norm. Conventions (PyTorch's): subgradient 0 at x = 0 for fro, ties among the "
-    "extreme singular values or column/row sums split the cotangent evenly, sign(0) = 0.",
+    "NumPy's matrix_norm; real for a complex x. Conventions (PyTorch's): subgradient 0 at x = 0 for fro, ties "
+    "among the extreme singular values or column/row sums split the cotangent evenly, sign(0) = 0 (for complex "
+    "x, sign is the phase x/|x|).",
 )
 
 
@@ -144,16 +152,16 @@ def _vector_norm_rule(s: Any, g: Any, out: Any, x: Any, axis: Any, keepdims: boo
     if p == 1:
         return s.mul(g, s.sign(x))
     if math.isinf(p):  # the tied extremes of |x| share the cotangent
-        hit = values(s.abs(x)) == values(out)
+        hit = np.abs(values(x)) == values(out)
         share = hit / np.sum(hit, axis=axes, keepdims=True)
-        return s.mul(s.mul(g, s.sign(x)), constant(s, share.astype(x.dtype)))
+        return s.mul(s.mul(g, s.sign(x)), constant(s, share.astype(values(out).dtype)))
     # d/dx (Σ|x|^p)^(1/p) = sign(x) |x|^(p-1) / out^(p-1), 0 where out is 0
     safe = s.where_select(s.compare(out, 0.0, "eq"), 1.0, out)
     return s.mul(g, s.mul(s.sign(x), s.pow(s.div(s.abs(x), safe), p - 1.0)))
 
 
 def _vector_norm_reference(x: Any, axis: Any = None, keepdims: bool = False, ord: Any = 2) -> np.ndarray:  # noqa: A002
-    x = np.abs(np.asarray(x, dtype=float))
+    x = np.abs(np.asarray(x, dtype=np.result_type(x, float)))
     axes = tuple(range(x.ndim)) if axis is None else axis
     if ord == math.inf:
         r = np.max(x, axis=axes, keepdims=keepdims)
@@ -173,8 +181,9 @@ VECTOR_NORM = OpSpec(
     forward=_vector_norm,
     vjps=(_vector_norm_rule,),
     residuals=("x", "out"),
-    accepts="f",
+    accepts="fc",
     sample=lazy("vector_norm"),
+    complex_sample=lazy("vector_norm", "complex_solve_samples"),
     reference=_vector_norm_reference,
     error_inputs=lambda: [
         ErrorInput((np.zeros(3),), {"ord": 0.5}, ArgumentError, "ord must be >= 1"),
@@ -187,8 +196,9 @@ VECTOR_NORM = OpSpec(
         Kink((np.array([2.0, -2.0, 1.0]),), (np.array([0.5, -0.5, 0.0]),), {"ord": math.inf}),
     ),
     doc="The vector norm `ord` of x over `axis` (None: all; an int or tuple), the array API's: "
-    "ord 2, 1, any p >= 1, inf, -inf, or 0 (the count of nonzeros, gradient 0). Conventions "
-    "(PyTorch's): subgradient 0 at x = 0, sign(0) = 0, ties for inf/-inf split evenly.",
+    "ord 2, 1, any p >= 1, inf, -inf, or 0 (the count of nonzeros, gradient 0); real for a complex x. "
+    "Conventions (PyTorch's): subgradient 0 at x = 0, sign(0) = 0 (for complex x, sign is the phase x/|x|), "
+    "ties for inf/-inf split evenly.",
 )
 
 
@@ -221,22 +231,24 @@ CROSS = OpSpec(
     inputs=("a", "b"),
     params={"axis": -1},
     forward=_cross,
-    vjps=(
-        lambda s, g, out, a, b, axis: s.cross(b, g, axis),  # ⟨g, a × b⟩ = ⟨a, b × g⟩
-        lambda s, g, out, a, b, axis: s.cross(g, a, axis),
+    vjps=(  # ⟨g, a × b⟩ = ⟨a, conj(b) × g⟩ = ⟨b, g × conj(a)⟩ (conj: no op for real vectors)
+        lambda s, g, out, a, b, axis: s.cross(conj(s, b), g, axis),
+        lambda s, g, out, a, b, axis: s.cross(g, conj(s, a), axis),
     ),
     unbroadcast=unbroadcast,
     multilinear=True,
-    accepts="f",
+    accepts="fc",
     explain=explain_broadcast("cross", ("a", "b")),
     sample=lazy("cross_pair"),
+    complex_sample=lazy("cross_pair", "complex_solve_samples"),
     reference=_cross_reference,
     error_inputs=lambda: [
         ErrorInput((np.zeros(3), np.zeros(2)), {}, ShapeMismatch, "both need size 3"),
         ErrorInput((np.zeros((2, 3)), np.zeros((3, 3))), {}, ShapeMismatch, "do not broadcast"),
         ErrorInput((np.zeros(3), np.zeros(3)), {"axis": 1}, AxisError, "out of range"),
     ],
-    doc="The cross product of the 3-vectors along `axis` of a and b (broadcasting), as NumPy's cross.",
+    doc="The cross product of the 3-vectors along `axis` of a and b (broadcasting), as NumPy's cross (complex "
+    "vectors too, without conjugation).",
 )
 
 SPECS = [MATRIX_NORM, VECTOR_NORM, CROSS]

@@ -1,4 +1,4 @@
-"""The solves: ``solve`` (and its internal transpose ``solve_transposed``) and
+"""The solves: ``solve`` (and its internal adjoint ``solve_transposed``) and
 ``triangular_solve``, x with op(a) x = b, batched over leading axes as NumPy's linalg is (a
 right-hand side b is a vector (M,) only when b.ndim == 1, else a stack (..., M, K) whose
 batch broadcasts with a's: NumPy 2's rule).
@@ -8,6 +8,10 @@ JAX's lax.linalg), written with session ops, so they differentiate again. ``solv
 solves with aᵀ reusing the forward pass's LU factorisation (:mod:`.solve_lu`). An exactly
 singular matrix is a :class:`~.batching.SingularMatrix` error naming the op and the batch
 index.
+
+Complex a and b (mixed with real ones as NumPy promotes them): the VJPs are PyTorch's,
+the real ones with every transpose a conjugate transpose (gb = a⁻ᴴg, ga = -gb xᴴ), so
+``solve_transposed`` solves with aᴴ; a real operand gets the real part of its cotangent.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from tenferro.extend import ArgumentError, DTypeError, ErrorInput, OpSpec, ShapeMismatch
+from tenferro.extend import ArgumentError, DTypeError, ErrorInput, OpSpec, ShapeMismatch, conj
 from tenferro.extend import unbroadcast as _unbroadcast
 
 from . import solve_lu
@@ -29,16 +33,17 @@ from .batching import (
     check_rhs,
     column,
     lazy,
-    mT,
+    mH,
     singular_error,
 )
 
 
 def _outer(s: Any, p: Any, q: Any, vector: bool) -> Any:
-    """p qᵀ for stacks of matrices (..., M, K), (..., N, K), or of vectors (..., M), (..., N)."""
+    """p qᴴ (p qᵀ for a real q) for stacks of matrices (..., M, K), (..., N, K), or of
+    vectors (..., M), (..., N)."""
     if vector:
-        return s.mul(column(s, p), s.expand_dims(q, -2))
-    return s.matmul(p, mT(s, q))
+        return s.mul(column(s, p), s.expand_dims(conj(s, q), -2))
+    return s.matmul(p, mH(s, q))
 
 
 def _vector_rhs(s: Any, solver: Any, a: Any, g: Any, vector: bool) -> Any:
@@ -63,7 +68,7 @@ def _solve_vjp(transposed: bool) -> Any:
     def vjp(s: Any, g: Any, inputs: tuple[Any, Any], out: Any) -> tuple[Any, Any]:
         a, b = inputs
         vector = b.ndim == 1
-        # x = a⁻¹b: gb = a⁻ᵀg, ga = -gb xᵀ. y = a⁻ᵀb: gb = a⁻¹g, ga = -y gbᵀ.
+        # x = a⁻¹b: gb = a⁻ᴴg, ga = -gb xᴴ. y = a⁻ᴴb: gb = a⁻¹g, ga = -y gbᴴ (ᴴ: ᵀ when real).
         gb = _vector_rhs(s, s.solve if transposed else s.solve_transposed, a, g, vector)
         ga = None
         if s.needs_grad(a):
@@ -75,7 +80,7 @@ def _solve_vjp(transposed: bool) -> Any:
 
 def _solve_reference(transposed: bool) -> Any:
     def reference(a: Any, b: Any) -> np.ndarray:
-        a = np.swapaxes(np.asarray(a, float), -1, -2) if transposed else a
+        a = np.conj(np.swapaxes(np.asarray(a), -1, -2)) if transposed else a
         return batched_reference(lambda m, v: np.linalg.inv(m) @ v, a, b, vector_b=np.ndim(b) == 1)
 
     return reference
@@ -101,8 +106,9 @@ def _solve_spec(name: str, transposed: bool, doc: str) -> OpSpec:
         forward=_solve_kernel(name, transposed),
         vjp=_solve_vjp(transposed),
         residuals=("a", "out"),
-        accepts="f",
+        accepts="fc",
         sample=lazy("solve"),
+        complex_sample=lazy("solve", "complex_solve_samples"),
         reference=_solve_reference(transposed),
         error_inputs=_solve_errors(name),
         doc=doc,
@@ -113,18 +119,21 @@ SOLVE = _solve_spec(
     "solve",
     False,
     "x with a x = b, a (..., M, M); b a vector (M,) when 1-D, else (..., M, K), batches broadcasting (NumPy 2's "
-    "solve). VJP: gb = solve(aᵀ, g) with the forward pass's LU, ga = -gb xᵀ. Singular a: SingularMatrix.",
+    "solve). VJP: gb = solve(aᴴ, g) with the forward pass's LU, ga = -gb xᴴ (ᵀ for real). Singular a: "
+    "SingularMatrix.",
 )
 SOLVE_TRANSPOSED = _solve_spec(
     "solve_transposed",
     True,
-    "x with aᵀ x = b (LU of a itself, so solve's VJP reuses solve's factorisation); shapes as solve.",
+    "x with aᴴ x = b (aᵀ x = b for a real a; LU of a itself, so solve's VJP reuses solve's factorisation); "
+    "shapes as solve.",
 )
 
 
 # -- triangular_solve ------------------------------------------------------------------------------
 def _trans(trans: Any) -> int:
-    table = {0: 0, 1: 1, 2: 1, "N": 0, "T": 1, "C": 1}
+    """0 (T), 1 (Tᵀ) or 2 (Tᴴ, which is Tᵀ for a real T)."""
+    table = {0: 0, 1: 1, 2: 2, "N": 0, "T": 1, "C": 2}
     if isinstance(trans, bool) or trans not in table:
         raise ArgumentError(f"triangular_solve: trans must be 0, 1, 2, 'N', 'T' or 'C' (scipy's), got {trans!r}")
     return table[trans]
@@ -144,7 +153,7 @@ def _triangular_solve(a: Any, b: Any, lower: bool = True, trans: Any = 0, unit_d
     t = _trans(trans)
     rows, _ = check_matrix("triangular_solve", "a", a, square=True)
     check_rhs("triangular_solve", a, b, rows)
-    if solve_lu.is_fast(a) and type(b) is np.ndarray and b.ndim <= 2 and b.dtype == a.dtype:
+    if _fast_triangular(a) and type(b) is np.ndarray and b.ndim <= 2 and b.dtype == a.dtype:
         import scipy.linalg
 
         try:  # one big matrix: LAPACK's trtrs, O(M²K) instead of an LU
@@ -154,23 +163,34 @@ def _triangular_solve(a: Any, b: Any, lower: bool = True, trans: Any = 0, unit_d
         except np.linalg.LinAlgError:
             raise singular_error("triangular_solve", a, hint=" (a zero on its diagonal)") from None
     tri = _triangle(a, bool(lower), bool(unit_diagonal))
+    op = np.swapaxes(tri, -1, -2) if t else tri
     try:
-        return np.linalg.solve(np.swapaxes(tri, -1, -2) if t else tri, b)
+        return np.linalg.solve(np.conjugate(op) if t == 2 and np.iscomplexobj(op) else op, b)
     except np.linalg.LinAlgError:
         raise singular_error("triangular_solve", tri, hint=" (a zero on its diagonal)") from None
+
+
+def _fast_triangular(a: Any) -> bool:
+    """One big float64 or complex128 NumPy matrix: LAPACK's trtrs through SciPy."""
+    return type(a) is np.ndarray and a.ndim == 2 and a.shape[0] >= solve_lu.FAST_SIZE and a.dtype.char in "dD"
 
 
 def _triangular_vjp(
     s: Any, g: Any, inputs: tuple[Any, Any], out: Any, lower: bool, trans: Any, unit_diagonal: bool
 ) -> tuple[Any, Any]:
+    """x = op(T)⁻¹b: gb = op(T)⁻ᴴg and op(T)'s cotangent -gb xᴴ, carried back through op: T's
+    is -gb xᴴ (op = T), conj(-x gbᴴ) (Tᵀ) or -x gbᴴ (Tᴴ). For op = Tᵀ, op(T)⁻ᴴ is conj(T)⁻¹,
+    a solve with T of the conjugates (no conj for real tensors, so this is the real rule)."""
     a, b = inputs
     t = _trans(trans)
     vector = b.ndim == 1
-    again = functools.partial(s.triangular_solve, lower=lower, trans=1 - t, unit_diagonal=unit_diagonal)
-    gb = _vector_rhs(s, again, a, g, vector)
+    adjoint = {0: 2 if a.dtype.kind == "c" else 1, 1: 0, 2: 0}[t]
+    again = functools.partial(s.triangular_solve, lower=lower, trans=adjoint, unit_diagonal=unit_diagonal)
+    gb = conj(s, _vector_rhs(s, again, a, conj(s, g), vector)) if t == 1 else _vector_rhs(s, again, a, g, vector)
     ga = None
     if s.needs_grad(a):
         full = s.neg(_outer(s, out, gb, vector) if t else _outer(s, gb, out, vector))
+        full = conj(s, full) if t == 1 else full
         offset = (-1 if lower else 1) if unit_diagonal else 0
         ga = _unbroadcast(s, s.tril(full, offset) if lower else s.triu(full, offset), a)
     return ga, _unbroadcast(s, gb, b) if s.needs_grad(b) else None
@@ -192,8 +212,9 @@ TRIANGULAR_SOLVE = OpSpec(
     forward=_triangular_solve,
     vjp=_triangular_vjp,
     residuals=("a", "out"),
-    accepts="f",
+    accepts="fc",
     sample=lazy("triangular_solve"),
+    complex_sample=lazy("triangular_solve", "complex_solve_samples"),
     reference=_triangular_reference,
     error_inputs=lambda: [
         ErrorInput((np.eye(2), np.ones(2)), {"trans": "X"}, ArgumentError, "trans must be"),
@@ -202,8 +223,8 @@ TRIANGULAR_SOLVE = OpSpec(
         ErrorInput((np.zeros((2, 3)), np.ones(2)), {}, ShapeMismatch, "must be square"),
     ],
     doc="x with op(T) x = b, T the lower (or upper) triangle of a (the other is not read; ones on the diagonal "
-    "with unit_diagonal), op(T) = T (trans 0/'N') or Tᵀ (1/'T'/2/'C'): scipy's solve_triangular, batched, but "
-    "lower=True by default. Its gradient in a is zero outside that triangle.",
+    "with unit_diagonal), op(T) = T (trans 0/'N'), Tᵀ (1/'T') or Tᴴ (2/'C', Tᵀ for a real T): scipy's "
+    "solve_triangular, batched, but lower=True by default. Its gradient in a is zero outside that triangle.",
 )
 
 

@@ -18,6 +18,9 @@ read-only, bases too) are cached: a tensor's value never changes
 (tenferro copies what comes in and freezes what kernels return), so the same object means
 the same matrix. An entry lives while its array does (a weak reference drops it) and at
 most ``CACHE_SIZE`` are kept. A miss only costs a factorisation, never a wrong value.
+
+Complex matrices (and float32 ones) always take ``np.linalg``: the fast path and so the
+cache are float64 only (``is_fast``); a complex solve's VJP factorises again.
 """
 
 from __future__ import annotations
@@ -81,10 +84,13 @@ def _getrs(a: np.ndarray, b: np.ndarray, trans: int, op: str) -> np.ndarray:
 
 
 def solve(a: Any, b: Any, transposed: bool = False, op: str = "solve") -> Any:
-    """x with a x = b (aᵀ x = b when ``transposed``); shapes checked by the caller."""
+    """x with a x = b (aᴴ x = b when ``transposed``: aᵀ for a real a); shapes checked by the
+    caller."""
     if is_fast(a) and np.ndim(b) <= 2 and b.dtype == a.dtype:
         return _getrs(a, b, 1 if transposed else 0, op)
     m = np.swapaxes(a, -1, -2) if transposed else a
+    if transposed and np.iscomplexobj(a):
+        m = np.conjugate(m)
     try:
         return np.linalg.solve(m, b)  # NumPy 2: a 1-D b is a vector, also beside a stack of matrices
     except np.linalg.LinAlgError:

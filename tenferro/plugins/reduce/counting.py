@@ -1,6 +1,10 @@
 """Reductions whose results are constants: ``argmax``/``argmin`` (integer positions; ties
 give the first occurrence, as NumPy), ``any``/``all`` (bool) and ``count_nonzero``
 (integer). None has a VJP: their results carry no gradient, even from a tracked input.
+
+``any``, ``all`` and ``count_nonzero`` take complex tensors (an element is true where it is
+not 0j). ``argmax``/``argmin`` refuse them: complex numbers have no order (the array API's
+rule; NumPy's lexicographic one is not it), so take ``s.abs`` or ``s.real`` first.
 """
 
 from __future__ import annotations
@@ -10,7 +14,16 @@ from typing import Any
 
 import numpy as np
 
-from tenferro.extend import ArgumentError, AxisError, DTypeError, ErrorInput, OpSpec, SampleInput, ShapeMismatch
+from tenferro.extend import (
+    NO_ORDER,
+    ArgumentError,
+    AxisError,
+    DTypeError,
+    ErrorInput,
+    OpSpec,
+    SampleInput,
+    ShapeMismatch,
+)
 
 from .axes import check_keepdims
 from .reductions import reduction_errors, samples
@@ -80,6 +93,7 @@ def _arg_errors(name: str) -> Callable[[], list[ErrorInput]]:
             ErrorInput((x,), {"axis": (0, 1)}, AxisError, "axis must be an int"),
             ErrorInput((np.zeros((2, 0)),), {"axis": 1}, ShapeMismatch, "axis of size 0"),
             ErrorInput((x,), {"axis": 0, "keepdims": None}, ArgumentError, "keepdims must be True or False"),
+            ErrorInput((np.zeros(2, complex),), {}, DTypeError, "complex numbers have no order"),
         ]
 
     return errors
@@ -92,6 +106,7 @@ def _arg_spec(name: str, fn: Callable[..., np.ndarray], pick: Callable[..., Any]
         params={"axis": None, "keepdims": False},
         forward=_arg_extremum(name, fn),
         accepts="biuf",
+        refuses=NO_ORDER,
         sample=_arg_sample,
         reference=_arg_reference(pick),
         error_inputs=_arg_errors(name),
@@ -104,6 +119,22 @@ def _mostly_zero(x: np.ndarray, bools: bool) -> np.ndarray:
     """Samples with many zeros (or False): rounded to integers in [-3, 3]."""
     x = np.asarray(np.round(x))
     return np.asarray(np.not_equal(x, 0)) if bools else x
+
+
+def _complex_mostly_zero() -> Any:
+    """Complex samples with many exact zeros: real and imaginary parts rounded to integers."""
+    from hypothesis import strategies as st
+
+    from tenferro.testing.strategies import floats_array
+
+    @st.composite
+    def sample(draw: Any) -> SampleInput:
+        smp = draw(samples()())
+        x = smp.args[0]
+        imaginary = draw(floats_array(np.shape(x), -2.0, 2.0))
+        return SampleInput((np.asarray(np.round(x) + 1j * np.round(imaginary)),), smp.params)
+
+    return sample()
 
 
 def _logical(
@@ -120,16 +151,16 @@ def _logical(
         return reference(np.asarray(x), normalize_axes(axes, np.ndim(x), "reference"), keepdims)
 
     def errors() -> list[ErrorInput]:
-        complex_input = ErrorInput((np.zeros(2, complex),), {}, DTypeError, "argument 'x' has dtype")
-        return [*reduction_errors(name, bools=True)(), complex_input]
+        return reduction_errors(name, bools=True)()
 
     return OpSpec(
         name=name,
         inputs=("x",),
         params={"axes": None, "keepdims": False},
         forward=forward,
-        accepts="biuf",
+        accepts="biufc",
         sample=lambda: samples()().map(lambda smp: SampleInput((_mostly_zero(smp.args[0], bools),), smp.params)),
+        complex_sample=_complex_mostly_zero,
         reference=ref,
         error_inputs=errors,
         doc=doc,

@@ -6,6 +6,9 @@ directly from exclusive cumulative products (exact with any number of zeros). It
 ``prod_except_vjp``, is a kernel built from two scans (no division); it has no VJP
 of its own, so ``reduce_prod`` is exact to second order and a third derivative raises
 ``NotDifferentiable`` rather than returning a wrong number.
+
+On complex inputs the product is holomorphic: each rule is g·conj(∂), and since both
+kernels are polynomials with real coefficients, conj(∂) is the same kernel of conj(x).
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from tenferro.extend import AxisError, ErrorInput, OpSpec, SampleInput, ShapeMismatch, normalize_axes
+from tenferro.extend import AxisError, ErrorInput, OpSpec, SampleInput, ShapeMismatch, conj, normalize_axes
 
 from .reductions import reduction, reduction_errors, sequential_reference, spread, ufunc_reduce_for_floats
 
@@ -85,7 +88,11 @@ def _prod_except_vjp(x: np.ndarray, g: np.ndarray, axes: Any = None) -> np.ndarr
 
 def _prod_rule(s: Any, g: Any, out: Any, x: Any, axes: Any, keepdims: bool) -> Any:
     axes = normalize_axes(axes, x.ndim, "reduce_prod")
-    return s.mul(spread(s, g, x, axes, keepdims), s.prod_except(x, axes))
+    return s.mul(spread(s, g, x, axes, keepdims), conj(s, s.prod_except(x, axes)))
+
+
+def _prod_except_rule(s: Any, g: Any, out: Any, x: Any, axes: Any) -> Any:
+    return s.prod_except_vjp(conj(s, x), g, axes)  # linear in g: g·conj(∂) is the kernel at conj(x)
 
 
 # -- references: brute force over each row -----------------------------------------------
@@ -100,16 +107,17 @@ def _brute_prod_except_vjp(x: np.ndarray, g: np.ndarray, axes: Any = None) -> np
     axes = normalize_axes(axes, np.ndim(x), "reference")
     rows, restore = _rows(np.asarray(x), axes)
     g_rows, _ = _rows(np.asarray(g), axes)
-    out = np.zeros(rows.shape)
+    out = np.zeros(rows.shape, np.result_type(rows, g_rows))
     for r, (row, g_row) in enumerate(zip(rows, g_rows)):
         for k in range(rows.shape[1]):
             out[r, k] = sum(g_row[i] * np.prod(np.delete(row, [i, k])) for i in range(rows.shape[1]) if i != k)
     return restore(out)
 
 
-def _with_zeros_sample(cotangent: bool, keepdims: bool = False) -> Callable[[], Any]:
+def _with_zeros_sample(cotangent: bool, keepdims: bool = False, complex_: bool = False) -> Callable[[], Any]:
     """Samples of (x[, g], axes) where x often holds exact zeros: products are polynomials,
-    smooth at zeros, so finite differences check the zero cases too."""
+    smooth at zeros, so finite differences check the zero cases too. With ``complex_``,
+    x (and g) are complex128, the zeros exact 0j."""
 
     def make() -> Any:
         from hypothesis import strategies as st
@@ -121,8 +129,13 @@ def _with_zeros_sample(cotangent: bool, keepdims: bool = False) -> Callable[[], 
         def sample(draw: Any) -> SampleInput:
             shape = draw(SHAPES)
             x = draw(floats_array(shape, -2.0, 2.0))
+            if complex_:
+                x = x + 1j * draw(floats_array(shape, -1.0, 1.0))
             x = np.where(draw(hnp.arrays(np.bool_, shape)), 0.0, x)
-            args = (x, draw(floats_array(shape))) if cotangent else (x,)
+            g = draw(floats_array(shape))
+            if complex_:
+                g = np.asarray(g + 1j * draw(floats_array(shape)))
+            args = (x, g) if cotangent else (x,)
             params = {"axes": draw(axes_for(len(shape)))}
             if keepdims:
                 params["keepdims"] = draw(st.booleans())
@@ -139,9 +152,12 @@ SPECS = [
         ufunc_reduce_for_floats(np.multiply.reduce, np.prod),
         _prod_rule,
         sequential_reference(lambda x, a: np.multiply.reduce(x, axis=a)),
-        "Product over `axes`. Its gradient is exact where elements are zero (to second order).",
+        "Product over `axes`. Its gradient is exact where elements are zero (to second order); "
+        "holomorphic on complex inputs.",
         sample=_with_zeros_sample(cotangent=False, keepdims=True),
+        complex_sample=_with_zeros_sample(cotangent=False, keepdims=True, complex_=True),
         residuals=("x",),
+        accepts="fiuc",
     ),
     OpSpec(
         name="prod_except",
@@ -149,10 +165,11 @@ SPECS = [
         inputs=("x",),
         params={"axes": None},
         forward=_prod_except,
-        vjps=(lambda s, g, out, x, axes: s.prod_except_vjp(x, g, axes),),
-        accepts="f",
+        vjps=(_prod_except_rule,),
+        accepts="fc",
         residuals=("x",),
         sample=_with_zeros_sample(cotangent=False),
+        complex_sample=_with_zeros_sample(cotangent=False, complex_=True),
         reference=_brute_prod_except,
         error_inputs=reduction_errors("prod_except", keepdims=False),
         second_order=False,
@@ -164,8 +181,9 @@ SPECS = [
         inputs=("x", "g"),
         params={"axes": None},
         forward=_prod_except_vjp,
-        accepts="f",
+        accepts="fc",
         sample=_with_zeros_sample(cotangent=True),
+        complex_sample=_with_zeros_sample(cotangent=True, complex_=True),
         reference=_brute_prod_except_vjp,
         error_inputs=lambda: [
             ErrorInput((np.zeros(2), np.zeros(3)), {"axes": None}, ShapeMismatch, "must have x's shape"),

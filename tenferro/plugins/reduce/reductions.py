@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from tenferro.extend import (
+    NO_ORDER,
     ArgumentError,
     AxisError,
     DTypeError,
@@ -119,6 +120,8 @@ def reduction_errors(name: str, bools: bool = False, keepdims: bool = True) -> C
             cases.append(ErrorInput((x,), {"axes": 0, "keepdims": 1}, ArgumentError, "keepdims must be True or False"))
         if not bools:
             cases.append(ErrorInput((np.zeros(2, bool),), {"axes": None}, DTypeError, "argument 'x' has dtype bool"))
+        if name in ("reduce_max", "reduce_min"):
+            cases.append(ErrorInput((np.zeros(2, complex),), {}, DTypeError, "complex numbers have no order"))
         return cases
 
     return errors
@@ -137,6 +140,8 @@ def reduction(
     accepts: str = "fiu",
     kinks: tuple[Kink, ...] = (),
     linear: bool = False,
+    complex_sample: Callable[[], Any] | None = None,
+    refuses: dict[str, str] | None = None,
 ) -> OpSpec:
     """Spec of an op ``name(x, axes=None, keepdims=False)`` computed by
     ``kernel(x, axis=<normalized axes>)`` (reduced axes dropped; ``keepdims`` reshapes)."""
@@ -164,6 +169,8 @@ def reduction(
         residuals=residuals,
         doc=doc,
         kinks=kinks,
+        complex_sample=complex_sample,
+        refuses=refuses or {},
     )
 
 
@@ -242,6 +249,7 @@ SPECS = [
         explain_empty("reduce_max"),
         residuals=("x", "out"),
         kinks=_tied(2.0),
+        refuses=NO_ORDER,
     ),
     reduction(
         "reduce_min",
@@ -253,6 +261,7 @@ SPECS = [
         explain_empty("reduce_min"),
         residuals=("x", "out"),
         kinks=_tied(-2.0),
+        refuses=NO_ORDER,
     ),
     reduction(
         "logsumexp",

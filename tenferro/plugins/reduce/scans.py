@@ -6,6 +6,9 @@ the elements before j (``out`` shifted by one) and R_j = sum over k >= j of g_k 
 product of x_(j+1..k): the linear recurrence R_j = x_(j+1)·R_(j+1) + g_j, computed by
 ``scan_linear`` without division, so it is exact where elements are zero. ``scan_linear``
 and ``shift_window`` have rules made of each other, so every derivative order works.
+
+All of them take complex inputs: the sums are linear with real coefficients, the products
+holomorphic, so their rules are g·conj(∂) (scan_linear's adjoint recurrence runs on conj(a)).
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from tenferro.extend import (
     OpSpec,
     SampleInput,
     ShapeMismatch,
+    conj,
 )
 
 from .counting import normalize_axis
@@ -112,13 +116,13 @@ def _scan_vjp(s: Any, g: Any, inputs: tuple[Any, Any], out: Any, axis: Any, reve
         return None, None
     axis = _axis(a, axis, "scan_linear")
     n = a.shape[axis]
-    adjoint = s.scan_linear(a, g, axis, not reverse)
+    adjoint = s.scan_linear(conj(s, a), g, axis, not reverse)
     ct_a = None
     if s.needs_grad(a):
         if reverse:  # y_k = a_(k+1) y_(k+1) + b_k: a_m gets adjoint_(m-1)·y_m
-            ct_a = s.mul(s.shift_window(adjoint, axis, -1, n, 0.0), out)
+            ct_a = s.mul(s.shift_window(adjoint, axis, -1, n, 0.0), conj(s, out))
         else:  # y_k = a_k y_(k-1) + b_k: a_k gets adjoint_k·y_(k-1)
-            ct_a = s.mul(adjoint, s.shift_window(out, axis, -1, n, 0.0))
+            ct_a = s.mul(adjoint, conj(s, s.shift_window(out, axis, -1, n, 0.0)))
     return ct_a, adjoint if s.needs_grad(b) else None
 
 
@@ -141,13 +145,14 @@ def _cumulative_prod_rule(s: Any, g: Any, out: Any, x: Any, axis: Any, include_i
         before, g = s.shift_window(out, axis, 0, n, 1.0), s.shift_window(g, axis, 1, n, 0.0)
     else:
         before = s.shift_window(out, axis, -1, n, 1.0)
-    return s.mul(before, s.scan_linear(x, g, axis, True))
+    return s.mul(conj(s, before), s.scan_linear(conj(s, x), g, axis, True))
 
 
 # -- samples and references ---------------------------------------------------------------------
-def _samples(zeros: bool = False, pair: str = "") -> Callable[[], Any]:
+def _samples(zeros: bool = False, pair: str = "", complex_: bool = False) -> Callable[[], Any]:
     """(x[, b], axis, include_initial); with ``zeros``, x often holds exact zeros. ``pair``
-    names the second array: "b" (same shape) or "g" (the shape of cumulative_*'s result)."""
+    names the second array: "b" (same shape) or "g" (the shape of cumulative_*'s result).
+    With ``complex_``, x (and b) are complex128 (the zeros exact 0j)."""
 
     def make() -> Any:
         from hypothesis import strategies as st
@@ -159,13 +164,17 @@ def _samples(zeros: bool = False, pair: str = "") -> Callable[[], Any]:
         def sample(draw: Any) -> SampleInput:
             shape = draw(hnp.array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=5))
             x = draw(floats_array(shape, -2.0, 2.0))
+            if complex_:
+                x = x + 1j * draw(floats_array(shape, -1.0, 1.0))
             if zeros:
                 x = np.where(draw(hnp.arrays(np.bool_, shape)), 0.0, x)
             axis = draw(st.integers(-len(shape), len(shape) - 1))
             if len(shape) == 1 and draw(st.booleans()):
                 axis = None
             if pair == "b":
-                return SampleInput((x, draw(floats_array(shape))), {"axis": axis, "reverse": draw(st.booleans())})
+                b = draw(floats_array(shape))
+                b = b + 1j * draw(floats_array(shape)) if complex_ else b
+                return SampleInput((x, b), {"axis": axis, "reverse": draw(st.booleans())})
             if pair == "window":
                 n = shape[axis or 0]
                 offset, length = draw(st.integers(-n - 1, n + 1)), draw(st.integers(0, n + 2))
@@ -179,7 +188,8 @@ def _samples(zeros: bool = False, pair: str = "") -> Callable[[], Any]:
 
 
 def _rows(x: np.ndarray, axis: Any) -> tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]]:
-    x = np.asarray(x, dtype=np.float64)
+    x = np.asarray(x)
+    x = x if x.dtype.kind in "fc" else np.astype(x, np.float64)
     axis = 0 if axis is None else axis % x.ndim
     moved = np.moveaxis(x, axis, -1)
     return moved.reshape(-1, moved.shape[-1]), lambda y: np.moveaxis(y.reshape(*moved.shape[:-1], -1), -1, axis)
@@ -203,7 +213,8 @@ def _loop_reference(combine: Callable[[float, float], float], start: float) -> C
 def _transpose_reference(g: np.ndarray, axis: Any, include_initial: bool = False) -> np.ndarray:
     rows, restore = _rows(g, axis)
     inc = int(include_initial)
-    return restore(np.array([[sum(row[j + inc :]) for j in range(len(row) - inc)] for row in rows.tolist()]))
+    sums = [[sum(row[j + inc :]) for j in range(len(row) - inc)] for row in rows.tolist()]
+    return restore(np.array(sums, dtype=rows.dtype))
 
 
 def _scan_reference(a: np.ndarray, b: np.ndarray, axis: Any, reverse: bool = False) -> np.ndarray:
@@ -222,20 +233,21 @@ def _scan_reference(a: np.ndarray, b: np.ndarray, axis: Any, reverse: bool = Fal
 def _window_reference(x: np.ndarray, axis: Any, offset: int, length: int, fill: float = 0.0) -> np.ndarray:
     rows, restore = _rows(x, axis)
     n = rows.shape[1]
-    return restore(
-        np.array([[row[k + offset] if 0 <= k + offset < n else fill for k in range(length)] for row in rows])
-    )
+    picked = [[row[k + offset] if 0 <= k + offset < n else fill for k in range(length)] for row in rows]
+    return restore(np.array(picked, rows.dtype))
 
 
 def _errors(name: str) -> Callable[[], list[ErrorInput]]:
     def errors() -> list[ErrorInput]:
-        return [
+        cases = [
             ErrorInput((np.zeros((2, 3)),), {}, AxisError, "axis is required"),
             ErrorInput((np.zeros((2, 3)),), {"axis": 2}, AxisError, "out of range"),
             ErrorInput((np.zeros(()),), {"axis": None}, ShapeMismatch, "at least one dim"),
             ErrorInput((np.zeros(3),), {"include_initial": 1}, ArgumentError, "include_initial must be True or False"),
-            ErrorInput((np.zeros(3, complex),), {}, DTypeError, "argument 'x' has dtype"),
         ]
+        if name == "cumulative_prod":
+            cases.append(ErrorInput((np.zeros(3, bool),), {}, DTypeError, "argument 'x' has dtype bool"))
+        return cases
 
     return errors
 
@@ -250,7 +262,7 @@ SPECS = [
         forward=_cumulative_sum,
         vjps=(lambda s, g, out, x, axis, include_initial: s.cumulative_sum_transpose(g, axis, include_initial),),
         linear=True,
-        accepts="biuf",
+        accepts="biufc",
         sample=_samples(),
         reference=_loop_reference(lambda acc, v: acc + v, 0.0),
         error_inputs=_errors("cumulative_sum"),
@@ -262,9 +274,10 @@ SPECS = [
         params={"axis": None, "include_initial": False},
         forward=_cumulative_prod,
         vjps=(_cumulative_prod_rule,),
-        accepts="iuf",
+        accepts="iufc",
         residuals=("x", "out"),
         sample=_samples(zeros=True),
+        complex_sample=_samples(zeros=True, complex_=True),
         reference=_loop_reference(lambda acc, v: acc * v, 1.0),
         error_inputs=_errors("cumulative_prod"),
         doc="Running product along " + _WHICH.format("product (1)") + " Its gradient is exact where "
@@ -278,7 +291,7 @@ SPECS = [
         forward=_cumulative_sum_transpose,
         vjps=(lambda s, g, out, x, axis, include_initial: s.cumulative_sum(g, axis, include_initial),),
         linear=True,
-        accepts="f",
+        accepts="fc",
         sample=_samples(),
         reference=_transpose_reference,
         error_inputs=lambda: [ErrorInput((np.zeros(()),), {"axis": None}, ShapeMismatch, "at least one dim")],
@@ -291,8 +304,9 @@ SPECS = [
         params={"axis": REQUIRED, "reverse": False},
         forward=_scan_linear,
         vjp=_scan_vjp,
-        accepts="f",
+        accepts="fc",
         sample=_samples(zeros=True, pair="b"),
+        complex_sample=_samples(zeros=True, pair="b", complex_=True),
         reference=_scan_reference,
         error_inputs=lambda: [ErrorInput((np.zeros(2), np.zeros(3)), {"axis": 0}, ShapeMismatch, "must match")],
         doc="The linear recurrence y_k = a_k·y_(k-1) + b_k along `axis` (reverse: y_k = a_(k+1)·y_(k+1) "
@@ -305,7 +319,7 @@ SPECS = [
         params={"axis": REQUIRED, "offset": REQUIRED, "length": REQUIRED, "fill": 0.0},
         forward=_shift_window,
         vjps=(_shift_window_rule,),
-        accepts="f",
+        accepts="fc",
         residuals=(),
         sample=_samples(pair="window"),
         reference=_window_reference,

@@ -1,8 +1,10 @@
 """``var`` and ``std`` over ``axes``, with the array API's ``correction`` (NumPy's ``ddof``).
 
-var = sum((x - mean)²) / max(N - correction, 0); its VJP is 2(x - mean)/(N - correction) times
+var = sum(|x - mean|²) / max(N - correction, 0); its VJP is 2(x - mean)/(N - correction) times
 the spread cotangent, written with ``reduce_mean`` so that the second derivative (where the
-mean's dependence on x no longer cancels) comes out right.
+mean's dependence on x no longer cancels) comes out right. On a complex x both are real
+(NumPy's and PyTorch's definition), and the same rule gives the gradient in the real inner
+product (PyTorch's var_backward).
 """
 
 from __future__ import annotations
@@ -30,14 +32,19 @@ def _var(x: np.ndarray, axes: Any = None, correction: Any = 0, keepdims: bool = 
     axis = normalize_axes(axes, x.ndim, op)
     keep = check_keepdims(keepdims, op)
     correction = _correction(correction, op)
-    if x.dtype.kind != "f":
+    if x.dtype.kind not in "fc":
         x = np.astype(x, np.float64)
     count = count_of(x.shape, axis)
     mean = np.divide(np.add.reduce(x, axis=axis, keepdims=True), count)
     centered = np.subtract(x, mean)
-    total = np.add.reduce(np.multiply(centered, centered), axis=axis, keepdims=keep)
+    if x.dtype.kind == "c":  # |c|² = re² + im², a real result
+        real, imag = np.real(centered), np.imag(centered)
+        squares = np.add(np.multiply(real, real), np.multiply(imag, imag))
+    else:
+        squares = np.multiply(centered, centered)
+    total = np.add.reduce(squares, axis=axis, keepdims=keep)
     with np.errstate(divide="ignore", invalid="ignore"):  # N - correction <= 0: inf or nan, as NumPy
-        return np.divide(total, x.dtype.type(_dof(count, correction)))
+        return np.divide(total, squares.dtype.type(_dof(count, correction)))
 
 
 def _dof(count: int, correction: Any) -> Any:
@@ -101,7 +108,8 @@ def _samples(spread_apart: bool) -> Callable[[], Any]:
 def _reference(root: bool) -> Callable[..., np.ndarray]:
     def reference(x: np.ndarray, axes: Any = None, correction: Any = 0, keepdims: bool = False) -> np.ndarray:
         axis = normalize_axes(axes, np.ndim(x), "reference")
-        x = np.asarray(x, dtype=np.float64)
+        x = np.asarray(x)
+        x = x if x.dtype.kind == "c" else np.astype(x, np.float64)
         out = np.var(x, axis=axis, ddof=correction, keepdims=keepdims)
         return np.sqrt(out) if root else out
 
@@ -123,7 +131,7 @@ def _statistic(name: str, forward: Callable[..., np.ndarray], rule: Any, doc: st
         params={"axes": None, "correction": 0, "keepdims": False},
         forward=forward,
         vjps=(rule,),
-        accepts="fiu",
+        accepts="fiuc",
         sample=_samples(spread_apart=name == "std"),
         reference=_reference(root=name == "std"),
         error_inputs=_errors(name),
@@ -137,8 +145,8 @@ SPECS = [
         "var",
         _var,
         _var_rule,
-        "Variance over `axes`: sum((x - mean)**2) / (N - correction) (correction = NumPy's ddof; "
-        "integers give float64; N - correction <= 0 gives inf or nan, as NumPy).",
+        "Variance over `axes`: sum(|x - mean|**2) / (N - correction) (correction = NumPy's ddof; "
+        "integers give float64, complex a real result; N - correction <= 0 gives inf or nan, as NumPy).",
         residuals=("x",),
     ),
     _statistic(

@@ -7,6 +7,8 @@ of tensors, concat (= concatenate) and stack. Internal adjoints used by the rule
 slice_scatter, diagonal_scatter, unrepeat, untile. The rules use this family's ops, and
 the joins' rules cast mixed dtypes back with elementwise's astype. Every op is linear (pad
 affine), so derivatives of any order are exact. broadcast_to lives in ``elementwise``.
+Every op takes complex tensors: its coefficients are 0 and 1, so its VJP (the transpose)
+is the same on complex cotangents; a real input joined with a complex one gets a real one.
 """
 
 from tenferro.extend import PluginRegistrar, hookimpl

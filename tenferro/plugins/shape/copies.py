@@ -1,6 +1,7 @@
 """Shape ops that make a new array: roll, repeat (with ``unrepeat``, its adjoint), tile,
 pad (constant mode), tril and triu. All are linear in x (pad is affine: linear plus its
-constant), so no rule reads a value of x."""
+constant), so no rule reads a value of x. A complex ``constant_values`` pads a real x into
+a complex result (as the array API promotes), whose cotangent x gets back real."""
 
 from __future__ import annotations
 
@@ -9,7 +10,16 @@ from typing import Any
 
 import numpy as np
 
-from tenferro.extend import REQUIRED, ArgumentError, AxisError, ErrorInput, OpSpec, ShapeMismatch, check_shape
+from tenferro.extend import (
+    REQUIRED,
+    ArgumentError,
+    AxisError,
+    ErrorInput,
+    OpSpec,
+    ShapeMismatch,
+    check_shape,
+    unbroadcast,
+)
 
 from .common import axis_index, is_int
 from .views import lazy
@@ -50,7 +60,7 @@ ROLL = OpSpec(
     forward=_roll,
     vjps=(_unroll,),
     linear=True,
-    accepts="biuf",
+    accepts="biufc",
     sample=lazy("roll"),
     reference=lambda x, shift, axis=None: np.roll(np.array(x), shift, axis),
     error_inputs=lambda: [
@@ -112,7 +122,7 @@ def _unrepeat(g: Any, shape: Any, repeats: Any, axis: Any = None) -> Any:
 
 def _unrepeat_reference(g: Any, shape: Any, repeats: Any, axis: Any = None) -> np.ndarray:
     # the transpose of repeat, built as a 0/1 matrix over the repeated axis
-    g = np.asarray(g, dtype=np.float64)
+    g = np.asarray(g, dtype=np.result_type(np.asarray(g), np.float64))
     n = math.prod(shape) if axis is None else shape[axis]
     index = np.repeat(np.arange(n), repeats)
     matrix = (index[:, None] == np.arange(n)[None, :]).astype(np.float64)  # (total, n)
@@ -128,7 +138,7 @@ REPEAT = OpSpec(
     forward=_repeat,
     vjps=(lambda s, g, out, x, repeats, axis: s.unrepeat(g, x.shape, repeats, axis),),
     linear=True,
-    accepts="biuf",
+    accepts="biufc",
     sample=lazy("repeat"),
     reference=lambda x, repeats, axis=None: np.repeat(np.array(x), repeats, axis),
     error_inputs=lambda: [
@@ -148,7 +158,7 @@ UNREPEAT = OpSpec(
     forward=_unrepeat,
     vjps=(lambda s, gg, out, g, shape, repeats, axis: s.repeat(gg, repeats, axis),),
     linear=True,
-    accepts="iuf",
+    accepts="iufc",
     sample=lazy("unrepeat"),
     reference=_unrepeat_reference,
     error_inputs=lambda: [
@@ -212,7 +222,7 @@ TILE = OpSpec(
     forward=_tile,
     vjps=(lambda s, g, out, x, reps: s.untile(g, x.shape, reps),),
     linear=True,
-    accepts="biuf",
+    accepts="biufc",
     sample=lazy("tile"),
     reference=lambda x, reps: np.tile(np.array(x), reps),
     error_inputs=lambda: [ErrorInput((_X,), {"reps": (2, -1)}, ArgumentError, "non-negative int")],
@@ -249,15 +259,18 @@ def _pad_pairs(pad_width: Any, ndim: int) -> tuple[tuple[int, int], ...]:
 def _pad(x: Any, pad_width: Any, mode: str = "constant", constant_values: Any = 0) -> Any:
     if mode != "constant":
         raise ArgumentError(f"pad: mode {mode!r} is not supported; only 'constant' is (with constant_values)")
-    if not isinstance(constant_values, (int, float, np.integer, np.floating)) or isinstance(constant_values, bool):
+    if not isinstance(constant_values, (int, float, complex, np.number)) or isinstance(constant_values, bool):
         raise ArgumentError(f"pad: constant_values must be a number, got {constant_values!r}")
     pairs = _pad_pairs(pad_width, np.ndim(x))
+    if np.iscomplexobj(constant_values) and x.dtype.kind != "c":  # promote, never drop the imaginary part
+        x = np.astype(x, np.result_type(x.dtype, constant_values, np.float32))
     return np.pad(x, pairs or 0, mode="constant", constant_values=constant_values)  # np.pad refuses () for 0-d
 
 
 def _unpad(s: Any, g: Any, out: Any, x: Any, pad_width: Any, mode: str, constant_values: Any) -> Any:
     pairs = _pad_pairs(pad_width, x.ndim)
-    return s.slice(g, tuple((before, before + n, 1) for (before, _), n in zip(pairs, x.shape)))
+    # a complex constant made a real x's result complex: its cotangent comes back real
+    return unbroadcast(s, s.slice(g, tuple((before, before + n, 1) for (before, _), n in zip(pairs, x.shape))), x)
 
 
 PAD = OpSpec(
@@ -267,11 +280,14 @@ PAD = OpSpec(
     forward=_pad,
     vjps=(_unpad,),
     residuals=(),
-    accepts="biuf",
+    accepts="biufc",
     sample=lazy("pad"),
     reference=lambda x, pad_width, mode="constant", constant_values=0: np.pad(
-        np.array(x), pad_width if np.ndim(x) else 0, constant_values=constant_values
+        np.array(x, np.result_type(np.asarray(x), complex) if np.iscomplexobj(constant_values) else None),
+        pad_width if np.ndim(x) else 0,
+        constant_values=constant_values,
     ),
+    complex_sample=lazy("complex_pad"),
     error_inputs=lambda: [
         ErrorInput((_X,), {"pad_width": 1, "mode": "reflect"}, ArgumentError, "mode 'reflect' is not supported"),
         ErrorInput((_X,), {"pad_width": -1}, ArgumentError, "pad_width must be a non-negative int"),
@@ -279,7 +295,7 @@ PAD = OpSpec(
         ErrorInput((_X,), {"pad_width": 1, "constant_values": (1, 2)}, ArgumentError, "must be a number"),
     ],
     doc="x with `pad_width` elements of `constant_values` added before and after each axis (np.pad, "
-    "mode 'constant' only). Its VJP slices the padding off.",
+    "mode 'constant' only; a complex constant makes a real x's result complex). Its VJP slices the padding off.",
 )
 
 
@@ -306,7 +322,7 @@ def _triangle(name: str, kernel: Any, keeps: str) -> OpSpec:
         forward=forward,
         vjps=(lambda s, g, out, x, k: getattr(s, name)(g, k),),
         linear=True,
-        accepts="biuf",
+        accepts="biufc",
         sample=lazy("triangle"),
         reference=lambda x, k=0: np.where(_kept(name, np.shape(x), k), x, 0.0),
         error_inputs=lambda: [
@@ -328,7 +344,7 @@ UNTILE = OpSpec(
     forward=_untile,
     vjps=(lambda s, gg, out, g, shape, reps: s.tile(gg, reps),),
     linear=True,
-    accepts="iuf",
+    accepts="iufc",
     sample=_untile_sample,
     reference=lambda g, shape, reps: _untile_reference(g, shape, reps),
     error_inputs=lambda: [
@@ -342,8 +358,9 @@ def _untile_reference(g: Any, shape: Any, reps: Any) -> np.ndarray:
     # the transpose of tile by brute force: every input element collects the cotangent of
     # the output positions its label lands on
     labels = np.arange(int(np.prod(shape))).reshape(shape)
-    out = np.zeros(labels.size)
-    np.add.at(out, np.tile(labels, reps).ravel(), np.asarray(g, dtype=np.float64).ravel())
+    g = np.asarray(g, dtype=np.result_type(np.asarray(g), np.float64))
+    out = np.zeros(labels.size, g.dtype)
+    np.add.at(out, np.tile(labels, reps).ravel(), g.ravel())
     return out.reshape(shape)
 
 

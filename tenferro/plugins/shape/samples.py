@@ -273,3 +273,37 @@ def unstack(draw: Draw) -> SampleInput:
     x = draw(floats_array(AT_LEAST_1D))
     axis = draw(st.integers(0, x.ndim - 1))
     return SampleInput((x,), {"axis": axis - x.ndim if draw(st.booleans()) else axis})
+
+
+def _complexified(draw: Draw, x: np.ndarray) -> np.ndarray:
+    """x with an imaginary part in [-1, 1] added."""
+    return np.asarray(x + 1j * draw(floats_array(x.shape, -1.0, 1.0)))
+
+
+@st.composite
+def complex_pad(draw: Draw) -> SampleInput:
+    """pad's complex samples: a complex x with a real or complex constant, or a real x that
+    a complex constant pads into a complex result."""
+    base = draw(pad())
+    x, value = base.args[0], base.params["constant_values"]
+    kind = draw(st.sampled_from(["complex x", "complex both", "complex constant"]))
+    if kind != "complex constant":
+        x = _complexified(draw, x)
+    if kind != "complex x":
+        value = complex(value, draw(st.sampled_from([0.5, -1.0])))
+    return SampleInput((x,), {**base.params, "constant_values": value})
+
+
+def mixed_join(join: str) -> Any:
+    """Complex samples of a join: each tensor complex or left real (at least one complex), so
+    real and complex tensors join into a complex one."""
+
+    @st.composite
+    def sample(draw: Draw) -> SampleInput:
+        base = draw({"concat": concat, "stack": stack}[join]())
+        which = [draw(st.booleans()) for _ in base.args]
+        which[draw(st.integers(0, len(which) - 1))] = True
+        args = tuple(_complexified(draw, x) if make else x for x, make in zip(base.args, which))
+        return SampleInput(args, base.params)
+
+    return sample()

@@ -118,7 +118,7 @@ def _reference(x: Any, index: Any) -> np.ndarray:
 
 
 def _scatter_reference(g: Any, shape: Any, index: Any) -> np.ndarray:
-    out = np.zeros(shape)
+    out = np.zeros(shape, np.result_type(np.asarray(g), np.float64))
     items = index if isinstance(index, tuple) else (index,)
     out[tuple(builtins.slice(*i) if isinstance(i, tuple) else i for i in items)] = g
     return out
@@ -134,7 +134,7 @@ SLICE = OpSpec(
     vjps=(lambda s, g, out, x, index: s.slice_scatter(g, x.shape, index),),
     linear=True,
     returns_view=True,
-    accepts="biuf",
+    accepts="biufc",
     sample=lazy("slicing"),
     reference=_reference,
     error_inputs=lambda: [
@@ -158,7 +158,7 @@ SLICE_SCATTER = OpSpec(
     forward=_slice_scatter,
     vjps=(lambda s, gg, out, g, shape, index: s.slice(gg, index),),
     linear=True,
-    accepts="biuf",
+    accepts="biufc",
     sample=lazy("slice_scatter"),
     reference=_scatter_reference,
     error_inputs=lambda: [

@@ -47,7 +47,7 @@ RESHAPE = OpSpec(
     vjps=(lambda s, g, out, x, shape: s.reshape(g, x.shape),),
     linear=True,
     returns_view=True,
-    accepts="biuf",
+    accepts="biufc",
     sample=lazy("reshape"),
     reference=lambda x, shape: np.array(x).reshape(shape),
     error_inputs=lambda: [
@@ -92,7 +92,7 @@ def _permuter(name: str, axes_default: Any) -> OpSpec:
         vjps=(rule,),
         linear=True,
         returns_view=True,
-        accepts="biuf",
+        accepts="biufc",
         sample=lazy("permutation", optional=axes_default is None),
         reference=reference,
         error_inputs=lambda: errors,
@@ -136,7 +136,7 @@ EXPAND_DIMS = OpSpec(
     vjps=(lambda s, g, out, x, axis: s.squeeze(g, _inserted(axis, x.ndim)),),
     linear=True,
     returns_view=True,
-    accepts="biuf",
+    accepts="biufc",
     sample=lazy("expand_dims"),
     reference=lambda x, axis=0: np.array(np.expand_dims(x, axis)),
     error_inputs=lambda: [
@@ -155,7 +155,7 @@ SQUEEZE = OpSpec(
     vjps=(lambda s, g, out, x, axis: s.expand_dims(g, _squeezed(axis, x.shape)),),
     linear=True,
     returns_view=True,
-    accepts="biuf",
+    accepts="biufc",
     sample=lazy("squeeze"),
     reference=lambda x, axis=None: np.array(np.squeeze(x, axis)),
     error_inputs=lambda: [
@@ -192,7 +192,7 @@ MOVEAXIS = OpSpec(
     vjps=(_moveaxis_rule,),
     linear=True,
     returns_view=True,
-    accepts="biuf",
+    accepts="biufc",
     sample=lazy("moveaxis"),
     reference=lambda x, source, destination: np.array(np.moveaxis(x, source, destination)),
     error_inputs=lambda: [
@@ -222,7 +222,7 @@ FLIP = OpSpec(
     vjps=(lambda s, g, out, x, axis: s.flip(g, axis),),
     linear=True,
     returns_view=True,
-    accepts="biuf",
+    accepts="biufc",
     sample=lazy("flip"),
     reference=_flip_reference,
     error_inputs=lambda: [
@@ -264,7 +264,7 @@ def _diagonal_scatter(g: Any, shape: Any, offset: int = 0, axis1: int = 0, axis2
 
 
 def _undiagonal_reference(g: Any, shape: Any, offset: int = 0, axis1: int = 0, axis2: int = 1) -> np.ndarray:
-    out = np.zeros(shape)
+    out = np.zeros(shape, np.result_type(np.asarray(g), np.float64))
     moved = np.moveaxis(out, (axis1, axis2), (-2, -1))
     for k in range(np.shape(g)[-1]):
         i, j = (k, k + offset) if offset >= 0 else (k - offset, k)
@@ -286,7 +286,7 @@ DIAGONAL = OpSpec(
     vjps=(lambda s, g, out, x, offset, axis1, axis2: s.diagonal_scatter(g, x.shape, offset, axis1, axis2),),
     linear=True,
     returns_view=True,
-    accepts="biuf",
+    accepts="biufc",
     sample=lazy("diagonal"),
     reference=lambda x, offset=0, axis1=0, axis2=1: np.array(np.diagonal(x, offset, axis1, axis2)),
     error_inputs=lambda: _DIAG_ERRORS,
@@ -302,7 +302,7 @@ DIAGONAL_SCATTER = OpSpec(
     forward=_diagonal_scatter,
     vjps=(lambda s, gg, out, g, shape, offset, axis1, axis2: s.diagonal(gg, offset, axis1, axis2),),
     linear=True,
-    accepts="biuf",
+    accepts="biufc",
     sample=lazy("undiagonal"),
     reference=_undiagonal_reference,
     error_inputs=lambda: [
