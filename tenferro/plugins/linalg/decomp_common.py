@@ -1,13 +1,12 @@
-"""What the decompositions share beyond :mod:`.batching`: the internal ops
-``decomp_triu_inv`` (the inverse of an upper-triangular matrix, qr's rule) and
-``decomp_inv`` (the inverse of eig's eigenvectors, eig's rule), each with its own VJP so
-second order works; the gauges of the kernels (a sign for real vectors, a phase for complex
+"""What the decompositions share beyond :mod:`.batching`: the internal op
+``decomp_triu_inv`` (the inverse of an upper-triangular matrix, qr's rule, with its own VJP
+so second order works); the gauges of the kernels (a sign for real vectors, a phase for complex
 ones) and the cotangent term that differentiates the phase gauge; the shape errors of a
 matrix argument; and the check that refuses to differentiate eigenvectors (singular
 vectors) at a (nearly) degenerate spectrum.
 
 Complex matrices: every rule is written once, for real and complex inputs, with
-:func:`mH` (the conjugate transpose, the plain transpose of a real matrix with no conj
+:func:`.batching.mH` (the conjugate transpose, the plain transpose of a real matrix with no conj
 recorded) and ``tenferro.extend.conj``; cotangents live in the real inner product
 Re(conj(a)·b), PyTorch's convention.
 """
@@ -20,7 +19,7 @@ import numpy as np
 
 from tenferro.extend import ErrorInput, NotDifferentiable, OpSpec, ShapeMismatch, conj
 
-from .batching import check_matrix, constant, eye, lazy, mT
+from .batching import check_matrix, constant, eye, lazy, mH, mT
 
 
 def inverse_gaps(s: Any, w: Any) -> Any:
@@ -30,12 +29,6 @@ def inverse_gaps(s: Any, w: Any) -> Any:
     one = eye(s, n, w.dtype)
     gaps = s.add(s.sub(s.expand_dims(w, -2), s.expand_dims(w, -1)), one)  # 1 on the diagonal
     return s.mul(s.div(1.0, gaps), constant(s, 1.0 - np.eye(n, dtype=w.dtype)))
-
-
-def mH(s: Any, x: Any) -> Any:  # noqa: N802 (the array API's name)
-    """The conjugate transpose of x (..., M, N) -> (..., N, M): :func:`mT` of a real x (no
-    conj recorded)."""
-    return conj(s, mT(s, x))
 
 
 def is_complex(t: Any) -> bool:
@@ -194,29 +187,4 @@ DECOMP_TRIU_INV = OpSpec(
 )
 
 
-def _inv(v: Any) -> Any:
-    check_matrix("decomp_inv", "v", v, square=True)
-    return np.linalg.inv(v)
-
-
-def _inv_rule(s: Any, g: Any, out: Any, v: Any) -> Any:
-    return s.neg(s.matmul(mH(s, out), s.matmul(g, mH(s, out))))  # -Xᴴ g Xᴴ
-
-
-DECOMP_INV = OpSpec(
-    name="decomp_inv",
-    inputs=("v",),
-    forward=_inv,
-    vjps=(_inv_rule,),
-    residuals=("out",),
-    accepts="fc",
-    sample=lazy("square"),
-    reference=lambda v: np.linalg.solve(v, np.broadcast_to(np.eye(np.shape(v)[-1]), np.shape(v))),
-    error_inputs=lambda: [ErrorInput((np.zeros((2, 3)),), {}, ShapeMismatch, "must be square")],
-    internal=True,
-    complex_sample=lazy("square", complex_=True),
-    doc="The inverse of a matrix of eigenvectors (invertible where eig is differentiable): eig's "
-    "rule, with its own VJP, so eig is differentiable (to any order) whatever dtypes inv accepts.",
-)
-
-SPECS = [DECOMP_TRIU_INV, DECOMP_INV]
+SPECS = [DECOMP_TRIU_INV]

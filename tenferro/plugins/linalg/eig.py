@@ -33,14 +33,13 @@ import numpy as np
 
 from tenferro.extend import ArgumentError, ErrorInput, OpSpec, conj
 
-from .batching import SQUARE, check_matrix, diag_embed, explain_nonfinite, lazy, scale_columns
+from .batching import SQUARE, check_matrix, diag_embed, explain_nonfinite, lazy, mH, scale_columns
 from .decomp_common import (
     column_phases,
     fold_triangle,
     inverse_gaps,
     is_complex,
     matrix_errors,
-    mH,
     phase_gauge_cotangent,
     real_pivots,
     refuse_degenerate,
@@ -208,7 +207,7 @@ def _eig_cotangent(s: Any, gw: Any, gv: Any, w: Any, v: Any, a: Any) -> Any:
         inner = s.mul(inverse_gaps(s, s.conj(w)), projected)
         if gw is not None:
             inner = s.add(inner, diag_embed(s, gw))
-    ga = s.matmul(mH(s, s.decomp_inv(v)), s.matmul(inner, mH(s, v)))
+    ga = s.matmul(mH(s, s.inv(v)), s.matmul(inner, mH(s, v)))
     return ga if is_complex(a) else s.real(ga)
 
 

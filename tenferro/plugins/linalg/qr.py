@@ -12,8 +12,8 @@ import numpy as np
 
 from tenferro.extend import NotDifferentiable, OpSpec
 
-from .batching import check_matrix, constant, lazy
-from .decomp_common import is_complex, matrix_errors, mH, values
+from .batching import check_matrix, constant, lazy, mH
+from .decomp_common import is_complex, matrix_errors, values
 
 
 def _qr(a: Any) -> tuple[Any, Any]:

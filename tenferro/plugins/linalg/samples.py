@@ -55,35 +55,29 @@ def orthogonal(draw: Draw, batch: tuple[int, ...], n: int, spread: float = NEAR,
 
 
 def from_factors(u: np.ndarray, d: np.ndarray, v: np.ndarray) -> np.ndarray:
-    """U diag(d) Vᴴ for stacks: u (..., M, K), d (..., K), v (..., N, K)."""
-    return (u * d[..., None, :]) @ np.conj(np.swapaxes(v, -1, -2))
+    """U diag(d) Vᵀ for stacks: u (..., M, K), d (..., K), v (..., N, K) (U diag(d) Vᴴ is
+    ``from_factors(u, d, np.conj(v))``)."""
+    return (u * d[..., None, :]) @ np.swapaxes(v, -1, -2)
 
 
 def _signs(draw: Draw, shape: tuple[int, ...]) -> np.ndarray:
     return np.where(draw(floats_array(shape, -1.0, 1.0)) < 0, -1.0, 1.0)
 
 
-def conditioned(
-    draw: Draw,
-    n: int,
-    batch: tuple[int, ...] = (),
-    kind: str = "general",
-    m: int | None = None,
-    complex_: bool = False,
-) -> Any:
+def conditioned(draw: Draw, n: int, batch: tuple[int, ...] = (), kind: str = "general", m: int | None = None) -> Any:
     """A stack of well-conditioned matrices: Q diag(d) Rᵀ with Q, R orthogonal and |d| in
     [1, 3] (``kind="general"``, d's signs drawn too), Q diag(d) Qᵀ with d in [1, 3]
     (``"spd"``), or an (m, n) matrix of full rank with singular values in [1, 3]
-    (``"rect"``); with ``complex_``, Q, R unitary (and a general d's phases drawn)."""
+    (``"rect"``)."""
     rows = n if m is None else m
     k = min(rows, n)
     d = draw(floats_array((*batch, k), 1.0, 3.0))
     if kind == "general":
-        d = d * (_phases(draw, (*batch, k)) if complex_ else _signs(draw, (*batch, k)))
-    q = orthogonal(draw, batch, rows, ANY, complex_)[..., :k]
-    r = q if kind == "spd" else orthogonal(draw, batch, n, ANY, complex_)[..., :k]
+        d = d * _signs(draw, (*batch, k))
+    q = orthogonal(draw, batch, rows, ANY)[..., :k]
+    r = q if kind == "spd" else orthogonal(draw, batch, n, ANY)[..., :k]
     a = from_factors(q, d, r)
-    return (a + np.conj(np.swapaxes(a, -1, -2))) / 2 if kind == "spd" else a
+    return (a + np.swapaxes(a, -1, -2)) / 2 if kind == "spd" else a
 
 
 def triangular(draw: Draw, batch: tuple[int, ...], n: int, signed: bool = False, complex_: bool = False) -> np.ndarray:
@@ -113,7 +107,7 @@ def symmetric(draw: Draw, uplo: bool = False, complex_: bool = False) -> SampleI
     part of the diagonal too (eigh reads only its real part)."""
     batch, n = draw(BATCH), draw(SIDES)
     q = orthogonal(draw, batch, n, NEAR, complex_)
-    a = from_factors(q, _spread(draw, batch, n, -3.0, 1.0), q)
+    a = from_factors(q, _spread(draw, batch, n, -3.0, 1.0), np.conj(q))
     which = draw(st.sampled_from(["L", "U"])) if uplo else "L"
     unread = np.triu(np.ones((n, n), bool), 1) if which == "L" else np.tril(np.ones((n, n), bool), -1)
     a = np.where(unread, _entries(draw, a.shape, -3.0, 3.0, complex_), a)
@@ -127,7 +121,7 @@ def _separated(draw: Draw, batch: tuple[int, ...], m: int, n: int, complex_: boo
     k = min(m, n)
     sv = _spread(draw, batch, k, 0.5, 0.5)[..., ::-1]
     u, v = orthogonal(draw, batch, m, NEAR, complex_), orthogonal(draw, batch, n, NEAR, complex_)
-    return from_factors(u[..., :k], sv, v[..., :k])
+    return from_factors(u[..., :k], sv, np.conj(v[..., :k]))
 
 
 @st.composite
@@ -214,8 +208,8 @@ def triangular_solve(draw: Draw) -> SampleInput:
 
 
 @st.composite
-def square(draw: Draw, complex_: bool = False) -> SampleInput:
-    return SampleInput((conditioned(draw, draw(st.integers(1, 3)), draw(BATCH), complex_=complex_),))
+def square(draw: Draw) -> SampleInput:
+    return SampleInput((conditioned(draw, draw(st.integers(1, 3)), draw(BATCH)),))
 
 
 @st.composite

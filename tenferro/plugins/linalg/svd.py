@@ -24,13 +24,12 @@ import numpy as np
 
 from tenferro.extend import NotDifferentiable, OpSpec
 
-from .batching import check_matrix, diag_embed, explain_nonfinite, lazy, scale_columns, scale_rows
+from .batching import check_matrix, diag_embed, explain_nonfinite, lazy, mH, scale_columns, scale_rows
 from .decomp_common import (
     column_phases,
     inverse_gaps,
     is_complex,
     matrix_errors,
-    mH,
     phase_gauge_cotangent,
     real_pivots,
     refuse_degenerate,
