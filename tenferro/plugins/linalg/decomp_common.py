@@ -35,6 +35,12 @@ def is_complex(t: Any) -> bool:
     return t.dtype.kind == "c"
 
 
+def adjoint(t: Any) -> Any:
+    """:func:`.batching.mH` for a complex ``t``, :func:`.batching.mT` for a real one: a rule
+    picks its transpose once, and the real path makes no extra calls."""
+    return mH if t.dtype.kind == "c" else mT
+
+
 def fold_triangle(s: Any, g: Any, upper: bool) -> Any:
     """The cotangent of a matrix of which only one triangle is read (eigh's UPLO), from the
     cotangent ``g`` of the symmetric (Hermitian) matrix made of it: the read triangle gets g
@@ -103,7 +109,7 @@ def column_phases(v: Any) -> Any:
     for complex eigenvectors). The gauge of eigh's and eig's eigenvectors and svd's left
     singular vectors."""
     pivot = np.take_along_axis(v, np.argmax(np.abs(v), axis=-2, keepdims=True), axis=-2)
-    if np.iscomplexobj(v):
+    if v.dtype.kind == "c":
         size = np.abs(pivot)
         return np.divide(np.conj(pivot), np.where(size == 0, np.ones_like(size), size))  # 0 only for 0 columns
     one = np.ones_like(pivot)  # of v's dtype (and array type): float32 stays float32
@@ -168,7 +174,8 @@ def _triu_inv(r: Any) -> Any:
 
 def _triu_inv_rule(s: Any, g: Any, out: Any, r: Any) -> Any:
     # X = R⁻¹: dX = -X dR X, so R's cotangent is -Xᴴ g Xᴴ, on the triangle that is read
-    return s.neg(s.triu(s.matmul(mH(s, out), s.matmul(g, mH(s, out)))))
+    h = adjoint(out)
+    return s.neg(s.triu(s.matmul(h(s, out), s.matmul(g, h(s, out)))))
 
 
 DECOMP_TRIU_INV = OpSpec(

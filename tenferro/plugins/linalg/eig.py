@@ -35,6 +35,7 @@ from tenferro.extend import ArgumentError, ErrorInput, OpSpec, conj
 
 from .batching import SQUARE, check_matrix, diag_embed, explain_nonfinite, lazy, mH, scale_columns
 from .decomp_common import (
+    adjoint,
     column_phases,
     fold_triangle,
     inverse_gaps,
@@ -63,11 +64,12 @@ def _eigh(a: Any, UPLO: str = "L") -> tuple[Any, Any]:  # noqa: N803
     if np.shape(v)[-1] == 0:
         return w, v
     v = np.multiply(v, column_phases(v))
-    return w, real_pivots(v) if np.iscomplexobj(v) else v
+    return w, real_pivots(v) if v.dtype.kind == "c" else v
 
 
 def _eigh_rule(s: Any, g: Any, out: Any, a: Any, UPLO: str) -> Any:  # noqa: N803
     (gw, gv), (w, v) = g, out
+    h = adjoint(v)
     if gv is not None:
         refuse_degenerate(
             "eigh",
@@ -77,12 +79,12 @@ def _eigh_rule(s: Any, g: Any, out: Any, a: Any, UPLO: str) -> Any:  # noqa: N80
             "differentiate a function of the eigenvalues only (eigvalsh), or move the eigenvalues apart",
         )
         gv = phase_gauge_cotangent(s, gv, v)
-        inner = s.mul(inverse_gaps(s, w), s.matmul(mH(s, v), gv))  # F ∘ (Vᴴ gV)
+        inner = s.mul(inverse_gaps(s, w), s.matmul(h(s, v), gv))  # F ∘ (Vᴴ gV)
         if gw is not None:
             inner = s.add(inner, diag_embed(s, gw))
-        full = s.matmul(v, s.matmul(inner, mH(s, v)))
+        full = s.matmul(v, s.matmul(inner, h(s, v)))
     else:
-        full = s.matmul(scale_columns(s, v, gw), mH(s, v))  # V diag(gw) Vᴴ
+        full = s.matmul(scale_columns(s, v, gw), h(s, v))  # V diag(gw) Vᴴ
     return fold_triangle(s, full, UPLO == "U")
 
 
@@ -142,7 +144,7 @@ def _eigvalsh(a: Any, UPLO: str = "L") -> Any:  # noqa: N803
 
 def _eigvalsh_rule(s: Any, g: Any, out: Any, a: Any, UPLO: str) -> Any:  # noqa: N803
     _, v = s.eigh(a, UPLO)
-    return fold_triangle(s, s.matmul(scale_columns(s, v, g), mH(s, v)), UPLO == "U")
+    return fold_triangle(s, s.matmul(scale_columns(s, v, g), adjoint(v)(s, v)), UPLO == "U")
 
 
 EIGVALSH = OpSpec(

@@ -12,8 +12,8 @@ import numpy as np
 
 from tenferro.extend import NotDifferentiable, OpSpec
 
-from .batching import check_matrix, constant, lazy, mH
-from .decomp_common import is_complex, matrix_errors, values
+from .batching import check_matrix, constant, lazy
+from .decomp_common import adjoint, is_complex, matrix_errors, values
 
 
 def _qr(a: Any) -> tuple[Any, Any]:
@@ -24,7 +24,7 @@ def _qr(a: Any) -> tuple[Any, Any]:
         return q, r
     diag = np.diagonal(r, axis1=-2, axis2=-1)
     one = np.ones_like(diag)
-    if np.iscomplexobj(r):  # the phase that makes the diagonal real and non-negative (1 where it is 0)
+    if r.dtype.kind == "c":  # the phase that makes the diagonal real and non-negative (1 where it is 0)
         size = np.abs(diag)
         phases = np.where(size == 0, one, np.divide(np.conj(diag), np.where(size == 0, np.ones_like(size), size)))
     else:
@@ -35,22 +35,23 @@ def _qr(a: Any) -> tuple[Any, Any]:
 def _qr_square_rule(s: Any, gq: Any, gr: Any, q: Any, r: Any) -> Any:
     """Ā = (gQ + Q N) R⁻ᴴ, N = triu(M) + triu(M, 1)ᴴ with Re(M) on its diagonal (R's diagonal
     is real), M = gR Rᴴ - Qᴴ gQ (Q m×k, R k×k)."""
+    h = adjoint(r)
     terms = []
     if gr is not None:
-        terms.append(s.matmul(gr, mH(s, r)))
+        terms.append(s.matmul(gr, h(s, r)))
     if gq is not None:
-        terms.append(s.neg(s.matmul(mH(s, q), gq)))
+        terms.append(s.neg(s.matmul(h(s, q), gq)))
     m = terms[0] if len(terms) == 1 else s.add(*terms)
     if is_complex(m):  # X + Xᴴ with X = triu(M), its diagonal halved: Re(M) there
         k = m.shape[-1]
         half = s.mul(s.triu(m), constant(s, (np.ones((k, k)) - np.eye(k) / 2).astype(m.dtype)))
-        sym = s.add(half, mH(s, half))
+        sym = s.add(half, h(s, half))
     else:
-        sym = s.add(s.triu(m), mH(s, s.triu(m, 1)))
+        sym = s.add(s.triu(m), h(s, s.triu(m, 1)))
     b = s.matmul(q, sym)
     if gq is not None:
         b = s.add(b, gq)
-    return s.matmul(b, mH(s, s.decomp_triu_inv(r)))
+    return s.matmul(b, h(s, s.decomp_triu_inv(r)))
 
 
 def _qr_rule(s: Any, g: Any, out: Any, a: Any) -> Any:
@@ -70,7 +71,7 @@ def _qr_rule(s: Any, g: Any, out: Any, a: Any) -> Any:
     gu = gv = None
     if gr is not None:
         gu, gv = s.slice(gr, left), s.slice(gr, right)
-        y_gv = s.matmul(s.matmul(q, s.slice(r, right)), mH(s, gv))  # Y gVᴴ
+        y_gv = s.matmul(s.matmul(q, s.slice(r, right)), adjoint(gv)(s, gv))  # Y gVᴴ
         gq = y_gv if gq is None else s.add(gq, y_gv)
     gx = _qr_square_rule(s, gq, gu, q, u)
     gy = s.matmul(q, gv) if gv is not None else constant(s, np.zeros((*a.shape[:-1], n - m), a.dtype))

@@ -26,6 +26,7 @@ from tenferro.extend import NotDifferentiable, OpSpec
 
 from .batching import check_matrix, diag_embed, explain_nonfinite, lazy, mH, scale_columns, scale_rows
 from .decomp_common import (
+    adjoint,
     column_phases,
     inverse_gaps,
     is_complex,
@@ -46,14 +47,14 @@ def _svd(a: Any, full_matrices: bool = False) -> tuple[Any, Any, Any]:
     if k == 0:
         return u, sv, vh
     phases = column_phases(u[..., :k] if full_matrices else u)  # (..., 1, k): u·p with vh's rows·conj(p)
-    conjugate = np.swapaxes(np.conj(phases), -1, -2)
+    conjugate = np.swapaxes(np.conj(phases) if phases.dtype.kind == "c" else phases, -1, -2)
     if full_matrices:
         phases_u = np.concatenate([phases, np.ones_like(u[..., :1, k:])], axis=-1)
         phases_v = np.concatenate([conjugate, np.ones_like(vh[..., k:, :1])], axis=-2)
     else:
         phases_u, phases_v = phases, conjugate
     u = np.multiply(u, phases_u)
-    if np.iscomplexobj(u):
+    if u.dtype.kind == "c":
         real_pivots(u[..., :k])
     return u, sv, np.multiply(vh, phases_v)
 
@@ -106,22 +107,23 @@ def _svd_vectors_rule(s: Any, gu: Any, gvh: Any, u: Any, sv: Any, vh: Any, m: in
         if gu is None:  # the phase gauge moves u: gU is nonzero after it
             gu = s.mul(u, 0.0)
         gu = phase_gauge_cotangent(s, gu, u, None if gvh is None else (mH(s, vh), mH(s, gvh)))
+    h = adjoint(u)
     inverse_s = s.div(1.0, sv)
     f = inverse_gaps(s, s.square(sv))
     inner, extra = [], []
     if gu is not None:
-        utgu = s.matmul(mH(s, u), gu)
-        inner.append(scale_columns(s, s.mul(f, s.sub(utgu, mH(s, utgu))), sv))  # (F ∘ skew(UᴴgU)) S
+        utgu = s.matmul(h(s, u), gu)
+        inner.append(scale_columns(s, s.mul(f, s.sub(utgu, h(s, utgu))), sv))  # (F ∘ skew(UᴴgU)) S
         if is_complex(utgu):  # i Im(diag(UᴴgU)) S⁻¹
             diagonal = s.reduce_sum(s.mul(s.conj(u), gu), -2)
             inner.append(diag_embed(s, s.mul(s.astype(s.mul(s.imag(diagonal), inverse_s), u.dtype), 1j)))
         if m > k:  # (I - UUᴴ) gU S⁻¹ Vh
             extra.append(s.matmul(scale_columns(s, s.sub(gu, s.matmul(u, utgu)), inverse_s), vh))
     if gvh is not None:
-        vtgv = s.matmul(vh, mH(s, gvh))  # Vᴴ gV with gV = gVhᴴ
-        inner.append(scale_rows(s, sv, s.mul(f, s.sub(vtgv, mH(s, vtgv)))))  # S (F ∘ skew(VᴴgV))
+        vtgv = s.matmul(vh, h(s, gvh))  # Vᴴ gV with gV = gVhᴴ
+        inner.append(scale_rows(s, sv, s.mul(f, s.sub(vtgv, h(s, vtgv)))))  # S (F ∘ skew(VᴴgV))
         if n > k:  # U S⁻¹ gVh (I - VVᴴ)
-            projected = s.sub(gvh, s.matmul(s.matmul(gvh, mH(s, vh)), vh))
+            projected = s.sub(gvh, s.matmul(s.matmul(gvh, h(s, vh)), vh))
             extra.append(s.matmul(u, scale_rows(s, inverse_s, projected)))
     middle = inner[0]
     for term in inner[1:]:
