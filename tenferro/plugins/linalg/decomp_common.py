@@ -1,8 +1,14 @@
 """What the decompositions share beyond :mod:`.batching`: the internal op
 ``decomp_triu_inv`` (the inverse of an upper-triangular matrix, qr's rule, with its own VJP
-so second order works), the sign gauges of the kernels, the shape errors of a matrix
-argument, and the check that refuses to differentiate eigenvectors (singular vectors) at a
-(nearly) degenerate spectrum.
+so second order works); the gauges of the kernels (a sign for real vectors, a phase for complex
+ones) and the cotangent term that differentiates the phase gauge; the shape errors of a
+matrix argument; and the check that refuses to differentiate eigenvectors (singular
+vectors) at a (nearly) degenerate spectrum.
+
+Complex matrices: every rule is written once, for real and complex inputs, with
+:func:`.batching.mH` (the conjugate transpose, the plain transpose of a real matrix with no conj
+recorded) and ``tenferro.extend.conj``; cotangents live in the real inner product
+Re(conj(a)·b), PyTorch's convention.
 """
 
 from __future__ import annotations
@@ -11,9 +17,9 @@ from typing import Any
 
 import numpy as np
 
-from tenferro.extend import ErrorInput, NotDifferentiable, OpSpec, ShapeMismatch
+from tenferro.extend import ErrorInput, NotDifferentiable, OpSpec, ShapeMismatch, conj
 
-from .batching import check_matrix, constant, eye, lazy, mT
+from .batching import check_matrix, constant, eye, lazy, mH, mT
 
 
 def inverse_gaps(s: Any, w: Any) -> Any:
@@ -25,10 +31,28 @@ def inverse_gaps(s: Any, w: Any) -> Any:
     return s.mul(s.div(1.0, gaps), constant(s, 1.0 - np.eye(n, dtype=w.dtype)))
 
 
+def is_complex(t: Any) -> bool:
+    return t.dtype.kind == "c"
+
+
+def adjoint(t: Any) -> Any:
+    """:func:`.batching.mH` for a complex ``t``, :func:`.batching.mT` for a real one: a rule
+    picks its transpose once, and the real path makes no extra calls."""
+    return mH if t.dtype.kind == "c" else mT
+
+
 def fold_triangle(s: Any, g: Any, upper: bool) -> Any:
     """The cotangent of a matrix of which only one triangle is read (eigh's UPLO), from the
-    cotangent ``g`` of the symmetric matrix made of it: the read triangle gets g there plus
-    g's transpose mirrored in (the diagonal once), the other triangle nothing."""
+    cotangent ``g`` of the symmetric (Hermitian) matrix made of it: the read triangle gets g
+    there plus g's (conjugate) transpose mirrored in (the diagonal once), the other triangle
+    nothing. A Hermitian matrix's diagonal is real (LAPACK ignores its imaginary part), so
+    the diagonal of a complex one gets Re(g)."""
+    if is_complex(g):
+        # (g + gᴴ) has 2 Re(g) on its diagonal and g + conj(gᵀ) off it: keep the read triangle,
+        # the diagonal halved (one constant mask, one product)
+        n = g.shape[-1]
+        mask = (np.triu if upper else np.tril)(np.ones((n, n)), 1 if upper else -1) + np.eye(n) / 2
+        return s.mul(s.add(g, mH(s, g)), constant(s, mask.astype(g.dtype)))
     if upper:
         return s.add(s.triu(g), mT(s, s.tril(g, -1)))
     return s.add(s.tril(g), mT(s, s.triu(g, 1)))
@@ -64,7 +88,8 @@ def refuse_degenerate(op: str, w: np.ndarray, used: np.ndarray, what: str, alter
     where = np.argwhere(close)[0]
     batch, i, j = tuple(int(k) for k in where[:-2]), int(where[-2]), int(where[-1])
     at = f" of the matrix at batch index {batch}" if batch else ""
-    wi, wj = float(w[(*batch, i)]), float(w[(*batch, j)])
+    number = complex if np.iscomplexobj(w) else float
+    wi, wj = number(w[(*batch, i)]), number(w[(*batch, j)])
     raise NotDifferentiable(
         f"{op}: {what} {i} and {j}{at} are (nearly) equal ({wi!r} and {wj!r}), so "
         f"the derivative of their vectors is not defined (its 1/(w[j] - w[i]) terms are infinite); "
@@ -77,13 +102,60 @@ def used_columns(g: Any) -> np.ndarray:
     return np.any(values(g) != 0, axis=-2)
 
 
-def column_signs(v: Any) -> Any:
-    """Per column of v (last axis), +1 or -1: the sign of its largest-magnitude entry (the
-    first such where two tie), so that v times it has that entry positive. The sign gauge of
-    eigh's eigenvectors and svd's left singular vectors."""
+def column_phases(v: Any) -> Any:
+    """Per column of v (last axis; shape (..., 1, K)), the unit factor that makes its
+    largest-magnitude entry (the first such where two tie) real and positive: +1 or -1 for a
+    real v, conj(p)/|p| for a complex v with that entry p (zgeev's normalisation, LAPACK's
+    for complex eigenvectors). The gauge of eigh's and eig's eigenvectors and svd's left
+    singular vectors."""
     pivot = np.take_along_axis(v, np.argmax(np.abs(v), axis=-2, keepdims=True), axis=-2)
+    if v.dtype.kind == "c":
+        size = np.abs(pivot)
+        return np.divide(np.conj(pivot), np.where(size == 0, np.ones_like(size), size))  # 0 only for 0 columns
     one = np.ones_like(pivot)  # of v's dtype (and array type): float32 stays float32
     return np.where(np.less(pivot, 0), np.negative(one), one)
+
+
+def real_pivots(v: Any) -> Any:
+    """``v`` (a fresh complex array, its columns gauge-fixed by :func:`column_phases`) with its
+    pivots' imaginary parts, rounding errors, set to exactly 0 (as zgeev does), in place."""
+    rows = np.argmax(np.abs(v), axis=-2, keepdims=True)
+    np.put_along_axis(v, rows, np.real(np.take_along_axis(v, rows, axis=-2)), axis=-2)
+    return v
+
+
+def pivot_mask(v: Any) -> np.ndarray:
+    """Where each column of a complex ``v`` has the entry the phase gauge made real and
+    positive (the first of largest magnitude): a 0/1 array of v's shape and dtype."""
+    value = values(v)
+    rows = np.argmax(np.abs(value), axis=-2, keepdims=True)
+    mask = np.zeros(value.shape, value.dtype)
+    np.put_along_axis(mask, rows, 1, axis=-2)
+    return mask
+
+
+def phase_gauge_cotangent(s: Any, gv: Any, v: Any, other: Any = None) -> Any:
+    """The cotangent of the eigenvectors (left singular vectors) ``v`` before their phase
+    gauge, from the cotangent ``gv`` of the gauge-fixed ``v`` (the kernel's result); for a
+    complex v only (a real v's sign gauge is locally constant: gv itself).
+
+    The gauge multiplies column k by a phase that keeps its pivot p (the entry
+    :func:`pivot_mask` marks) real and positive; differentiating that phase gives
+    gv - i·Im(dₖ)/v[p, k] at the pivot, with dₖ = (vᴴ gv)ₖₖ, plus (vᴴ gw)ₖₖ of the vectors
+    ``other`` = (w, gw) the gauge moves along with v (svd's right singular vectors). After
+    it, Im(dₖ) (+ Im of other's term) is 0: the loss seen through the gauge is invariant
+    under v → v·e^{iθ}, the condition PyTorch's rules (linalg_eig_backward, svd_backward)
+    check, so their formulas apply to it."""
+    if not is_complex(v):
+        return gv
+    d = s.reduce_sum(s.mul(conj(s, v), gv), -2)  # diag(vᴴ gv)
+    if other is not None:
+        w, gw = other
+        d = s.add(d, s.reduce_sum(s.mul(conj(s, w), gw), -2))
+    mask = constant(s, pivot_mask(v))
+    pivot = s.reduce_sum(s.mul(v, mask), -2)
+    term = s.div(s.mul(s.astype(s.imag(d), v.dtype), 1j), pivot)
+    return s.sub(gv, s.mul(mask, s.expand_dims(term, -2)))
 
 
 # -- decomp_triu_inv -------------------------------------------------------------------------
@@ -101,8 +173,9 @@ def _triu_inv(r: Any) -> Any:
 
 
 def _triu_inv_rule(s: Any, g: Any, out: Any, r: Any) -> Any:
-    # X = R^-1: dX = -X dR X, so R's cotangent is -X^T g X^T, on the triangle that is read
-    return s.neg(s.triu(s.matmul(mT(s, out), s.matmul(g, mT(s, out)))))
+    # X = R⁻¹: dX = -X dR X, so R's cotangent is -Xᴴ g Xᴴ, on the triangle that is read
+    h = adjoint(out)
+    return s.neg(s.triu(s.matmul(h(s, out), s.matmul(g, h(s, out)))))
 
 
 DECOMP_TRIU_INV = OpSpec(
@@ -111,12 +184,14 @@ DECOMP_TRIU_INV = OpSpec(
     forward=_triu_inv,
     vjps=(_triu_inv_rule,),
     residuals=("out",),
-    accepts="f",
+    accepts="fc",
     sample=lazy("upper_triangular"),
+    complex_sample=lazy("upper_triangular", complex_=True),
     reference=lambda r: np.linalg.solve(np.triu(r), np.broadcast_to(np.eye(np.shape(r)[-1]), np.shape(r))),
     error_inputs=lambda: [ErrorInput((np.zeros((2, 3)),), {}, ShapeMismatch, "must be square")],
     internal=True,
     doc="The inverse of the upper triangle of r (the strict lower part is not read); qr's rule.",
 )
+
 
 SPECS = [DECOMP_TRIU_INV]

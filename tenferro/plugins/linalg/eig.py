@@ -1,16 +1,28 @@
-"""The symmetric eigendecomposition: ``eigh`` and ``eigvalsh``, batched over leading axes as
-NumPy's linalg. Real floating inputs. The rule is PyTorch's ``linalg_eigh_backward`` (Giles
-2008), written with session ops, so second order works. Conventions
-(docs/linalg-decompositions.md):
+"""The eigendecompositions: ``eigh`` and ``eigvalsh`` of symmetric (Hermitian) matrices,
+``eig`` and ``eigvals`` of general square ones, batched over leading axes as NumPy's linalg.
+Real and complex floating inputs. The rules are PyTorch's ``linalg_eig_backward`` (Giles
+2008; its Hermitian case for eigh), written with session ops, so second order works.
+Conventions (docs/linalg-decompositions.md, docs/complex.md):
 
-- **Gauge.** Each eigenvector has its largest-magnitude entry positive, so the results are
-  smooth functions of the input wherever that entry is unique.
+- **Gauge.** Each eigenvector has its largest-magnitude entry real and positive (the first
+  one where two tie; LAPACK's zgeev normalisation, a sign for real eigh), eig's vectors
+  have unit norm, so the results are smooth functions of the input wherever that entry is
+  unique. The rules differentiate that gauge (:func:`.decomp_common.phase_gauge_cotangent`):
+  for a loss invariant under v → v·e^{iθ} (PyTorch's condition: Im(diag(Vᴴ gV)) = 0) the
+  gradient is PyTorch's; for any other loss it is the derivative of the gauge-fixed vectors
+  tenferro returns (PyTorch refuses those).
 - **Degenerate spectra.** Differentiating eigenvectors needs 1/(w[j] - w[i]); where two
   eigenvalues whose vectors carry a cotangent are within sqrt(eps)·max|w| of each other,
   the rule raises NotDifferentiable naming them, where PyTorch returns inf/nan silently.
   Eigenvalues alone (eigvalsh) are always differentiable (a subgradient at ties).
-- **Which triangle.** eigh/eigvalsh read only the triangle UPLO names, so the gradient
-  lives on that triangle (the off-diagonal part is the symmetric gradient doubled).
+- **Which triangle.** eigh/eigvalsh read only the triangle UPLO names, and only the real
+  part of the diagonal, so the gradient lives there (the off-diagonal part is the
+  symmetric gradient doubled).
+- **eig** returns complex results, also for a real matrix (as PyTorch's; NumPy's are real
+  where every eigenvalue is), with the eigenvalues sorted by real part, then imaginary part
+  (NumPy and PyTorch keep LAPACK's order, which jumps under tiny changes of the input), and
+  gives a real matrix a real gradient (the real part of the complex one: the projection
+  the real inner product asks for).
 """
 
 from __future__ import annotations
@@ -19,14 +31,18 @@ from typing import Any
 
 import numpy as np
 
-from tenferro.extend import ArgumentError, ErrorInput, OpSpec
+from tenferro.extend import ArgumentError, ErrorInput, OpSpec, conj
 
-from .batching import SQUARE, check_matrix, diag_embed, explain_nonfinite, lazy, mT, scale_columns
+from .batching import SQUARE, check_matrix, diag_embed, explain_nonfinite, lazy, mH, scale_columns
 from .decomp_common import (
-    column_signs,
+    adjoint,
+    column_phases,
     fold_triangle,
     inverse_gaps,
+    is_complex,
     matrix_errors,
+    phase_gauge_cotangent,
+    real_pivots,
     refuse_degenerate,
     used_columns,
     values,
@@ -47,11 +63,13 @@ def _eigh(a: Any, UPLO: str = "L") -> tuple[Any, Any]:  # noqa: N803
     w, v = np.linalg.eigh(a, UPLO=UPLO)
     if np.shape(v)[-1] == 0:
         return w, v
-    return w, np.multiply(v, column_signs(v))
+    v = np.multiply(v, column_phases(v))
+    return w, real_pivots(v) if v.dtype.kind == "c" else v
 
 
 def _eigh_rule(s: Any, g: Any, out: Any, a: Any, UPLO: str) -> Any:  # noqa: N803
     (gw, gv), (w, v) = g, out
+    h = adjoint(v)
     if gv is not None:
         refuse_degenerate(
             "eigh",
@@ -60,26 +78,37 @@ def _eigh_rule(s: Any, g: Any, out: Any, a: Any, UPLO: str) -> Any:  # noqa: N80
             "eigenvalues",
             "differentiate a function of the eigenvalues only (eigvalsh), or move the eigenvalues apart",
         )
-        inner = s.mul(inverse_gaps(s, w), s.matmul(mT(s, v), gv))  # F ∘ (Vᵀ gV)
+        gv = phase_gauge_cotangent(s, gv, v)
+        inner = s.mul(inverse_gaps(s, w), s.matmul(h(s, v), gv))  # F ∘ (Vᴴ gV)
         if gw is not None:
             inner = s.add(inner, diag_embed(s, gw))
-        full = s.matmul(v, s.matmul(inner, mT(s, v)))
+        full = s.matmul(v, s.matmul(inner, h(s, v)))
     else:
-        full = s.matmul(scale_columns(s, v, gw), mT(s, v))  # V diag(gw) Vᵀ
+        full = s.matmul(scale_columns(s, v, gw), h(s, v))  # V diag(gw) Vᴴ
     return fold_triangle(s, full, UPLO == "U")
 
 
-def eigh_reference(a: Any, UPLO: str = "L") -> tuple[np.ndarray, np.ndarray]:  # noqa: N803
+def _hermitian(a: Any, UPLO: str) -> np.ndarray:  # noqa: N803
+    """The Hermitian matrix eigh reads from a's UPLO triangle (the diagonal's real part)."""
     a = np.asarray(a)
-    lower = np.tril(a) if UPLO == "L" else np.swapaxes(np.triu(a), -1, -2)
-    sym = lower + np.swapaxes(np.tril(lower, -1), -1, -2)
+    lower = np.tril(a) if UPLO == "L" else np.conj(np.swapaxes(np.triu(a), -1, -2))
+    return np.tril(lower, -1) + np.conj(np.swapaxes(np.tril(lower, -1), -1, -2)) + np.real(np.tril(np.triu(lower)))
+
+
+def _gauged(v: np.ndarray) -> np.ndarray:
+    """Unit columns with their largest-magnitude entry real and positive (the references' gauge)."""
+    v = v / np.linalg.norm(v, axis=-2, keepdims=True)
+    pivot = np.take_along_axis(v, np.argmax(np.abs(v), axis=-2)[..., None, :], -2)
+    return v * (np.conj(pivot) / np.abs(pivot) if np.iscomplexobj(v) else np.where(pivot < 0, -1.0, 1.0))
+
+
+def eigh_reference(a: Any, UPLO: str = "L") -> tuple[np.ndarray, np.ndarray]:  # noqa: N803
+    sym = _hermitian(a, UPLO)
     w, v = np.linalg.eig(sym)  # a different LAPACK routine: the general eigensolver
     order = np.argsort(w.real, axis=-1)
     w = np.take_along_axis(w.real, order, -1)
-    v = np.take_along_axis(v.real, order[..., None, :], -1)
-    v = v / np.linalg.norm(v, axis=-2, keepdims=True)
-    pivot = np.take_along_axis(v, np.argmax(np.abs(v), axis=-2)[..., None, :], -2)
-    return w, v * np.where(pivot < 0, -1.0, 1.0)
+    v = np.take_along_axis(v if np.iscomplexobj(sym) else v.real, order[..., None, :], -1)
+    return w, _gauged(v)
 
 
 EIGH = OpSpec(
@@ -91,16 +120,18 @@ EIGH = OpSpec(
     vjps=(_eigh_rule,),
     multiple_results=True,
     residuals=("out",),
-    accepts="f",
+    accepts="fc",
     sample=lazy("symmetric", uplo=True),
+    complex_sample=lazy("symmetric", uplo=True, complex_=True),
     reference=eigh_reference,
     error_inputs=lambda: [
         *matrix_errors("eigh"),
         ErrorInput((SQUARE,), {"UPLO": "X"}, ArgumentError, "UPLO must be 'L' or 'U'"),
     ],
-    doc="(eigenvalues ascending, eigenvectors as columns) of the symmetric matrices whose UPLO "
-    "triangle a holds, as NumPy's eigh. Gauge: each eigenvector's largest-magnitude entry is "
-    "positive. Differentiating eigenvectors whose eigenvalues are within "
+    doc="(eigenvalues ascending, eigenvectors as columns) of the symmetric (Hermitian) matrices "
+    "whose UPLO triangle a holds, as NumPy's eigh; the eigenvalues are real. Gauge: each "
+    "eigenvector's largest-magnitude entry is real and positive. Differentiating eigenvectors "
+    "whose eigenvalues are within "
     "sqrt(eps)·max|w| of another's raises NotDifferentiable (PyTorch gives inf/nan).",
 )
 
@@ -113,7 +144,7 @@ def _eigvalsh(a: Any, UPLO: str = "L") -> Any:  # noqa: N803
 
 def _eigvalsh_rule(s: Any, g: Any, out: Any, a: Any, UPLO: str) -> Any:  # noqa: N803
     _, v = s.eigh(a, UPLO)
-    return fold_triangle(s, s.matmul(scale_columns(s, v, g), mT(s, v)), UPLO == "U")
+    return fold_triangle(s, s.matmul(scale_columns(s, v, g), adjoint(v)(s, v)), UPLO == "U")
 
 
 EIGVALSH = OpSpec(
@@ -124,16 +155,137 @@ EIGVALSH = OpSpec(
     forward=_eigvalsh,
     vjps=(_eigvalsh_rule,),
     residuals=("a",),
-    accepts="f",
+    accepts="fc",
     sample=lazy("symmetric", uplo=True),
+    complex_sample=lazy("symmetric", uplo=True, complex_=True),
     reference=lambda a, UPLO="L": eigh_reference(a, UPLO)[0],  # noqa: N803
     error_inputs=lambda: [
         *matrix_errors("eigvalsh"),
         ErrorInput((SQUARE,), {"UPLO": "l"}, ArgumentError, "UPLO must be 'L' or 'U'"),
     ],
-    doc="The eigenvalues (ascending) of the symmetric matrices whose UPLO triangle a holds. "
-    "Its gradient V diag(g) Vᵀ is defined at repeated eigenvalues too (the rule recomputes eigh).",
+    doc="The eigenvalues (ascending, real) of the symmetric (Hermitian) matrices whose UPLO "
+    "triangle a holds. Its gradient V diag(g) Vᴴ is defined at repeated eigenvalues too (the rule recomputes eigh).",
 )
 
 
-SPECS = [EIGH, EIGVALSH]
+# -- eig / eigvals ---------------------------------------------------------------------------
+def _complex_of(a: Any) -> np.dtype:
+    """complex64 for float32 and complex64 inputs, complex128 for the rest."""
+    return np.result_type(a.dtype, np.complex64)
+
+
+def _sorted(w: Any) -> Any:
+    """The order that sorts complex eigenvalues by real part, then imaginary part (NumPy's
+    order of complex numbers): LAPACK's own order jumps under tiny changes of a (near a
+    diagonal matrix, the QR iteration starts reordering), sorted they are smooth in a
+    wherever their real parts are distinct (a real a's conjugate pairs share theirs exactly
+    and come as (x - iy, x + iy))."""
+    return np.argsort(w, axis=-1, kind="stable")
+
+
+def _eig(a: Any) -> tuple[Any, Any]:
+    check_matrix("eig", "a", a, square=True)
+    w, v = np.linalg.eig(a)  # real arrays when every eigenvalue of a real a is real: made complex
+    dtype = _complex_of(a)
+    w, v = np.astype(w, dtype), np.astype(v, dtype)
+    if np.shape(v)[-1] == 0:
+        return w, v
+    order = _sorted(w)
+    w, v = np.take_along_axis(w, order, axis=-1), np.take_along_axis(v, np.expand_dims(order, -2), axis=-1)
+    return w, real_pivots(np.multiply(v, column_phases(v)))
+
+
+def _eig_cotangent(s: Any, gw: Any, gv: Any, w: Any, v: Any, a: Any) -> Any:
+    """PyTorch's linalg_eig_backward: V⁻ᴴ (diag(gw) + F̄ ∘ (Vᴴ gV - VᴴV diag(Re diag(Vᴴ gV)))) Vᴴ,
+    F̄[i, j] = 1/conj(w[j] - w[i]); the middle term is the derivative of unit-norm columns,
+    gV the cotangent before the phase gauge. A real a gets the real part."""
+    if gv is None:
+        inner = diag_embed(s, gw)
+    else:
+        gv = phase_gauge_cotangent(s, gv, v)
+        vh = mH(s, v)
+        re_diag = s.real(s.reduce_sum(s.mul(conj(s, v), gv), -2))  # Re diag(Vᴴ gV)
+        projected = s.sub(s.matmul(vh, gv), scale_columns(s, s.matmul(vh, v), re_diag))
+        inner = s.mul(inverse_gaps(s, s.conj(w)), projected)
+        if gw is not None:
+            inner = s.add(inner, diag_embed(s, gw))
+    ga = s.matmul(mH(s, s.inv(v)), s.matmul(inner, mH(s, v)))
+    return ga if is_complex(a) else s.real(ga)
+
+
+def _eig_rule(s: Any, g: Any, out: Any, a: Any) -> Any:
+    (gw, gv), (w, v) = g, out
+    if gv is not None:
+        refuse_degenerate(
+            "eig",
+            values(w),
+            used_columns(gv),
+            "eigenvalues",
+            "differentiate a function of the eigenvalues only (eigvals), or move the eigenvalues apart",
+        )
+    return _eig_cotangent(s, gw, gv, w, v, a)
+
+
+def eig_reference(a: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Eigenvalues from LAPACK's eigenvalue-only path, each eigenvector the null vector of
+    a - w·I from its svd (the last right singular vector), in the gauge."""
+    a = np.asarray(a)
+    w = np.sort(np.linalg.eigvals(a).astype(np.complex128), axis=-1)
+    n = a.shape[-1]
+    shifted = a[..., None, :, :] - w[..., :, None, None] * np.eye(n)  # (..., k, n, n)
+    null = np.conj(np.linalg.svd(shifted)[2][..., -1, :])  # (..., k, n)
+    return w, _gauged(np.swapaxes(null, -1, -2))
+
+
+EIG = OpSpec(
+    name="eig",
+    explain=explain_nonfinite("eig"),
+    inputs=("a",),
+    forward=_eig,
+    vjps=(_eig_rule,),
+    multiple_results=True,
+    residuals=("out",),
+    accepts="fc",
+    sample=lazy("general_eig"),
+    complex_sample=lazy("general_eig", complex_=True),
+    reference=eig_reference,
+    error_inputs=lambda: matrix_errors("eig"),
+    doc="(eigenvalues, eigenvectors as columns) of general square matrices, as NumPy's eig but "
+    "always complex, also for a real a (complex64 for float32), and sorted by real part, then "
+    "imaginary part (LAPACK's order is not smooth in a). Gauge: unit eigenvectors, each with "
+    "its largest-magnitude entry real and positive. A real a gets a real gradient. "
+    "Differentiating eigenvectors whose eigenvalues are within sqrt(eps)·max|w| of another's "
+    "raises NotDifferentiable (PyTorch gives inf/nan).",
+)
+
+
+def _eigvals(a: Any) -> Any:
+    check_matrix("eigvals", "a", a, square=True)
+    w = np.astype(np.linalg.eigvals(a), _complex_of(a))
+    return np.take_along_axis(w, _sorted(w), axis=-1)
+
+
+def _eigvals_rule(s: Any, g: Any, out: Any, a: Any) -> Any:
+    _, v = s.eig(a)  # in the same (sorted) order
+    return _eig_cotangent(s, g, None, out, v, a)
+
+
+EIGVALS = OpSpec(
+    name="eigvals",
+    explain=explain_nonfinite("eigvals"),
+    inputs=("a",),
+    forward=_eigvals,
+    vjps=(_eigvals_rule,),
+    residuals=("a",),
+    accepts="fc",
+    sample=lazy("general_eig"),
+    complex_sample=lazy("general_eig", complex_=True),
+    reference=lambda a: np.sort(np.linalg.eig(np.asarray(a))[0].astype(np.complex128), axis=-1),  # with vectors
+    error_inputs=lambda: matrix_errors("eigvals"),
+    doc="The eigenvalues of general square matrices, as NumPy's eigvals but always complex and "
+    "sorted as eig's (by real part, then imaginary part). Its "
+    "gradient V⁻ᴴ diag(g) Vᴴ (the rule recomputes eig) needs the eigenvectors to be independent.",
+)
+
+
+SPECS = [EIGH, EIGVALSH, EIG, EIGVALS]

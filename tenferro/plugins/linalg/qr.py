@@ -1,7 +1,7 @@
-"""``qr``, NumPy's reduced QR, batched over leading axes. Real floating inputs. The rule is
-Walter & Lehmann (2018) / PyTorch's ``linalg_qr_backward``, written with session ops (R⁻¹
-through the internal op ``decomp_triu_inv`` of :mod:`.decomp_common`), so second order
-works. Gauge: r's diagonal is non-negative (docs/linalg-decompositions.md).
+"""``qr``, NumPy's reduced QR, batched over leading axes. Real and complex floating inputs.
+The rule is Walter & Lehmann (2018) / PyTorch's ``linalg_qr_backward``, written with session
+ops (R⁻¹ through the internal op ``decomp_triu_inv`` of :mod:`.decomp_common`), so second
+order works. Gauge: r's diagonal is real and non-negative (docs/linalg-decompositions.md).
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ import numpy as np
 
 from tenferro.extend import NotDifferentiable, OpSpec
 
-from .batching import check_matrix, constant, lazy, mT
-from .decomp_common import matrix_errors, values
+from .batching import check_matrix, constant, lazy
+from .decomp_common import adjoint, is_complex, matrix_errors, values
 
 
 def _qr(a: Any) -> tuple[Any, Any]:
@@ -24,23 +24,34 @@ def _qr(a: Any) -> tuple[Any, Any]:
         return q, r
     diag = np.diagonal(r, axis1=-2, axis2=-1)
     one = np.ones_like(diag)
-    signs = np.where(np.less(diag, 0), np.negative(one), one)  # (..., k)
-    return np.multiply(q, np.expand_dims(signs, -2)), np.multiply(r, np.expand_dims(signs, -1))
+    if r.dtype.kind == "c":  # the phase that makes the diagonal real and non-negative (1 where it is 0)
+        size = np.abs(diag)
+        phases = np.where(size == 0, one, np.divide(np.conj(diag), np.where(size == 0, np.ones_like(size), size)))
+    else:
+        phases = np.where(np.less(diag, 0), np.negative(one), one)  # (..., k)
+    return np.multiply(q, np.expand_dims(np.conj(phases), -2)), np.multiply(r, np.expand_dims(phases, -1))
 
 
 def _qr_square_rule(s: Any, gq: Any, gr: Any, q: Any, r: Any) -> Any:
-    """Ā = (gQ + Q N) R⁻ᵀ, N = triu(M) + triu(M, 1)ᵀ, M = gR Rᵀ - Qᵀ gQ (Q m×k, R k×k)."""
+    """Ā = (gQ + Q N) R⁻ᴴ, N = triu(M) + triu(M, 1)ᴴ with Re(M) on its diagonal (R's diagonal
+    is real), M = gR Rᴴ - Qᴴ gQ (Q m×k, R k×k)."""
+    h = adjoint(r)
     terms = []
     if gr is not None:
-        terms.append(s.matmul(gr, mT(s, r)))
+        terms.append(s.matmul(gr, h(s, r)))
     if gq is not None:
-        terms.append(s.neg(s.matmul(mT(s, q), gq)))
+        terms.append(s.neg(s.matmul(h(s, q), gq)))
     m = terms[0] if len(terms) == 1 else s.add(*terms)
-    sym = s.add(s.triu(m), mT(s, s.triu(m, 1)))
+    if is_complex(m):  # X + Xᴴ with X = triu(M), its diagonal halved: Re(M) there
+        k = m.shape[-1]
+        half = s.mul(s.triu(m), constant(s, (np.ones((k, k)) - np.eye(k) / 2).astype(m.dtype)))
+        sym = s.add(half, h(s, half))
+    else:
+        sym = s.add(s.triu(m), h(s, s.triu(m, 1)))
     b = s.matmul(q, sym)
     if gq is not None:
         b = s.add(b, gq)
-    return s.matmul(b, mT(s, s.decomp_triu_inv(r)))
+    return s.matmul(b, h(s, s.decomp_triu_inv(r)))
 
 
 def _qr_rule(s: Any, g: Any, out: Any, a: Any) -> Any:
@@ -54,13 +65,13 @@ def _qr_rule(s: Any, g: Any, out: Any, a: Any) -> Any:
         )
     if m >= n:
         return _qr_square_rule(s, gq, gr, q, r)
-    # wide: A = [X | Y] with X = Q U, R = [U | V], V = Qᵀ Y (Walter & Lehmann; PyTorch)
+    # wide: A = [X | Y] with X = Q U, R = [U | V], V = Qᴴ Y (Walter & Lehmann; PyTorch)
     left, right = (Ellipsis, slice(None), slice(0, m)), (Ellipsis, slice(None), slice(m, None))
     u = s.slice(r, left)
     gu = gv = None
     if gr is not None:
         gu, gv = s.slice(gr, left), s.slice(gr, right)
-        y_gv = s.matmul(s.matmul(q, s.slice(r, right)), mT(s, gv))  # Y gVᵀ
+        y_gv = s.matmul(s.matmul(q, s.slice(r, right)), adjoint(gv)(s, gv))  # Y gVᴴ
         gq = y_gv if gq is None else s.add(gq, y_gv)
     gx = _qr_square_rule(s, gq, gu, q, u)
     gy = s.matmul(q, gv) if gv is not None else constant(s, np.zeros((*a.shape[:-1], n - m), a.dtype))
@@ -69,17 +80,18 @@ def _qr_rule(s: Any, g: Any, out: Any, a: Any) -> Any:
 
 def _qr_reference(a: Any) -> tuple[np.ndarray, np.ndarray]:
     # Gram-Schmidt on the leading columns (modified, twice): a different route than Householder
-    a = np.asarray(a, dtype=np.float64)
+    a = np.asarray(a)
+    a = a.astype(np.complex128 if np.iscomplexobj(a) else np.float64)
     m, n = a.shape[-2:]
     k = min(m, n)
-    q = np.zeros((*a.shape[:-1], k))
+    q = np.zeros((*a.shape[:-1], k), a.dtype)
     for j in range(k):
         v = a[..., :, j].copy()
         for _ in range(2):
             for i in range(j):
-                v -= np.sum(q[..., :, i] * v, axis=-1, keepdims=True) * q[..., :, i]
+                v -= np.sum(np.conj(q[..., :, i]) * v, axis=-1, keepdims=True) * q[..., :, i]
         q[..., :, j] = v / np.linalg.norm(v, axis=-1, keepdims=True)
-    return q, np.triu(np.swapaxes(q, -1, -2) @ a)
+    return q, np.triu(np.conj(np.swapaxes(q, -1, -2)) @ a)
 
 
 QR = OpSpec(
@@ -89,12 +101,14 @@ QR = OpSpec(
     vjps=(_qr_rule,),
     multiple_results=True,
     residuals=("out",),
-    accepts="f",
+    accepts="fc",
     sample=lazy("full_rank"),
+    complex_sample=lazy("full_rank", complex_=True),
     reference=_qr_reference,
     error_inputs=lambda: matrix_errors("qr", square=False),
     doc="(q, r) with a = q r, q with orthonormal columns and r upper triangular (NumPy's reduced "
-    "qr). Gauge: r's diagonal is non-negative, so q and r are unique for a of full rank; "
+    "qr), real or complex. Gauge: r's diagonal is real and non-negative, so q and r are unique "
+    "for a of full rank; "
     "differentiating a (nearly) rank-deficient a raises NotDifferentiable.",
 )
 

@@ -33,17 +33,30 @@ SIDES = st.integers(1, 4)
 ANY, NEAR = 1.0, 0.15
 
 
-def orthogonal(draw: Draw, batch: tuple[int, ...], n: int, spread: float = NEAR) -> np.ndarray:
-    """Orthogonal n×n matrices (I - K)(I + K)⁻¹ with K skew, |K| <= ``spread`` (I + K is
-    always invertible: its eigenvalues are 1 + iλ)."""
-    k = draw(floats_array((*batch, n, n), -spread, spread))
-    k = (k - np.swapaxes(k, -1, -2)) / 2
+def _entries(draw: Draw, shape: tuple[int, ...], low: float, high: float, complex_: bool) -> np.ndarray:
+    """Floats in [low, high]; with ``complex_``, complex numbers with both parts there."""
+    real = draw(floats_array(shape, low, high))
+    return real + 1j * draw(floats_array(shape, low, high)) if complex_ else real
+
+
+def _phases(draw: Draw, shape: tuple[int, ...]) -> np.ndarray:
+    return np.exp(1j * draw(floats_array(shape, -math.pi, math.pi)))
+
+
+def orthogonal(draw: Draw, batch: tuple[int, ...], n: int, spread: float = NEAR, complex_: bool = False) -> np.ndarray:
+    """Orthogonal (with ``complex_``, unitary) n×n matrices (I - K)(I + K)⁻¹ with K skew
+    (skew-Hermitian), |K| <= ``spread`` (I + K is always invertible: its eigenvalues are
+    1 + iλ)."""
+    k = _entries(draw, (*batch, n, n), -spread, spread, complex_)
+    k = (k - np.conj(np.swapaxes(k, -1, -2))) / 2
     one = np.eye(n)
-    return np.linalg.solve(np.swapaxes(one + k, -1, -2), np.swapaxes(one - k, -1, -2)).swapaxes(-1, -2)
+    h = lambda x: np.conj(np.swapaxes(x, -1, -2))  # noqa: E731
+    return h(np.linalg.solve(h(one + k), h(one - k)))
 
 
 def from_factors(u: np.ndarray, d: np.ndarray, v: np.ndarray) -> np.ndarray:
-    """U diag(d) Vᵀ for stacks: u (..., M, K), d (..., K), v (..., N, K)."""
+    """U diag(d) Vᵀ for stacks: u (..., M, K), d (..., K), v (..., N, K) (U diag(d) Vᴴ is
+    ``from_factors(u, d, np.conj(v))``)."""
     return (u * d[..., None, :]) @ np.swapaxes(v, -1, -2)
 
 
@@ -67,12 +80,16 @@ def conditioned(draw: Draw, n: int, batch: tuple[int, ...] = (), kind: str = "ge
     return (a + np.swapaxes(a, -1, -2)) / 2 if kind == "spd" else a
 
 
-def triangular(draw: Draw, batch: tuple[int, ...], n: int, signed: bool = False) -> np.ndarray:
-    """Entries in [-0.5, 0.5] and a diagonal in [1, 2] (±[1, 2] with ``signed``): its
-    triangles are well conditioned."""
-    r = draw(floats_array((*batch, n, n), -0.5, 0.5))
+def triangular(draw: Draw, batch: tuple[int, ...], n: int, signed: bool = False, complex_: bool = False) -> np.ndarray:
+    """Entries in [-0.5, 0.5] and a diagonal in [1, 2] (±[1, 2] with ``signed``; times a
+    phase with ``complex_``): its triangles are well conditioned."""
+    r = _entries(draw, (*batch, n, n), -0.5, 0.5, complex_)
     d = draw(floats_array((*batch, n), 1.0, 2.0))
-    r[..., np.arange(n), np.arange(n)] = d * _signs(draw, (*batch, n)) if signed else d
+    if complex_:
+        d = d * _phases(draw, (*batch, n))
+    elif signed:
+        d = d * _signs(draw, (*batch, n))
+    r[..., np.arange(n), np.arange(n)] = d
     return r
 
 
@@ -84,28 +101,33 @@ def _spread(draw: Draw, batch: tuple[int, ...], n: int, low: float, gap: float) 
 
 
 @st.composite
-def symmetric(draw: Draw, uplo: bool = False) -> SampleInput:
-    """Q diag(d) Qᵀ with eigenvalues d at least 1 apart, garbage in the triangle not read."""
+def symmetric(draw: Draw, uplo: bool = False, complex_: bool = False) -> SampleInput:
+    """Q diag(d) Qᵀ with eigenvalues d at least 1 apart, garbage in the triangle not read;
+    with ``complex_``, Q diag(d) Qᴴ with Q unitary (Hermitian), and garbage in the imaginary
+    part of the diagonal too (eigh reads only its real part)."""
     batch, n = draw(BATCH), draw(SIDES)
-    q = orthogonal(draw, batch, n)
-    a = from_factors(q, _spread(draw, batch, n, -3.0, 1.0), q)
+    q = orthogonal(draw, batch, n, NEAR, complex_)
+    a = from_factors(q, _spread(draw, batch, n, -3.0, 1.0), np.conj(q))
     which = draw(st.sampled_from(["L", "U"])) if uplo else "L"
     unread = np.triu(np.ones((n, n), bool), 1) if which == "L" else np.tril(np.ones((n, n), bool), -1)
-    a = np.where(unread, draw(floats_array(a.shape)), a)
+    a = np.where(unread, _entries(draw, a.shape, -3.0, 3.0, complex_), a)
+    if complex_:
+        a = a + 1j * np.eye(n) * draw(floats_array((*batch, n, 1), -1.0, 1.0))
     return SampleInput((a,), {"UPLO": which} if uplo and which == "U" else {})
 
 
-def _separated(draw: Draw, batch: tuple[int, ...], m: int, n: int) -> np.ndarray:
-    """U diag(s) Vᵀ with singular values at least 0.5 from 0 and from each other."""
+def _separated(draw: Draw, batch: tuple[int, ...], m: int, n: int, complex_: bool = False) -> np.ndarray:
+    """U diag(s) Vᴴ with singular values at least 0.5 from 0 and from each other."""
     k = min(m, n)
     sv = _spread(draw, batch, k, 0.5, 0.5)[..., ::-1]
-    return from_factors(orthogonal(draw, batch, m)[..., :k], sv, orthogonal(draw, batch, n)[..., :k])
+    u, v = orthogonal(draw, batch, m, NEAR, complex_), orthogonal(draw, batch, n, NEAR, complex_)
+    return from_factors(u[..., :k], sv, np.conj(v[..., :k]))
 
 
 @st.composite
-def separated_svd(draw: Draw, full: bool = True) -> SampleInput:
+def separated_svd(draw: Draw, full: bool = True, complex_: bool = False) -> SampleInput:
     batch, m, n = draw(BATCH), draw(SIDES), draw(SIDES)
-    a = _separated(draw, batch, m, n)
+    a = _separated(draw, batch, m, n, complex_)
     if not full:
         return SampleInput((a,))
     # full_matrices=True only where it equals the reduced svd (square): else u, vh have no derivative
@@ -113,19 +135,50 @@ def separated_svd(draw: Draw, full: bool = True) -> SampleInput:
 
 
 @st.composite
-def full_rank(draw: Draw) -> SampleInput:
-    """Q R with R's diagonal in ±[1, 2] (so the leading min(m, n) columns are independent)."""
+def full_rank(draw: Draw, complex_: bool = False) -> SampleInput:
+    """Q R with R's diagonal in ±[1, 2] (times a phase, with ``complex_``), so the leading
+    min(m, n) columns are independent."""
     batch, m, n = draw(BATCH), draw(SIDES), draw(SIDES)
     k = min(m, n)
-    q = orthogonal(draw, batch, m)[..., :k]
-    r = np.triu(draw(floats_array((*batch, k, n), -1.0, 1.0)))
-    r[..., np.arange(k), np.arange(k)] = draw(floats_array((*batch, k), 1.0, 2.0)) * _signs(draw, (*batch, k))
+    q = orthogonal(draw, batch, m, NEAR, complex_)[..., :k]
+    r = np.triu(_entries(draw, (*batch, k, n), -1.0, 1.0, complex_))
+    d = draw(floats_array((*batch, k), 1.0, 2.0))
+    r[..., np.arange(k), np.arange(k)] = d * (_phases(draw, (*batch, k)) if complex_ else _signs(draw, (*batch, k)))
     return SampleInput((q @ r,))
 
 
 @st.composite
-def upper_triangular(draw: Draw) -> SampleInput:
-    return SampleInput((triangular(draw, draw(BATCH), draw(SIDES)),))
+def upper_triangular(draw: Draw, complex_: bool = False) -> SampleInput:
+    return SampleInput((triangular(draw, draw(BATCH), draw(SIDES), complex_=complex_),))
+
+
+@st.composite
+def general_eig(draw: Draw, complex_: bool = False) -> SampleInput:
+    """W B W⁻¹ with W = I + E, |E| <= 0.05 entrywise (so each eigenvector has one clearly
+    largest entry: the phase gauge is unambiguous), and eigenvalues at least 1 apart. A real
+    B is block diagonal: real eigenvalues, and 2×2 blocks [[a, b], [-c, a]] (b in [1, 2], c
+    in [0.2, 0.4]) whose eigenvalues a ± i·sqrt(bc) are a complex pair with eigenvectors
+    (sqrt(b), ±i·sqrt(c)) (one entry clearly larger); a complex B is diagonal, with
+    eigenvalues spread along the real axis and drawn imaginary parts."""
+    batch, n = draw(BATCH), draw(SIDES)
+    centres = _spread(draw, batch, n, -3.0, 1.0)
+    w = np.eye(n) + _entries(draw, (*batch, n, n), -0.05, 0.05, complex_)
+    if complex_:
+        b = np.eye(n) * (centres + 1j * draw(floats_array((*batch, n), -1.0, 1.0)))[..., None, :]
+    else:
+        b = np.eye(n) * centres[..., None, :]
+        pairs = draw(st.integers(0, n // 2))
+        for p in range(pairs):
+            i = 2 * p
+            upper, lower = draw(floats_array(batch, 1.0, 2.0)), draw(floats_array(batch, 0.2, 0.4))
+            middle = (centres[..., i] + centres[..., i + 1]) / 2
+            b[..., i, i] = b[..., i + 1, i + 1] = middle
+            b[..., i, i + 1], b[..., i + 1, i] = upper, -lower
+    a = w @ b @ np.linalg.inv(w)
+    # on a grid of 2⁻²⁰: no subnormal (or nearly so) entries, on which LAPACK's balancing in
+    # geev loses the eigenvectors' accuracy (drawn floats may be as small as 5e-324)
+    grid = lambda x: np.round(x * 2.0**20) / 2.0**20  # noqa: E731
+    return SampleInput((grid(a.real) + 1j * grid(a.imag) if complex_ else grid(a),))
 
 
 # -- the solves ------------------------------------------------------------------------------

@@ -1,10 +1,14 @@
 """The singular value decomposition: ``svd`` and ``svdvals``, batched over leading axes as
-NumPy's linalg. Real floating inputs. The rule is Townsend (2016) / PyTorch's
-``svd_backward``, written with session ops, so second order works. Conventions
-(docs/linalg-decompositions.md):
+NumPy's linalg. Real and complex floating inputs (singular values are real). The rule is
+Townsend (2016) / PyTorch's ``svd_backward`` (its complex case with the imaginary-diagonal
+term), written with session ops, so second order works. Conventions
+(docs/linalg-decompositions.md, docs/complex.md):
 
-- **Gauge.** Each left singular vector (with its right one) has its largest-magnitude entry
-  positive, so the results are smooth functions of the input wherever that entry is unique.
+- **Gauge.** Each left singular vector has its largest-magnitude entry real and positive
+  (its right one follows: u·e^{iθ} goes with v·e^{iθ}), so the results are smooth functions
+  of the input wherever that entry is unique. The rule differentiates that gauge: for a loss
+  invariant under (u, v) → (u·e^{iθ}, v·e^{iθ}) (PyTorch's condition) the gradient is
+  PyTorch's, for any other the derivative of what tenferro returns.
 - **Degenerate spectra.** Differentiating singular vectors needs 1/(s[j]² - s[i]²); where
   two singular values whose vectors carry a cotangent are within sqrt(eps)·max(s) of each
   other, the rule raises NotDifferentiable naming them, where PyTorch returns inf/nan
@@ -20,8 +24,19 @@ import numpy as np
 
 from tenferro.extend import NotDifferentiable, OpSpec
 
-from .batching import check_matrix, explain_nonfinite, lazy, mT, scale_columns, scale_rows
-from .decomp_common import column_signs, inverse_gaps, matrix_errors, refuse_degenerate, used_columns, values
+from .batching import check_matrix, diag_embed, explain_nonfinite, lazy, mH, scale_columns, scale_rows
+from .decomp_common import (
+    adjoint,
+    column_phases,
+    inverse_gaps,
+    is_complex,
+    matrix_errors,
+    phase_gauge_cotangent,
+    real_pivots,
+    refuse_degenerate,
+    used_columns,
+    values,
+)
 from .eig import eigh_reference
 
 
@@ -31,13 +46,17 @@ def _svd(a: Any, full_matrices: bool = False) -> tuple[Any, Any, Any]:
     k = min(m, n)
     if k == 0:
         return u, sv, vh
-    signs = column_signs(u[..., :k] if full_matrices else u)  # (..., 1, k)
+    phases = column_phases(u[..., :k] if full_matrices else u)  # (..., 1, k): u·p with vh's rows·conj(p)
+    conjugate = np.swapaxes(np.conj(phases) if phases.dtype.kind == "c" else phases, -1, -2)
     if full_matrices:
-        signs_u = np.concatenate([signs, np.ones_like(u[..., :1, k:])], axis=-1)
-        signs_v = np.concatenate([np.swapaxes(signs, -1, -2), np.ones_like(vh[..., k:, :1])], axis=-2)
+        phases_u = np.concatenate([phases, np.ones_like(u[..., :1, k:])], axis=-1)
+        phases_v = np.concatenate([conjugate, np.ones_like(vh[..., k:, :1])], axis=-2)
     else:
-        signs_u, signs_v = signs, np.swapaxes(signs, -1, -2)
-    return np.multiply(u, signs_u), sv, np.multiply(vh, signs_v)
+        phases_u, phases_v = phases, conjugate
+    u = np.multiply(u, phases_u)
+    if u.dtype.kind == "c":
+        real_pivots(u[..., :k])
+    return u, sv, np.multiply(vh, phases_v)
 
 
 def _svd_rule(s: Any, g: Any, out: Any, a: Any, full_matrices: bool) -> Any:
@@ -60,8 +79,10 @@ def _svd_rule(s: Any, g: Any, out: Any, a: Any, full_matrices: bool) -> Any:
 
 
 def _svd_vectors_rule(s: Any, gu: Any, gvh: Any, u: Any, sv: Any, vh: Any, m: int, n: int) -> Any:
-    """Townsend's terms of the singular vectors' cotangents (real case, F = 1/(s_j² - s_i²)):
-    U [(F ∘ skew(UᵀgU)) S + S (F ∘ skew(VᵀgV))] Vh + (I - UUᵀ) gU S⁻¹ Vh + U S⁻¹ gVh (I - VVᵀ)."""
+    """Townsend's terms of the singular vectors' cotangents, F = 1/(s_j² - s_i²):
+    U [(F ∘ skew(UᴴgU)) S + S (F ∘ skew(VᴴgV)) + i Im(diag(UᴴgU)) S⁻¹] Vh
+    + (I - UUᴴ) gU S⁻¹ Vh + U S⁻¹ gVh (I - VVᴴ), skew(X) = X - Xᴴ, gU the cotangent before the
+    phase gauge (the imaginary diagonal term is PyTorch's complex case; 0 for real)."""
     k = min(m, n)
     used = np.zeros(values(sv).shape, bool)
     if gu is not None:
@@ -82,21 +103,31 @@ def _svd_vectors_rule(s: Any, gu: Any, gvh: Any, u: Any, sv: Any, vh: Any, m: in
             "svd: a non-square matrix with a (nearly) zero singular value has singular vectors "
             "without a derivative (the rule divides by it); differentiate svdvals instead"
         )
+    if is_complex(u):
+        if gu is None:  # the phase gauge moves u: gU is nonzero after it
+            gu = s.mul(u, 0.0)
+        gu = phase_gauge_cotangent(s, gu, u, None if gvh is None else (mH(s, vh), mH(s, gvh)))
+    h = adjoint(u)
     inverse_s = s.div(1.0, sv)
     f = inverse_gaps(s, s.square(sv))
     inner, extra = [], []
     if gu is not None:
-        utgu = s.matmul(mT(s, u), gu)
-        inner.append(scale_columns(s, s.mul(f, s.sub(utgu, mT(s, utgu))), sv))  # (F ∘ skew(UᵀgU)) S
-        if m > k:  # (I - UUᵀ) gU S⁻¹ Vh
+        utgu = s.matmul(h(s, u), gu)
+        inner.append(scale_columns(s, s.mul(f, s.sub(utgu, h(s, utgu))), sv))  # (F ∘ skew(UᴴgU)) S
+        if is_complex(utgu):  # i Im(diag(UᴴgU)) S⁻¹
+            diagonal = s.reduce_sum(s.mul(s.conj(u), gu), -2)
+            inner.append(diag_embed(s, s.mul(s.astype(s.mul(s.imag(diagonal), inverse_s), u.dtype), 1j)))
+        if m > k:  # (I - UUᴴ) gU S⁻¹ Vh
             extra.append(s.matmul(scale_columns(s, s.sub(gu, s.matmul(u, utgu)), inverse_s), vh))
     if gvh is not None:
-        vtgv = s.matmul(vh, mT(s, gvh))  # Vᵀ gV with gV = gVhᵀ
-        inner.append(scale_rows(s, sv, s.mul(f, s.sub(vtgv, mT(s, vtgv)))))  # S (F ∘ skew(VᵀgV))
-        if n > k:  # U S⁻¹ gVh (I - VVᵀ)
-            projected = s.sub(gvh, s.matmul(s.matmul(gvh, mT(s, vh)), vh))
+        vtgv = s.matmul(vh, h(s, gvh))  # Vᴴ gV with gV = gVhᴴ
+        inner.append(scale_rows(s, sv, s.mul(f, s.sub(vtgv, h(s, vtgv)))))  # S (F ∘ skew(VᴴgV))
+        if n > k:  # U S⁻¹ gVh (I - VVᴴ)
+            projected = s.sub(gvh, s.matmul(s.matmul(gvh, h(s, vh)), vh))
             extra.append(s.matmul(u, scale_rows(s, inverse_s, projected)))
-    middle = inner[0] if len(inner) == 1 else s.add(*inner)
+    middle = inner[0]
+    for term in inner[1:]:
+        middle = s.add(middle, term)
     result = s.matmul(u, s.matmul(middle, vh))
     for term in extra:
         result = s.add(result, term)
@@ -107,22 +138,23 @@ def svd_reference(a: Any, full_matrices: bool = False) -> tuple[np.ndarray, np.n
     a = np.asarray(a)
     m, n = a.shape[-2:]
     k = min(m, n)
-    # from the eigendecomposition of AᵀA or AAᵀ (the smaller), a different route than LAPACK's gesdd
+    ah = np.conj(np.swapaxes(a, -1, -2))
+    # from the eigendecomposition of AᴴA or AAᴴ (the smaller), a different route than LAPACK's gesdd
     if m >= n:
-        w, v = eigh_reference(np.swapaxes(a, -1, -2) @ a)
+        w, v = eigh_reference(ah @ a)
         v = v[..., ::-1]
         sv = np.sqrt(np.maximum(w[..., ::-1], 0.0))
         u = a @ v / sv[..., None, :]
     else:
-        w, u = eigh_reference(a @ np.swapaxes(a, -1, -2))
+        w, u = eigh_reference(a @ ah)
         u = u[..., ::-1]
         sv = np.sqrt(np.maximum(w[..., ::-1], 0.0))
-        v = np.swapaxes(a, -1, -2) @ u / sv[..., None, :]
+        v = ah @ u / sv[..., None, :]
     pivot = np.take_along_axis(u, np.argmax(np.abs(u), axis=-2)[..., None, :], -2)
-    sign = np.where(pivot < 0, -1.0, 1.0)
-    u, v = u * sign, v * sign
+    phase = np.conj(pivot) / np.abs(pivot) if np.iscomplexobj(u) else np.where(pivot < 0, -1.0, 1.0)
+    u, v = u * phase, v * phase
     assert not full_matrices or m == n, "the reference gives the reduced svd"
-    return u[..., :k], sv, np.swapaxes(v, -1, -2)
+    return u[..., :k], sv, np.conj(np.swapaxes(v, -1, -2))
 
 
 SVD = OpSpec(
@@ -134,12 +166,14 @@ SVD = OpSpec(
     vjps=(_svd_rule,),
     multiple_results=True,
     residuals=("out",),
-    accepts="f",
+    accepts="fc",
     sample=lazy("separated_svd"),
+    complex_sample=lazy("separated_svd", complex_=True),
     reference=svd_reference,
     error_inputs=lambda: [*matrix_errors("svd", square=False)],
-    doc="(u, s, vh) with a = u diag(s) vh, s descending, as NumPy's svd (reduced by default). "
-    "Gauge: each column of u has its largest-magnitude entry positive (vh's rows follow). "
+    doc="(u, s, vh) with a = u diag(s) vh, s descending and real, as NumPy's svd (reduced by "
+    "default). Gauge: each column of u has its largest-magnitude entry real and positive (vh's "
+    "rows follow). "
     "Differentiating u or vh where two used singular values are within "
     "sqrt(eps)·max(s), or with full_matrices=True and a non-square a, raises NotDifferentiable.",
 )
@@ -162,11 +196,13 @@ SVDVALS = OpSpec(
     forward=_svdvals,
     vjps=(_svdvals_rule,),
     residuals=("a",),
-    accepts="f",
+    accepts="fc",
     sample=lazy("separated_svd", full=False),
+    complex_sample=lazy("separated_svd", full=False, complex_=True),
     reference=lambda a: svd_reference(a)[1],
     error_inputs=lambda: matrix_errors("svdvals", square=False),
-    doc="The singular values of a, descending (the array API's svdvals). Its gradient U diag(g) Vh "
+    doc="The singular values of a, descending and real (the array API's svdvals). Its gradient "
+    "U diag(g) Vh "
     "is defined at repeated singular values too (the rule recomputes svd).",
 )
 
