@@ -83,9 +83,10 @@ NO_ORDER = {"c": "complex numbers have no order (the array API's rule); use s.ab
 
 
 def conj(s: Any, x: Any) -> Any:
-    """``s.conj(x)`` for a complex tensor or Python complex; ``x`` itself when it is real
-    (no op recorded, no pass over memory), so one rule serves real and complex inputs."""
-    if type(x) is complex:
+    """``s.conj(x)`` for a complex tensor; the conjugate in plain Python for a Python or
+    NumPy complex scalar (a constant); ``x`` itself when it is real (no op recorded, no
+    pass over memory), so one rule serves real and complex inputs."""
+    if isinstance(x, (complex, np.complexfloating)):
         return x.conjugate()
     if getattr(x, "dtype", None) is None or x.dtype.kind != "c":
         return x

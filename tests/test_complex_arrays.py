@@ -257,6 +257,17 @@ def test_scatter_of_real_updates_into_complex_x_gives_the_updates_a_real_gradien
     np.testing.assert_allclose(gu, fd_grad(rt, loss, [x, u], 1), rtol=1e-7)
 
 
+@pytest.mark.parametrize("mode", ["set", "add", "mul"])
+def test_scatter_of_a_numpy_complex_scalar_update_is_differentiable_in_x(rt, mode):
+    """A NumPy complex scalar update is a constant like a Python complex (mul's rule used to
+    call s.real on it alone)."""
+    x, w = crandn(3), crandn(3)
+    update = np.complex128(0.5 - 2j)
+    loss = loss_of(lambda s, x: s.scatter(x, const(rt, np.array([[0], [2]])), update, 0, mode), w)
+    (gx,) = grads(rt, loss, x)
+    np.testing.assert_allclose(gx, fd_grad(rt, loss, [x], 0), rtol=1e-7, atol=1e-9)
+
+
 @needs_torch
 @pytest.mark.parametrize("op", ["take", "take_along_axis", "gather"])
 def test_reads_of_complex_values_match_torch(rt, op):
@@ -354,3 +365,10 @@ def test_nn_ops_are_real_functions_and_refuse_complex(rt, op, args):
         rt.with_eager_session(
             lambda s: getattr(s, op)(const(rt, Z), *(a if type(a) is float else const(rt, a) for a in args))
         )
+
+
+def test_logsumexp_refuses_complex_with_the_workaround_not_as_a_real_only_function(rt):
+    """Complex logsumexp exists mathematically (PyTorch has it); the error says it is not
+    implemented and how to write it, not that logsumexp is a function of real numbers."""
+    with pytest.raises(DTypeError, match=r"logsumexp: .*not implemented.*s\.log\(s\.reduce_sum\(s\.exp\(z\)"):
+        rt.with_eager_session(lambda s: s.logsumexp(const(rt, crandn(3)), None))

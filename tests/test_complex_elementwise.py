@@ -499,3 +499,37 @@ def test_ops_without_a_complex_meaning_say_what_to_do_with_a_complex_argument(rt
         r"s\.imag\(x\), s\.abs\(x\) or s\.angle\(x\) on purpose",
     ):
         rt.with_eager_session(lambda s: s.floor(z))
+
+
+# -- regressions found in review -------------------------------------------------------------
+@pytest.mark.parametrize("scalar", [np.complex128(2 + 1j), np.complex64(2 + 1j)])
+@pytest.mark.parametrize("op", ["mul", "div"])
+def test_a_numpy_complex_scalar_operand_gets_its_conjugate_in_the_vjp(rt, op, scalar):
+    """A NumPy complex scalar is a constant like a Python complex: the VJP conjugates it in
+    plain Python (conj(s, x) used to send it to s.conj, which refuses an all-scalar call)."""
+    z = _cplx(3)
+    (got,) = _grad(rt, lambda s, x: s.reduce_sum(s.real(getattr(s, op)(x, scalar)), None), z)
+    c = complex(scalar)
+    expected = np.full(3, np.conj(c)) if op == "mul" else np.conj(1 / c) * np.ones(3)
+    np.testing.assert_allclose(got, expected, rtol=1e-6)
+
+
+@pytest.mark.parametrize("scalar", [np.float64(2.5), np.float32(2.5), np.complex128(2 + 1j)])
+def test_pow_with_a_numpy_scalar_exponent_or_base_is_differentiable(rt, scalar):
+    """NumPy scalars have a shape, but they are constants: pow's rules take them as Python
+    numbers (they used to call compare on the scalar alone)."""
+    z = _cplx(3) + 2.0
+    c = complex(scalar)
+    (ga,) = _grad(rt, lambda s, x: s.reduce_sum(s.real(s.pow(x, scalar)), None), z)
+    np.testing.assert_allclose(ga, np.conj(c * z ** (c - 1)), rtol=1e-6)
+    (gb,) = _grad(rt, lambda s, x: s.reduce_sum(s.real(s.pow(scalar, x)), None), z)
+    np.testing.assert_allclose(gb, np.conj(c**z * np.log(c)), rtol=1e-6)
+
+
+def test_arccosh_gradient_below_minus_one_keeps_the_sign_of_a_negative_zero_imaginary_part(rt):
+    """On arccosh's cut left of -1 its derivative 1/(√(z−1)·√(z+1)) is continuous across the
+    cut (−1/√3 at z = −2 from either side); z + 1 computed as an addition of 1 + 0j turned
+    −2 − 0j into −1 + 0j and flipped the gradient's sign (PyTorch gives −1/√3 at both)."""
+    z = np.array([complex(-2.0, 0.0), complex(-2.0, -0.0)])
+    (got,) = _grad(rt, lambda s, x: s.reduce_sum(s.real(s.arccosh(x)), None), z)
+    np.testing.assert_allclose(got, np.full(2, -1 / np.sqrt(3)), rtol=1e-12)

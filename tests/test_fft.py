@@ -373,6 +373,14 @@ def test_rfft_refuses_complex_input_naming_the_argument(rt):
         _value(rt, "rfft", np.ones(4, complex))
 
 
+@pytest.mark.parametrize("name", ["rfft", "ihfft", "rfftn"])
+def test_real_input_transforms_refusing_complex_point_to_the_complex_transform(rt, name):
+    """rfft of a complex signal is not "a function of real numbers" to apply to s.real(a):
+    the error says to use fft/fftn (docs/complex.md), as NumPy 2's does."""
+    with pytest.raises(DTypeError, match=f"{name}: .*transforms a real signal; use s.fftn?\\(a\\)"):
+        _value(rt, name, np.ones((2, 4), complex))
+
+
 @pytest.mark.parametrize(
     "name, params, error, match",
     [

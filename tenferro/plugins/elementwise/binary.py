@@ -142,8 +142,13 @@ def _div_b(s: Any, g: Any, out: Any, a: Any, b: Any) -> Any:
     return s.neg(s.mul(s.div(g, conj(s, b)), conj(s, out)))  # d(a/b)/db = -a/b**2 = -(1/b)(a/b)
 
 
+def _is_scalar(x: Any) -> bool:
+    """A Python or NumPy scalar (a constant operand): NumPy scalars have a shape too."""
+    return not hasattr(x, "shape") or isinstance(x, np.generic)
+
+
 def _pow_a(s: Any, g: Any, out: Any, a: Any, b: Any) -> Any:
-    if not hasattr(b, "shape"):  # a scalar exponent: b - 1 in plain Python
+    if _is_scalar(b):  # a scalar exponent: b - 1 in plain Python
         return None if b == 0 else _times_conj(s, g, s.mul(s.pow(a, b - 1), b))
     # b·a**(b-1) is 0·inf at a == b == 0; take base 1 there (value 0, and its derivative in
     # b stays right wherever a != 0)
@@ -156,8 +161,8 @@ def _pow_b(s: Any, g: Any, out: Any, a: Any, b: Any) -> Any:
     # operands, kept for complex ones). A real a with a complex b gives a complex power:
     # its log is the complex one (log(-2) = log 2 + i·pi), as PyTorch's promotion does.
     complex_out = out.dtype.kind == "c"
-    if not hasattr(a, "shape"):
-        if complex_out and (type(a) is complex or a < 0):
+    if _is_scalar(a):
+        if complex_out and (isinstance(a, (complex, np.complexfloating)) or a < 0):
             log_a = cmath.log(a) if a != 0 else 0.0
         else:
             log_a = math.log(a) if a > 0 else 0.0 if a == 0 else math.nan  # math.log: exact for huge ints

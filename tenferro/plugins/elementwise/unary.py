@@ -149,8 +149,9 @@ def _arccosh_rule(s: Any, g: Any, out: Any, x: Any) -> Any:
     if x.dtype.kind != "c":
         return s.div(g, s.sqrt(s.sub(s.square(x), 1.0)))
     # sqrt(z - 1)·sqrt(z + 1), not sqrt(z**2 - 1): the two differ in sign where Re z < 0,
-    # and the first has arccosh's own cut (-inf, 1]
-    return _over_conj(s, g, s.mul(s.sqrt(s.sub(x, 1.0)), s.sqrt(s.add(x, 1.0))))
+    # and the first has arccosh's own cut (-inf, 1]. z + 1 as z - (-1): adding 1 + 0j would
+    # turn a -0.0 imaginary part into +0.0 and flip the sign on the cut left of -1
+    return _over_conj(s, g, s.mul(s.sqrt(s.sub(x, 1.0)), s.sqrt(s.sub(x, -1.0))))
 
 
 def _sigmoid(x: Any) -> Any:

@@ -237,6 +237,11 @@ def _reference_nd(name: str) -> Callable[..., Any]:
     return lambda a, s=None, axes=None, norm=None: transform(np.asarray(a), s, axes, norm)
 
 
+def _refuses(name: str, complex_transform: str) -> dict[str, str]:
+    """Why a transform of real signals refuses complex input, and what to use instead."""
+    return {"c": f"{name} transforms a real signal; use s.{complex_transform}(a) for a complex one"}
+
+
 def _spec_1d(name: str, rule: Any, real_input: bool, real_output: bool, doc: str) -> OpSpec:
     return OpSpec(
         name=name,
@@ -246,6 +251,7 @@ def _spec_1d(name: str, rule: Any, real_input: bool, real_output: bool, doc: str
         vjps=(rule,),
         linear=True,
         accepts="fiu" if real_input else "fiuc",
+        refuses=_refuses(name, "fft") if real_input else {},
         sample=lazy("transform_1d", real_output=real_output),
         reference=_reference_1d(name),
         error_inputs=_errors_1d(name, real_input, real_output),
@@ -262,6 +268,7 @@ def _spec_nd(name: str, rule: Any, real_input: bool, real_output: bool, doc: str
         vjps=(rule,),
         linear=True,
         accepts="fiu" if real_input else "fiuc",
+        refuses=_refuses(name, "fftn") if real_input else {},
         sample=lazy("transform_nd", real_output=real_output),
         reference=_reference_nd(name),
         error_inputs=_errors_nd(name, real_input),

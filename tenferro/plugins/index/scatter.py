@@ -71,36 +71,14 @@ def _assign(out: Any, where: tuple[Any, ...], updates: Any) -> None:
 
 
 # -- rules: rule(s, g, x, indices, updates, out, axis) -> the cotangent ------------------------
+def _is_scalar(value: Any) -> bool:
+    """A Python or NumPy scalar update (NumPy scalars have a shape too)."""
+    return not hasattr(value, "shape") or isinstance(value, np.generic)
+
+
 def _tensor(s: Any, g: Any, value: Any) -> Any:
-    """A Python-number update as a 0-d tensor of g's dtype (it broadcasts like the number)."""
-    return value if hasattr(value, "shape") else s.filled(g, value, ())
-
-
-def _is_complex(value: Any) -> bool:
-    return type(value) is complex or getattr(value, "dtype", np.dtype(bool)).kind == "c"
-
-
-def _part(s: Any, value: Any, which: str) -> Any:
-    """The real or imaginary part of a tensor or a Python number."""
-    return getattr(s, which)(value) if hasattr(value, "shape") else getattr(value, which)
-
-
-def _select(s: Any, cond: Any, a: Any, b: Any) -> Any:
-    """where_select(cond, a, b), also where a or b is complex: elementwise's where_select
-    takes real values only, so a complex choice is made on the real and imaginary parts."""
-    if not (_is_complex(a) or _is_complex(b)):
-        return s.where_select(cond, a, b)
-    real = s.where_select(cond, _part(s, a, "real"), _part(s, b, "real"))
-    imag = s.where_select(cond, _part(s, a, "imag"), _part(s, b, "imag"))
-    return s.add(real, s.mul(imag, 1j))
-
-
-def _is_zero(s: Any, u: Any) -> Any:
-    """Where u == 0 (elementwise's compare takes real values only: a complex u is 0 where both
-    of its parts are)."""
-    if not _is_complex(u):
-        return s.compare(u, 0, "eq")
-    return s.logical_and(s.compare(s.real(u), 0, "eq"), s.compare(s.imag(u), 0, "eq"))
+    """A Python- or NumPy-number update as a 0-d tensor of g's dtype (it broadcasts like the number)."""
+    return s.filled(g, value, ()) if _is_scalar(value) else value
 
 
 def _real_dtype(dtype: np.dtype) -> np.dtype:
@@ -114,7 +92,7 @@ def _set_x(s: Any, g: Any, x: Any, indices: Any, updates: Any, out: Any, axis: i
 
 def _set_updates(s: Any, g: Any, x: Any, indices: Any, updates: Any, out: Any, axis: int) -> Any:
     won = s.scatter_winners(indices, x.shape, axis)
-    return _select(s, won, s.gather(g, indices, axis), 0.0)
+    return s.where_select(won, s.gather(g, indices, axis), 0.0)
 
 
 def _add_x(s: Any, g: Any, x: Any, indices: Any, updates: Any, out: Any, axis: int) -> Any:
@@ -129,15 +107,15 @@ def _products(s: Any, g: Any, x: Any, indices: Any, updates: Any, axis: int) -> 
     """Per position of x: how many zero updates land there, and the product of the non-zero
     ones (1 where none land); and which updates are zero."""
     u = _tensor(s, g, updates)
-    zero = _is_zero(s, u)
+    zero = s.compare(u, 0, "eq")  # a complex u is 0 where both parts are
     zeros = s.scatter_add_to(s.astype(zero, _real_dtype(g.dtype)), indices, x.shape, axis, "nd")
-    nonzero_product = s.scatter(s.filled(g, 1.0, x.shape), indices, _select(s, zero, 1.0, u), axis, "mul")
+    nonzero_product = s.scatter(s.filled(g, 1.0, x.shape), indices, s.where_select(zero, 1.0, u), axis, "mul")
     return zeros, nonzero_product, zero
 
 
 def _mul_x(s: Any, g: Any, x: Any, indices: Any, updates: Any, out: Any, axis: int) -> Any:
     zeros, product, _ = _products(s, g, x, indices, updates, axis)
-    return s.mul(g, conj(s, _select(s, s.compare(zeros, 0, "eq"), product, 0.0)))
+    return s.mul(g, conj(s, s.where_select(s.compare(zeros, 0, "eq"), product, 0.0)))
 
 
 def _mul_updates(s: Any, g: Any, x: Any, indices: Any, updates: Any, out: Any, axis: int) -> Any:
@@ -146,11 +124,10 @@ def _mul_updates(s: Any, g: Any, x: Any, indices: Any, updates: Any, out: Any, a
     # P for the one zero u_j if z == 1, else 0 (no division by a zero).
     zeros, product, zero = _products(s, g, x, indices, updates, axis)
     z, p = s.gather(zeros, indices, axis), s.gather(product, indices, axis)
-    others = _select(
-        s,
+    others = s.where_select(
         zero,
-        _select(s, s.compare(z, 1, "eq"), p, 0.0),
-        _select(s, s.compare(z, 0, "eq"), s.div(p, _select(s, zero, 1.0, updates)), 0.0),
+        s.where_select(s.compare(z, 1, "eq"), p, 0.0),
+        s.where_select(s.compare(z, 0, "eq"), s.div(p, s.where_select(zero, 1.0, updates)), 0.0),
     )
     return s.mul(s.gather(s.mul(g, conj(s, x)), indices, axis), conj(s, others))
 

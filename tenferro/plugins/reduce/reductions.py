@@ -271,5 +271,9 @@ SPECS = [
         "log(sum(exp(x))) over `axes`, without overflow; its gradient is the softmax.",
         samples(low=-20.0, high=20.0),
         residuals=("x", "out"),
+        refuses={
+            "c": "complex logsumexp is not implemented (PyTorch's is log Σ exp(z) on the principal branch); "
+            "write s.log(s.reduce_sum(s.exp(z), axes)) or reduce s.real(z) on purpose"
+        },
     ),
 ]
