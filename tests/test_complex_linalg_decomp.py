@@ -163,12 +163,6 @@ def test_eig_of_a_real_matrix_is_complex_and_sorted(rt, dtype, complex_dtype):
     np.testing.assert_array_equal(w_real, [1.0, 2.0, 3.0])
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="eig sorts by (Re, Im) exactly: zgeev's conjugate pairs of a real-valued complex matrix have real "
-    "parts that differ in the last bits, so their order is rounding noise, not x - iy, x + iy as for the "
-    "real dtype (and it flips under perturbations that split the real parts)",
-)
 def test_eig_of_a_real_valued_complex_matrix_orders_conjugate_pairs_as_the_real_matrix(rt):
     rng = np.random.default_rng(3)
     mismatches = 0

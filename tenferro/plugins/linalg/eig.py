@@ -176,11 +176,21 @@ def _complex_of(a: Any) -> np.dtype:
 
 def _sorted(w: Any) -> Any:
     """The order that sorts complex eigenvalues by real part, then imaginary part (NumPy's
-    order of complex numbers): LAPACK's own order jumps under tiny changes of a (near a
-    diagonal matrix, the QR iteration starts reordering), sorted they are smooth in a
-    wherever their real parts are distinct (a real a's conjugate pairs share theirs exactly
-    and come as (x - iy, x + iy))."""
-    return np.argsort(w, axis=-1, kind="stable")
+    order of complex numbers), with real parts within 64 ulps of the spectrum's scale taken
+    as equal: LAPACK's own order jumps under tiny changes of a (near a diagonal matrix, the
+    QR iteration starts reordering), and a conjugate pair comes as (x - iy, x + iy) whether
+    a is real (dgeev gives the pair one real part) or a real-valued complex matrix (zgeev's
+    real parts differ in the last bits). Sorted, the eigenvalues are smooth in a wherever
+    their real parts are distinct."""
+    real = np.real(w)
+    by_real = np.argsort(real, axis=-1, kind="stable")
+    ascending = np.take_along_axis(real, by_real, axis=-1)
+    tolerance = 64 * np.finfo(real.dtype).eps * np.max(np.abs(w), axis=-1, keepdims=True)
+    # a new real part starts where the next one is more than the tolerance above
+    steps = np.greater(np.diff(ascending, axis=-1, prepend=ascending[..., :1]), tolerance)
+    group = np.cumsum(steps, axis=-1)  # by sorted position
+    group = np.take_along_axis(group, np.argsort(by_real, axis=-1), axis=-1)  # by eigenvalue
+    return np.lexsort((np.imag(w), group), axis=-1)
 
 
 def _eig(a: Any) -> tuple[Any, Any]:
