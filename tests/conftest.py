@@ -10,6 +10,13 @@ load_default_profile()
 
 pytest_plugins = ["pytester"]
 
+try:
+    import torch
+except ImportError:  # the comparisons with PyTorch skip (a clean CI has none); the rest runs
+    torch = None
+#: Marks a test that compares with PyTorch: ``from conftest import needs_torch, torch``.
+needs_torch = pytest.mark.skipif(torch is None, reason="PyTorch is not installed")
+
 N = 1000
 
 

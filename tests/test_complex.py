@@ -5,14 +5,9 @@ tests are in tests/test_complex_*.py."""
 
 import numpy as np
 import pytest
+from conftest import needs_torch, torch
 
 from tenferro import CpuEngine, DTypeError, EagerRuntime, PluginError
-
-try:
-    import torch
-except ImportError:  # the comparisons with PyTorch skip; the rest runs
-    torch = None
-needs_torch = pytest.mark.skipif(torch is None, reason="PyTorch is not installed")
 
 RT = EagerRuntime(engine=CpuEngine.serial())
 RNG = np.random.default_rng(7)
@@ -184,3 +179,10 @@ def test_an_op_that_refuses_complex_says_why_in_its_dtype_error():
         RT.with_eager_session(lambda s: s.relu(z))
     with pytest.raises(PluginError, match="refuses must map dtype kinds"):
         OpSpec(name="bad", inputs=("x",), forward=np.sort, refuses={"complex": NO_ORDER["c"]})
+
+
+def test_astype_of_complex_to_bool_is_nonzero_as_in_numpy():
+    z = RT.constant_from(np.array([1j, 0j, 2 + 0j, -0.0 - 0j]))
+    out = np.asarray(RT.with_eager_session(lambda s: s.astype(z, bool)))
+    np.testing.assert_array_equal(out, np.astype(np.asarray(z), bool))
+    np.testing.assert_array_equal(out, [True, False, True, False])

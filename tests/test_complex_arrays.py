@@ -4,15 +4,9 @@ product Re(conj(a)·b), PyTorch's convention), and the ops that refuse complex, 
 
 import numpy as np
 import pytest
+from conftest import needs_torch, torch
 
 from tenferro import DTypeError, NotDifferentiable, Tensor
-
-try:
-    import torch
-except ImportError:  # the tests against PyTorch skip; the rest run
-    torch = None
-
-needs_torch = pytest.mark.skipif(torch is None, reason="PyTorch is not installed")
 
 RNG = np.random.default_rng(11)
 

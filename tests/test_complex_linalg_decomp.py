@@ -7,14 +7,9 @@ first and second order; a real matrix through eig gets complex results and a rea
 
 import numpy as np
 import pytest
+from conftest import needs_torch, torch
 
 from tenferro import NotDifferentiable, RuleError, Tensor
-
-try:
-    import torch
-except ImportError:  # the comparisons with PyTorch skip; the rest runs
-    torch = None
-needs_torch = pytest.mark.skipif(torch is None, reason="PyTorch is not installed")
 
 RNG = np.random.default_rng(11)
 

@@ -7,15 +7,10 @@ the LU cache (float64 only: complex solves bypass it)."""
 import numpy as np
 import pytest
 import scipy.linalg
+from conftest import needs_torch, torch
 
 from tenferro.plugins.linalg import solve_lu
 from tenferro.plugins.linalg.batching import NotPositiveDefinite, SingularMatrix
-
-try:
-    import torch
-except ImportError:  # the comparisons with PyTorch skip; the rest runs
-    torch = None
-needs_torch = pytest.mark.skipif(torch is None, reason="PyTorch is not installed")
 
 RNG = np.random.default_rng(1111)
 

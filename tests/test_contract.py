@@ -4,15 +4,10 @@ block) whose gradients are checked against finite differences or PyTorch."""
 
 import numpy as np
 import pytest
+from conftest import needs_torch, torch
 
 from tenferro import ArgumentError, AxisError, ShapeMismatch
 from tenferro.plugins.contract import plans
-
-try:
-    import torch
-except ImportError:  # the comparisons with PyTorch skip; the rest runs
-    torch = None
-needs_torch = pytest.mark.skipif(torch is None, reason="PyTorch is not installed")
 
 RNG = np.random.default_rng(11)
 

@@ -7,16 +7,11 @@ import warnings
 
 import numpy as np
 import pytest
+from conftest import needs_torch, torch
 
 from tenferro import ArgumentError, AxisError, DTypeError, EagerRuntime, Tensor
 from tenferro.plugins.fft import fftfreq, rfftfreq
 from tenferro.testing import DuckArray
-
-try:
-    import torch
-except ImportError:  # the comparisons with PyTorch skip; the rest runs
-    torch = None
-needs_torch = pytest.mark.skipif(torch is None, reason="PyTorch is not installed")
 
 RNG = np.random.default_rng(11)
 NORMS = [None, "backward", "ortho", "forward"]

@@ -4,15 +4,9 @@ sorts, constants, and cross-entropy written with take_along_axis."""
 
 import numpy as np
 import pytest
+from conftest import needs_torch, torch
 
 from tenferro import ArgumentError, AxisError, DTypeError, ShapeMismatch, Tensor
-
-try:
-    import torch
-except ImportError:  # the tests against PyTorch skip; the rest run
-    torch = None
-
-needs_torch = pytest.mark.skipif(torch is None, reason="PyTorch is not installed")
 
 X = np.arange(24.0).reshape(2, 3, 4) / 7 - 1
 

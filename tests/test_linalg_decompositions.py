@@ -6,14 +6,9 @@ import math
 
 import numpy as np
 import pytest
+from conftest import needs_torch, torch
 
 from tenferro import CpuEngine, EagerRuntime, TenferroError, Tensor
-
-try:
-    import torch
-except ImportError:  # the comparisons with PyTorch skip; the rest runs
-    torch = None
-needs_torch = pytest.mark.skipif(torch is None, reason="PyTorch is not installed")
 
 RNG = np.random.default_rng(7)
 

@@ -3,15 +3,11 @@ softmax family, and a softmax-regression training step checked by finite differe
 
 import numpy as np
 import pytest
+from conftest import needs_torch, torch
 
 from tenferro import ShapeMismatch
 
-try:
-    import torch
-    from torch.nn import functional as F
-except ImportError:  # the comparisons with PyTorch skip; the rest runs
-    torch = F = None
-needs_torch = pytest.mark.skipif(torch is None, reason="PyTorch is not installed")
+F = None if torch is None else torch.nn.functional
 
 RNG = np.random.default_rng(7)
 X = RNG.standard_normal((4, 6)) * 3
