@@ -74,7 +74,7 @@ def _astype(x: np.ndarray, dtype: Any) -> np.ndarray:
         raise DTypeError(f"astype: {dtype!r} is not a dtype; use e.g. 'float32' or np.float64")
     if target.kind not in "biufc":
         raise DTypeError(f"astype: cannot cast to {target}; supported targets are bool, integer, float and complex")
-    if x.dtype.kind == "c" and target.kind != "c":
+    if x.dtype.kind == "c" and target.kind in "iuf":
         x = np.real(x)  # complex to real keeps the real part (NumPy's cast, without its ComplexWarning)
     return np.astype(x, target)
 
@@ -175,7 +175,7 @@ SPECS = [
         accepts="biufc",
         sample=_cast_sample,
         complex_sample=_complex_cast_sample,
-        reference=lambda x, dtype: np.asarray(np.real(x) if np.dtype(dtype).kind != "c" else x, dtype=dtype),
+        reference=lambda x, dtype: np.asarray(np.real(x) if np.dtype(dtype).kind in "iuf" else x, dtype=dtype),
         integer_results=True,
         error_inputs=lambda: [
             ErrorInput((_F,), {"dtype": "datetime64"}, DTypeError, "cannot cast"),
@@ -183,8 +183,8 @@ SPECS = [
         ],
         doc=(
             "x converted to `dtype` (bool, integer, float or complex); casts between float and complex "
-            "dtypes carry gradients. Complex to real keeps the real part (the imaginary part's gradient "
-            "is zero), as NumPy's cast does, without its ComplexWarning."
+            "dtypes carry gradients. Complex to float or integer keeps the real part (the imaginary part's "
+            "gradient is zero), as NumPy's cast does, without its ComplexWarning; complex to bool is z != 0."
         ),
     ),
 ]
