@@ -3,9 +3,9 @@
 An op that accepts complex inputs (``"c"`` in its ``accepts``) is checked twice: on its
 float samples, and on complex ones, drawn from its ``complex_sample`` strategy or, when it
 declares none, from its float samples with an imaginary part added to every float array
-(and, sometimes, Python float) at an input that accepts complex. The imaginary parts lie in
-[-1, 1]: NumPy's complex functions have their branch cuts on the real axis, outside the
-domain the float samples keep to.
+(and, sometimes, Python float) at an input that accepts complex, some of several arrays left
+real. The imaginary parts lie in [-1, 1]: NumPy's complex functions have their branch cuts
+on the real axis, outside the domain the float samples keep to.
 """
 
 from __future__ import annotations
@@ -32,13 +32,21 @@ def accepts_complex(spec: OpSpec) -> bool:
 
 @st.composite
 def complexified(draw: Callable[[Any], Any], spec: OpSpec) -> SampleInput:
-    """A float sample of ``spec`` with imaginary parts added where complex is accepted."""
+    """A float sample of ``spec`` with imaginary parts added where complex is accepted: to
+    every such array, or, where there are several, to a non-empty subset of them (so a
+    real operand beside a complex one, whose cotangent must come back real, is checked)."""
     sample = draw(spec.sample())
+    candidates = [
+        index
+        for index, arg in enumerate(sample.args)
+        if "c" in spec.accepts[spec.slot(index)] and isinstance(arg, np.ndarray) and arg.dtype.kind == "f"
+    ]
+    kept_real = {index for index in candidates[1:] if draw(st.booleans())}  # the first is always complex
     args = []
     for index, arg in enumerate(sample.args):
-        if "c" not in spec.accepts[spec.slot(index)]:
+        if "c" not in spec.accepts[spec.slot(index)] or index in kept_real:
             args.append(arg)
-        elif isinstance(arg, np.ndarray) and arg.dtype.kind == "f":
+        elif index in candidates:
             imaginary = draw(hnp.arrays(np.float64, arg.shape, elements=_IMAGINARY))
             value = np.asarray(arg + 1j * imaginary)  # (0-d arithmetic gives a NumPy scalar)
             args.append(value.astype(np.complex64 if arg.dtype == np.float32 else np.complex128))

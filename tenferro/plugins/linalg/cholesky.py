@@ -90,7 +90,7 @@ CHOLESKY = OpSpec(
     residuals=("out",),
     accepts="fc",
     sample=lazy("cholesky"),
-    complex_sample=lazy("cholesky", "complex_solve_samples"),
+    complex_sample=lazy("cholesky", complex_=True),
     reference=_cholesky_reference,
     error_inputs=lambda: [
         ErrorInput((np.stack([np.eye(2), -np.eye(2)]),), {}, NotPositiveDefinite, "cholesky: a at batch index 1"),

@@ -1,19 +1,15 @@
-"""Complex sample strategies of the solves, the functions of a square matrix, least squares,
-cholesky and the norms (imported only when samples are drawn: hypothesis is a test-only
-dependency).
+"""Complex sample strategies of the solves, least squares, the norms and cross, where they are
+more than :mod:`.samples`' own with ``complex_=True`` (imported only when samples are
+drawn: hypothesis is a test-only dependency).
 
-As :mod:`.samples` does for real matrices, every matrix is built from its factors:
-U diag(d) Vᴴ with U, V unitary (Cayley transforms of a skew-Hermitian matrix) and |d| in
-[1, 3] with random phases, so it is as well conditioned as the real samples; Hermitian
-positive definite ones (cholesky) are Q diag(d) Qᴴ with d in [1, 3]. Where an op has two
+Matrices are built from their factors by :func:`.samples.conditioned`: U diag(d) Vᴴ with U,
+V unitary and |d| in [1, 3] with random phases. Where an op has two
 operands, one of them may stay real (NumPy promotes it; its cotangent must come back real).
 The norms get their real samples turned by random phases: the magnitudes, and so the gaps
 that keep them away from ties, stay the same.
 """
 
 from __future__ import annotations
-
-from typing import Any
 
 import numpy as np
 from hypothesis import strategies as st
@@ -22,47 +18,7 @@ from tenferro.extend import SampleInput
 from tenferro.testing.strategies import floats_array
 
 from . import samples
-from .samples import BATCH, SIDES, Draw
-
-#: How far from the identity unitary factors go (the solves: anywhere).
-ANY = 1.0
-
-
-def unitary(draw: Draw, batch: tuple[int, ...], n: int, spread: float = ANY) -> np.ndarray:
-    """Unitary n×n matrices (I - K)(I + K)⁻¹ with K skew-Hermitian, |K| <= ``spread`` (I + K
-    is always invertible: its eigenvalues are 1 + iλ, λ real)."""
-    k = draw(floats_array((*batch, n, n), -spread, spread)) + 1j * draw(floats_array((*batch, n, n), -spread, spread))
-    k = (k - np.conj(np.swapaxes(k, -1, -2))) / 2
-    one = np.eye(n)
-    return np.linalg.solve(np.swapaxes(one + k, -1, -2), np.swapaxes(one - k, -1, -2)).swapaxes(-1, -2)
-
-
-def phases(draw: Draw, shape: tuple[int, ...]) -> np.ndarray:
-    """exp(iφ) with φ in [-π, π]."""
-    return np.exp(1j * draw(floats_array(shape, -np.pi, np.pi)))
-
-
-def conditioned(draw: Draw, n: int, batch: tuple[int, ...] = (), kind: str = "general", m: int | None = None) -> Any:
-    """A stack of well-conditioned complex matrices: U diag(d) Vᴴ with |d| in [1, 3] and random
-    phases (``"general"``), Q diag(d) Qᴴ with d in [1, 3] (``"hpd"``: Hermitian positive
-    definite), or an (m, n) matrix of full rank with singular values in [1, 3] (``"rect"``)."""
-    rows = n if m is None else m
-    k = min(rows, n)
-    d = draw(floats_array((*batch, k), 1.0, 3.0))
-    if kind == "general":
-        d = d * phases(draw, (*batch, k))
-    q = unitary(draw, batch, rows)[..., :k]
-    r = q if kind == "hpd" else unitary(draw, batch, n)[..., :k]
-    a = samples.from_factors(q, d, np.conj(r))
-    return (a + np.conj(np.swapaxes(a, -1, -2))) / 2 if kind == "hpd" else a
-
-
-def triangular(draw: Draw, batch: tuple[int, ...], n: int) -> np.ndarray:
-    """Entries with parts in [-0.5, 0.5] and a diagonal of modulus in [1, 2], any phase."""
-    r = draw(floats_array((*batch, n, n), -0.5, 0.5)) + 1j * draw(floats_array((*batch, n, n), -0.5, 0.5))
-    d = draw(floats_array((*batch, n), 1.0, 2.0)) * phases(draw, (*batch, n))
-    r[..., np.arange(n), np.arange(n)] = d
-    return r
+from .samples import BATCH, Draw
 
 
 def _complexified(draw: Draw, x: np.ndarray) -> np.ndarray:
@@ -80,7 +36,12 @@ def _mixed(draw: Draw, a: np.ndarray, real_a: np.ndarray, b: np.ndarray) -> tupl
 @st.composite
 def solve(draw: Draw) -> SampleInput:
     n, batch = draw(st.integers(1, 3)), draw(BATCH)
-    a, b = _mixed(draw, conditioned(draw, n, batch), samples.conditioned(draw, n, batch), samples._rhs(draw, n, batch))
+    a, b = _mixed(
+        draw,
+        samples.conditioned(draw, n, batch, complex_=True),
+        samples.conditioned(draw, n, batch),
+        samples._rhs(draw, n, batch),
+    )
     return SampleInput((a, b))
 
 
@@ -93,30 +54,8 @@ def triangular_solve(draw: Draw) -> SampleInput:
         "unit_diagonal": draw(st.booleans()),
     }
     real = samples.triangular(draw, batch, n, signed=True)
-    a, b = _mixed(draw, triangular(draw, batch, n), real, samples._rhs(draw, n, batch))
+    a, b = _mixed(draw, samples.triangular(draw, batch, n, complex_=True), real, samples._rhs(draw, n, batch))
     return SampleInput((a, b), params)
-
-
-@st.composite
-def square(draw: Draw) -> SampleInput:
-    return SampleInput((conditioned(draw, draw(st.integers(1, 3)), draw(BATCH)),))
-
-
-@st.composite
-def matrix_power(draw: Draw) -> SampleInput:
-    return SampleInput(draw(square()).args, {"n": draw(st.integers(-3, 3))})
-
-
-@st.composite
-def cholesky(draw: Draw) -> SampleInput:
-    n, batch = draw(st.integers(1, 3)), draw(BATCH)
-    return SampleInput((conditioned(draw, n, batch, kind="hpd"),), {"upper": draw(st.booleans())})
-
-
-@st.composite
-def rect(draw: Draw) -> SampleInput:
-    m, n, batch = draw(SIDES), draw(SIDES), draw(BATCH)
-    return SampleInput((conditioned(draw, n, batch, kind="rect", m=m),))
 
 
 @st.composite
@@ -124,7 +63,7 @@ def lstsq(draw: Draw) -> SampleInput:
     real = draw(samples.lstsq())
     real_a, b = real.args
     m, n = real_a.shape[-2:]
-    a, b = _mixed(draw, conditioned(draw, n, real_a.shape[:-2], kind="rect", m=m), real_a, b)
+    a, b = _mixed(draw, samples.conditioned(draw, n, real_a.shape[:-2], kind="rect", m=m, complex_=True), real_a, b)
     return SampleInput((a, b))
 
 
@@ -134,7 +73,7 @@ def turned(draw: Draw, name: str) -> SampleInput:
     """The real sample of ``name`` with each entry of its (one) array times a random phase."""
     sample = draw(getattr(samples, name)())
     (x,) = sample.args
-    return SampleInput((np.asarray(x * phases(draw, x.shape)),), sample.params)
+    return SampleInput((np.asarray(x * samples.phases(draw, x.shape)),), sample.params)
 
 
 @st.composite

@@ -60,7 +60,7 @@ INV = OpSpec(
     residuals=("out",),
     accepts="fc",
     sample=lazy("square"),
-    complex_sample=lazy("square", "complex_solve_samples"),
+    complex_sample=lazy("square", complex_=True),
     reference=lambda a: batched_reference(lambda m: np.linalg.solve(m, np.eye(len(m))), a),
     error_inputs=_square_errors("inv"),
     doc="The inverse of each matrix of a (..., M, M). VJP: -a⁻ᴴ g a⁻ᴴ (ᵀ for real a). Singular a: SingularMatrix.",
@@ -91,7 +91,7 @@ DET = OpSpec(
     residuals=("a", "out"),
     accepts="fc",
     sample=lazy("square"),
-    complex_sample=lazy("square", "complex_solve_samples"),
+    complex_sample=lazy("square", complex_=True),
     reference=_det_reference,
     error_inputs=_square_errors("det", singular=False),
     doc="The determinant of each matrix of a (..., M, M). VJP: g·conj(det·a⁻ᵀ), so its gradient at a "
@@ -133,7 +133,7 @@ SLOGDET = OpSpec(
     residuals=("a", "out"),
     accepts="fc",
     sample=lazy("square"),
-    complex_sample=lazy("square", "complex_solve_samples"),
+    complex_sample=lazy("square", complex_=True),
     reference=_slogdet_reference,
     error_inputs=_square_errors("slogdet", singular=False),
     doc="(sign, logabsdet) of each matrix of a (..., M, M), two results, as NumPy's; a singular matrix gives "
@@ -196,7 +196,7 @@ MATRIX_POWER = OpSpec(
     residuals=("a",),
     accepts="fc",
     sample=lazy("matrix_power"),
-    complex_sample=lazy("matrix_power", "complex_solve_samples"),
+    complex_sample=lazy("matrix_power", complex_=True),
     reference=_power_reference,
     error_inputs=lambda: [
         ErrorInput((SQUARE,), {"n": 1.5}, ArgumentError, "n must be an int"),

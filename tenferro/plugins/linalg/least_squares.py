@@ -142,7 +142,7 @@ PINV = OpSpec(
     residuals=("a", "out"),
     accepts="fc",
     sample=lazy("rect"),
-    complex_sample=lazy("rect", "complex_solve_samples"),
+    complex_sample=lazy("rect", complex_=True),
     reference=lambda a: batched_reference(lambda m: np.linalg.lstsq(m, np.eye(len(m)), rcond=None)[0], a),
     error_inputs=lambda: [
         ErrorInput((np.zeros(3),), {}, ShapeMismatch, "pinv: a has shape [3]"),

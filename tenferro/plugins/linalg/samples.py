@@ -39,7 +39,7 @@ def _entries(draw: Draw, shape: tuple[int, ...], low: float, high: float, comple
     return real + 1j * draw(floats_array(shape, low, high)) if complex_ else real
 
 
-def _phases(draw: Draw, shape: tuple[int, ...]) -> np.ndarray:
+def phases(draw: Draw, shape: tuple[int, ...]) -> np.ndarray:
     return np.exp(1j * draw(floats_array(shape, -math.pi, math.pi)))
 
 
@@ -64,20 +64,27 @@ def _signs(draw: Draw, shape: tuple[int, ...]) -> np.ndarray:
     return np.where(draw(floats_array(shape, -1.0, 1.0)) < 0, -1.0, 1.0)
 
 
-def conditioned(draw: Draw, n: int, batch: tuple[int, ...] = (), kind: str = "general", m: int | None = None) -> Any:
-    """A stack of well-conditioned matrices: Q diag(d) Rᵀ with Q, R orthogonal and |d| in
-    [1, 3] (``kind="general"``, d's signs drawn too), Q diag(d) Qᵀ with d in [1, 3]
-    (``"spd"``), or an (m, n) matrix of full rank with singular values in [1, 3]
-    (``"rect"``)."""
+def conditioned(
+    draw: Draw,
+    n: int,
+    batch: tuple[int, ...] = (),
+    kind: str = "general",
+    m: int | None = None,
+    complex_: bool = False,
+) -> Any:
+    """A stack of well-conditioned matrices: Q diag(d) Rᴴ with Q, R orthogonal (unitary with
+    ``complex_``) and |d| in [1, 3] (``kind="general"``, d's signs or phases drawn too),
+    Q diag(d) Qᴴ with d in [1, 3] (``"spd"``: symmetric or Hermitian positive definite),
+    or an (m, n) matrix of full rank with singular values in [1, 3] (``"rect"``)."""
     rows = n if m is None else m
     k = min(rows, n)
     d = draw(floats_array((*batch, k), 1.0, 3.0))
     if kind == "general":
-        d = d * _signs(draw, (*batch, k))
-    q = orthogonal(draw, batch, rows, ANY)[..., :k]
-    r = q if kind == "spd" else orthogonal(draw, batch, n, ANY)[..., :k]
-    a = from_factors(q, d, r)
-    return (a + np.swapaxes(a, -1, -2)) / 2 if kind == "spd" else a
+        d = d * (phases if complex_ else _signs)(draw, (*batch, k))
+    q = orthogonal(draw, batch, rows, ANY, complex_)[..., :k]
+    r = q if kind == "spd" else orthogonal(draw, batch, n, ANY, complex_)[..., :k]
+    a = from_factors(q, d, np.conj(r))
+    return (a + np.conj(np.swapaxes(a, -1, -2))) / 2 if kind == "spd" else a
 
 
 def triangular(draw: Draw, batch: tuple[int, ...], n: int, signed: bool = False, complex_: bool = False) -> np.ndarray:
@@ -86,7 +93,7 @@ def triangular(draw: Draw, batch: tuple[int, ...], n: int, signed: bool = False,
     r = _entries(draw, (*batch, n, n), -0.5, 0.5, complex_)
     d = draw(floats_array((*batch, n), 1.0, 2.0))
     if complex_:
-        d = d * _phases(draw, (*batch, n))
+        d = d * phases(draw, (*batch, n))
     elif signed:
         d = d * _signs(draw, (*batch, n))
     r[..., np.arange(n), np.arange(n)] = d
@@ -143,7 +150,7 @@ def full_rank(draw: Draw, complex_: bool = False) -> SampleInput:
     q = orthogonal(draw, batch, m, NEAR, complex_)[..., :k]
     r = np.triu(_entries(draw, (*batch, k, n), -1.0, 1.0, complex_))
     d = draw(floats_array((*batch, k), 1.0, 2.0))
-    r[..., np.arange(k), np.arange(k)] = d * (_phases(draw, (*batch, k)) if complex_ else _signs(draw, (*batch, k)))
+    r[..., np.arange(k), np.arange(k)] = d * (phases(draw, (*batch, k)) if complex_ else _signs(draw, (*batch, k)))
     return SampleInput((q @ r,))
 
 
@@ -208,25 +215,25 @@ def triangular_solve(draw: Draw) -> SampleInput:
 
 
 @st.composite
-def square(draw: Draw) -> SampleInput:
-    return SampleInput((conditioned(draw, draw(st.integers(1, 3)), draw(BATCH)),))
+def square(draw: Draw, complex_: bool = False) -> SampleInput:
+    return SampleInput((conditioned(draw, draw(st.integers(1, 3)), draw(BATCH), complex_=complex_),))
 
 
 @st.composite
-def matrix_power(draw: Draw) -> SampleInput:
-    return SampleInput(draw(square()).args, {"n": draw(st.integers(-3, 3))})
+def matrix_power(draw: Draw, complex_: bool = False) -> SampleInput:
+    return SampleInput(draw(square(complex_)).args, {"n": draw(st.integers(-3, 3))})
 
 
 @st.composite
-def cholesky(draw: Draw) -> SampleInput:
+def cholesky(draw: Draw, complex_: bool = False) -> SampleInput:
     n, batch = draw(st.integers(1, 3)), draw(BATCH)
-    return SampleInput((conditioned(draw, n, batch, kind="spd"),), {"upper": draw(st.booleans())})
+    return SampleInput((conditioned(draw, n, batch, kind="spd", complex_=complex_),), {"upper": draw(st.booleans())})
 
 
 @st.composite
-def rect(draw: Draw) -> SampleInput:
+def rect(draw: Draw, complex_: bool = False) -> SampleInput:
     m, n, batch = draw(SIDES), draw(SIDES), draw(BATCH)
-    return SampleInput((conditioned(draw, n, batch, kind="rect", m=m),))
+    return SampleInput((conditioned(draw, n, batch, kind="rect", m=m, complex_=complex_),))
 
 
 @st.composite
