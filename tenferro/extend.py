@@ -86,6 +86,10 @@ def conj(s: Any, x: Any) -> Any:
     """``s.conj(x)`` for a complex tensor; the conjugate in plain Python for a Python or
     NumPy complex scalar (a constant); ``x`` itself when it is real (no op recorded, no
     pass over memory), so one rule serves real and complex inputs."""
+    if type(x) is EagerTensor:  # on every rule of a product: the test costs 0.1 µs, not 0.4
+        return s.conj(x) if x._value.dtype.kind == "c" else x
+    if type(x) is float:  # a Python scalar operand, as in chains of ops
+        return x
     if isinstance(x, (complex, np.complexfloating)):
         return x.conjugate()
     if getattr(x, "dtype", None) is None or x.dtype.kind != "c":

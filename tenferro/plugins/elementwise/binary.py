@@ -115,8 +115,10 @@ def _mul_unless_ones(s: Any, g: Any, b: Any) -> Any:
     cotangent a sum hands down from a seed of 1) and b is real: bitwise the same value, but
     no pass over memory and no new array. At N = 10^6 this takes two of the seed
     gradient's eleven array passes away."""
+    if type(b) is float:  # the common case in chains of ops: no test of g, nothing to conjugate
+        return s.mul(g, b)
     if hasattr(b, "shape") and is_broadcast_ones(g) and g.shape == b.shape and g.dtype == b.dtype:
-        return conj(s, b)  # (a scalar b is ruled out first: it is the common case in chains of ops)
+        return conj(s, b)
     return s.mul(g, conj(s, b))
 
 

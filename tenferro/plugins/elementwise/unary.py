@@ -240,7 +240,7 @@ SPECS = [
         residuals=("x", "out"),
         complex_domain=_LOG_LIKE,
     ),
-    _unary("sin", np.sin, lambda s, g, out, x: _times_conj(s, g, s.cos(x)), _libm(math.sin, cmath.sin), "Sine."),
+    _unary("sin", np.sin, lambda s, g, out, x: s.mul(g, conj(s, s.cos(x))), _libm(math.sin, cmath.sin), "Sine."),
     _unary(
         "cos",
         np.cos,
