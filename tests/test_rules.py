@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from conftest import plugin_of
 
-from tenferro import CpuEngine, EagerRuntime, KernelError, OpSpec, RuleError
+from tenferro import ArgumentError, CpuEngine, EagerRuntime, KernelError, OpSpec, RuleError
 
 
 def _runtime(*specs):
@@ -186,3 +186,31 @@ def test_the_derived_jvp_of_a_linear_op_takes_a_param_named_like_its_own_argumen
     x, tangent = rt.constant_from(np.ones(2)), rt.constant_from(np.array([1.0, -3.0]))
     jvp = rt.with_eager_session(lambda sess: spec.jvp(sess, [tangent], (x,), np.ones(2), s=2.0))
     np.testing.assert_array_equal(np.asarray(jvp), [2.0, -6.0])
+
+
+@pytest.mark.parametrize(
+    "call, expected",
+    [
+        (lambda s, x: s.arctan2(x, np.float64(2.0)), 2.0 / (np.array([1.0, 2.0]) ** 2 + 4.0)),
+        (lambda s, x: s.outer(x, np.float64(2.0)), [2.0, 2.0]),
+        (lambda s, x: s.clamp(x, np.float64(0.0), np.float64(1.5)), [1.0, 0.0]),
+        (lambda s, x: s.pow(x, np.float64(2.0)), [2.0, 4.0]),
+        (lambda s, x: s.mul(x, np.float32(3.0)), [3.0, 3.0]),
+    ],
+)
+def test_a_numpy_scalar_operand_reaches_the_rules_as_a_0d_constant(call, expected):
+    """NumPy scalars have a shape, so rules that tell tensors from Python numbers by it met
+    a scalar where they expected a tensor (arctan2, outer and clamp failed in backward)."""
+    rt = EagerRuntime(engine=CpuEngine.serial())
+    x = rt.variable_from(np.array([1.0, 2.0]))
+    rt.with_eager_session(lambda s: s.reduce_sum(s.reshape(call(s, x), (-1,)), None)).backward()
+    np.testing.assert_allclose(x.grad().to_numpy(), expected, rtol=1e-15)
+
+
+def test_numpy_scalars_keep_numpy_promotion_and_alone_are_still_refused():
+    rt = EagerRuntime(engine=CpuEngine.serial())
+    x = rt.constant_from(np.ones(2, np.float32))
+    assert rt.with_eager_session(lambda s: s.mul(x, np.float64(2.0))).dtype == np.float64  # NEP 50: strong
+    assert rt.with_eager_session(lambda s: s.mul(x, 2.0)).dtype == np.float32  # a Python float is weak
+    with pytest.raises(ArgumentError, match="every argument is a scalar"):
+        rt.with_eager_session(lambda s: s.mul(np.float64(1.0), np.float64(2.0)))

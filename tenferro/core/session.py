@@ -30,7 +30,7 @@ from .params import frozen, frozen_params
 from .recording import paused
 from .registry import Registry
 from .spec import REQUIRED, OpSpec
-from .tensor import SUPPORTED_KINDS, TRACKED, Hollow, describe, dtype_name
+from .tensor import SUPPORTED_KINDS, TRACKED, Hollow, describe, dtype_name, freeze
 from .trace import Node, call_node, result_node
 
 if TYPE_CHECKING:
@@ -311,14 +311,19 @@ def _method(spec: OpSpec) -> Any:
             return args[:arity], params if given == len(names) else {**optional, **params}
         return _bind(spec, args, kwargs)  # also raises when a required param is missing
 
-    def classify(self: EagerSession, args: tuple[Any, ...]) -> tuple[tuple[Any, ...], tuple[Any, ...], bool]:
-        """Each argument's value and vertex (see eager.vertex), and whether any is tracked;
-        the error that says what is wrong with an argument."""
+    def classify(
+        self: EagerSession, args: tuple[Any, ...]
+    ) -> tuple[tuple[Any, ...], tuple[Any, ...], bool, tuple[Any, ...]]:
+        """Each argument's value and vertex (see eager.vertex), whether any is tracked, and
+        the arguments as the node records them (a NumPy scalar as a 0-d constant, so that
+        rules meet a tensor, as they would for a 0-d array); the error that says what is
+        wrong with an argument."""
         if not self._open:
             raise SessionClosed(f"{name}: this session has ended; call ops inside the session's callback or with-block")
         rt = self._rt
         values = []
         parents = []
+        constants: dict[int, EagerTensor] = {}
         tracked = has_tensor = False
         for index, arg in enumerate(args):
             if type(arg) is EagerTensor:
@@ -342,6 +347,9 @@ def _method(spec: OpSpec) -> Any:
                 kind = _SCALAR_KINDS.get(type(arg)) or _scalar_kind(spec, index, arg, self._in_sweep)
                 if kind not in accepts[0 if variadic else index]:
                     raise _dtype_error(spec, index, value)
+                if isinstance(arg, np.generic):  # a NumPy scalar: a 0-d constant (rules see a tensor)
+                    value = freeze(np.asarray(arg))
+                    constants[index] = EagerTensor(value, rt)
                 parent = None
             values.append(value)
             parents.append(parent)
@@ -350,7 +358,9 @@ def _method(spec: OpSpec) -> Any:
                 f"{name}: every argument is a scalar; pass at least one tensor "
                 f"(rt.constant_from(...)) or compute scalars in Python"
             )
-        return ((values,) if variadic else tuple(values)), tuple(parents), tracked
+        if constants:
+            args = tuple(constants.get(index, arg) for index, arg in enumerate(args))
+        return ((values,) if variadic else tuple(values)), tuple(parents), tracked, args
 
     def op(self: EagerSession, *args: Any, **kwargs: Any) -> EagerTensor:
         if kwargs or len(args) != arity or defaults is None:
@@ -389,7 +399,7 @@ def _method(spec: OpSpec) -> Any:
         if values is None:
             if variadic:  # the items are the node's inputs; the kernel gets them as one list
                 args = _items(spec, args[0])
-            values, parents, tracked = classify(self, args)
+            values, parents, tracked, args = classify(self, args)
         try:
             out = forward(*values, **params) if params else forward(*values)
         except TenferroError:
