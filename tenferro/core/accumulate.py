@@ -30,13 +30,17 @@ def _add_any(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.add(a, b)
 
 
-def _same_shape_pairs() -> Any:
+def _same_shape_pairs(dtype: Any = np.float64) -> Any:
+    """Two arrays of one shape and one dtype (add_any does not promote: the complex samples
+    must make both operands complex)."""
     from hypothesis import strategies as st  # test-only: imported when a sample is asked for
     from hypothesis.extra import numpy as hnp
 
     elements = st.floats(-3.0, 3.0, allow_nan=False)
+    if np.dtype(dtype).kind == "c":
+        elements = st.complex_numbers(max_magnitude=3.0, allow_nan=False, allow_infinity=False)
     shapes = hnp.array_shapes(min_dims=0, max_dims=3, max_side=4)
-    pairs = shapes.flatmap(lambda shape: st.tuples(*(hnp.arrays(np.float64, shape, elements=elements),) * 2))
+    pairs = shapes.flatmap(lambda shape: st.tuples(*(hnp.arrays(dtype, shape, elements=elements),) * 2))
     return pairs.map(lambda pair: SampleInput(pair))
 
 
@@ -56,6 +60,7 @@ ADD_ANY = OpSpec(
     linear=True,
     accepts="fc",
     sample=_same_shape_pairs,
+    complex_sample=lambda: _same_shape_pairs(np.complex128),
     reference=lambda a, b: a + b,
     error_inputs=_errors,
     internal=True,
