@@ -17,6 +17,20 @@ except ImportError:  # the comparisons with PyTorch skip (a clean CI has none); 
 #: Marks a test that compares with PyTorch: ``from conftest import needs_torch, torch``.
 needs_torch = pytest.mark.skipif(torch is None, reason="PyTorch is not installed")
 
+
+def fd_gradient(f, x, h=1e-6):
+    """∂f/∂Re x + i·∂f/∂Im x of a real function f of one array, by central differences: the
+    gradient in tenferro's (PyTorch's) convention, real for a real x."""
+    x = np.asarray(x)
+    grad = np.zeros(x.shape, x.dtype)
+    for index in np.ndindex(x.shape):
+        for unit in (1.0, 1j) if x.dtype.kind == "c" else (1.0,):
+            step = np.zeros(x.shape, x.dtype)
+            step[index] = h * unit
+            grad[index] += unit * (f(x + step) - f(x - step)) / (2 * h)
+    return grad
+
+
 N = 1000
 
 

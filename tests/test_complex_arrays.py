@@ -4,7 +4,7 @@ product Re(conj(a)·b), PyTorch's convention), and the ops that refuse complex, 
 
 import numpy as np
 import pytest
-from conftest import needs_torch, torch
+from conftest import fd_gradient, needs_torch, torch
 
 from tenferro import DTypeError, NotDifferentiable, Tensor
 
@@ -42,21 +42,9 @@ def value(rt, loss, *arrays):
 
 
 def fd_grad(rt, loss, arrays, which, h=1e-6):
-    """Central differences of a real loss along the real and the imaginary direction of
-    every element of arrays[which]: ∂L/∂Re z + i ∂L/∂Im z (a real array gets a real one)."""
+    """The gradient of the real ``loss(s, *arrays)`` in arrays[which], by central differences."""
     arrays = [np.asarray(a) for a in arrays]
-    x = arrays[which]
-    out = np.zeros(x.shape, x.dtype)
-    directions = (1.0, 1j) if x.dtype.kind == "c" else (1.0,)
-    for index in np.ndindex(*x.shape):
-        for d in directions:
-            moved = []
-            for sign in (1, -1):
-                y = x.copy()
-                y[index] += sign * h * d
-                moved.append(value(rt, loss, *arrays[:which], y, *arrays[which + 1 :]))
-            out[index] += d * (moved[0] - moved[1]) / (2 * h)
-    return out
+    return fd_gradient(lambda y: value(rt, loss, *arrays[:which], y, *arrays[which + 1 :]), arrays[which], h)
 
 
 def torch_grads(fn, w, *arrays):

@@ -7,7 +7,7 @@ first and second order; a real matrix through eig gets complex results and a rea
 
 import numpy as np
 import pytest
-from conftest import needs_torch, torch
+from conftest import fd_gradient, needs_torch, torch
 
 from tenferro import NotDifferentiable, RuleError, Tensor
 
@@ -64,18 +64,8 @@ def _value(rt, fn, *arrays):
 
 
 def _fd(rt, fn, x, h=1e-6):
-    """Central differences of the real scalar fn(s, x) along each entry's real part and (for a
-    complex x) imaginary part: ∂L/∂Re + i ∂L/∂Im, the gradient in tenferro's (PyTorch's)
-    convention."""
-    value = lambda y: float(np.asarray(_value(rt, fn, y)))  # noqa: E731
-    steps = [1.0, 1j] if np.iscomplexobj(x) else [1.0]
-    g = np.zeros(x.shape, x.dtype)
-    for i in np.ndindex(x.shape):
-        for step in steps:
-            e = np.zeros(x.shape, x.dtype)
-            e[i] = h * step
-            g[i] += step * (value(x + e) - value(x - e)) / (2 * h)
-    return g
+    """The gradient of the real scalar fn(s, x), by central differences."""
+    return fd_gradient(lambda y: float(np.asarray(_value(rt, fn, y))), x, h)
 
 
 def _torch_grad(fn, *arrays):

@@ -7,7 +7,7 @@ the LU cache (float64 only: complex solves bypass it)."""
 import numpy as np
 import pytest
 import scipy.linalg
-from conftest import needs_torch, torch
+from conftest import fd_gradient, needs_torch, torch
 
 from tenferro.plugins.linalg import solve_lu
 from tenferro.plugins.linalg.batching import NotPositiveDefinite, SingularMatrix
@@ -96,17 +96,8 @@ def _agree_with_torch(rt, ours, theirs, arrays, rtol=1e-10):
 
 
 def _fd_gradient(loss, arrays, k, h=1e-6):
-    """∂L/∂Re + i ∂L/∂Im of a real loss in arrays[k], by central differences."""
-    x = arrays[k]
-    grad = np.zeros(x.shape, complex if np.iscomplexobj(x) else float)
-    for index in np.ndindex(x.shape):
-        for unit in (1.0, 1j) if np.iscomplexobj(x) else (1.0,):
-            step = np.zeros(x.shape, x.dtype)
-            step[index] = h * unit
-            plus = [a + step if m == k else a for m, a in enumerate(arrays)]
-            minus = [a - step if m == k else a for m, a in enumerate(arrays)]
-            grad[index] += unit * (loss(plus) - loss(minus)) / (2 * h)
-    return grad
+    """The gradient of a real loss of ``arrays`` in arrays[k], by central differences."""
+    return fd_gradient(lambda y: loss([y if m == k else a for m, a in enumerate(arrays)]), arrays[k], h)
 
 
 def _numpy_loss(reference):

@@ -7,7 +7,7 @@ import warnings
 
 import numpy as np
 import pytest
-from conftest import needs_torch, torch
+from conftest import fd_gradient, needs_torch, torch
 
 from tenferro import ArgumentError, AxisError, DTypeError, EagerRuntime, Tensor
 from tenferro.plugins.fft import fftfreq, rfftfreq
@@ -123,19 +123,6 @@ def test_every_kernel_passes_another_engines_array_through():
 
 
 # -- gradients -----------------------------------------------------------------------------------
-def _fd(fn, x, h=1e-6):
-    """Central finite differences of a real NumPy function of a real or complex array (the
-    gradient in the real inner product: ∂f/∂Re + i ∂f/∂Im)."""
-    g = np.zeros_like(x)
-    for i in np.ndindex(x.shape):
-        e = np.zeros(x.shape)
-        e[i] = h
-        g[i] = (fn(x + e) - fn(x - e)) / (2 * h)
-        if np.iscomplexobj(x):
-            g[i] += 1j * (fn(x + 1j * e) - fn(x - 1j * e)) / (2 * h)
-    return g
-
-
 def _grad(rt, fn, x):
     v = rt.variable_from(Tensor.from_numpy(x))
     out = rt.with_eager_session(lambda s: fn(s, v))
@@ -172,7 +159,7 @@ def test_gradient_of_a_spectral_filter_matches_finite_differences(rt, n, norm):
     value, g = _grad(rt, tenferro_fn, x)
     assert g.dtype == np.float64  # a real variable gets a real gradient
     assert value == pytest.approx(numpy_fn(x), rel=1e-12)
-    np.testing.assert_allclose(g, _fd(numpy_fn, x), rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(g, fd_gradient(numpy_fn, x), rtol=1e-6, atol=1e-7)
 
 
 @needs_torch
@@ -231,7 +218,7 @@ def test_every_vjp_matches_finite_differences_in_the_real_inner_product(rt, name
     tenferro_fn, numpy_fn = _pairing(name, u, params)
     _, g = _grad(rt, tenferro_fn, x)
     assert g.dtype == x.dtype
-    np.testing.assert_allclose(g, _fd(numpy_fn, x), rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(g, fd_gradient(numpy_fn, x), rtol=1e-6, atol=1e-6)
 
 
 def _torch_call(name, t, params):
@@ -275,7 +262,7 @@ def test_irfft_ignores_the_imaginary_dc_and_nyquist_parts_and_gives_them_zero_co
     fn = _pairing("irfft", u, {})[0]
     _, g = _grad(rt, fn, h)
     assert g[0].imag == 0 and g[-1].imag == 0  # n = 8: bin 4 is the Nyquist bin
-    np.testing.assert_allclose(g, _fd(_pairing("irfft", u, {})[1], h), rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(g, fd_gradient(_pairing("irfft", u, {})[1], h), rtol=1e-6, atol=1e-7)
     if torch is not None:  # PyTorch's convention, the same
         th = torch.tensor(h, requires_grad=True)
         (expected,) = torch.autograd.grad(torch.sum(torch.tensor(u) * torch.fft.irfft(th)), th)

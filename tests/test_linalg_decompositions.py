@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 import pytest
-from conftest import needs_torch, torch
+from conftest import fd_gradient, needs_torch, torch
 
 from tenferro import CpuEngine, EagerRuntime, TenferroError, Tensor
 
@@ -31,16 +31,6 @@ def _torch_grad(fn, *arrays):
     ts = [torch.tensor(np.array(a, dtype=np.float64), requires_grad=True) for a in arrays]
     out = fn(*ts)
     return float(out.detach()), [g.numpy() for g in torch.autograd.grad(out, ts)]
-
-
-def _fd(fn, x, h=1e-6):
-    """Central finite differences of a NumPy function of one array."""
-    g = np.zeros_like(x)
-    for i in np.ndindex(x.shape):
-        e = np.zeros_like(x)
-        e[i] = h
-        g[i] = (fn(x + e) - fn(x - e)) / (2 * h)
-    return g
 
 
 def _value(rt, fn, *arrays):
@@ -154,7 +144,7 @@ def test_eigh_gradient_lives_on_the_read_triangle(rt):
     for uplo, keep in (("L", np.tril), ("U", np.triu)):
         _, (g,) = _grad(rt, lambda s, x, uplo=uplo: s.reduce_max(s.eigh(x, uplo)[0]), a)
         np.testing.assert_allclose(g, keep(g))
-        fd = _fd(lambda x, uplo=uplo: np.linalg.eigvalsh(x, UPLO=uplo)[-1], a)
+        fd = fd_gradient(lambda x, uplo=uplo: np.linalg.eigvalsh(x, UPLO=uplo)[-1], a)
         np.testing.assert_allclose(g, fd, atol=1e-7)
 
 
@@ -195,7 +185,7 @@ def test_svd_projector_gradient_matches_finite_differences(rt):
         return np.sum(u @ u.T * m1) + np.sum(np.outer(vh[0], vh[0]) * m2)
 
     _, (g,) = _grad(rt, ours, a)
-    np.testing.assert_allclose(g, _fd(numpy_loss, a), atol=1e-7)
+    np.testing.assert_allclose(g, fd_gradient(numpy_loss, a), atol=1e-7)
 
 
 @needs_torch
