@@ -145,8 +145,8 @@ def _div_b(s: Any, g: Any, out: Any, a: Any, b: Any) -> Any:
 
 
 def _is_scalar(x: Any) -> bool:
-    """A Python or NumPy scalar (a constant operand): NumPy scalars have a shape too."""
-    return not hasattr(x, "shape") or isinstance(x, np.generic)
+    """A Python number operand (the core hands a rule a NumPy scalar as a 0-d tensor)."""
+    return not hasattr(x, "shape")
 
 
 def _pow_a(s: Any, g: Any, out: Any, a: Any, b: Any) -> Any:
@@ -164,7 +164,7 @@ def _pow_b(s: Any, g: Any, out: Any, a: Any, b: Any) -> Any:
     # its log is the complex one (log(-2) = log 2 + i·pi), as PyTorch's promotion does.
     complex_out = out.dtype.kind == "c"
     if _is_scalar(a):
-        if complex_out and (isinstance(a, (complex, np.complexfloating)) or a < 0):
+        if complex_out and (isinstance(a, complex) or a < 0):
             log_a = cmath.log(a) if a != 0 else 0.0
         else:
             log_a = math.log(a) if a > 0 else 0.0 if a == 0 else math.nan  # math.log: exact for huge ints

@@ -72,12 +72,12 @@ def _assign(out: Any, where: tuple[Any, ...], updates: Any) -> None:
 
 # -- rules: rule(s, g, x, indices, updates, out, axis) -> the cotangent ------------------------
 def _is_scalar(value: Any) -> bool:
-    """A Python or NumPy scalar update (NumPy scalars have a shape too)."""
-    return not hasattr(value, "shape") or isinstance(value, np.generic)
+    """A Python number update (the core hands a rule a NumPy scalar as a 0-d tensor)."""
+    return not hasattr(value, "shape")
 
 
 def _tensor(s: Any, g: Any, value: Any) -> Any:
-    """A Python- or NumPy-number update as a 0-d tensor of g's dtype (it broadcasts like the number)."""
+    """A Python-number update as a 0-d tensor of g's dtype (it broadcasts like the number)."""
     return s.filled(g, value, ()) if _is_scalar(value) else value
 
 
