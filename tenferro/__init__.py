@@ -10,6 +10,7 @@
 array([0., 2.])
 """
 
+from . import numpy  # puts the operators and array methods on EagerTensor
 from .core import (
     REQUIRED,
     CpuEngine,
@@ -46,8 +47,21 @@ from .core.errors import (
     TenferroError,
     UnknownOp,
 )
+from .core.runtime import default_runtime
 
 __version__ = "0.1.0"
+
+
+def variable(a: object) -> EagerTensor:
+    """A variable of the default runtime (``default_runtime().variable_from(a)``): a leaf
+    whose gradient ``backward()`` adds into its slot, as ``torch.tensor(a, requires_grad=True)``."""
+    return default_runtime().variable_from(a)
+
+
+def constant(a: object) -> EagerTensor:
+    """A constant of the default runtime (``default_runtime().constant_from(a)``)."""
+    return default_runtime().constant_from(a)
+
 
 __all__ = [
     "REQUIRED",
@@ -81,5 +95,9 @@ __all__ = [
     "TenferroError",
     "TraceListing",
     "UnknownOp",
+    "constant",
+    "default_runtime",
     "hookimpl",
+    "numpy",
+    "variable",
 ]

@@ -283,9 +283,9 @@ def test_joins_take_a_list_and_split_their_gradient_back(rt, op, arrays, axis, e
     loss.backward()
     # the gradient of <w, join(xs)> is w cut back into one piece per input
     start = 0
-    for a, v in zip(arrays, variables):
+    for position, (a, v) in enumerate(zip(arrays, variables)):
         if op == "stack":
-            piece = np.take(weights, variables.index(v), axis=axis)
+            piece = np.take(weights, position, axis=axis)
         elif axis is None:
             piece = weights[start : start + a.size].reshape(a.shape)
         else:

@@ -6,12 +6,13 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
+from contextvars import ContextVar
 from typing import Any, TypeVar
 
 import numpy as np
 
 from .eager import EagerTensor, vertex
-from .engine import Engine
+from .engine import CpuEngine, Engine
 from .errors import (
     ArgumentError,
     ContextMismatch,
@@ -25,7 +26,7 @@ from .graph import leading_to, reachable
 from .loading import default_registry, load_registry
 from .recording import no_grad
 from .registry import Registry
-from .session import EagerSession, session_class
+from .session import EagerSession, ImplicitSession, session_class
 from .sweep import reverse_sweep
 from .tensor import TRACKED, Tensor, array_from, describe, freeze
 from .trace import Node
@@ -124,6 +125,10 @@ class EagerRuntime:
         self._session_class = session_class(registry)
         self._engine = engine
         self._slots = threading.Lock()  # makes each slot's read-add-write one step across threads
+        #: The innermost open session of this runtime in the current thread (or asyncio task).
+        self._active: ContextVar[EagerSession | None] = ContextVar(f"tenferro_session_{id(self):x}", default=None)
+        # Without a default engine, calls outside a session run on NumPy in the calling thread.
+        self._implicit = ImplicitSession(self, engine or _CALLING_THREAD)
 
     # -- values --------------------------------------------------------------------------
     def variable_from(self, tensor: Tensor | Any) -> EagerTensor:
@@ -155,10 +160,12 @@ class EagerRuntime:
             raise ArgumentError(f"with_eager_session: fn must be callable, got {type(fn).__name__}")
         with engine.lend("a session"):
             session = self._session_class(self)
+            active = self._active.set(session)
             try:
                 return fn(session)
             finally:
                 session._open = False
+                self._active.reset(active)
 
     @contextmanager
     def eager_session(self, engine: Engine | None = None) -> Iterator[EagerSession]:
@@ -167,10 +174,21 @@ class EagerRuntime:
         engine = self._engine_or_default(engine, "eager_session")
         with engine.lend("a session"):
             session = self._session_class(self)
+            active = self._active.set(session)
             try:
                 yield session
             finally:
                 session._open = False
+                self._active.reset(active)
+
+    def current_session(self) -> EagerSession:
+        """The session this runtime's ops go to in the current thread: the innermost open
+        ``with_eager_session``/``eager_session`` (or the reverse sweep running rules), else
+        the runtime's implicit session, which runs each op at once on the default engine
+        (NumPy in the calling thread when the runtime has none) without lending it.
+        Operators and ``tenferro.numpy`` functions call ops through it."""
+        session = self._active.get()
+        return self._implicit if session is None else session
 
     def no_grad(self) -> AbstractContextManager[None]:
         """Within the block ops of this runtime compute but record nothing (torch's
@@ -260,10 +278,12 @@ class EagerRuntime:
         """The reverse sweep from ``out`` on a session of its own (recording unless paused)."""
         with engine.lend(holder):
             session = self._session_class(self, needed=needed, in_sweep=True)
+            active = self._active.set(session)  # a rule written with operators records here too
             try:
                 return reverse_sweep(session, vertex(out), seed)
             finally:
                 session._open = False
+                self._active.reset(active)
 
     def _detach(self, engine: Engine | None, tensor: EagerTensor) -> EagerTensor:
         # The seed's signature takes an engine; copying a value runs no kernel, so it is
@@ -345,6 +365,25 @@ class EagerRuntime:
 
     def __repr__(self) -> str:
         return f"<EagerRuntime {id(self):#x}>"
+
+
+#: The engine of a runtime's implicit session when it has no default engine.
+_CALLING_THREAD = CpuEngine("calling_thread")
+
+_DEFAULT: EagerRuntime | None = None
+_DEFAULT_LOCK = threading.Lock()
+
+
+def default_runtime() -> EagerRuntime:
+    """The runtime ``tenferro.variable``, ``tenferro.constant`` and ``tenferro.numpy`` use
+    when no tensor says otherwise: every installed plugin, and a ``CpuEngine.per_thread()``
+    default engine, so ``backward()`` needs no engine and threads never refuse each other."""
+    global _DEFAULT
+    if _DEFAULT is None:
+        with _DEFAULT_LOCK:
+            if _DEFAULT is None:
+                _DEFAULT = EagerRuntime(engine=CpuEngine.per_thread())
+    return _DEFAULT
 
 
 def _as_array(tensor: Any, call: str) -> np.ndarray:

@@ -34,6 +34,7 @@ from .tensor import SUPPORTED_KINDS, TRACKED, Hollow, describe, dtype_name, free
 from .trace import Node, call_node, result_node
 
 if TYPE_CHECKING:
+    from .engine import Engine
     from .runtime import EagerRuntime
 
 #: NumPy dtype kind of each Python scalar type accepted as a constant operand.
@@ -442,6 +443,31 @@ def _signed(spec: OpSpec, op: Any) -> Any:
         f"{spec.doc.strip()}\n\nOp of plugin {spec.plugin!r}." if spec.doc else f"Op of plugin {spec.plugin!r}."
     )
     return op
+
+
+class ImplicitSession(EagerSession):
+    """Where ops go outside any session: each call runs at once under the engine's context
+    (``Engine.unlent``), lending nothing, so any number of threads may use it together.
+
+    One per runtime, never closed; recording follows the runtime's switch as in any session.
+    Its ops are the registry session's methods, wrapped per instance on first use.
+    """
+
+    def __init__(self, rt: EagerRuntime, engine: Engine):
+        super().__init__(rt)
+        self._unlent = engine.unlent
+
+    def __getattr__(self, name: str) -> Any:
+        # Reached once per op name: the wrapped method is then an instance attribute.
+        op = getattr(self._rt._session_class, name, None)
+        if op is None or name.startswith("_"):
+            return super().__getattr__(name)
+        bound = op.__get__(self)
+        run = self._unlent(bound)
+        run.__name__ = run.__qualname__ = name
+        run.__doc__, run.__signature__ = op.__doc__, inspect.signature(bound)  # type: ignore[attr-defined]
+        self.__dict__[name] = run
+        return run
 
 
 _CLASSES: weakref.WeakKeyDictionary[Registry, type[EagerSession]] = weakref.WeakKeyDictionary()

@@ -1,0 +1,33 @@
+"""``tenferro.numpy``: the Python array API standard (2024.12) on tenferro's ops.
+
+``import tenferro.numpy as tnp``. Its arrays are ``EagerTensor``s; every function with a
+derivative records on the current session of its arguments' runtime (an open
+``rt.eager_session`` in this thread, else the runtime's implicit session, which runs each
+op at once), so ``tnp.sin(x) * x`` can be differentiated with ``backward()`` or
+``rt.grad``. Functions without a derivative (comparisons, ``argmax``, ``unique_values``)
+return constants. Arguments that are NumPy arrays become constants of that runtime; with
+no tenferro argument at all, the default runtime (``tenferro.default_runtime()``) is used.
+See docs/numpy.md.
+"""
+
+from __future__ import annotations
+
+from ..core.eager import EagerTensor
+from . import _array, _numpy_dispatch, _operators
+from ._array import *  # noqa: F403
+from ._creation import *  # noqa: F403
+from ._dtypes import *  # noqa: F403
+from ._elementwise import *  # noqa: F403
+from ._indexing import *  # noqa: F403
+from ._info import *  # noqa: F403
+from ._linear import *  # noqa: F403
+from ._manipulation import *  # noqa: F403
+from ._searching import *  # noqa: F403
+from ._statistical import *  # noqa: F403
+from ._utility import *  # noqa: F403
+
+__array_api_version__ = "2024.12"
+
+_operators.install(EagerTensor)
+_array.install(EagerTensor)
+_numpy_dispatch.install(EagerTensor) if hasattr(_numpy_dispatch, "install") else None

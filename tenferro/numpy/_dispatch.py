@@ -1,0 +1,118 @@
+"""How a ``tenferro.numpy`` function or an operator reaches an op: the runtime of its
+tensor arguments (or the default runtime), that runtime's current session in this thread
+(an open ``rt.eager_session``, else its implicit session), and its arguments as the
+session's ops take them (NumPy arrays become constants of that runtime).
+
+Everything in ``tenferro.numpy`` goes through :func:`session_of` and :func:`lift`; the
+factories below make the one-line functions (``tnp.sin``) with the common call inline.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ..core.eager import EagerTensor
+from ..core.errors import ArgumentError
+from ..core.runtime import EagerRuntime, default_runtime
+from ..core.session import EagerSession
+from ..core.tensor import Tensor
+
+#: Python scalars the session's ops take as constant operands as they are.
+SCALARS = (bool, int, float, complex)
+
+
+def runtime_of(args: tuple[Any, ...]) -> EagerRuntime:
+    """The runtime of the first EagerTensor among ``args`` (or inside a list or tuple
+    argument), else the default runtime."""
+    for arg in args:
+        if type(arg) is EagerTensor:
+            return arg._rt
+        if isinstance(arg, (list, tuple)):
+            for item in arg:
+                if type(item) is EagerTensor:
+                    return item._rt
+    return default_runtime()
+
+
+def session_of(*args: Any) -> EagerSession:
+    """The session an op on ``args`` runs in: the current one of their runtime."""
+    rt = runtime_of(args)
+    session = rt._active.get()
+    return rt._implicit if session is None else session
+
+
+def lift(rt: EagerRuntime, value: Any, function: str, argument: str = "x") -> Any:
+    """``value`` as an op argument of ``rt``: EagerTensors and Python scalars as they are,
+    a NumPy scalar as a 0-d constant, anything ``np.asarray`` takes (a NumPy array, a
+    nested list, a Tensor) as a constant copy, so changing the array later changes nothing
+    recorded."""
+    if type(value) is EagerTensor or type(value) in SCALARS:
+        return value
+    if isinstance(value, Tensor):
+        return EagerTensor(value._array, rt)
+    if isinstance(value, (np.ndarray, np.generic, list, tuple)) or hasattr(value, "__array__"):
+        try:
+            array = np.array(value)
+        except Exception as exc:
+            raise ArgumentError(f"{function}: argument {argument!r} is not an array ({exc})") from None
+        if array.dtype.kind not in "biufc":
+            raise ArgumentError(
+                f"{function}: argument {argument!r} has dtype {array.dtype}; tenferro arrays are bool, "
+                f"integer, float or complex"
+            )
+        return rt.constant_from(array)
+    raise ArgumentError(
+        f"{function}: argument {argument!r} is a {type(value).__name__}; pass an array (a tenferro or "
+        f"NumPy array) or a Python number"
+    )
+
+
+def unary(name: str, op: str, doc: str) -> Callable[[Any], EagerTensor]:
+    """The function ``name(x, /)`` of the namespace, the op ``op`` of x's session."""
+
+    def function(x: Any, /) -> EagerTensor:
+        if type(x) is EagerTensor:
+            rt = x._rt
+        else:
+            rt = default_runtime()
+            x = lift(rt, x, name)
+            if type(x) is not EagerTensor:  # a Python scalar: a 0-d array, as NumPy makes it
+                x = rt.constant_from(x)
+        session = rt._active.get()
+        return getattr(rt._implicit if session is None else session, op)(x)
+
+    return _named(function, name, doc)
+
+
+def binary(name: str, op: str, doc: str, *params: Any) -> Callable[[Any, Any], EagerTensor]:
+    """The function ``name(x1, x2, /)`` of the namespace, the op ``op`` of their session
+    (with the op's leading ``params`` after the operands, e.g. compare's ``"lt"``). One of
+    x1 and x2 may be a Python scalar (array API 2024.12)."""
+
+    def function(x1: Any, x2: Any, /) -> EagerTensor:
+        if type(x1) is EagerTensor:
+            rt = x1._rt
+        elif type(x2) is EagerTensor:
+            rt = x2._rt
+        else:
+            rt = default_runtime()
+        if type(x1) is not EagerTensor:
+            x1 = lift(rt, x1, name, "x1")
+        if type(x2) is not EagerTensor:
+            x2 = lift(rt, x2, name, "x2")
+        if type(x1) is not EagerTensor and type(x2) is not EagerTensor:
+            x1 = rt.constant_from(x1)  # two Python scalars: NumPy's 0-d result
+        session = rt._active.get()
+        return getattr(rt._implicit if session is None else session, op)(x1, x2, *params)
+
+    return _named(function, name, doc)
+
+
+def _named(function: Any, name: str, doc: str) -> Any:
+    function.__name__ = function.__qualname__ = name
+    function.__module__ = "tenferro.numpy"
+    function.__doc__ = doc
+    return function

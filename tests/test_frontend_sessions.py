@@ -1,0 +1,115 @@
+"""Where an op runs when it is called through an operator or ``tenferro.numpy``: the
+innermost open session of the tensor's runtime in this thread, else the runtime's implicit
+session; and the default runtime with its per-thread engine."""
+
+import threading
+import warnings
+
+import numpy as np
+import pytest
+
+import tenferro as tf
+from tenferro import CpuEngine, EagerRuntime, EngineBusy, ShapeMismatch
+
+
+def test_operators_outside_a_session_record_and_backward_needs_no_engine():
+    x = tf.variable([0.5, -1.0, 2.0])
+    loss = x * x * 3.0 + x
+    assert loss.tracks_grad() and str(loss.trace()).count(" mul ") == 2
+    rt = tf.default_runtime()
+    s = rt.current_session()
+    s.reduce_sum(loss, None).backward()
+    np.testing.assert_array_equal(x.grad().to_numpy(), 6.0 * np.array([0.5, -1.0, 2.0]) + 1.0)
+
+
+def test_operators_inside_a_session_record_on_that_session():
+    rt = EagerRuntime(engine=CpuEngine.serial())
+    x = rt.variable_from([1.0, 2.0])
+    with rt.eager_session() as s:
+        assert rt.current_session() is s
+        with rt.eager_session(CpuEngine.serial()) as inner:
+            assert rt.current_session() is inner
+        assert rt.current_session() is s
+        y = x * x
+    assert rt.current_session() is not s and type(rt.current_session()).__name__ == "ImplicitSession"
+    np.testing.assert_array_equal(np.asarray(y), [1.0, 4.0])
+
+
+def test_operator_forms_equal_session_forms_bitwise():
+    rt = EagerRuntime(engine=CpuEngine.serial())
+    a = rt.variable_from(np.linspace(-2, 2, 7))
+    b = rt.variable_from(np.cos(np.arange(7.0)))
+    by_operators = [a + b, a - 2.0, 3 * a, a / b, a**2, 2.0**a, -a, abs(b), a @ b, a < b, a == b]
+    with rt.eager_session() as s:
+        by_session = [
+            s.add(a, b),
+            s.sub(a, 2.0),
+            s.mul(3, a),
+            s.div(a, b),
+            s.pow(a, 2),
+            s.pow(2.0, a),
+            s.neg(a),
+            s.abs(b),
+            s.matmul(a, b),
+            s.compare(a, b, "lt"),
+            s.compare(a, b, "eq"),
+        ]
+    for got, want in zip(by_operators, by_session):
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+        assert got.tracks_grad() == want.tracks_grad()
+
+
+def test_implicit_calls_return_ieee_results_without_warnings():
+    x = tf.constant([0.0, 1.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        np.testing.assert_array_equal(np.asarray(1.0 / x), [np.inf, 1.0])
+    assert np.geterr()["divide"] == "warn"  # the user's own NumPy state is untouched
+
+
+def test_a_truth_value_needs_one_element():
+    x = tf.constant([1.0, 2.0])
+    with pytest.raises(ShapeMismatch, match=r"bool\(\) of a tensor of shape \[2\]"):
+        bool(x == x)
+    assert bool(tf.constant(1.0) == 1.0) and float(tf.constant([2.5])) == 2.5 and len(x) == 2
+
+
+def test_tensors_key_dicts_by_identity():
+    a, b = tf.constant([1.0]), tf.constant([1.0])
+    assert {a: 1, b: 2}[a] == 1 and hash(a) != hash(b)
+    assert (a == None) is False  # noqa: E711 - not an array: Python's identity comparison
+
+
+def test_per_thread_engine_is_lent_per_thread():
+    eng = CpuEngine.per_thread()
+    rt = EagerRuntime(engine=eng)
+    with rt.eager_session():
+        with pytest.raises(EngineBusy):
+            with rt.eager_session():
+                pass
+    inside, release = threading.Barrier(2), threading.Event()
+    errors = []
+
+    def hold():
+        try:
+            with rt.eager_session():
+                inside.wait(5)
+                release.wait(5)
+        except BaseException as exc:
+            errors.append(exc)
+
+    worker = threading.Thread(target=hold)
+    worker.start()
+    inside.wait(5)
+    with rt.eager_session():  # another thread holds its own engine: no EngineBusy here
+        pass
+    release.set()
+    worker.join()
+    assert not errors
+
+
+def test_default_runtime_is_one_runtime_with_a_per_thread_engine():
+    assert tf.default_runtime() is tf.default_runtime()
+    x = tf.variable([1.0])
+    assert x.runtime is tf.default_runtime() and tf.constant([1.0]).runtime is tf.default_runtime()
