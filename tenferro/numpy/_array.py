@@ -58,9 +58,18 @@ def _len(self: EagerTensor) -> int:
     return self.shape[0]
 
 
+def _getitem(self: EagerTensor, index: Any) -> EagerTensor:
+    """``x[index]`` for NumPy's basic indexing (ints, slices, ``...``, ``None``): the
+    ``slice`` op of the current session. (Integer-array and boolean indices: to come.)"""
+    rt = self._rt
+    session = rt._active.get()
+    return (rt._implicit if session is None else session).slice(self, index)
+
+
 def install(cls: type[EagerTensor]) -> None:
-    """Put the conversions on ``cls``."""
+    """Put the conversions and indexing on ``cls``."""
     for name, function in {
+        "__getitem__": _getitem,
         "__bool__": _bool,
         "__float__": _float,
         "__int__": _int,
