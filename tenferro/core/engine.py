@@ -9,6 +9,7 @@ is in force around every kernel the session runs.
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -19,7 +20,7 @@ from .errors import EngineBusy
 
 T = TypeVar("T")
 
-try:  # NumPy's error state is a context variable; setting it directly costs 0.2 µs, np.errstate 1.2 µs
+try:  # NumPy's error state is a context variable; setting it costs 0.2 µs, np.errstate 1.2 µs
     from numpy._core._ufunc_config import _extobj_contextvar as _ERRSTATE
 
     with np.errstate(all="ignore"):
@@ -49,6 +50,12 @@ class Engine:
     def context(self) -> contextlib.AbstractContextManager[Any]:
         """What is in force while the engine is lent (nothing, for the base class)."""
         return contextlib.nullcontext()
+
+    def kernel_state(self) -> tuple[contextvars.ContextVar[Any], Any] | None:
+        """When :meth:`context` amounts to setting one context variable: the variable and
+        its value, which an op called outside any session sets around its kernel alone (a
+        few hundred ns cheaper per op than :meth:`unlent`). None: use :meth:`unlent`."""
+        return None
 
     def unlent(self, fn: Callable[..., T]) -> Callable[..., T]:
         """``fn`` run under :meth:`context` on each call, without lending the engine: how an
@@ -126,19 +133,10 @@ class CpuEngine(Engine):
         IEEE results (``log(0) = -inf``, ``1/0 = inf``) silently, as PyTorch and JAX do."""
         return np.errstate(all="ignore")
 
-    def unlent(self, fn: Callable[..., T]) -> Callable[..., T]:
-        if _ERRSTATE is None:
-            return super().unlent(fn)
-        errstate, quiet = _ERRSTATE, _QUIET
-
-        def run(*args: Any, **kwargs: Any) -> T:
-            token = errstate.set(quiet)  # what np.errstate(all="ignore") sets, at a sixth of its cost
-            try:
-                return fn(*args, **kwargs)
-            finally:
-                errstate.reset(token)
-
-        return run
+    def kernel_state(self) -> tuple[contextvars.ContextVar[Any], Any] | None:
+        """NumPy's error-state context variable, set as ``np.errstate(all="ignore")`` sets it
+        (at a sixth of its cost), when this NumPy keeps it where tenferro looks."""
+        return None if _ERRSTATE is None else (_ERRSTATE, _QUIET)
 
 
 class _PerThreadCpuEngine(CpuEngine):

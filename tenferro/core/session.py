@@ -57,6 +57,9 @@ class EagerSession:
         self._needed = needed  # inside rt.grad: the vertices that lead to a wanted variable
         self._in_sweep = in_sweep
         self._open = True
+        #: (context variable, value) set around each kernel: an implicit session's engine
+        #: context (see Engine.kernel_state); None where a lent engine's context is in force.
+        self._kernel_state: tuple[Any, Any] | None = None
 
     @property
     def runtime(self) -> EagerRuntime:
@@ -401,8 +404,16 @@ def _method(spec: OpSpec) -> Any:
             if variadic:  # the items are the node's inputs; the kernel gets them as one list
                 args = _items(spec, args[0])
             values, parents, tracked, args = classify(self, args)
+        state = self._kernel_state
         try:
-            out = forward(*values, **params) if params else forward(*values)
+            if state is None:
+                out = forward(*values, **params) if params else forward(*values)
+            else:
+                token = state[0].set(state[1])
+                try:
+                    out = forward(*values, **params) if params else forward(*values)
+                finally:
+                    state[0].reset(token)
         except TenferroError:
             raise
         except Exception as exc:
@@ -446,28 +457,33 @@ def _signed(spec: OpSpec, op: Any) -> Any:
 
 
 class ImplicitSession(EagerSession):
-    """Where ops go outside any session: each call runs at once under the engine's context
-    (``Engine.unlent``), lending nothing, so any number of threads may use it together.
+    """Where ops go outside any session: each call runs at once under the engine's context,
+    lending nothing, so any number of threads may use it together.
 
     One per runtime, never closed; recording follows the runtime's switch as in any session.
-    Its ops are the registry session's methods, wrapped per instance on first use.
+    Its ops are the registry session's methods, bound per instance on first use: as they
+    are when the engine's context is one context variable (``Engine.kernel_state``, set
+    around the kernel alone), else wrapped in ``Engine.unlent``.
     """
 
     def __init__(self, rt: EagerRuntime, engine: Engine):
         super().__init__(rt)
-        self._unlent = engine.unlent
+        self._kernel_state = engine.kernel_state()
+        self._unlent = None if self._kernel_state is not None else engine.unlent
 
     def __getattr__(self, name: str) -> Any:
-        # Reached once per op name: the wrapped method is then an instance attribute.
+        # Reached once per op name: the bound method is then an instance attribute.
         op = getattr(self._rt._session_class, name, None)
         if op is None or name.startswith("_"):
             return super().__getattr__(name)
         bound = op.__get__(self)
-        run = self._unlent(bound)
-        run.__name__ = run.__qualname__ = name
-        run.__doc__, run.__signature__ = op.__doc__, inspect.signature(bound)  # type: ignore[attr-defined]
-        self.__dict__[name] = run
-        return run
+        if self._unlent is not None:
+            run = self._unlent(bound)
+            run.__name__ = run.__qualname__ = name
+            run.__doc__, run.__signature__ = op.__doc__, inspect.signature(bound)  # type: ignore[attr-defined]
+            bound = run
+        self.__dict__[name] = bound
+        return bound
 
 
 _CLASSES: weakref.WeakKeyDictionary[Registry, type[EagerSession]] = weakref.WeakKeyDictionary()

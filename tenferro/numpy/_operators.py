@@ -13,22 +13,24 @@ from typing import Any
 from ..core.eager import EagerTensor
 from ._dispatch import SCALARS, lift
 
-#: Binary operator -> (op, its leading params). The reflected form swaps the operands.
-BINARY: dict[str, tuple[str, tuple[Any, ...]]] = {
-    "add": ("add", ()),
-    "sub": ("sub", ()),
-    "mul": ("mul", ()),
-    "truediv": ("div", ()),
-    "floordiv": ("floor_divide", ()),
-    "mod": ("remainder", ()),
-    "pow": ("pow", ()),
-    "matmul": ("matmul", ()),
-    "and": ("bitwise_and", ()),
-    "or": ("bitwise_or", ()),
-    "xor": ("bitwise_xor", ()),
-    "lshift": ("bitwise_left_shift", ()),
-    "rshift": ("bitwise_right_shift", ()),
+#: Binary operator -> op. The reflected form (``__radd__``) swaps the operands.
+BINARY = {
+    "add": "add",
+    "sub": "sub",
+    "mul": "mul",
+    "truediv": "div",
+    "floordiv": "floor_divide",
+    "mod": "remainder",
+    "pow": "pow",
+    "matmul": "matmul",
+    "and": "bitwise_and",
+    "or": "bitwise_or",
+    "xor": "bitwise_xor",
+    "lshift": "bitwise_left_shift",
+    "rshift": "bitwise_right_shift",
 }
+#: Ops whose operands may swap without changing a bit of the result (IEEE + and * commute).
+COMMUTATIVE = {"add", "mul", "bitwise_and", "bitwise_or", "bitwise_xor"}
 #: Comparison operator -> compare's ``op``; a comparison has no reflected form (Python
 #: swaps ``<`` for ``>`` itself).
 COMPARISONS = {"lt": "lt", "le": "le", "gt": "gt", "ge": "ge", "eq": "eq", "ne": "ne"}
@@ -46,36 +48,49 @@ def _operand(self: EagerTensor, other: Any) -> Any:
 
 
 def _forward(op: str, params: tuple[Any, ...]) -> Any:
-    def operator(self: EagerTensor, other: Any) -> Any:
+    if params:  # compare(a, b, "lt"): the op's params after the operands
+
+        def operator(self: EagerTensor, other: Any) -> Any:
+            if type(other) is not EagerTensor and type(other) is not float:
+                other = _operand(self, other)
+                if other is NotImplemented:
+                    return other
+            rt = self._rt
+            session = rt._active.get()
+            return getattr(rt._implicit if session is None else session, op)(self, other, *params)
+
+        return operator
+
+    def operator(self: EagerTensor, other: Any) -> Any:  # the hot path of x * y: nothing more
         if type(other) is not EagerTensor and type(other) is not float:
             other = _operand(self, other)
             if other is NotImplemented:
                 return other
-        rt = self._rt
-        session = rt._active.get()
-        return getattr(rt._implicit if session is None else session, op)(self, other, *params)
+        session = self._rt._active.get()
+        return getattr(self._rt._implicit if session is None else session, op)(self, other)
 
     return operator
 
 
-def _reflected(op: str, params: tuple[Any, ...]) -> Any:
+def _reflected(op: str) -> Any:
+    if op in COMMUTATIVE:  # 2.0 * x is x * 2.0 exactly, and the op's inline checks know that order
+        return _forward(op, ())
+
     def operator(self: EagerTensor, other: Any) -> Any:
         if type(other) is not EagerTensor and type(other) is not float:
             other = _operand(self, other)
             if other is NotImplemented:
                 return other
-        rt = self._rt
-        session = rt._active.get()
-        return getattr(rt._implicit if session is None else session, op)(other, self, *params)
+        session = self._rt._active.get()
+        return getattr(self._rt._implicit if session is None else session, op)(other, self)
 
     return operator
 
 
 def _unary(op: str) -> Any:
     def operator(self: EagerTensor) -> EagerTensor:
-        rt = self._rt
-        session = rt._active.get()
-        return getattr(rt._implicit if session is None else session, op)(self)
+        session = self._rt._active.get()
+        return getattr(self._rt._implicit if session is None else session, op)(self)
 
     return operator
 
@@ -89,9 +104,9 @@ def _named(function: Any, name: str, op: str) -> Any:
 def install(cls: type[EagerTensor]) -> None:
     """Put the operators on ``cls``. ``==`` is elementwise, as in NumPy and PyTorch, and
     hashing stays by identity, so tensors still key dicts (PyTorch's choice too)."""
-    for name, (op, params) in BINARY.items():
-        setattr(cls, f"__{name}__", _named(_forward(op, params), f"__{name}__", op))
-        setattr(cls, f"__r{name}__", _named(_reflected(op, params), f"__r{name}__", op))
+    for name, op in BINARY.items():
+        setattr(cls, f"__{name}__", _named(_forward(op, ()), f"__{name}__", op))
+        setattr(cls, f"__r{name}__", _named(_reflected(op), f"__r{name}__", op))
     for name, how in COMPARISONS.items():
         setattr(cls, f"__{name}__", _named(_forward("compare", (how,)), f"__{name}__", "compare"))
     for name, op in UNARY.items():
