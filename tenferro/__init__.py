@@ -10,7 +10,7 @@
 array([0., 2.])
 """
 
-from . import numpy  # puts the operators and array methods on EagerTensor
+from . import nn, numpy  # numpy puts the operators and array methods on EagerTensor
 from .core import (
     REQUIRED,
     CpuEngine,
@@ -98,6 +98,7 @@ __all__ = [
     "constant",
     "default_runtime",
     "hookimpl",
+    "nn",
     "numpy",
     "variable",
 ]
