@@ -26,7 +26,8 @@ from typing import Any
 
 import numpy as np
 
-from tenferro import CpuEngine, EagerRuntime, Tensor
+import tenferro.numpy as tnp
+from tenferro import CpuEngine, EagerRuntime, Tensor, default_runtime
 
 Impl = Callable[[], Any]
 #: Seconds a block of calls lasts at least, and blocks per library in each pair.
@@ -91,7 +92,24 @@ def tenferro_impls(n: int) -> dict[str, Impl]:
         rt.with_eager_session(eng, body).backward(eng)
         return x.grad()
 
-    return {"grad": grad, "hvp": hvp, "vjp": vjp, "chain": chain}
+    # The front end: the same programs outside any session, on the default runtime.
+    front = default_runtime()
+    front.variable_from(xs)  # build the default runtime before timing
+
+    def tnp_grad() -> Any:
+        x = front.variable_from(xs)
+        tnp.sum(tnp.sin(x) * x * x).backward()
+        return x.grad()
+
+    def operator_chain() -> Any:
+        x = front.variable_from(xs)
+        y = x
+        for _ in range(CHAIN_STEPS):
+            y = tnp.sin(y) * 1.01 + 0.1
+        tnp.sum(y).backward()
+        return x.grad()
+
+    return {"grad": grad, "hvp": hvp, "vjp": vjp, "chain": chain, "tnp_grad": tnp_grad, "operator_chain": operator_chain}
 
 
 # -- hand-written NumPy: the limit ---------------------------------------------------------
@@ -291,13 +309,23 @@ class Workload:
     n: int
     target: str = ""  # the library the target ratio is against
     target_ratio: float | None = None
+    theirs: str = ""  # the other libraries' impl, when tenferro's is a variant of it (the front end)
+
+    @property
+    def their_impl(self) -> str:
+        return self.theirs or self.impl
+
+    @property
+    def per(self) -> int:
+        """Calls per timed run: the chain is reported per op."""
+        return CHAIN_OPS if self.their_impl == "chain" else 1
 
     def size(self, quick: bool) -> int:
         """N, or a small N for a quick run."""
         return max(self.n // 100, 10) if quick else self.n
 
     def title(self, n: int) -> str:
-        return f"{self.name}, per op" if self.impl == "chain" else f"{self.name}, N={size_label(n)}"
+        return f"{self.name}, per op" if self.per > 1 else f"{self.name}, N={size_label(n)}"
 
 
 def size_label(n: int) -> str:
@@ -313,6 +341,8 @@ WORKLOADS = [
     Workload("seed HVP", "hvp", 1_000, "torch", 1.0),
     Workload("backward_with", "vjp", 1_000),
     Workload("300-op chain", "chain", CHAIN_SIZE, "torch", 1.0),
+    Workload("seed grad, tnp", "tnp_grad", 1_000, "torch", 1.1, theirs="grad"),
+    Workload("chain, operators", "operator_chain", CHAIN_SIZE, "torch", 1.2, theirs="chain"),
 ]
 MEMORY_N, MEMORY_TARGET = 1_000_000, 1.5
 
@@ -338,10 +368,12 @@ def time_row(
     """Time tenferro against each in-process library in its own alternating pair (or alone,
     if there is none); a solo library's per-block ratios are tenferro's median time over
     each of its blocks, since the two were not timed side by side."""
-    impls = {lib: LIBRARIES[lib](n)[workload.impl] for lib in libraries if lib not in solo_means}
-    ours = impls.pop("tenferro")
+    ours = tenferro_impls(n)[workload.impl]
+    impls = {
+        lib: LIBRARIES[lib](n)[workload.their_impl] for lib in libraries if lib not in solo_means and lib != "tenferro"
+    }
     means: dict[str, list[float]] = {"tenferro": [] if impls else alternate([ours], blocks, seconds)[0]}
-    per = CHAIN_OPS if workload.impl == "chain" else 1
+    per = workload.per
     ratios: dict[str, dict[str, float]] = {}
     for lib, fn in impls.items():
         tenferro, means[lib] = alternate([ours, fn], blocks, seconds)
@@ -379,7 +411,9 @@ def run(
     libraries = ["tenferro", *[lib for lib in libraries or available() if lib != "tenferro"]]
     blocks, seconds = (3, 0.002) if quick else (BLOCKS, BLOCK_S)
     chosen = [(w, w.size(quick)) for w in WORKLOADS if only in w.title(w.size(quick))]
-    solo_means = {lib: solo(lib, [(w.impl, n) for w, n in chosen], blocks, seconds) for lib in libraries if lib in SOLO}
+    solo_means = {
+        lib: solo(lib, [(w.their_impl, n) for w, n in chosen], blocks, seconds) for lib in libraries if lib in SOLO
+    }
     out(f"median time per call, µs (per op for the chain); {blocks} blocks of >= {seconds} s per library and pair")
     out(f"{'workload':<22}" + "".join(f"{lib:>10}" for lib in libraries))
     rows = []
