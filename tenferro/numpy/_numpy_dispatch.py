@@ -468,18 +468,6 @@ def _round(call: str, func: Any, args: Any, kwargs: Any) -> Any:
     return _tnp.round(a["a"])
 
 
-def _dot(call: str, func: Any, args: Any, kwargs: Any) -> Any:
-    """``np.dot(a, b)``: a product for a 0-d operand, else the sum over a's last axis and
-    b's second-to-last (its only axis for 1-d b), as ``tnp.tensordot``."""
-    a = _bound(call, func, args, kwargs)
-    x, y = a["a"], a["b"]
-    if np.ndim(x) == 0 or np.ndim(y) == 0:
-        return _tnp.multiply(x, y)
-    if np.ndim(x) <= 2 and np.ndim(y) <= 2:
-        return _tnp.matmul(x, y)
-    return _tnp.tensordot(x, y, axes=((np.ndim(x) - 1,), (max(np.ndim(y) - 2, 0),)))
-
-
 def _trace(call: str, func: Any, args: Any, kwargs: Any) -> Any:
     """``np.trace(a, offset, axis1=0, axis2=1)``: ``tnp.linalg.trace`` takes the last two axes."""
     a = _bound(call, func, args, kwargs)
@@ -528,7 +516,6 @@ SPECIAL: dict[tuple[str, str], Callable[..., Any]] = {
     ("numpy", "cumprod"): _cumulative("cumulative_prod"),
     ("numpy", "round"): _round,
     ("numpy", "around"): _round,
-    ("numpy", "dot"): _dot,
     ("numpy", "trace"): _trace,
     ("numpy", "unique"): _unique,
     ("numpy.linalg", "svd"): _svd,
