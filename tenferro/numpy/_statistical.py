@@ -60,6 +60,8 @@ def _reduction(name: str, op: str, doc: str) -> Callable[..., EagerTensor]:
         rt = x._rt
         session = rt._active.get()
         try:
+            if axis is None and keepdims is False:  # the op's defaults: its fastest call
+                return getattr(rt._implicit if session is None else session, op)(x)
             return getattr(rt._implicit if session is None else session, op)(x, axis, keepdims)
         except TenferroError as exc:
             raise renamed(exc, function, op) from None
@@ -80,6 +82,8 @@ def _typed_reduction(name: str, op: str, doc: str) -> Callable[..., EagerTensor]
         s = rt._implicit if session is None else session
         try:
             if dtype is None:
+                if axis is None and keepdims is False:
+                    return getattr(s, op)(x)
                 return getattr(s, op)(x, axis, keepdims)
             wanted = dtype_of(dtype, function)
             if x.dtype != wanted:
