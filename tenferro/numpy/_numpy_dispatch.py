@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from ..core.eager import EagerTensor
-from ..core.errors import ArgumentError
+from ..core.errors import ArgumentError, TenferroError
 
 __all__: list[str] = []
 
@@ -190,11 +190,11 @@ def _check_ufunc_kwargs(call: str, kwargs: dict[str, Any]) -> None:
             )
         if key == "dtype" or key == "casting":
             raise ArgumentError(
-                f"{call}(..., {key}={value!r}) on a tenferro array: cast the operands first "
+                f"{call}(..., {key}={_show(value)}) on a tenferro array: cast the operands first "
                 f"(tnp.astype(x, dtype)), then call {call} without {key}="
             )
         raise ArgumentError(
-            f"{call}(..., {key}={value!r}) on a tenferro array is not supported; call it without {key}="
+            f"{call}(..., {key}={_show(value)}) on a tenferro array is not supported; call it without {key}="
         )
 
 
@@ -286,23 +286,23 @@ def _call(
 ) -> Any:
     """``target`` called with NumPy's arguments ``args, kwargs`` of ``func``: its leading
     positional-only parameters by position, the others by (renamed) keyword; an argument
-    equal to NumPy's default is left out (``out=None``, ``keepdims=<no value>``, ``norm=None``)."""
-    bound = _bind(call, func, args, kwargs)
-    parameters = _signature(func).parameters
-    accepts = _signature(target).parameters
-    leading = sum(p.kind is inspect.Parameter.POSITIONAL_ONLY for p in accepts.values())
-    positional: list[Any] = []
+    equal to NumPy's default is left out (``out=None``, ``keepdims=<no value>``, ``norm=None``).
+    The signatures are read once per function (see ``_plan``); binding errors are worded
+    only when the call fails."""
+    names, variadic, leading, accepts, defaults = _PLANS.get((func, target)) or _plan(func, target)
+    positional: list[Any] = list(args) if variadic else []  # np.einsum(*operands), np.meshgrid(*xi)
     keywords: dict[str, Any] = {}
     cast = None
-    for key, value, position in _arguments(bound, parameters):
-        parameter = parameters.get(key)
-        if parameter is not None and parameter.kind is inspect.Parameter.VAR_POSITIONAL:
-            positional.extend(value)  # np.einsum(subscripts, *operands), np.broadcast_arrays(*arrays)
-            continue
-        if parameter is not None and position < leading and position == len(positional):
+    pairs: Any = () if variadic else zip(names, args)
+    if kwargs:
+        pairs = [*pairs, *sorted(kwargs.items(), key=lambda item: _position(names, item[0]))]
+    for key, value in pairs:
+        slot = len(positional)
+        if slot < leading and slot < len(names) and names[slot] == key:
             positional.append(value)
             continue
-        if parameter is not None and _is_default(value, parameter.default):
+        default = defaults.get(key, _MISSING)
+        if value is default or (type(value) is type(default) and type(value) in _PLAIN and value == default):
             continue
         renamed = RENAMES.get(key, key)
         if renamed is None:
@@ -319,32 +319,47 @@ def _call(
                 f"the gradient stops there)"
             )
         keywords[renamed] = value
+    if not variadic and len(args) > len(names):
+        _bind(call, func, args, kwargs)  # too many arguments for NumPy itself: its words
     if cast is not None:
         positional[0] = _tnp.astype(positional[0], cast)
     try:
-        _signature(target).bind(*positional, **keywords)
+        return target(*positional, **keywords)
     except TypeError as exc:
-        raise ArgumentError(f"{call} on a tenferro array, as {_name(target)}: {exc}") from None
-    return target(*positional, **keywords)
+        if isinstance(exc, TenferroError):
+            raise
+        _bind(call, func, args, kwargs)  # NumPy's own arguments are wrong: say so
+        try:
+            _signature(target).bind(*positional, **keywords)
+        except TypeError as why:
+            raise ArgumentError(f"{call} on a tenferro array, as {_name(target)}: {why}") from None
+        raise
 
 
-def _arguments(bound: inspect.BoundArguments, parameters: Any) -> list[tuple[str, Any, int]]:
-    """The bound arguments with their position in NumPy's signature (``**kwargs`` entries
-    last, as keywords)."""
-    names = list(parameters)
-    out: list[tuple[str, Any, int]] = []
-    for key, value in bound.arguments.items():
-        if parameters[key].kind is inspect.Parameter.VAR_KEYWORD:
-            out.extend((k, v, len(names)) for k, v in value.items())
-        else:
-            out.append((key, value, names.index(key)))
-    return out
+#: (NumPy function, tnp function) -> what ``_call`` needs of their signatures.
+_PLANS: dict[Any, tuple[tuple[str, ...], bool, int, frozenset[str], dict[str, Any]]] = {}
+_PLAIN = (bool, int, float, str)
+_POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
 
 
-def _is_default(value: Any, default: Any) -> bool:
-    if value is default:
-        return True
-    return type(value) is type(default) and type(value) in (bool, int, float, str) and value == default
+def _plan(func: Callable[..., Any], target: Callable[..., Any]) -> Any:
+    """NumPy's positional parameter names, whether it takes ``*args``, the number of the
+    target's positional-only parameters, the target's parameter names, NumPy's defaults."""
+    numpy = _signature(func).parameters.values()
+    accepts = _signature(target).parameters
+    plan = (
+        tuple(p.name for p in numpy if p.kind in _POSITIONAL),
+        any(p.kind is inspect.Parameter.VAR_POSITIONAL for p in numpy),
+        sum(p.kind is inspect.Parameter.POSITIONAL_ONLY for p in accepts.values()),
+        frozenset(accepts),
+        {p.name: p.default for p in numpy},
+    )
+    _PLANS[func, target] = plan
+    return plan
+
+
+def _position(names: tuple[str, ...], key: str) -> int:
+    return names.index(key) if key in names else len(names)
 
 
 def _bind(call: str, func: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> inspect.BoundArguments:
@@ -371,7 +386,11 @@ def _name(target: Any) -> str:
 
 
 def _show(value: Any) -> str:
-    return "..." if isinstance(value, (EagerTensor, np.ndarray)) else repr(value)
+    if isinstance(value, (EagerTensor, np.ndarray)):
+        return "..."
+    if isinstance(value, type) and issubclass(value, np.generic):
+        return f"np.{np.dtype(value).name}"
+    return repr(value)
 
 
 def _exit(values: Any) -> Any:
@@ -413,13 +432,6 @@ def _bound(call: str, func: Callable[..., Any], args: tuple[Any, ...], kwargs: d
     return arguments
 
 
-def _transpose(call: str, func: Any, args: Any, kwargs: Any) -> Any:
-    """``np.transpose(a, axes=None)``: without axes, the axes reversed."""
-    a = _bound(call, func, args, kwargs)
-    x, axes = a["a"], a["axes"]
-    return _tnp.permute_dims(x, tuple(range(np.ndim(x) - 1, -1, -1)) if axes is None else tuple(axes))
-
-
 def _swapaxes(call: str, func: Any, args: Any, kwargs: Any) -> Any:
     a = _bound(call, func, args, kwargs)
     x = a["a"]
@@ -429,33 +441,11 @@ def _swapaxes(call: str, func: Any, args: Any, kwargs: Any) -> Any:
     return _tnp.permute_dims(x, tuple(order))
 
 
-def _squeeze(call: str, func: Any, args: Any, kwargs: Any) -> Any:
-    """``np.squeeze(a, axis=None)``: without axis, every axis of length 1."""
-    a = _bound(call, func, args, kwargs)
-    x, axis = a["a"], a["axis"]
-    if axis is None:
-        axis = tuple(i for i, n in enumerate(np.shape(x)) if n == 1)
-    return _tnp.squeeze(x, axis=axis)
-
-
 def _ravel(call: str, func: Any, args: Any, kwargs: Any) -> Any:
     a = _bound(call, func, args, kwargs)
     if a["order"] != "C":
         raise ArgumentError(f"{call}(..., order={a['order']!r}): tenferro arrays are row-major; order='C' only")
     return _tnp.reshape(a["a"], (-1,))
-
-
-def _cumulative(target: str) -> Callable[..., Any]:
-    def adapter(call: str, func: Any, args: Any, kwargs: Any) -> Any:
-        """``np.cumsum(a, axis=None)``: without axis, of the flattened array."""
-        a = _bound(call, func, args, kwargs)
-        x, axis = a["a"], a["axis"]
-        if axis is None:
-            x, axis = _tnp.reshape(x, (-1,)), 0
-        options = {} if a["dtype"] is None else {"dtype": a["dtype"]}
-        return getattr(_tnp, target)(x, axis=axis, **options)
-
-    return adapter
 
 
 def _round(call: str, func: Any, args: Any, kwargs: Any) -> Any:
@@ -508,12 +498,8 @@ def _copy(call: str, func: Any, args: Any, kwargs: Any) -> Any:
 
 
 SPECIAL: dict[tuple[str, str], Callable[..., Any]] = {
-    ("numpy", "transpose"): _transpose,
     ("numpy", "swapaxes"): _swapaxes,
-    ("numpy", "squeeze"): _squeeze,
     ("numpy", "ravel"): _ravel,
-    ("numpy", "cumsum"): _cumulative("cumulative_sum"),
-    ("numpy", "cumprod"): _cumulative("cumulative_prod"),
     ("numpy", "round"): _round,
     ("numpy", "around"): _round,
     ("numpy", "trace"): _trace,
