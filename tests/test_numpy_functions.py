@@ -306,3 +306,14 @@ def test_numpy_arrays_and_lists_are_accepted_on_the_default_runtime():
     out = tnp.mean([[1.0, 2.0], [3.0, 5.0]], axis=0)
     assert out._rt is tf.default_runtime()
     np.testing.assert_array_equal(np.asarray(out), [2.0, 3.5])
+
+
+def test_the_docs_example_runs_and_its_gradient_is_right(capsys):
+    import pathlib
+
+    text = (pathlib.Path(__file__).resolve().parent.parent / "docs" / "numpy.md").read_text(encoding="utf-8")
+    part = text[text.index("## Statistical, manipulation") :]
+    block = re.search(r"^```python\n(.*?)^```", part, re.S | re.M).group(1)
+    scope = {}
+    exec(block, scope)
+    np.testing.assert_array_equal(scope["x"].grad().to_numpy(), [[-3.0, 0.0, 3.0], [-3.0, 1.0, 4.0]])
