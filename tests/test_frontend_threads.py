@@ -129,3 +129,18 @@ def test_no_grad_in_one_thread_does_not_stop_recording_in_the_other():
     tracked, seen = _in_two_threads(quiet, recording)
     assert tracked is False
     _same(seen, _train(5))
+
+
+def test_the_docs_example_runs_and_each_thread_fits(capsys):
+    import pathlib
+    import re
+
+    text = (pathlib.Path(__file__).resolve().parent.parent / "docs" / "numpy.md").read_text(encoding="utf-8")
+    block = re.search(r"^```python\n(.*?)^```", text[text.index("## Threads") :], re.S | re.M).group(1)
+    scope = {}
+    exec(block, scope)
+    assert sorted(scope["losses"]) == [1, 2]
+    for seed in (1, 2):
+        alone = {}
+        scope["fit"](seed, alone)
+        assert alone[seed] == scope["losses"][seed]  # bitwise the single-thread number

@@ -197,3 +197,20 @@ def test_another_array_librarys_type_is_left_to_answer():
     x = tf.variable(X)
     assert np.add(x, Other()) == "other's ufunc"
     assert np.concatenate([x, Other()]) == "other's function"
+
+
+def _docs_block(section):
+    import pathlib
+    import re
+
+    text = (pathlib.Path(__file__).resolve().parent.parent / "docs" / "numpy.md").read_text(encoding="utf-8")
+    part = text[text.index(section) :]
+    return re.search(r"^```python\n(.*?)^```", part, re.S | re.M).group(1)
+
+
+def test_the_docs_example_runs_and_its_gradient_is_right(capsys):
+    scope = {}
+    exec(_docs_block("## NumPy's own functions"), scope)
+    x, a = np.array([0.5, -1.0, 2.0]), np.array([1.0, 2.0, 3.0])
+    np.testing.assert_allclose(scope["x"].grad().to_numpy(), np.cos(x) * a + x / np.linalg.norm(x), rtol=1e-15)
+    assert type(scope["y"]) is np.ndarray
