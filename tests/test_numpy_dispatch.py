@@ -57,6 +57,8 @@ RECORDED = [
     ("ravel", lambda x, a: np.ravel(x), lambda x, a: tnp.reshape(x, (-1,))),
     ("squeeze", lambda x, a: np.squeeze(x[None]), lambda x, a: tnp.squeeze(x[None], axis=(0,))),
     ("where", lambda x, a: np.where(a > 0, x, 0.0), lambda x, a: tnp.where(a > 0, x, 0.0)),
+    ("where alone", lambda x, a: np.where(x > 0) + (x,), lambda x, a: tnp.nonzero(x > 0) + (x,)),
+    ("mean where=True", lambda x, a: np.mean(x, axis=0, where=True), lambda x, a: tnp.mean(x, axis=0)),
     ("cumsum flat", lambda x, a: np.cumsum(x), lambda x, a: tnp.cumulative_sum(tnp.reshape(x, (-1,)), axis=0)),
     ("cumsum axis", lambda x, a: np.cumsum(x, axis=1), lambda x, a: tnp.cumulative_sum(x, axis=1)),
     ("einsum", lambda x, a: np.einsum("ij,ij->i", x, a, optimize=True), lambda x, a: tnp.einsum("ij,ij->i", x, a)),

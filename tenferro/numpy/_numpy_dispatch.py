@@ -304,6 +304,8 @@ def _call(
         default = defaults.get(key, _MISSING)
         if value is default or (type(value) is type(default) and type(value) in _PLAIN and value == default):
             continue
+        if key == "where" and value is True:  # every element, NumPy's default
+            continue
         renamed = RENAMES.get(key, key)
         if renamed is None:
             continue
@@ -491,6 +493,13 @@ def _svd(call: str, func: Any, args: Any, kwargs: Any) -> Any:
     return _tnp.linalg.svd(a["a"], full_matrices=a["full_matrices"])
 
 
+def _where(call: str, func: Any, args: Any, kwargs: Any) -> Any:
+    """``np.where(condition)`` alone is NumPy's ``nonzero(condition)``."""
+    if len(args) == 1 and not kwargs:
+        return _tnp.nonzero(args[0])
+    return _call(call, func, _tnp.where, args, kwargs)
+
+
 def _copy(call: str, func: Any, args: Any, kwargs: Any) -> Any:
     """``np.copy(x)``: values are immutable, so the copy is a recorded identity."""
     a = _bound(call, func, args, kwargs)
@@ -506,4 +515,5 @@ SPECIAL: dict[tuple[str, str], Callable[..., Any]] = {
     ("numpy", "unique"): _unique,
     ("numpy.linalg", "svd"): _svd,
     ("numpy", "copy"): _copy,
+    ("numpy", "where"): _where,
 }
