@@ -4,7 +4,7 @@ A new array is a constant (no gradient flows into it) of the default runtime
 (``tenferro.default_runtime()``); ``*_like(x)`` makes it on x's runtime, so it mixes with
 x. The functions that transform an array (``tril``, ``triu``, ``meshgrid``, ``asarray``
 with a new dtype) are ops of x's session and record. Default dtypes: float64, int64,
-complex128 (DESIGN §11).
+complex128 (as NumPy).
 """
 
 from __future__ import annotations
