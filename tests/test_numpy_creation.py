@@ -197,3 +197,17 @@ def test_from_dlpack():
         tnp.from_dlpack(a, copy=False)
     with pytest.raises(ArgumentError, match=r"tnp\.from_dlpack: x must support __dlpack__"):
         tnp.from_dlpack([1, 2])
+
+
+def test_asarray_of_a_sequence_with_tracked_arrays_records():
+    x, y = tf.variable(np.array(2.0)), tf.variable(np.array([1.0, 3.0]))
+    rt = x.runtime
+    a = tnp.asarray([[x, 1.0], y])
+    assert a.tracks_grad()
+    np.testing.assert_array_equal(np.asarray(a), [[2.0, 1.0], [1.0, 3.0]])
+    gx, gy = rt.grad(rt.current_session().reduce_sum(a * a), [x, y])
+    assert float(np.asarray(gx)) == 4.0
+    np.testing.assert_array_equal(np.asarray(gy), [2.0, 6.0])
+    assert tnp.asarray([x, 1], dtype=tnp.float32).dtype == tnp.float32
+    with pytest.raises(ArgumentError, match=r"tnp\.asarray: cannot stack"):
+        tnp.asarray([x, y])
