@@ -317,3 +317,27 @@ def test_the_docs_example_runs_and_its_gradient_is_right(capsys):
     scope = {}
     exec(block, scope)
     np.testing.assert_array_equal(scope["x"].grad().to_numpy(), [[-3.0, 0.0, 3.0], [-3.0, 1.0, 4.0]])
+
+
+@pytest.mark.parametrize(
+    "function",
+    [
+        lambda z: tnp.prod(z, axis=0),
+        lambda z: tnp.cumsum(z),
+        lambda z: tnp.mean(z, axis=1, keepdims=True),
+        lambda z: tnp.where(np.array([True, False, True, False]), z, 1j),
+        lambda z: tnp.diff(tnp.roll(z, 1, axis=1)),
+        lambda z: tnp.take(tnp.var(z, axis=0), np.array([3, 3, 0])),
+    ],
+)
+def test_complex_gradients_match_finite_differences(rt, function):
+    z0 = A[:2] + 1j * B
+
+    def loss(z):
+        out = function(z)
+        return tnp.sum(tnp.real(out * tnp.conj(out)))
+
+    z = rt.variable_from(z0)
+    grad = rt.grad(loss(z), z)
+    want = fd_gradient(lambda a: float(np.asarray(loss(rt.constant_from(a)))), z0)
+    np.testing.assert_allclose(np.asarray(grad), want, rtol=1e-6, atol=1e-6)
