@@ -5,8 +5,8 @@
 The tables below are the whole mapping: ``UNARY`` and ``BINARY`` name -> op, made into
 one-line functions by the ``_dispatch`` factories (the common call costs one dict-free
 call over the op); ``COMPARISONS`` are the op ``compare``. The few functions that are not
-one op are written out: ``clip`` (the op ``clamp``, one bound alone by clamping x to
-itself) and ``nextafter`` (no derivative: computed with NumPy as a constant).
+one op are written out: ``clip`` (the op ``clamp``), ``round`` (per part for complex x)
+and ``nextafter`` (no derivative: computed with NumPy as a constant).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from ..core.eager import EagerTensor
 from ..core.errors import ArgumentError, DTypeError
 from ._dispatch import binary, lift, runtime_of, session_of, unary
 
-#: Standard name -> (op, what it computes beyond the op's own doc).
+#: Standard name -> the session op that computes it.
 UNARY: dict[str, str] = {
     "abs": "abs",
     "acos": "arccos",
@@ -91,7 +91,7 @@ COMPARISONS: dict[str, str] = {
     "less": "lt",
     "less_equal": "le",
 }
-#: NumPy's names for the same functions (DESIGN §11).
+#: NumPy's names for the same functions.
 ALIASES: dict[str, str] = {
     "absolute": "abs",
     "arccos": "acos",
@@ -133,7 +133,8 @@ globals().update(_made)
 def clip(x: Any, /, min: Any = None, max: Any = None) -> EagerTensor:  # noqa: A002 - the standard's names
     """x clamped to ``[min, max]`` (either bound may be None, an array or a Python
     number): the op ``clamp``, whose gradient goes to x where ``min <= x <= max``. A
-    missing bound is x itself, so x's dtype is kept and nothing is clamped on that side."""
+    missing ``min`` is x itself and a missing ``max`` the top of x's range (inf), so x's
+    dtype is kept and nothing is clamped on that side."""
     session = session_of(x, min, max)
     rt = session._rt
     if type(x) is not EagerTensor:
@@ -145,7 +146,10 @@ def clip(x: Any, /, min: Any = None, max: Any = None) -> EagerTensor:  # noqa: A
     if min is None and max is None:
         return x
     lo = x if min is None else _bound(rt, x, min, "min")
-    hi = x if max is None else _bound(rt, x, max, "max")
+    if max is None:  # the top of x's range: clamp is min(max(x, lo), hi), so hi must not bind
+        hi = np.iinfo(x.dtype).max if x.dtype.kind in "iu" else (True if x.dtype.kind == "b" else np.inf)
+    else:
+        hi = _bound(rt, x, max, "max")
     return session.clamp(x, lo, hi)
 
 
