@@ -4,9 +4,12 @@ form bitwise equal to the session form, and errors that name the function."""
 
 import re
 
+import hypothesis.extra.numpy as hnp
 import numpy as np
 import pytest
 from conftest import fd_gradient
+from hypothesis import given
+from hypothesis import strategies as st
 
 import tenferro as tf
 import tenferro.numpy as tnp
@@ -341,3 +344,43 @@ def test_complex_gradients_match_finite_differences(rt, function):
     grad = rt.grad(loss(z), z)
     want = fd_gradient(lambda a: float(np.asarray(loss(rt.constant_from(a)))), z0)
     np.testing.assert_allclose(np.asarray(grad), want, rtol=1e-6, atol=1e-6)
+
+
+REDUCTIONS = {
+    "sum": np.sum,
+    "prod": np.prod,
+    "mean": np.mean,
+    "max": np.max,
+    "min": np.min,
+    "var": np.var,
+    "std": np.std,
+    "all": np.all,
+    "any": np.any,
+    "count_nonzero": np.count_nonzero,
+}
+
+
+@st.composite
+def reduction_calls(draw):
+    """A function of the reduction table, an array, and an axis argument for it (None, an
+    int, or a tuple of distinct axes, negative ones too) with keepdims."""
+    shape = draw(st.lists(st.integers(1, 3), min_size=1, max_size=3).map(tuple))
+    array = draw(hnp.arrays(np.float64, shape, elements=st.floats(-3, 3).map(lambda v: round(v, 1))))
+    ndim = len(shape)
+    axis = draw(
+        st.none()
+        | st.integers(-ndim, ndim - 1)
+        | st.lists(st.integers(0, ndim - 1), unique=True, max_size=ndim).map(
+            lambda axes: tuple(a - ndim if a % 2 else a for a in axes)
+        )
+    )
+    return draw(st.sampled_from(sorted(REDUCTIONS))), array, axis, draw(st.booleans())
+
+
+@given(reduction_calls())
+def test_reductions_match_numpy_for_any_axis(call):
+    name, array, axis, keepdims = call
+    got = getattr(tnp, name)(array, axis=axis, keepdims=keepdims)
+    want = REDUCTIONS[name](array, axis=axis, keepdims=keepdims)
+    assert got.shape == np.shape(want)
+    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-12, atol=1e-12)
