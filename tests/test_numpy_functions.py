@@ -4,9 +4,12 @@ form bitwise equal to the session form, and errors that name the function."""
 
 import re
 
+import hypothesis.extra.numpy as hnp
 import numpy as np
 import pytest
 from conftest import fd_gradient
+from hypothesis import given
+from hypothesis import strategies as st
 
 import tenferro as tf
 import tenferro.numpy as tnp
@@ -284,6 +287,9 @@ def test_diff_of_bools_and_higher_orders(rt):
         (lambda x: tnp.stack([x, "text"]), ArgumentError, "tnp.stack: argument 'arrays[1]'"),
         (lambda x: tnp.reshape(x, (5,)), ShapeMismatch, "tnp.reshape"),
         (lambda x: tnp.reshape(x, (12,), copy="no"), ArgumentError, "tnp.reshape: argument 'copy'"),
+        (lambda x: tnp.reshape(x, (2.0, 6)), ArgumentError, "tnp.reshape: argument 'shape'"),
+        (lambda x: tnp.broadcast_to(x, "shape"), ArgumentError, "tnp.broadcast_to: argument 'shape'"),
+        (lambda x: tnp.tile(x, None), ArgumentError, "tnp.tile: argument 'repetitions'"),
         (lambda x: tnp.repeat(x, np.array([1.5])), ArgumentError, "tnp.repeat: argument 'repeats'"),
         (lambda x: tnp.sort(x, stable=None), ArgumentError, "tnp.sort: argument 'stable'"),
         (lambda x: tnp.searchsorted(x, x), ShapeMismatch, "tnp.searchsorted: x1 must be 1-D"),
@@ -317,3 +323,67 @@ def test_the_docs_example_runs_and_its_gradient_is_right(capsys):
     scope = {}
     exec(block, scope)
     np.testing.assert_array_equal(scope["x"].grad().to_numpy(), [[-3.0, 0.0, 3.0], [-3.0, 1.0, 4.0]])
+
+
+@pytest.mark.parametrize(
+    "function",
+    [
+        lambda z: tnp.prod(z, axis=0),
+        lambda z: tnp.cumsum(z),
+        lambda z: tnp.mean(z, axis=1, keepdims=True),
+        lambda z: tnp.where(np.array([True, False, True, False]), z, 1j),
+        lambda z: tnp.diff(tnp.roll(z, 1, axis=1)),
+        lambda z: tnp.take(tnp.var(z, axis=0), np.array([3, 3, 0])),
+    ],
+)
+def test_complex_gradients_match_finite_differences(rt, function):
+    z0 = A[:2] + 1j * B
+
+    def loss(z):
+        out = function(z)
+        return tnp.sum(tnp.real(out * tnp.conj(out)))
+
+    z = rt.variable_from(z0)
+    grad = rt.grad(loss(z), z)
+    want = fd_gradient(lambda a: float(np.asarray(loss(rt.constant_from(a)))), z0)
+    np.testing.assert_allclose(np.asarray(grad), want, rtol=1e-6, atol=1e-6)
+
+
+REDUCTIONS = {
+    "sum": np.sum,
+    "prod": np.prod,
+    "mean": np.mean,
+    "max": np.max,
+    "min": np.min,
+    "var": np.var,
+    "std": np.std,
+    "all": np.all,
+    "any": np.any,
+    "count_nonzero": np.count_nonzero,
+}
+
+
+@st.composite
+def reduction_calls(draw):
+    """A function of the reduction table, an array, and an axis argument for it (None, an
+    int, or a tuple of distinct axes, negative ones too) with keepdims."""
+    shape = draw(st.lists(st.integers(1, 3), min_size=1, max_size=3).map(tuple))
+    array = draw(hnp.arrays(np.float64, shape, elements=st.floats(-3, 3).map(lambda v: round(v, 1))))
+    ndim = len(shape)
+    axis = draw(
+        st.none()
+        | st.integers(-ndim, ndim - 1)
+        | st.lists(st.integers(0, ndim - 1), unique=True, max_size=ndim).map(
+            lambda axes: tuple(a - ndim if a % 2 else a for a in axes)
+        )
+    )
+    return draw(st.sampled_from(sorted(REDUCTIONS))), array, axis, draw(st.booleans())
+
+
+@given(reduction_calls())
+def test_reductions_match_numpy_for_any_axis(call):
+    name, array, axis, keepdims = call
+    got = getattr(tnp, name)(array, axis=axis, keepdims=keepdims)
+    want = REDUCTIONS[name](array, axis=axis, keepdims=keepdims)
+    assert got.shape == np.shape(want)
+    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-12, atol=1e-12)

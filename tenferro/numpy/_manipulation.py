@@ -40,6 +40,16 @@ __all__ = [
 Axes = int | tuple[int, ...]
 
 
+def _ints(value: Any, function: str, argument: str) -> tuple[int, ...]:
+    """A shape-like argument as a tuple of ints (an int, as NumPy allows, is one entry)."""
+    if isinstance(value, (int, np.integer)):
+        return (operator.index(value),)
+    try:
+        return tuple(operator.index(v) for v in value)
+    except TypeError:
+        raise ArgumentError(f"{function}: argument {argument!r} is {value!r}; pass a tuple of ints") from None
+
+
 def _joined(function: str, op: str, arrays: Any, *params: Any) -> EagerTensor:
     session, items = arrays_arg(arrays, function)
     try:
@@ -62,7 +72,7 @@ def broadcast_arrays(*arrays: Any) -> list[EagerTensor]:
 
 def broadcast_to(x: Any, /, shape: tuple[int, ...]) -> EagerTensor:
     """x broadcast to `shape` (a read-only view)."""
-    return call("tnp.broadcast_to", "broadcast_to", x, tuple(shape))
+    return call("tnp.broadcast_to", "broadcast_to", x, _ints(shape, "tnp.broadcast_to", "shape"))
 
 
 def concat(arrays: tuple[Any, ...] | list[Any], /, *, axis: int | None = 0) -> EagerTensor:
@@ -114,12 +124,12 @@ def moveaxis(x: Any, source: Axes, destination: Axes, /) -> EagerTensor:
 
 def permute_dims(x: Any, /, axes: tuple[int, ...]) -> EagerTensor:
     """x with result axis i taken from x's axis axes[i]."""
-    return call("tnp.permute_dims", "permute_dims", x, tuple(axes))
+    return call("tnp.permute_dims", "permute_dims", x, _ints(axes, "tnp.permute_dims", "axes"))
 
 
 def transpose(x: Any, /, axes: tuple[int, ...] | None = None) -> EagerTensor:
     """NumPy's transpose: :func:`permute_dims`, all axes reversed when `axes` is None."""
-    return call("tnp.transpose", "transpose", x, None if axes is None else tuple(axes))
+    return call("tnp.transpose", "transpose", x, None if axes is None else _ints(axes, "tnp.transpose", "axes"))
 
 
 def reshape(x: Any, /, shape: tuple[int, ...] | int, *, copy: bool | None = None) -> EagerTensor:
@@ -129,7 +139,7 @@ def reshape(x: Any, /, shape: tuple[int, ...] | int, *, copy: bool | None = None
         raise ArgumentError(f"tnp.reshape: argument 'copy' is {copy!r}; pass True, False or None")
     if type(x) is not EagerTensor:
         x = array_arg(x, "tnp.reshape")
-    result = call("tnp.reshape", "reshape", x, shape if type(shape) is int else tuple(shape))
+    result = call("tnp.reshape", "reshape", x, _ints(shape, "tnp.reshape", "shape"))
     if copy is False and x._held().size and not np.shares_memory(result._held(), x._held()):
         raise ShapeMismatch(
             f"tnp.reshape: copy=False, but an array of shape {list(x.shape)} with its strides cannot be "
@@ -159,4 +169,4 @@ def repeat(x: Any, repeats: int | Any, /, *, axis: int | None = None) -> EagerTe
 
 def tile(x: Any, repetitions: tuple[int, ...], /) -> EagerTensor:
     """x repeated as whole blocks `repetitions` times along each axis."""
-    return call("tnp.tile", "tile", x, tuple(repetitions))
+    return call("tnp.tile", "tile", x, _ints(repetitions, "tnp.tile", "repetitions"))
