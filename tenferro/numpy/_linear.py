@@ -10,6 +10,8 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import numpy as np
+
 from ..core.eager import EagerTensor
 from ..core.errors import ArgumentError, AxisError, TenferroError
 from ..core.runtime import EagerRuntime, default_runtime
@@ -163,7 +165,13 @@ def vecdot(x1: Any, x2: Any, /, *, axis: int = -1) -> EagerTensor:
         if axis >= n:
             raise AxisError(f"tnp.vecdot: axis {axis} is out of range for operands of {n} axes")
         axis -= n
-    return run("tnp.vecdot", X1X2, session(x1._rt).vecdot, x1, x2, axis)
+    s = session(x1._rt)
+    result = run("tnp.vecdot", X1X2, s.vecdot, x1, x2, axis)
+    if result.dtype.kind in "iu":  # the op sums integers as int64/uint64; the standard keeps the operands' type
+        target = np.result_type(x1.dtype, x2.dtype)
+        if result.dtype != target:
+            result = s.astype(result, target)
+    return result
 
 
 def einsum(subscripts: str, /, *operands: Any) -> EagerTensor:
