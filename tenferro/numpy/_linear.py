@@ -153,6 +153,8 @@ def tensordot(x1: Any, x2: Any, /, *, axes: int | tuple[Sequence[int], Sequence[
         raise ArgumentError(
             f"tnp.tensordot: axes must be an int or a pair of axis sequences ((x1 axes), (x2 axes)), got {axes!r}"
         )
+    if axes == 2 and type(axes) is int:
+        return run("tnp.tensordot", X1X2, session(x1._rt).tensordot, x1, x2)
     return run("tnp.tensordot", X1X2, session(x1._rt).tensordot, x1, x2, axes)
 
 
@@ -166,7 +168,10 @@ def vecdot(x1: Any, x2: Any, /, *, axis: int = -1) -> EagerTensor:
             raise AxisError(f"tnp.vecdot: axis {axis} is out of range for operands of {n} axes")
         axis -= n
     s = session(x1._rt)
-    result = run("tnp.vecdot", X1X2, s.vecdot, x1, x2, axis)
+    if axis == -1:
+        result = run("tnp.vecdot", X1X2, s.vecdot, x1, x2)
+    else:
+        result = run("tnp.vecdot", X1X2, s.vecdot, x1, x2, axis)
     if result.dtype.kind in "iu":  # the op sums integers as int64/uint64; the standard keeps the operands' type
         target = np.result_type(x1.dtype, x2.dtype)
         if result.dtype != target:

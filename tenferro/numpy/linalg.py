@@ -103,7 +103,9 @@ def cholesky(x: Any, /, *, upper: bool = False) -> EagerTensor:
     """The Cholesky factor L (lower; U = Lᴴ with ``upper=True``) of each Hermitian positive
     definite matrix of x; NotPositiveDefinite otherwise."""
     x = one(x, "tnp.linalg.cholesky")
-    return run("tnp.linalg.cholesky", X, session(x._rt).cholesky, x, upper=bool(upper))
+    if upper:
+        return run("tnp.linalg.cholesky", X, session(x._rt).cholesky, x, True)
+    return run("tnp.linalg.cholesky", X, session(x._rt).cholesky, x)
 
 
 def cross(x1: Any, x2: Any, /, *, axis: int = -1) -> EagerTensor:
@@ -112,6 +114,8 @@ def cross(x1: Any, x2: Any, /, *, axis: int = -1) -> EagerTensor:
     if x1.dtype.kind in "biu" and x2.dtype.kind in "biu":  # the op is for floats; integers have no derivative
         _vectors(x1, x2, axis)
         return x1._rt.constant_from(np.cross(np.asarray(x1), np.asarray(x2), axis=axis))
+    if axis == -1:  # the op's default: its fast path binds no params
+        return run("tnp.linalg.cross", X1X2, session(x1._rt).cross, x1, x2)
     return run("tnp.linalg.cross", X1X2, session(x1._rt).cross, x1, x2, axis)
 
 
@@ -140,6 +144,8 @@ def matrix_norm(x: Any, /, *, keepdims: bool = False, ord: int | float | str | N
     """The norm ``ord`` (fro, nuc, 1, -1, 2, -2, inf, -inf) of each matrix in x's last two
     axes; real for a complex x."""
     x = one(x, "tnp.linalg.matrix_norm")
+    if (ord == "fro" or ord is None) and not keepdims:
+        return run("tnp.linalg.matrix_norm", {}, session(x._rt).matrix_norm, x)
     return run("tnp.linalg.matrix_norm", {}, session(x._rt).matrix_norm, x, "fro" if ord is None else ord, keepdims)
 
 
@@ -150,6 +156,8 @@ def vector_norm(
     a complex x. Any real ord: p >= 1, 0 (the count of nonzeros), inf, -inf are the op's;
     other p < 1 (not norms) are NumPy's (Σ|x|**p)**(1/p)."""
     x = one(x, "tnp.linalg.vector_norm")
+    if axis is None and ord == 2 and not keepdims and type(ord) is int:
+        return run("tnp.linalg.vector_norm", {}, session(x._rt).vector_norm, x)
     if isinstance(axis, list):
         axis = tuple(axis)
     if isinstance(ord, (int, float)) and not isinstance(ord, bool) and ord < 1 and ord != 0 and ord != -math.inf:
@@ -252,7 +260,7 @@ def svd(x: Any, /, *, full_matrices: bool = True) -> SVDResult:
     ``full_matrices=False`` or a square x. Gauge: each column of U has its largest-magnitude
     entry real and positive."""
     x = one(x, "tnp.linalg.svd")
-    return SVDResult(*run("tnp.linalg.svd", X, session(x._rt).svd, x, full_matrices=bool(full_matrices)))
+    return SVDResult(*run("tnp.linalg.svd", X, session(x._rt).svd, x, bool(full_matrices)))
 
 
 def trace(x: Any, /, *, offset: int = 0, dtype: Any = None) -> EagerTensor:
