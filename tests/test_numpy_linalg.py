@@ -248,6 +248,37 @@ CASES = [
         lambda s, a: s.ifftshift(a, 1),
     ),
 ]
+
+
+def c(*shape):
+    return m(*shape) + 1j * m(*shape)
+
+
+def hpd(n):
+    a = c(n, n)
+    return a @ a.conj().T + n * np.eye(n)
+
+
+#: Complex inputs: the gradient is ∂L/∂Re + i∂L/∂Im (PyTorch's convention).
+CASES += [
+    ("c-matmul", tnp.matmul, np.matmul, (c(2, 3), c(3, 2)), lambda s, a, b: s.matmul(a, b)),
+    ("c-vecdot", tnp.vecdot, np.linalg.vecdot, (c(2, 3), c(3)), lambda s, a, b: s.vecdot(a, b, -1)),
+    ("c-inv", tnp.linalg.inv, np.linalg.inv, (c(3, 3),), lambda s, a: s.inv(a)),
+    ("c-det", tnp.linalg.det, np.linalg.det, (c(3, 3),), lambda s, a: s.det(a)),
+    ("c-cholesky", tnp.linalg.cholesky, np.linalg.cholesky, (hpd(3),), lambda s, a: s.cholesky(a)),
+    ("c-solve", tnp.linalg.solve, np.linalg.solve, (c(3, 3), c(3, 2)), lambda s, a, b: s.solve(a, b)),
+    ("c-svdvals", tnp.linalg.svdvals, np.linalg.svdvals, (c(3, 2),), lambda s, a: s.svdvals(a)),
+    ("c-matrix_norm", tnp.linalg.matrix_norm, np.linalg.matrix_norm, (c(3, 2),), lambda s, a: s.matrix_norm(a)),
+    (
+        "c-trace",
+        tnp.linalg.trace,
+        lambda a: np.trace(a, 0, -2, -1),
+        (c(3, 3),),
+        lambda s, a: s.reduce_sum(s.diagonal(a, 0, -2, -1), axes=-1),
+    ),
+    ("c-fft", tnp.fft.fft, np.fft.fft, (c(5),), lambda s, a: s.fft(a)),
+    ("c-irfft", tnp.fft.irfft, np.fft.irfft, (c(4),), lambda s, a: s.irfft(a)),
+]
 IDS = [case[0] for case in CASES]
 
 
@@ -299,8 +330,8 @@ def test_gradients_match_finite_differences(name, tnp_form, numpy_form, inputs, 
         def f(v, i=i):
             args = list(inputs)
             args[i] = v
-            if name == "cholesky" or name == "cholesky-upper":  # tnp's reads (a + aᴴ)/2
-                args[i] = (v + np.swapaxes(v, -1, -2)) / 2
+            if "cholesky" in name:  # tnp's reads (a + aᴴ)/2
+                args[i] = (v + np.swapaxes(v, -1, -2).conj()) / 2
             return _loss_numpy(numpy_form(*args), w)
 
         np.testing.assert_allclose(np.asarray(grads[xs[i]]), fd_gradient(f, a), rtol=1e-5, atol=1e-6)
