@@ -14,9 +14,9 @@ import numpy as np
 
 from ..core.eager import EagerTensor
 from ..core.errors import ArgumentError, AxisError, TenferroError
-from ..core.runtime import EagerRuntime, default_runtime
+from ..core.runtime import EagerRuntime
 from ..core.session import EagerSession
-from ._dispatch import _named, lift, runtime_of
+from ._dispatch import _named, array_arg, lift, runtime_of
 
 __all__ = ["dot", "einsum", "matmul", "matrix_transpose", "outer", "tensordot", "vecdot"]
 
@@ -34,9 +34,9 @@ def array(rt: EagerRuntime, value: Any, label: str, argument: str = "x") -> Eage
 
 
 def one(x: Any, label: str) -> EagerTensor:
-    """The one array argument ``x`` of ``label``, lifted onto the default runtime unless it
-    is already an EagerTensor."""
-    return x if type(x) is EagerTensor else array(default_runtime(), x, label)
+    """The one array argument ``x`` of ``label`` as an EagerTensor (lifted onto the default
+    runtime unless it is one)."""
+    return x if type(x) is EagerTensor else array_arg(x, label)
 
 
 def two(x1: Any, x2: Any, label: str) -> tuple[EagerTensor, EagerTensor]:
