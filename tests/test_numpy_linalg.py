@@ -484,3 +484,17 @@ def test_errors_name_the_function_and_argument(call, error, words):
         call()
     for word in words:
         assert word in str(info.value)
+
+
+def test_the_docs_example_runs_and_its_gradient_is_right():
+    import pathlib
+    import re
+
+    text = (pathlib.Path(__file__).resolve().parent.parent / "docs" / "numpy.md").read_text(encoding="utf-8")
+    part = text[text.index("## Linear algebra") :]
+    scope = {}
+    exec(re.search(r"^```python\n(.*?)^```", part, re.S | re.M).group(1), scope)
+    a = np.array([[4.0, 1.0], [1.0, 3.0]])
+    x = np.linalg.solve(a, [1.0, 2.0])
+    inv_t = np.linalg.inv(a).T
+    np.testing.assert_allclose(np.asarray(scope["a"].grad()), inv_t - 2 * inv_t @ np.outer(x, x), rtol=1e-12)
