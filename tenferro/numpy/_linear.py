@@ -10,11 +10,13 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import numpy as np
+
 from ..core.eager import EagerTensor
 from ..core.errors import ArgumentError, AxisError, TenferroError
-from ..core.runtime import EagerRuntime, default_runtime
+from ..core.runtime import EagerRuntime
 from ..core.session import EagerSession
-from ._dispatch import _named, lift, runtime_of
+from ._dispatch import _named, array_arg, lift, runtime_of
 
 __all__ = ["dot", "einsum", "matmul", "matrix_transpose", "outer", "tensordot", "vecdot"]
 
@@ -32,9 +34,9 @@ def array(rt: EagerRuntime, value: Any, label: str, argument: str = "x") -> Eage
 
 
 def one(x: Any, label: str) -> EagerTensor:
-    """The one array argument ``x`` of ``label``, lifted onto the default runtime unless it
-    is already an EagerTensor."""
-    return x if type(x) is EagerTensor else array(default_runtime(), x, label)
+    """The one array argument ``x`` of ``label`` as an EagerTensor (lifted onto the default
+    runtime unless it is one)."""
+    return x if type(x) is EagerTensor else array_arg(x, label)
 
 
 def two(x1: Any, x2: Any, label: str) -> tuple[EagerTensor, EagerTensor]:
@@ -151,6 +153,8 @@ def tensordot(x1: Any, x2: Any, /, *, axes: int | tuple[Sequence[int], Sequence[
         raise ArgumentError(
             f"tnp.tensordot: axes must be an int or a pair of axis sequences ((x1 axes), (x2 axes)), got {axes!r}"
         )
+    if axes == 2 and type(axes) is int:
+        return run("tnp.tensordot", X1X2, session(x1._rt).tensordot, x1, x2)
     return run("tnp.tensordot", X1X2, session(x1._rt).tensordot, x1, x2, axes)
 
 
@@ -163,7 +167,16 @@ def vecdot(x1: Any, x2: Any, /, *, axis: int = -1) -> EagerTensor:
         if axis >= n:
             raise AxisError(f"tnp.vecdot: axis {axis} is out of range for operands of {n} axes")
         axis -= n
-    return run("tnp.vecdot", X1X2, session(x1._rt).vecdot, x1, x2, axis)
+    s = session(x1._rt)
+    if axis == -1:
+        result = run("tnp.vecdot", X1X2, s.vecdot, x1, x2)
+    else:
+        result = run("tnp.vecdot", X1X2, s.vecdot, x1, x2, axis)
+    if result.dtype.kind in "iu":  # the op sums integers as int64/uint64; the standard keeps the operands' type
+        target = np.result_type(x1.dtype, x2.dtype)
+        if result.dtype != target:
+            result = s.astype(result, target)
+    return result
 
 
 def einsum(subscripts: str, /, *operands: Any) -> EagerTensor:

@@ -45,8 +45,11 @@ def _one_axis(name: str, doc: str) -> Callable[..., EagerTensor]:
             x = one(x, label)
         rt = x._rt
         active = rt._active.get()
+        op = getattr(rt._implicit if active is None else active, name)
         try:
-            return getattr(rt._implicit if active is None else active, name)(x, n, axis, norm)
+            if n is None and axis == -1 and norm == "backward":  # the op's defaults: no params to bind
+                return op(x)
+            return op(x, n, axis, norm)
         except TenferroError as exc:
             raise reworded(exc, label, X) from None
 
@@ -63,6 +66,8 @@ def _many_axes(name: str, doc: str) -> Callable[..., EagerTensor]:
         x: Any, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | None = None, norm: str = "backward"
     ) -> EagerTensor:
         x = one(x, label)
+        if s is None and axes is None and norm == "backward":
+            return run(label, X, getattr(session(x._rt), name), x)
         return run(
             label,
             X,
@@ -95,9 +100,9 @@ def _shift(name: str, doc: str) -> Callable[..., EagerTensor]:
 
     def function(x: Any, /, *, axes: int | Sequence[int] | None = None) -> EagerTensor:
         x = one(x, label)
-        if axes is not None and not isinstance(axes, int):
-            axes = tuple(axes)
-        return run(label, {}, getattr(session(x._rt), name), x, axes)
+        if axes is None:
+            return run(label, {}, getattr(session(x._rt), name), x)
+        return run(label, {}, getattr(session(x._rt), name), x, axes if isinstance(axes, int) else tuple(axes))
 
     function = _named(function, name, doc)
     function.__module__ = __name__

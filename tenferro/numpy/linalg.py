@@ -11,6 +11,7 @@ default, as the standard, but its ``U``/``Vh`` are differentiable only with
 
 from __future__ import annotations
 
+import math
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -102,12 +103,19 @@ def cholesky(x: Any, /, *, upper: bool = False) -> EagerTensor:
     """The Cholesky factor L (lower; U = Lᴴ with ``upper=True``) of each Hermitian positive
     definite matrix of x; NotPositiveDefinite otherwise."""
     x = one(x, "tnp.linalg.cholesky")
-    return run("tnp.linalg.cholesky", X, session(x._rt).cholesky, x, upper=bool(upper))
+    if upper:
+        return run("tnp.linalg.cholesky", X, session(x._rt).cholesky, x, True)
+    return run("tnp.linalg.cholesky", X, session(x._rt).cholesky, x)
 
 
 def cross(x1: Any, x2: Any, /, *, axis: int = -1) -> EagerTensor:
     """The cross product of the 3-vectors along ``axis`` of x1 and x2 (broadcasting)."""
     x1, x2 = two(x1, x2, "tnp.linalg.cross")
+    if x1.dtype.kind in "biu" and x2.dtype.kind in "biu":  # the op is for floats; integers have no derivative
+        _vectors(x1, x2, axis)
+        return x1._rt.constant_from(np.cross(np.asarray(x1), np.asarray(x2), axis=axis))
+    if axis == -1:  # the op's default: its fast path binds no params
+        return run("tnp.linalg.cross", X1X2, session(x1._rt).cross, x1, x2)
     return run("tnp.linalg.cross", X1X2, session(x1._rt).cross, x1, x2, axis)
 
 
@@ -136,17 +144,27 @@ def matrix_norm(x: Any, /, *, keepdims: bool = False, ord: int | float | str | N
     """The norm ``ord`` (fro, nuc, 1, -1, 2, -2, inf, -inf) of each matrix in x's last two
     axes; real for a complex x."""
     x = one(x, "tnp.linalg.matrix_norm")
+    if (ord == "fro" or ord is None) and not keepdims:
+        return run("tnp.linalg.matrix_norm", {}, session(x._rt).matrix_norm, x)
     return run("tnp.linalg.matrix_norm", {}, session(x._rt).matrix_norm, x, "fro" if ord is None else ord, keepdims)
 
 
 def vector_norm(
     x: Any, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False, ord: int | float = 2
 ) -> EagerTensor:
-    """The vector norm ``ord`` (any p >= 1, 0, inf, -inf) of x over ``axis`` (None: all of
-    x, as one vector); real for a complex x."""
+    """The vector norm ``ord`` of x over ``axis`` (None: all of x, as one vector); real for
+    a complex x. Any real ord: p >= 1, 0 (the count of nonzeros), inf, -inf are the op's;
+    other p < 1 (not norms) are NumPy's (Σ|x|**p)**(1/p)."""
     x = one(x, "tnp.linalg.vector_norm")
+    if axis is None and ord == 2 and not keepdims and type(ord) is int:
+        return run("tnp.linalg.vector_norm", {}, session(x._rt).vector_norm, x)
     if isinstance(axis, list):
         axis = tuple(axis)
+    if isinstance(ord, (int, float)) and not isinstance(ord, bool) and ord < 1 and ord != 0 and ord != -math.inf:
+        # not a norm, so not the op's; NumPy's (sum |x|**ord)**(1/ord), differentiable where x != 0
+        s = session(x._rt)
+        total = run("tnp.linalg.vector_norm", {}, s.reduce_sum, s.pow(s.abs(x), float(ord)), axis, keepdims)
+        return s.pow(total, 1.0 / ord)
     return run("tnp.linalg.vector_norm", {}, session(x._rt).vector_norm, x, axis, keepdims, ord)
 
 
@@ -242,7 +260,7 @@ def svd(x: Any, /, *, full_matrices: bool = True) -> SVDResult:
     ``full_matrices=False`` or a square x. Gauge: each column of U has its largest-magnitude
     entry real and positive."""
     x = one(x, "tnp.linalg.svd")
-    return SVDResult(*run("tnp.linalg.svd", X, session(x._rt).svd, x, full_matrices=bool(full_matrices)))
+    return SVDResult(*run("tnp.linalg.svd", X, session(x._rt).svd, x, bool(full_matrices)))
 
 
 def trace(x: Any, /, *, offset: int = 0, dtype: Any = None) -> EagerTensor:
@@ -290,6 +308,15 @@ def norm(
     moved = s.moveaxis(x, (rows, cols), (-2, -1))
     result = matrix_norm(moved, ord="fro" if ord is None else ord, keepdims=keepdims)
     return s.moveaxis(result, (-2, -1), (rows, cols)) if keepdims else result
+
+
+def _vectors(x1: EagerTensor, x2: EagerTensor, axis: int) -> None:
+    """The checks of the cross op, for the integer arrays NumPy computes."""
+    for name, x in (("x1", x1), ("x2", x2)):
+        if not -x.ndim <= axis < x.ndim or x.shape[axis] != 3:
+            raise ArgumentError(
+                f"tnp.linalg.cross: {name} has shape {list(x.shape)}; axis {axis} must be an axis of size 3"
+            )
 
 
 def _matrix(x: EagerTensor, label: str) -> None:
