@@ -415,11 +415,10 @@ def _arguments(
 
 def _method(method: str, function: str, names: tuple[str, ...], leading: int) -> Callable[..., Any]:
     def call(self: EagerTensor, *args: Any, **kwargs: Any) -> Any:
-        f = _FOUND.get(function) or _function(function, method)
         if args or kwargs:
             positional, keywords = _arguments(method, names, leading, args, kwargs)
-            return f(self, *positional, **keywords)
-        return f(self)
+            return (_FOUND.get(function) or _function(function, method))(self, *positional, **keywords)
+        return (_FOUND.get(function) or _function(function, method))(self)
 
     call.__doc__ = f"NumPy's ``x.{method}({', '.join(names)})``: ``tenferro.numpy.{function}(x, ...)``."
     return call

@@ -207,13 +207,14 @@ def plan(shape: tuple[int, ...], key: Any, where: str = "x") -> Plan:
                 axes.append(out)
                 out += 1
                 continue
-            if item.shape != shape[axis : axis + item.ndim]:
+            covered = shape[axis : axis + item.ndim]
+            if any(m != n and m != 0 for m, n in zip(item.shape, covered)):  # an empty mask fits any axis (NumPy)
                 raise _error(
                     where,
                     key,
                     shape,
                     f"a boolean mask of shape {list(item.shape)} must equal the shape "
-                    f"{list(shape[axis : axis + item.ndim])} of the axes {axis}..{axis + item.ndim - 1} it covers",
+                    f"{list(covered)} of the axes {axis}..{axis + item.ndim - 1} it covers",
                 )
             basic.extend([slice(None)] * item.ndim)
             arrays.extend(item.nonzero())
@@ -233,7 +234,7 @@ def plan(shape: tuple[int, ...], key: Any, where: str = "x") -> Plan:
     if not advanced:
         return Plan(numpy_key, (), (), False, None, numpy_key)
     whole = all(item is Ellipsis or (type(item) is slice and item == slice(None)) for item in basic)
-    if len(items) == 1 and items[0].dtype.kind == "b" and items[0].ndim:
+    if len(items) == 1 and items[0].dtype.kind == "b" and items[0].ndim and items[0].shape == shape[: items[0].ndim]:
         return Plan(None, (), (), False, items[0], numpy_key)
     try:
         broadcast = tuple(np.broadcast_arrays(*arrays))
