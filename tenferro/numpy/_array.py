@@ -112,12 +112,20 @@ def _getitem(self: EagerTensor, key: Any) -> EagerTensor:
         except TenferroError:
             plan(self.shape, key)  # raises the error that names the key and the shape
             raise
-    return _indexed(self, key)
+    try:
+        if kind is np.ndarray and key.ndim and key.dtype.kind in "iu":  # x[indices]: one take
+            rt = self._rt
+            session = rt._active.get()
+            return (rt._implicit if session is None else session).take(self, rt.constant_from(key), 0)
+        return _indexed(self, key)
+    except TenferroError:
+        plan(self.shape, key)  # an index out of range: the error that names the key and the shape
+        raise
 
 
 def _indexed(x: EagerTensor, key: Any) -> EagerTensor:
-    """``x[key]`` for any key: its plan (checked) as ops."""
-    p = plan(x.shape, key)
+    """``x[key]`` for any key: its plan as ops (which check the index arrays' range)."""
+    p = plan(x.shape, key, bounds=False)
     rt = x._rt
     session = rt.current_session()
     if p.mask is not None:

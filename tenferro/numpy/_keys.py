@@ -147,10 +147,11 @@ def _check_array(array: np.ndarray, axis: int, shape: tuple[int, ...], where: st
             )
 
 
-def plan(shape: tuple[int, ...], key: Any, where: str = "x") -> Plan:
+def plan(shape: tuple[int, ...], key: Any, where: str = "x", bounds: bool = True) -> Plan:
     """The checked :class:`Plan` of ``x[key]`` for an ``x`` of ``shape``; an
     :class:`~tenferro.AxisError` (an IndexError) that names the key and the shape for a
-    key NumPy would refuse."""
+    key NumPy would refuse. ``bounds=False`` leaves the index arrays' range to the ops
+    (which check it too: ``x[key]`` calls ``plan`` again for the message if they fail)."""
     items = [_item(item, where, key, shape) for item in (key if type(key) is tuple else (key,))]
     ndim = len(shape)
     consumed = 0
@@ -222,7 +223,8 @@ def plan(shape: tuple[int, ...], key: Any, where: str = "x") -> Plan:
             axis += item.ndim
             out += item.ndim
         else:
-            _check_array(item, axis, shape, where, key)
+            if bounds:
+                _check_array(item, axis, shape, where, key)
             basic.append(slice(None))
             arrays.append(item)
             axes.append(out)
@@ -237,7 +239,7 @@ def plan(shape: tuple[int, ...], key: Any, where: str = "x") -> Plan:
     if len(items) == 1 and items[0].dtype.kind == "b" and items[0].ndim and items[0].shape == shape[: items[0].ndim]:
         return Plan(None, (), (), False, items[0], numpy_key)
     try:
-        broadcast = tuple(np.broadcast_arrays(*arrays))
+        broadcast = tuple(np.broadcast_arrays(*arrays)) if len(arrays) > 1 else tuple(arrays)
     except ValueError:
         given = " ".join(str(tuple(a.shape)) for a in arrays)
         raise _error(where, key, shape, f"the index arrays do not broadcast together (shapes {given})") from None
