@@ -135,11 +135,16 @@ def unary(name: str, op: str, doc: str) -> Callable[[Any], EagerTensor]:
             rt = x._rt
         else:
             rt = default_runtime()
-            x = lift(rt, x, name)
+            x = lift(rt, x, public)
             if type(x) is not EagerTensor:  # a Python scalar: a 0-d array, as NumPy makes it
                 x = rt.constant_from(x)
         session = rt._active.get()
-        return getattr(rt._implicit if session is None else session, op)(x)
+        try:
+            return getattr(rt._implicit if session is None else session, op)(x)
+        except TenferroError as exc:
+            raise renamed(exc, public, op) from None
+
+    public = f"tnp.{name}"
 
     return _named(function, name, doc)
 
@@ -157,15 +162,28 @@ def binary(name: str, op: str, doc: str, *params: Any) -> Callable[[Any, Any], E
         else:
             rt = default_runtime()
         if type(x1) is not EagerTensor:
-            x1 = lift(rt, x1, name, "x1")
+            x1 = lift(rt, x1, public, "x1")
         if type(x2) is not EagerTensor:
-            x2 = lift(rt, x2, name, "x2")
+            x2 = lift(rt, x2, public, "x2")
         if type(x1) is not EagerTensor and type(x2) is not EagerTensor:
             x1 = rt.constant_from(x1)  # two Python scalars: NumPy's 0-d result
         session = rt._active.get()
-        return getattr(rt._implicit if session is None else session, op)(x1, x2, *params)
+        try:
+            return getattr(rt._implicit if session is None else session, op)(x1, x2, *params)
+        except TenferroError as exc:  # the op's operands are a and b, the standard's x1 and x2
+            raise _operands_renamed(renamed(exc, public, op)) from None
+
+    public = f"tnp.{name}"
 
     return _named(function, name, doc)
+
+
+def _operands_renamed(exc: TenferroError) -> TenferroError:
+    message = str(exc).replace("argument 'a'", "argument 'x1'").replace("argument 'b'", "argument 'x2'")
+    try:
+        return type(exc)(message)
+    except Exception:  # an error class with its own constructor: keep it as it is
+        return exc
 
 
 def _named(function: Any, name: str, doc: str) -> Any:

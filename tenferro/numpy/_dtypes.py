@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import builtins
 import math
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -124,13 +125,28 @@ def _dtype_of(value: Any, function: str, argument: str) -> np.dtype:
     return as_dtype(value, function, argument)
 
 
-def finfo(type: Any, /) -> np.finfo:  # noqa: A002 - the standard's name
+@dataclass(frozen=True)
+class finfo_object:  # noqa: N801 - the standard's name
+    """The standard's finfo: Python numbers (NumPy's finfo holds NumPy scalars)."""
+
+    bits: int
+    eps: float
+    max: float
+    min: float
+    smallest_normal: float
+    dtype: np.dtype
+
+
+def finfo(type: Any, /) -> finfo_object:  # noqa: A002 - the standard's name
     """Machine limits of a floating dtype (or an array's): ``bits``, ``eps``, ``max``,
     ``min``, ``smallest_normal``, ``dtype`` (a complex dtype gives its real part's)."""
     dtype = _dtype_of(type, "tnp.finfo", "type")
     if dtype.kind not in "fc":
         raise DTypeError(f"tnp.finfo: {dtype} is not a floating dtype; use tnp.iinfo for integers")
-    return np.finfo(dtype)
+    info = np.finfo(dtype)
+    return finfo_object(
+        int(info.bits), float(info.eps), float(info.max), float(info.min), float(info.smallest_normal), info.dtype
+    )
 
 
 def iinfo(type: Any, /) -> np.iinfo:  # noqa: A002 - the standard's name

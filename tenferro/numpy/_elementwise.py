@@ -133,7 +133,8 @@ globals().update(_made)
 def clip(x: Any, /, min: Any = None, max: Any = None) -> EagerTensor:  # noqa: A002 - the standard's names
     """x clamped to ``[min, max]`` (either bound may be None, an array or a Python
     number): the op ``clamp``, whose gradient goes to x where ``min <= x <= max``. A
-    missing bound is x itself, so x's dtype is kept and nothing is clamped on that side."""
+    missing ``min`` is x itself and a missing ``max`` the top of x's range (inf), so x's
+    dtype is kept and nothing is clamped on that side."""
     session = session_of(x, min, max)
     rt = session._rt
     if type(x) is not EagerTensor:
@@ -145,7 +146,10 @@ def clip(x: Any, /, min: Any = None, max: Any = None) -> EagerTensor:  # noqa: A
     if min is None and max is None:
         return x
     lo = x if min is None else _bound(rt, x, min, "min")
-    hi = x if max is None else _bound(rt, x, max, "max")
+    if max is None:  # the top of x's range: clamp is min(max(x, lo), hi), so hi must not bind
+        hi = np.iinfo(x.dtype).max if x.dtype.kind in "iu" else (True if x.dtype.kind == "b" else np.inf)
+    else:
+        hi = _bound(rt, x, max, "max")
     return session.clamp(x, lo, hi)
 
 
