@@ -436,7 +436,7 @@ def test_searching_and_cumulative_methods():
             np.testing.assert_allclose(np.asarray(getattr(x, method)(*args)), getattr(a, method)(*args))
 
 
-@_have("reshape", "permute_dims", "squeeze", "swapaxes")
+@_have("reshape", "permute_dims", "squeeze")
 def test_shape_methods():
     x = tf.variable(A)
     assert x.reshape(6, 20).shape == (6, 20) and x.reshape((4, -1)).shape == (4, 30)
@@ -446,6 +446,9 @@ def test_shape_methods():
     assert tf.constant(np.zeros((1, 3, 1))).squeeze().shape == (3,)
     assert tf.constant(np.zeros((1, 3, 1))).squeeze(0).shape == (3, 1)
     np.testing.assert_array_equal(np.asarray(x.swapaxes(0, 2)), A.swapaxes(0, 2))
+    np.testing.assert_array_equal(np.asarray(x.swapaxes(-1, 1)), A.swapaxes(-1, 1))
+    with pytest.raises(AxisError, match="axis2=4"):
+        x.swapaxes(0, 4)
     with pytest.raises(ArgumentError, match="C-ordered"):
         x.reshape(120, order="F")
 
@@ -458,12 +461,16 @@ def test_elementwise_methods():
     np.testing.assert_array_equal(np.asarray(x.clip(-1.0, 1.0)), a.clip(-1.0, 1.0))
     np.testing.assert_array_equal(np.asarray(x.clip(max=0.5)), a.clip(max=0.5))
     np.testing.assert_array_equal(np.asarray(x.round()), a.round())
+    b = np.array([1.2345, -2.5551, 1250.0, 0.125])
+    for decimals in (1, 2, -2):
+        np.testing.assert_array_equal(np.asarray(tf.constant(b).round(decimals)), b.round(decimals))
+    assert tf.constant(np.sin(A)).mean(dtype=np.float32).dtype == np.float32
     np.testing.assert_array_equal(np.asarray(tf.constant(a * 1j).conj()), (a * 1j).conj())
 
 
 @_have("dot")
 def test_dot_method():
-    a, b = np.sin(A[0]), np.cos(A[0, 0])
+    a, b = np.sin(A[0]), np.cos(A[0, 0].T)
     np.testing.assert_allclose(np.asarray(tf.constant(a).dot(b)), a.dot(b))
 
 

@@ -359,12 +359,10 @@ METHODS: dict[str, tuple[str, tuple[str, ...], int]] = {
     "cumsum": ("cumsum", ("axis", "dtype", "out"), 0),
     "cumprod": ("cumprod", ("axis", "dtype", "out"), 0),
     "squeeze": ("squeeze", ("axis",), 0),
-    "swapaxes": ("swapaxes", ("axis1", "axis2"), 2),
     "astype": ("astype", ("dtype", "order", "casting", "subok", "copy"), 1),
     "conj": ("conj", (), 0),
     "conjugate": ("conj", (), 0),
     "clip": ("clip", ("min", "max", "out"), 0),
-    "round": ("round", ("decimals", "out"), 0),
     "dot": ("dot", ("b", "out"), 1),
     "nonzero": ("nonzero", (), 0),
 }
@@ -376,7 +374,10 @@ NUMPY_ONLY: dict[str, tuple[Any, ...]] = {
     "subok": (True,),
 }
 #: NumPy parameters that are dropped at these values (the function's own default).
-DEFAULTS: dict[str, Any] = {"dtype": None, "decimals": 0}
+DEFAULTS: dict[str, Any] = {"dtype": None}
+#: Functions without the standard's ``dtype=``, whose NumPy method computes in ``dtype``:
+#: x is cast to it first (``tenferro.numpy.astype``).
+CAST_FIRST = frozenset({"mean", "std", "var"})
 
 _FOUND: dict[str, Callable[..., Any]] = {}
 
@@ -425,6 +426,8 @@ def _method(method: str, function: str, names: tuple[str, ...], leading: int) ->
     def call(self: EagerTensor, *args: Any, **kwargs: Any) -> Any:
         if args or kwargs:
             positional, keywords = _arguments(method, names, leading, args, kwargs)
+            if function in CAST_FIRST and "dtype" in keywords:
+                self = (_FOUND.get("astype") or _function("astype", method))(self, keywords.pop("dtype"))
             return (_FOUND.get(function) or _function(function, method))(self, *positional, **keywords)
         return (_FOUND.get(function) or _function(function, method))(self)
 
@@ -468,6 +471,40 @@ def _flatten(self: EagerTensor, order: str = "C") -> EagerTensor:
     return (_FOUND.get("reshape") or _function("reshape", "flatten"))(self, (-1,))
 
 
+def _round(self: EagerTensor, decimals: int = 0, out: None = None) -> EagerTensor:
+    """NumPy's ``x.round(decimals)``: ``tenferro.numpy.round``, of x scaled by 10**decimals
+    and scaled back as NumPy does (halves to even; an integer x with decimals >= 0 is
+    itself)."""
+    if out is not None:
+        raise ArgumentError("x.round(out=...) is not supported: values are immutable; use the result (leave out out)")
+    if isinstance(decimals, bool) or not isinstance(decimals, (int, np.integer)):
+        raise ArgumentError(f"x.round(decimals={decimals!r}): decimals must be an int")
+    f = _FOUND.get("round") or _function("round", "round")
+    if decimals == 0 or (decimals > 0 and self.dtype.kind in "iub"):
+        return f(self)
+    scale = 10.0 ** abs(int(decimals))
+    if decimals > 0:
+        return f(self * scale) / scale
+    rounded = f(self / scale) * scale
+    return (
+        rounded
+        if self.dtype.kind not in "iub"
+        else (_FOUND.get("astype") or _function("astype", "round"))(rounded, self.dtype)
+    )
+
+
+def _swapaxes(self: EagerTensor, axis1: int, axis2: int) -> EagerTensor:
+    """NumPy's ``x.swapaxes(axis1, axis2)``: ``tenferro.numpy.permute_dims`` with the two
+    axes exchanged (the standard has no swapaxes function)."""
+    n = self.ndim
+    axes = list(range(n))
+    for name, axis in (("axis1", axis1), ("axis2", axis2)):
+        if isinstance(axis, bool) or not isinstance(axis, (int, np.integer)) or not -n <= axis < n:
+            raise AxisError(f"x.swapaxes({axis1!r}, {axis2!r}): {name}={axis!r} is not an axis of a {n}-dim tensor")
+    axes[axis1], axes[axis2] = axes[axis2], axes[axis1]
+    return (_FOUND.get("permute_dims") or _function("permute_dims", "swapaxes"))(self, tuple(axes))
+
+
 def install(cls: type[EagerTensor]) -> None:
     """Put the conversions, indexing, attributes and methods on ``cls``."""
     functions: dict[str, Any] = {
@@ -490,6 +527,8 @@ def install(cls: type[EagerTensor]) -> None:
         "transpose": _transpose,
         "flatten": _flatten,
         "ravel": _flatten,
+        "swapaxes": _swapaxes,
+        "round": _round,
     }
     for name, (function, names, leading) in METHODS.items():
         functions[name] = _method(name, function, names, leading)
