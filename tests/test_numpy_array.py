@@ -494,3 +494,28 @@ def test_indexing_a_tensor_outside_a_session_uses_the_callers_session():
     expected = np.zeros_like(A)
     expected[:, [0, 1]] = 1.0
     np.testing.assert_array_equal(x.grad().to_numpy(), expected)
+
+
+def test_the_docs_example_runs_and_its_gradient_is_right():
+    import pathlib
+    import re
+
+    text = (pathlib.Path(__file__).resolve().parent.parent / "docs" / "numpy.md").read_text(encoding="utf-8")
+    part = text[text.index("## The array object") :]
+    block = re.search(r"^```python\n(.*?)^```", part, re.S | re.M).group(1)
+    scope = {}
+    exec(block, scope)
+    a = np.arange(12.0).reshape(3, 4)
+    y = a.copy()
+    np.add.at(y, (np.array([0, 2, 2]), 0), 10.0)
+    expected = fd_gradient(
+        lambda b: np.sum(b[[0, 2, 2], 1:3] ** 2) + np.sum(b[a > 6.0]) + np.mean(_added(b) ** 2), a, h=1e-4
+    )
+    np.testing.assert_array_equal(np.asarray(scope["y"]), y)
+    np.testing.assert_allclose(scope["x"].grad().to_numpy(), expected, rtol=1e-7)
+
+
+def _added(b):
+    out = b.copy()
+    np.add.at(out, (np.array([0, 2, 2]), 0), 10.0)
+    return out
