@@ -13,7 +13,7 @@ See docs/numpy.md.
 from __future__ import annotations
 
 from ..core.eager import EagerTensor
-from . import _array, _numpy_dispatch, _operators
+from . import _array, _numpy_dispatch, _operators, fft, linalg  # noqa: F401 (tnp.fft, tnp.linalg)
 from ._array import *  # noqa: F403
 from ._creation import *  # noqa: F403
 from ._dtypes import *  # noqa: F403

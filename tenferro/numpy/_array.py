@@ -1,20 +1,41 @@
-"""``EagerTensor`` as an array: conversions to Python numbers, ``len``, and (to come)
-indexing, methods and attributes of the array API's array object.
+"""``EagerTensor`` as the array API's array object: conversions to Python numbers, ``len``,
+indexing (``x[key]``, NumPy's forms), the functional update ``x.at[key].set(v)``, the
+attributes (``size``, ``T``, ``mT``, ``device``, ``real``...), DLPack, and the methods NumPy
+users reach for (``x.sum(axis=0)``), each a delegation to the ``tenferro.numpy`` function.
 
-Installed on the class by ``install`` when ``tenferro`` is imported (the core knows no op
-by name). A conversion reads the value: it is the exit from the trace, like ``np.asarray``.
+Installed on the class by ``install`` when ``tenferro.numpy`` is imported (the core knows
+no op by name). Everything that computes calls an op of the current session, so it
+records and differentiates. A conversion (``float(x)``, ``x.item()``, ``x.tolist()``,
+``np.asarray(x)``) reads the value: it is the exit from the trace.
+
+Values are immutable: ``x[key] = v`` is refused and ``x.at[key].set(v)`` is the update.
 """
 
 from __future__ import annotations
 
+import importlib
+import math
+from collections.abc import Callable, Iterator
 from typing import Any
 
+import numpy as np
+
 from ..core.eager import EagerTensor
-from ..core.errors import ArgumentError, ShapeMismatch
+from ..core.errors import ArgumentError, AxisError, ShapeMismatch, TenferroError, UnknownOp
+from ._dispatch import lift
+from ._keys import BASIC, plan, shown
 
 __all__: list[str] = []
 
+#: The array API versions ``__array_namespace__`` answers for (the newest is implemented).
+API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12")
 
+
+class ExportError(TenferroError, BufferError):
+    """A DLPack export that cannot be made as asked (a BufferError, as the standard says)."""
+
+
+# -- conversions -----------------------------------------------------------------------------
 def _one(x: EagerTensor, to: str) -> Any:
     value = x._held()
     if value.size != 1:
@@ -58,24 +79,469 @@ def _len(self: EagerTensor) -> int:
     return self.shape[0]
 
 
-def _getitem(self: EagerTensor, index: Any) -> EagerTensor:
-    """``x[index]`` for NumPy's basic indexing (ints, slices, ``...``, ``None``): the
-    ``slice`` op of the current session. (Integer-array and boolean indices: to come.)"""
-    rt = self._rt
-    session = rt._active.get()
-    return (rt._implicit if session is None else session).slice(self, index)
+def _item(self: EagerTensor, *args: Any) -> Any:
+    """NumPy's ``x.item()``: the one element as a Python number (or the element at a flat
+    index or a tuple of indices)."""
+    value = self._held()
+    if not args and value.size != 1:
+        raise ShapeMismatch(
+            f"x.item() of a tensor of shape {list(value.shape)}: only a tensor of one element has one value; "
+            f"give an index (x.item(0)) or reduce it first"
+        )
+    try:
+        return value.item(*args)
+    except (IndexError, ValueError, TypeError) as exc:
+        raise AxisError(f"x.item{args!r} of a tensor of shape {list(value.shape)}: {exc}") from None
+
+
+def _tolist(self: EagerTensor) -> Any:
+    """The value as nested Python lists of Python numbers (a number for a 0-d tensor)."""
+    return self._held().tolist()
+
+
+# -- indexing --------------------------------------------------------------------------------
+def _getitem(self: EagerTensor, key: Any) -> EagerTensor:
+    """``x[key]`` with NumPy's indexing (see ``_keys``): a basic key is the ``slice`` op,
+    called inline; integer arrays are ``take``/``gather``, one mask ``boolean_mask``."""
+    kind = type(key)
+    if kind is int or kind is slice or (kind is tuple and BASIC.issuperset(map(type, key))):
+        rt = self._rt
+        session = rt._active.get()
+        try:
+            return (rt._implicit if session is None else session).slice(self, key)
+        except TenferroError:
+            plan(self.shape, key)  # raises the error that names the key and the shape
+            raise
+    try:
+        if kind is np.ndarray and key.ndim and key.dtype.kind in "iu":  # x[indices]: one take
+            rt = self._rt
+            session = rt._active.get()
+            return (rt._implicit if session is None else session).take(self, rt.constant_from(key), 0)
+        return _indexed(self, key)
+    except TenferroError:
+        plan(self.shape, key)  # an index out of range: the error that names the key and the shape
+        raise
+
+
+def _indexed(x: EagerTensor, key: Any) -> EagerTensor:
+    """``x[key]`` for any key: its plan as ops (which check the index arrays' range)."""
+    p = plan(x.shape, key, bounds=False)
+    rt = x._rt
+    session = rt.current_session()
+    if p.mask is not None:
+        return session.boolean_mask(x, rt.constant_from(p.mask))
+    y = x if p.basic is None else session.slice(x, p.basic)
+    if not p.arrays:
+        return y
+    if len(p.arrays) == 1:
+        return session.take(y, rt.constant_from(p.arrays[0]), p.axes[0])
+    axis = p.axes[0]
+    if p.front:  # the array items are apart in the key: their axes go first (NumPy's rule)
+        y = session.moveaxis(y, p.axes, tuple(range(len(p.axes))))
+        axis = 0
+    return session.gather(y, rt.constant_from(np.stack(p.arrays, axis=-1)), axis)
+
+
+def _iter(self: EagerTensor) -> Iterator[EagerTensor]:
+    """The slices along the first axis, each ``x[i]`` (recorded as such)."""
+    if self.ndim == 0:
+        raise ArgumentError("iteration over a 0-d tensor: it has no first axis (use x.item() or float(x))")
+    return (self[i] for i in range(self.shape[0]))
+
+
+def _setitem(self: EagerTensor, key: Any, value: Any) -> None:
+    raise ArgumentError(
+        "tenferro arrays are immutable: x[key] = v cannot change x (its value may be recorded in a trace). "
+        "Write x = x.at[key].set(v) instead (JAX's functional update; also .add, .multiply, .min, .max), "
+        "which returns a new array and differentiates in x and v"
+    )
+
+
+class At:
+    """``x.at``: ``x.at[key]`` is the functional update of the elements ``x[key]`` picks."""
+
+    __slots__ = ("_x",)
+
+    def __init__(self, x: EagerTensor):
+        self._x = x
+
+    def __getitem__(self, key: Any) -> Update:
+        return Update(self._x, key)
+
+    def __repr__(self) -> str:
+        return f"{self._x!r}.at"
+
+
+class Update:
+    """``x.at[key]``: ``.set(v)``, ``.add(v)``, ``.multiply(v)``, ``.min(v)``, ``.max(v)``
+    return a new array, x with v (broadcast to the shape of ``x[key]``) written into those
+    elements (the ``scatter`` op, differentiable in x and v); ``.get()`` is ``x[key]``.
+
+    Repeated positions (``x.at[[0, 0]]``): ``add``, ``multiply``, ``min`` and ``max``
+    combine every update, as JAX; ``set`` keeps the last one in the order of ``x[key]``
+    (NumPy's assignment; JAX leaves it unspecified), and only that one gets a gradient.
+    JAX's hints ``indices_are_sorted`` and ``unique_indices`` are accepted and ignored;
+    ``mode`` must be None: out-of-range indices are an error, as in ``x[key]``."""
+
+    __slots__ = ("_x", "_key")
+
+    def __init__(self, x: EagerTensor, key: Any):
+        self._x = x
+        self._key = key
+
+    def get(self, *, indices_are_sorted: bool = False, unique_indices: bool = False, mode: Any = None) -> EagerTensor:
+        _check_mode(mode, "get")
+        return self._x[self._key]
+
+    def set(self, values: Any, /, **hints: Any) -> EagerTensor:
+        return _scatter(self._x, self._key, values, "set", "set", hints)
+
+    def add(self, values: Any, /, **hints: Any) -> EagerTensor:
+        return _scatter(self._x, self._key, values, "add", "add", hints)
+
+    def multiply(self, values: Any, /, **hints: Any) -> EagerTensor:
+        return _scatter(self._x, self._key, values, "mul", "multiply", hints)
+
+    def min(self, values: Any, /, **hints: Any) -> EagerTensor:
+        return _scatter(self._x, self._key, values, "min", "min", hints)
+
+    def max(self, values: Any, /, **hints: Any) -> EagerTensor:
+        return _scatter(self._x, self._key, values, "max", "max", hints)
+
+    def __repr__(self) -> str:
+        return f"x.at[{shown(self._key)}] of {self._x!r}"
+
+
+_HINTS = frozenset({"indices_are_sorted", "unique_indices", "mode"})
+
+
+def _check_mode(mode: Any, method: str) -> None:
+    if mode is not None:
+        raise ArgumentError(
+            f"x.at[...].{method}: mode={mode!r} is not supported; indices must be in range (mode=None), as in x[key]"
+        )
+
+
+def _scatter(x: EagerTensor, key: Any, values: Any, mode: str, method: str, hints: dict[str, Any]) -> EagerTensor:
+    """x with ``values`` combined by ``mode`` into the elements ``x[key]`` picks: the
+    ``scatter`` op on x flattened, at the flat positions of those elements."""
+    if hints:
+        unknown = set(hints) - _HINTS
+        if unknown:
+            raise ArgumentError(f"x.at[...].{method} has no argument {sorted(unknown)[0]!r}")
+        _check_mode(hints.get("mode"), method)
+    p = plan(x.shape, key, "x.at")
+    positions = np.arange(math.prod(x.shape), dtype=np.intp).reshape(x.shape)[p.numpy_key]
+    rt = x._rt
+    values = lift(rt, values, f"x.at[...].{method}", "values")
+    given = np.shape(values) if type(values) is not EagerTensor else values.shape
+    try:
+        fits = np.broadcast_shapes(given, positions.shape) == positions.shape
+    except ValueError:
+        fits = False
+    if not fits:
+        raise ShapeMismatch(
+            f"x.at[{shown(key)}].{method}: values of shape {list(given)} do not broadcast to the shape "
+            f"{list(positions.shape)} of x[{shown(key)}] (x has shape {list(x.shape)})"
+        )
+    session = rt.current_session()
+    flat = session.reshape(x, (-1,))
+    out = session.scatter(flat, rt.constant_from(positions[..., None]), values, 0, mode)
+    return session.reshape(out, x.shape)
+
+
+def _at(self: EagerTensor) -> At:
+    return At(self)
+
+
+# -- attributes ------------------------------------------------------------------------------
+def _size(self: EagerTensor) -> int:
+    """The number of elements (the product of the shape)."""
+    return math.prod(self.shape)
+
+
+def _transposed(self: EagerTensor) -> EagerTensor:
+    """The axes reversed, as NumPy's ``x.T`` (the standard defines it for 2-D arrays only;
+    a 0-d or 1-d x is returned as a copy of itself, an n-d one has all its axes reversed)."""
+    return self._rt.current_session().transpose(self)
+
+
+def _matrix_transposed(self: EagerTensor) -> EagerTensor:
+    """The last two axes swapped (a stack of matrices transposed)."""
+    n = self.ndim
+    if n < 2:
+        raise ShapeMismatch(f"x.mT of a tensor of shape {list(self.shape)}: it needs at least 2 dims (a matrix)")
+    return self._rt.current_session().transpose(self, (*range(n - 2), n - 1, n - 2))
+
+
+def _real(self: EagerTensor) -> EagerTensor:
+    """The real part (the ``real`` op: recorded; a copy of x for a real x)."""
+    return self._rt.current_session().real(self)
+
+
+def _imag(self: EagerTensor) -> EagerTensor:
+    """The imaginary part (the ``imag`` op: recorded; zeros for a real x)."""
+    return self._rt.current_session().imag(self)
+
+
+def _device(self: EagerTensor) -> str:
+    """``"cpu"``: tenferro.numpy arrays live in host memory."""
+    return "cpu"
+
+
+def _to_device(self: EagerTensor, device: Any, /, *, stream: Any = None) -> EagerTensor:
+    """x itself on ``"cpu"``, its only device."""
+    if device != "cpu" or stream is not None:
+        raise ArgumentError(
+            f"x.to_device({device!r}, stream={stream!r}): tenferro.numpy has one device, 'cpu', and no streams"
+        )
+    return self
+
+
+def _array_namespace(self: EagerTensor, /, *, api_version: str | None = None) -> Any:
+    """``tenferro.numpy``, the namespace of the array API standard these arrays belong to."""
+    if api_version is not None and api_version not in API_VERSIONS:
+        raise ArgumentError(
+            f"x.__array_namespace__(api_version={api_version!r}): tenferro.numpy implements the array API "
+            f"{API_VERSIONS[-1]} (and answers for {', '.join(API_VERSIONS)})"
+        )
+    return importlib.import_module("tenferro.numpy")
+
+
+def _dlpack(
+    self: EagerTensor,
+    /,
+    *,
+    stream: Any = None,
+    max_version: Any = None,
+    dl_device: Any = None,
+    copy: bool | None = None,
+) -> Any:
+    """The value as a DLPack capsule (NumPy's export). The value is read-only: consumers
+    that know DLPack 1.0 (``max_version >= (1, 0)``, NumPy 2's and PyTorch's from_dlpack)
+    get it flagged read-only without a copy; older ones get a copy unless ``copy=False``."""
+    value = self._held()
+    try:
+        return value.__dlpack__(stream=stream, max_version=max_version, dl_device=dl_device, copy=copy)
+    except BufferError as exc:
+        if copy is False:
+            raise ExportError(
+                f"x.__dlpack__(copy=False): {exc}; tenferro values are read-only, so a consumer without DLPack 1.0 "
+                f"needs a copy (copy=None or True)"
+            ) from None
+        return np.array(value).__dlpack__(stream=stream, dl_device=dl_device)
+    except (TypeError, ValueError) as exc:
+        raise ExportError(f"x.__dlpack__: {exc}") from None
+
+
+def _dlpack_device(self: EagerTensor, /) -> tuple[Any, int]:
+    """(kDLCPU, 0): the value is in host memory."""
+    return self._held().__dlpack_device__()
+
+
+# -- methods ---------------------------------------------------------------------------------
+#: Method -> (the tenferro.numpy function it calls, NumPy's parameters of the method in
+#: order, how many of them the function takes positionally). NumPy's ``ddof`` is passed as
+#: the standard's ``correction``; NumPy-only parameters (``out``, ``order``...) are accepted
+#: at their defaults only (see ``NUMPY_ONLY``).
+METHODS: dict[str, tuple[str, tuple[str, ...], int]] = {
+    "sum": ("sum", ("axis", "dtype", "out", "keepdims"), 0),
+    "prod": ("prod", ("axis", "dtype", "out", "keepdims"), 0),
+    "mean": ("mean", ("axis", "dtype", "out", "keepdims"), 0),
+    "std": ("std", ("axis", "dtype", "out", "ddof", "keepdims"), 0),
+    "var": ("var", ("axis", "dtype", "out", "ddof", "keepdims"), 0),
+    "max": ("max", ("axis", "out", "keepdims"), 0),
+    "min": ("min", ("axis", "out", "keepdims"), 0),
+    "any": ("any", ("axis", "out", "keepdims"), 0),
+    "all": ("all", ("axis", "out", "keepdims"), 0),
+    "argmax": ("argmax", ("axis", "out", "keepdims"), 0),
+    "argmin": ("argmin", ("axis", "out", "keepdims"), 0),
+    "cumsum": ("cumsum", ("axis", "dtype", "out"), 0),
+    "cumprod": ("cumprod", ("axis", "dtype", "out"), 0),
+    "squeeze": ("squeeze", ("axis",), 0),
+    "astype": ("astype", ("dtype", "order", "casting", "subok", "copy"), 1),
+    "conj": ("conj", (), 0),
+    "conjugate": ("conj", (), 0),
+    "clip": ("clip", ("min", "max", "out"), 0),
+    "dot": ("dot", ("b", "out"), 1),
+    "nonzero": ("nonzero", (), 0),
+}
+#: NumPy-only parameters and the values accepted for them (anything else is refused).
+NUMPY_ONLY: dict[str, tuple[Any, ...]] = {
+    "out": (None,),
+    "order": ("C", "K", "A"),
+    "casting": ("unsafe",),
+    "subok": (True,),
+}
+#: NumPy parameters that are dropped at these values (the function's own default).
+DEFAULTS: dict[str, Any] = {"dtype": None}
+#: Functions without the standard's ``dtype=``, whose NumPy method computes in ``dtype``:
+#: x is cast to it first (``tenferro.numpy.astype``).
+CAST_FIRST = frozenset({"mean", "std", "var"})
+
+_FOUND: dict[str, Callable[..., Any]] = {}
+
+
+def _function(name: str, method: str) -> Callable[..., Any]:
+    """``tenferro.numpy.<name>``, looked up when first called (the namespace imports this
+    module, so it cannot be read at import time)."""
+    function = getattr(importlib.import_module("tenferro.numpy"), name, None)
+    if function is None:
+        raise UnknownOp(f"x.{method}(): tenferro.numpy has no function {name!r} for it to call")
+    _FOUND[name] = function
+    return function
+
+
+def _arguments(
+    method: str, names: tuple[str, ...], leading: int, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    """NumPy's arguments of ``x.<method>(...)`` as the function's (positional, keywords)."""
+    if len(args) > len(names):
+        raise ArgumentError(
+            f"x.{method}() takes at most {len(names)} arguments ({', '.join(names) or 'none'}), got {len(args)}"
+        )
+    bound = dict(zip(names, args))
+    for name, value in kwargs.items():
+        if name not in names:
+            raise ArgumentError(f"x.{method}() has no argument {name!r}; it takes {', '.join(names) or 'none'}")
+        if name in bound:
+            raise ArgumentError(f"x.{method}() got argument {name!r} twice")
+        bound[name] = value
+    for name, accepted in NUMPY_ONLY.items():
+        if name in bound:
+            value = bound.pop(name)
+            if not any(value is a or (type(value) is str and value == a) for a in accepted):
+                why = "values are immutable; use the result" if name == "out" else "tenferro arrays have one layout"
+                raise ArgumentError(f"x.{method}({name}={value!r}) is not supported: {why} (leave {name} out)")
+    for name, default in DEFAULTS.items():
+        if name in bound and type(bound[name]) is type(default) and bound[name] == default:
+            del bound[name]
+    if "ddof" in bound:
+        bound["correction"] = bound.pop("ddof")
+    positional = tuple(bound.pop(name) for name in names[:leading] if name in bound)
+    return positional, bound
+
+
+def _method(method: str, function: str, names: tuple[str, ...], leading: int) -> Callable[..., Any]:
+    def call(self: EagerTensor, *args: Any, **kwargs: Any) -> Any:
+        if args or kwargs:
+            positional, keywords = _arguments(method, names, leading, args, kwargs)
+            if function in CAST_FIRST and "dtype" in keywords:
+                self = (_FOUND.get("astype") or _function("astype", method))(self, keywords.pop("dtype"))
+            return (_FOUND.get(function) or _function(function, method))(self, *positional, **keywords)
+        return (_FOUND.get(function) or _function(function, method))(self)
+
+    call.__doc__ = f"NumPy's ``x.{method}({', '.join(names)})``: ``tenferro.numpy.{function}(x, ...)``."
+    return call
+
+
+def _shape_args(args: tuple[Any, ...]) -> Any:
+    """NumPy's ``x.reshape(2, 3)`` or ``x.reshape((2, 3))``: the one tuple."""
+    if len(args) == 1 and not isinstance(args[0], (int, np.integer)):
+        return args[0]
+    return tuple(args)
+
+
+def _check_order(method: str, order: Any) -> None:
+    if order not in ("C", "A", "K"):
+        raise ArgumentError(f"x.{method}(order={order!r}) is not supported: tenferro arrays are C-ordered (order='C')")
+
+
+def _reshape(self: EagerTensor, *shape: Any, order: str = "C", copy: bool | None = None) -> EagerTensor:
+    """NumPy's ``x.reshape(shape)`` or ``x.reshape(*shape)``: ``tenferro.numpy.reshape``."""
+    _check_order("reshape", order)
+    f = _FOUND.get("reshape") or _function("reshape", "reshape")
+    given = _shape_args(shape)
+    return f(self, given) if copy is None else f(self, given, copy=copy)
+
+
+def _transpose(self: EagerTensor, *axes: Any) -> EagerTensor:
+    """NumPy's ``x.transpose()`` (axes reversed), ``x.transpose(1, 0)`` or
+    ``x.transpose((1, 0))``: ``tenferro.numpy.permute_dims``."""
+    if not axes or (len(axes) == 1 and axes[0] is None):
+        axes = tuple(range(self.ndim - 1, -1, -1))
+    else:
+        axes = _shape_args(axes)
+    return (_FOUND.get("permute_dims") or _function("permute_dims", "transpose"))(self, axes)
+
+
+def _flatten(self: EagerTensor, order: str = "C") -> EagerTensor:
+    """NumPy's ``x.flatten()``: x as one axis (C order), ``tenferro.numpy.reshape``."""
+    _check_order("flatten", order)
+    return (_FOUND.get("reshape") or _function("reshape", "flatten"))(self, (-1,))
+
+
+def _round(self: EagerTensor, decimals: int = 0, out: None = None) -> EagerTensor:
+    """NumPy's ``x.round(decimals)``: ``tenferro.numpy.round``, of x scaled by 10**decimals
+    and scaled back as NumPy does (halves to even; an integer x with decimals >= 0 is
+    itself)."""
+    if out is not None:
+        raise ArgumentError("x.round(out=...) is not supported: values are immutable; use the result (leave out out)")
+    if isinstance(decimals, bool) or not isinstance(decimals, (int, np.integer)):
+        raise ArgumentError(f"x.round(decimals={decimals!r}): decimals must be an int")
+    f = _FOUND.get("round") or _function("round", "round")
+    if decimals == 0 or (decimals > 0 and self.dtype.kind in "iub"):
+        return f(self)
+    scale = 10.0 ** abs(int(decimals))
+    if decimals > 0:
+        return f(self * scale) / scale
+    rounded = f(self / scale) * scale
+    return (
+        rounded
+        if self.dtype.kind not in "iub"
+        else (_FOUND.get("astype") or _function("astype", "round"))(rounded, self.dtype)
+    )
+
+
+def _swapaxes(self: EagerTensor, axis1: int, axis2: int) -> EagerTensor:
+    """NumPy's ``x.swapaxes(axis1, axis2)``: ``tenferro.numpy.permute_dims`` with the two
+    axes exchanged (the standard has no swapaxes function)."""
+    n = self.ndim
+    axes = list(range(n))
+    for name, axis in (("axis1", axis1), ("axis2", axis2)):
+        if isinstance(axis, bool) or not isinstance(axis, (int, np.integer)) or not -n <= axis < n:
+            raise AxisError(f"x.swapaxes({axis1!r}, {axis2!r}): {name}={axis!r} is not an axis of a {n}-dim tensor")
+    axes[axis1], axes[axis2] = axes[axis2], axes[axis1]
+    return (_FOUND.get("permute_dims") or _function("permute_dims", "swapaxes"))(self, tuple(axes))
 
 
 def install(cls: type[EagerTensor]) -> None:
-    """Put the conversions and indexing on ``cls``."""
-    for name, function in {
+    """Put the conversions, indexing, attributes and methods on ``cls``."""
+    functions: dict[str, Any] = {
         "__getitem__": _getitem,
+        "__setitem__": _setitem,
+        "__iter__": _iter,
         "__bool__": _bool,
         "__float__": _float,
         "__int__": _int,
         "__complex__": _complex,
         "__index__": _index,
         "__len__": _len,
-    }.items():
+        "__array_namespace__": _array_namespace,
+        "__dlpack__": _dlpack,
+        "__dlpack_device__": _dlpack_device,
+        "to_device": _to_device,
+        "item": _item,
+        "tolist": _tolist,
+        "reshape": _reshape,
+        "transpose": _transpose,
+        "flatten": _flatten,
+        "ravel": _flatten,
+        "swapaxes": _swapaxes,
+        "round": _round,
+    }
+    for name, (function, names, leading) in METHODS.items():
+        functions[name] = _method(name, function, names, leading)
+    for name, function in functions.items():
         function.__name__ = function.__qualname__ = name
         setattr(cls, name, function)
+    for name, getter in {
+        "at": _at,
+        "size": _size,
+        "T": _transposed,
+        "mT": _matrix_transposed,
+        "real": _real,
+        "imag": _imag,
+        "device": _device,
+    }.items():
+        setattr(cls, name, property(getter, doc=getter.__doc__))

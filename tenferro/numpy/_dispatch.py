@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from ..core.eager import EagerTensor
-from ..core.errors import ArgumentError
+from ..core.errors import ArgumentError, TenferroError
 from ..core.runtime import EagerRuntime, default_runtime
 from ..core.session import EagerSession
 from ..core.tensor import Tensor
@@ -42,6 +42,63 @@ def session_of(*args: Any) -> EagerSession:
     rt = runtime_of(args)
     session = rt._active.get()
     return rt._implicit if session is None else session
+
+
+def array_arg(value: Any, function: str, argument: str = "x") -> EagerTensor:
+    """``value`` as an EagerTensor: as it is, or lifted onto the default runtime (a Python
+    scalar becomes a 0-d constant, as NumPy makes it). For functions whose argument must be
+    an array; call it only when ``type(value) is not EagerTensor`` (the fast path)."""
+    rt = default_runtime()
+    value = lift(rt, value, function, argument)
+    return value if type(value) is EagerTensor else rt.constant_from(value)
+
+
+def renamed(exc: TenferroError, function: str, op: str) -> TenferroError:
+    """``exc`` (raised by the op ``op``) as the same error class with its message naming
+    ``function`` (``tnp.sum``) instead of the op, so users see the name they called; the
+    argument names are the op's, which the standard's functions share (``axis``, ``x``)."""
+    message = str(exc)
+    if message.startswith(f"{op}:"):
+        message = f"{function}:{message[len(op) + 1 :]}"
+    elif not message.startswith(function):
+        message = f"{function}: {message}"
+    message = message.replace("'axes'", "'axis'")
+    try:
+        return type(exc)(message)
+    except Exception:  # an error class with its own constructor: keep it as it is
+        return exc
+
+
+def call(function: str, op: str, x: Any, *params: Any) -> Any:
+    """The op ``op`` on the array ``x`` with ``params``, on x's current session, its errors
+    naming ``function``: the body of the namespace functions that take one array."""
+    if type(x) is not EagerTensor:
+        x = array_arg(x, function)
+    rt = x._rt
+    session = rt._active.get()
+    try:
+        return getattr(rt._implicit if session is None else session, op)(x, *params)
+    except TenferroError as exc:
+        raise renamed(exc, function, op) from None
+
+
+def arrays_arg(arrays: Any, function: str, argument: str = "arrays") -> tuple[EagerSession, list[EagerTensor]]:
+    """The session of a sequence of arrays (``concat``, ``stack``) and its items as
+    EagerTensors of that session's runtime."""
+    if not isinstance(arrays, (list, tuple)):
+        raise ArgumentError(
+            f"{function}: argument {argument!r} is a {type(arrays).__name__}; pass a tuple or list of arrays"
+        )
+    rt = runtime_of(tuple(arrays))
+    items = []
+    for index, item in enumerate(arrays):
+        if type(item) is not EagerTensor:
+            item = lift(rt, item, function, f"{argument}[{index}]")
+            if type(item) is not EagerTensor:
+                item = rt.constant_from(item)
+        items.append(item)
+    session = rt._active.get()
+    return (rt._implicit if session is None else session), items
 
 
 def lift(rt: EagerRuntime, value: Any, function: str, argument: str = "x") -> Any:
@@ -78,11 +135,16 @@ def unary(name: str, op: str, doc: str) -> Callable[[Any], EagerTensor]:
             rt = x._rt
         else:
             rt = default_runtime()
-            x = lift(rt, x, name)
+            x = lift(rt, x, public)
             if type(x) is not EagerTensor:  # a Python scalar: a 0-d array, as NumPy makes it
                 x = rt.constant_from(x)
         session = rt._active.get()
-        return getattr(rt._implicit if session is None else session, op)(x)
+        try:
+            return getattr(rt._implicit if session is None else session, op)(x)
+        except TenferroError as exc:
+            raise renamed(exc, public, op) from None
+
+    public = f"tnp.{name}"
 
     return _named(function, name, doc)
 
@@ -100,15 +162,28 @@ def binary(name: str, op: str, doc: str, *params: Any) -> Callable[[Any, Any], E
         else:
             rt = default_runtime()
         if type(x1) is not EagerTensor:
-            x1 = lift(rt, x1, name, "x1")
+            x1 = lift(rt, x1, public, "x1")
         if type(x2) is not EagerTensor:
-            x2 = lift(rt, x2, name, "x2")
+            x2 = lift(rt, x2, public, "x2")
         if type(x1) is not EagerTensor and type(x2) is not EagerTensor:
             x1 = rt.constant_from(x1)  # two Python scalars: NumPy's 0-d result
         session = rt._active.get()
-        return getattr(rt._implicit if session is None else session, op)(x1, x2, *params)
+        try:
+            return getattr(rt._implicit if session is None else session, op)(x1, x2, *params)
+        except TenferroError as exc:  # the op's operands are a and b, the standard's x1 and x2
+            raise _operands_renamed(renamed(exc, public, op)) from None
+
+    public = f"tnp.{name}"
 
     return _named(function, name, doc)
+
+
+def _operands_renamed(exc: TenferroError) -> TenferroError:
+    message = str(exc).replace("argument 'a'", "argument 'x1'").replace("argument 'b'", "argument 'x2'")
+    try:
+        return type(exc)(message)
+    except Exception:  # an error class with its own constructor: keep it as it is
+        return exc
 
 
 def _named(function: Any, name: str, doc: str) -> Any:

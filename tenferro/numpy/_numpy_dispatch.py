@@ -1,3 +1,519 @@
-"""(being written)"""
+"""NumPy's own functions on EagerTensors: ``np.sin(x)``, ``np.sum(x, axis=0)``,
+``np_array * x`` and ``np.linalg.solve(a, x)`` run the ``tenferro.numpy`` function of the
+same name (NumPy's protocols ``__array_ufunc__`` and ``__array_function__``), so
+unmodified NumPy code records.
+
+The function is looked up by name when called (``np.arccos`` -> ``tnp.acos``, where the
+names differ, through the small tables below), and NumPy's arguments are passed on by
+name, after renaming the few that differ (``ddof`` -> ``correction``). A NumPy call with
+no exact tenferro equivalent raises an :class:`ArgumentError` (a ``TypeError``, as NumPy's
+own refusal and JAX's are) that names it and the way out: ``np.asarray(x)``, the explicit
+exit from the trace (a NumPy array; the gradient stops there). ``np.asarray`` and
+``np.array`` use ``__array__`` and are never dispatched.
+"""
+
+from __future__ import annotations
+
+import inspect
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ..core.eager import EagerTensor
+from ..core.errors import ArgumentError, TenferroError
 
 __all__: list[str] = []
+
+#: NumPy ufunc name -> ``tenferro.numpy`` name, where they differ (the array API's names).
+UFUNC_NAMES = {
+    "absolute": "abs",
+    "arccos": "acos",
+    "arccosh": "acosh",
+    "arcsin": "asin",
+    "arcsinh": "asinh",
+    "arctan": "atan",
+    "arctanh": "atanh",
+    "arctan2": "atan2",
+    "conjugate": "conj",
+    "power": "pow",
+    "true_divide": "divide",
+    "invert": "bitwise_invert",
+    "left_shift": "bitwise_left_shift",
+    "right_shift": "bitwise_right_shift",
+    "rint": "round",
+}
+#: ``ufunc.reduce`` / ``ufunc.accumulate`` -> the ``tenferro.numpy`` reduction.
+REDUCE = {
+    "add": "sum",
+    "multiply": "prod",
+    "maximum": "max",
+    "minimum": "min",
+    "logical_and": "all",
+    "logical_or": "any",
+}
+ACCUMULATE = {"add": "cumulative_sum", "multiply": "cumulative_prod"}
+#: A ufunc keyword NumPy may pass -> the value that changes nothing.
+UFUNC_NEUTRAL: dict[str, Any] = {
+    "where": True,
+    "casting": "same_kind",
+    "order": "K",
+    "subok": True,
+    "dtype": None,
+    "signature": None,
+}
+
+#: (NumPy module, name) -> ``tenferro.numpy`` name, where they differ.
+FUNCTION_NAMES = {
+    ("numpy", "amax"): "max",
+    ("numpy", "amin"): "min",
+    ("numpy", "concatenate"): "concat",
+    ("numpy", "around"): "round",
+    ("numpy", "absolute"): "abs",
+}
+#: NumPy argument -> the ``tenferro.numpy`` keyword; None: ignored, it changes only how
+#: NumPy computes (``optimize`` of einsum, the ``kind`` of sorting algorithm).
+RENAMES: dict[str, str | None] = {
+    "ddof": "correction",
+    "a_min": "min",
+    "a_max": "max",
+    "newshape": "shape",
+    "optimize": None,
+    "kind": None,
+}
+#: NumPy functions that only look at shapes or dtypes: run NumPy's own code (tensors read
+#: as their dtype where NumPy takes a dtype just as well).
+INSPECT = frozenset({"shape", "ndim", "size", "iscomplexobj", "isrealobj"})
+AS_DTYPE = frozenset({"result_type", "can_cast"})
+#: NumPy functions with no derivative whose results are plain values (a bool, a string, a
+#: file): computed by NumPy on ``np.asarray`` of the tensors, the gradient has nothing to lose.
+CONSTANT = frozenset(
+    {
+        "allclose",
+        "isclose",
+        "array_equal",
+        "array_equiv",
+        "array_repr",
+        "array_str",
+        "array2string",
+        "save",
+        "savez",
+        "savez_compressed",
+        "savetxt",
+        "shares_memory",
+        "may_share_memory",
+        "min_scalar_type",
+        "iscomplex",
+        "isreal",
+    }
+)
+#: What to write instead, for NumPy functions users reach for that have no equivalent.
+HINTS = {
+    "median": "tnp.sort and indexing the middle",
+    "percentile": "tnp.sort and indexing",
+    "quantile": "tnp.sort and indexing",
+    "nanmean": "tnp.where(tnp.isnan(x), 0, x)",
+    "nansum": "tnp.where(tnp.isnan(x), 0, x)",
+}
+
+_MISSING: Any = object()
+_NDARRAY_UFUNC = np.ndarray.__array_ufunc__
+_NO_VALUE = getattr(np, "_NoValue", _MISSING)
+#: ``tenferro.numpy``, set by ``install`` (it imports this module).
+_tnp: Any = None
+
+
+def install(cls: type[EagerTensor]) -> None:
+    """Put ``__array_ufunc__`` and ``__array_function__`` on ``cls``."""
+    global _tnp
+    _tnp = sys.modules[__name__.rpartition(".")[0]]
+    cls.__array_ufunc__ = _array_ufunc  # type: ignore[attr-defined]
+    cls.__array_function__ = _array_function  # type: ignore[attr-defined]
+
+
+# -- ufuncs -------------------------------------------------------------------------------
+def _array_ufunc(self: EagerTensor, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
+    """``np.sin(x)``, ``np_array * x`` (NumPy's operator calls ``np.multiply``) and
+    ``np.add.reduce(x)``: the ``tenferro.numpy`` function (see the module docstring)."""
+    for value in inputs:
+        if (
+            type(value) is not EagerTensor
+            and getattr(type(value), "__array_ufunc__", _NDARRAY_UFUNC) is not _NDARRAY_UFUNC
+        ):
+            return NotImplemented  # another array library's type: let it answer
+    name = ufunc.__name__
+    if method == "__call__":
+        if kwargs:
+            _check_ufunc_kwargs(f"np.{name}", kwargs)
+        return _ufunc_function(name)(*inputs)
+    call = f"np.{name}.{method}"
+    if method == "reduce" or method == "accumulate":
+        return _reduce(call, name, method, inputs[0], kwargs)
+    if method == "outer":
+        return _outer(call, name, inputs, kwargs)
+    if method == "at":
+        raise ArgumentError(
+            f"{call}(x, indices, ...) writes into x in place, and tenferro arrays are immutable; use the "
+            f"functional update x.at[indices].add(values) (or .set, .multiply, .min, .max), which records"
+        )
+    raise _no_equivalent(call)
+
+
+def _ufunc_function(name: str) -> Callable[..., Any]:
+    function = getattr(_tnp, UFUNC_NAMES.get(name, name), None)
+    if function is None:
+        function = getattr(_tnp, name, None)
+        if function is None:
+            if name == "divmod":
+                return _divmod
+            raise _no_equivalent(f"np.{name}")
+    return function
+
+
+def _divmod(x1: Any, x2: Any) -> tuple[Any, Any]:
+    """``np.divmod``: NumPy defines it as the pair (floor_divide, remainder)."""
+    return _tnp.floor_divide(x1, x2), _tnp.remainder(x1, x2)
+
+
+def _check_ufunc_kwargs(call: str, kwargs: dict[str, Any]) -> None:
+    for key, value in kwargs.items():
+        neutral = UFUNC_NEUTRAL.get(key, _MISSING)
+        if neutral is not _MISSING and type(value) is type(neutral) and value == neutral:
+            continue
+        if key == "out":
+            raise _out_refused(call)
+        if key == "where":
+            raise ArgumentError(
+                f"{call}(..., where=mask) on a tenferro array: tenferro computes every element; select "
+                f"afterwards with tnp.where(mask, {call}(x), other), which records"
+            )
+        if key == "dtype" or key == "casting":
+            raise ArgumentError(
+                f"{call}(..., {key}={_show(value)}) on a tenferro array: cast the operands first "
+                f"(tnp.astype(x, dtype)), then call {call} without {key}="
+            )
+        raise ArgumentError(
+            f"{call}(..., {key}={_show(value)}) on a tenferro array is not supported; call it without {key}="
+        )
+
+
+def _reduce(call: str, name: str, method: str, x: Any, kwargs: dict[str, Any]) -> Any:
+    """``np.add.reduce(x, axis=0)`` -> ``tnp.sum(x, axis=0)``; ``np.add.accumulate`` ->
+    ``tnp.cumulative_sum``. NumPy's default axis for both is 0."""
+    target = (REDUCE if method == "reduce" else ACCUMULATE).get(name)
+    if target is None:
+        known = ", ".join(
+            f"np.{u}.{method} (tnp.{t})" for u, t in (REDUCE if method == "reduce" else ACCUMULATE).items()
+        )
+        raise ArgumentError(
+            f"{call} on a tenferro array has no tenferro.numpy equivalent (these do: {known}); compute it on "
+            f"np.asarray(x), the explicit exit (a NumPy array; the gradient stops there)"
+        )
+    options: dict[str, Any] = {"axis": kwargs.pop("axis", 0)}
+    if method == "reduce":
+        options["keepdims"] = kwargs.pop("keepdims", False)
+    dtype = kwargs.pop("dtype", None)
+    if dtype is not None:
+        if target in ("max", "min", "all", "any"):
+            raise ArgumentError(f"{call}(..., dtype=...): tnp.{target} takes no dtype; cast x first (tnp.astype)")
+        options["dtype"] = dtype
+    for key, value in kwargs.items():
+        if key == "where" and value is True:
+            continue
+        if key == "out":
+            raise _out_refused(call)
+        raise ArgumentError(
+            f"{call}(..., {key}=...) on a tenferro array: tnp.{target} takes no {key}; call tnp.{target} "
+            f"and combine afterwards (e.g. tnp.where(mask, x, 0) before a sum)"
+        )
+    return getattr(_tnp, target)(x, **options)
+
+
+def _outer(call: str, name: str, inputs: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """``np.multiply.outer(a, b)`` is ``np.multiply(a[..., None, ...], b)``: a reshaped
+    to its shape followed by one axis of 1 per axis of b, then broadcast."""
+    if kwargs:
+        _check_ufunc_kwargs(call, kwargs)
+    function = _ufunc_function(name)
+    a, b = inputs
+    if type(a) is not EagerTensor:
+        a = _tnp.asarray(a)
+    a = _tnp.reshape(a, (*a.shape, *(1,) * np.ndim(b)))
+    return function(a, b)
+
+
+# -- functions ----------------------------------------------------------------------------
+def _array_function(
+    self: EagerTensor, func: Callable[..., Any], types: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> Any:
+    """``np.sum(x)``, ``np.linalg.solve(a, x)``: the ``tenferro.numpy`` function (see the
+    module docstring)."""
+    for kind in types:
+        if kind is not EagerTensor and not issubclass(kind, np.ndarray):
+            return NotImplemented  # another array library's type: let it answer
+    module, name = func.__module__, func.__name__
+    call = f"{module.replace('numpy', 'np', 1)}.{name}"
+    if module == "numpy":
+        if name in INSPECT:
+            return func._implementation(*args, **kwargs)  # type: ignore[attr-defined]
+        if name in AS_DTYPE:
+            return func(*[a.dtype if type(a) is EagerTensor else a for a in args], **kwargs)
+    special = SPECIAL.get((module, name))
+    if special is not None:
+        return special(call, func, args, kwargs)
+    namespace = _namespace(module)
+    target = None if namespace is None else getattr(namespace, FUNCTION_NAMES.get((module, name), name), None)
+    if target is not None:
+        return _call(call, func, target, args, kwargs)
+    if module == "numpy" and name in CONSTANT:
+        return func(*_exit(args), **_exit(kwargs))
+    raise _no_equivalent(call)
+
+
+def _namespace(module: str) -> Any:
+    if module == "numpy":
+        return _tnp
+    if module == "numpy.linalg":
+        return getattr(_tnp, "linalg", None)
+    if module == "numpy.fft":
+        return getattr(_tnp, "fft", None)
+    return None
+
+
+def _call(
+    call: str, func: Callable[..., Any], target: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> Any:
+    """``target`` called with NumPy's arguments ``args, kwargs`` of ``func``: its leading
+    positional-only parameters by position, the others by (renamed) keyword; an argument
+    equal to NumPy's default is left out (``out=None``, ``keepdims=<no value>``, ``norm=None``).
+    The signatures are read once per function (see ``_plan``); binding errors are worded
+    only when the call fails."""
+    names, variadic, leading, accepts, defaults = _PLANS.get((func, target)) or _plan(func, target)
+    positional: list[Any] = list(args) if variadic else []  # np.einsum(*operands), np.meshgrid(*xi)
+    keywords: dict[str, Any] = {}
+    cast = None
+    pairs: Any = () if variadic else zip(names, args)
+    if kwargs:
+        pairs = [*pairs, *sorted(kwargs.items(), key=lambda item: _position(names, item[0]))]
+    for key, value in pairs:
+        slot = len(positional)
+        if slot < leading and slot < len(names) and names[slot] == key:
+            positional.append(value)
+            continue
+        default = defaults.get(key, _MISSING)
+        if value is default or (type(value) is type(default) and type(value) in _PLAIN and value == default):
+            continue
+        if key == "where" and value is True:  # every element, NumPy's default
+            continue
+        renamed = RENAMES.get(key, key)
+        if renamed is None:
+            continue
+        if renamed not in accepts:
+            if key == "dtype" and positional:  # np.mean(x, dtype=float32): compute in that dtype
+                cast = value
+                continue
+            if key == "out":
+                raise _out_refused(call)
+            raise ArgumentError(
+                f"{call}(..., {key}={_show(value)}) on a tenferro array: {_name(target)} takes no {key!r}; "
+                f"call it without {key}=, or compute on np.asarray(x), the explicit exit (a NumPy array; "
+                f"the gradient stops there)"
+            )
+        keywords[renamed] = value
+    if not variadic and len(args) > len(names):
+        _bind(call, func, args, kwargs)  # too many arguments for NumPy itself: its words
+    if cast is not None:
+        positional[0] = _tnp.astype(positional[0], cast)
+    try:
+        return target(*positional, **keywords)
+    except TypeError as exc:
+        if isinstance(exc, TenferroError):
+            raise
+        _bind(call, func, args, kwargs)  # NumPy's own arguments are wrong: say so
+        try:
+            _signature(target).bind(*positional, **keywords)
+        except TypeError as why:
+            raise ArgumentError(f"{call} on a tenferro array, as {_name(target)}: {why}") from None
+        raise
+
+
+#: (NumPy function, tnp function) -> what ``_call`` needs of their signatures.
+_PLANS: dict[Any, tuple[tuple[str, ...], bool, int, frozenset[str], dict[str, Any]]] = {}
+_PLAIN = (bool, int, float, str)
+_POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+
+
+def _plan(func: Callable[..., Any], target: Callable[..., Any]) -> Any:
+    """NumPy's positional parameter names, whether it takes ``*args``, the number of the
+    target's positional-only parameters, the target's parameter names, NumPy's defaults."""
+    numpy = _signature(func).parameters.values()
+    accepts = _signature(target).parameters
+    plan = (
+        tuple(p.name for p in numpy if p.kind in _POSITIONAL),
+        any(p.kind is inspect.Parameter.VAR_POSITIONAL for p in numpy),
+        sum(p.kind is inspect.Parameter.POSITIONAL_ONLY for p in accepts.values()),
+        frozenset(accepts),
+        {p.name: p.default for p in numpy},
+    )
+    _PLANS[func, target] = plan
+    return plan
+
+
+def _position(names: tuple[str, ...], key: str) -> int:
+    return names.index(key) if key in names else len(names)
+
+
+def _bind(call: str, func: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> inspect.BoundArguments:
+    try:
+        return _signature(func).bind(*args, **kwargs)
+    except TypeError as exc:
+        raise ArgumentError(f"{call}: {exc}") from None
+
+
+_SIGNATURES: dict[Any, inspect.Signature] = {}
+
+
+def _signature(function: Callable[..., Any]) -> inspect.Signature:
+    signature = _SIGNATURES.get(function)
+    if signature is None:
+        signature = _SIGNATURES[function] = inspect.signature(function)
+    return signature
+
+
+def _name(target: Any) -> str:
+    module = getattr(target, "__module__", "") or ""
+    prefix = next((p for p in ("linalg", "fft") if module.endswith(p) or f".{p}." in module), None)
+    return f"tnp.{prefix}.{target.__name__}" if prefix else f"tnp.{target.__name__}"
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, (EagerTensor, np.ndarray)):
+        return "..."
+    if isinstance(value, type) and issubclass(value, np.generic):
+        return f"np.{np.dtype(value).name}"
+    return repr(value)
+
+
+def _exit(values: Any) -> Any:
+    """``values`` with every EagerTensor (also inside a list or tuple) as a NumPy array."""
+    if type(values) is EagerTensor:
+        return np.asarray(values)
+    if type(values) is dict:
+        return {key: _exit(value) for key, value in values.items()}
+    if type(values) in (list, tuple):
+        return type(values)(_exit(value) for value in values)
+    return values
+
+
+def _out_refused(call: str) -> ArgumentError:
+    return ArgumentError(
+        f"{call}(..., out=...) with a tenferro array: the result is a new tenferro array (values are "
+        f"immutable), so there is nothing to write into; use the returned array (for a NumPy "
+        f"array a, write a = a + x rather than a += x)"
+    )
+
+
+def _no_equivalent(call: str) -> ArgumentError:
+    name = call.rpartition(".")[2]
+    hint = HINTS.get(name)
+    also = f", or write it with {hint}" if hint else ""
+    return ArgumentError(
+        f"{call} on a tenferro array: tenferro.numpy has no equivalent, so NumPy cannot record it; call "
+        f"{call}(np.asarray(x)), the explicit exit (a NumPy array; the gradient stops there){also}"
+    )
+
+
+# -- NumPy functions whose arguments differ from the tenferro.numpy function's -------------
+def _bound(call: str, func: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
+    bound = _bind(call, func, args, kwargs)
+    bound.apply_defaults()
+    arguments = dict(bound.arguments)
+    if arguments.get("out", None) is not None:
+        raise _out_refused(call)
+    return arguments
+
+
+def _swapaxes(call: str, func: Any, args: Any, kwargs: Any) -> Any:
+    a = _bound(call, func, args, kwargs)
+    x = a["a"]
+    order = list(range(np.ndim(x)))
+    i, j = order[a["axis1"]], order[a["axis2"]]
+    order[i], order[j] = j, i
+    return _tnp.permute_dims(x, tuple(order))
+
+
+def _ravel(call: str, func: Any, args: Any, kwargs: Any) -> Any:
+    a = _bound(call, func, args, kwargs)
+    if a["order"] != "C":
+        raise ArgumentError(f"{call}(..., order={a['order']!r}): tenferro arrays are row-major; order='C' only")
+    return _tnp.reshape(a["a"], (-1,))
+
+
+def _round(call: str, func: Any, args: Any, kwargs: Any) -> Any:
+    a = _bound(call, func, args, kwargs)
+    if a["decimals"] != 0:
+        raise ArgumentError(
+            f"{call}(x, decimals={a['decimals']!r}) on a tenferro array: tnp.round rounds to integers only; "
+            f"scale first: tnp.round(x * 10**d) / 10**d"
+        )
+    return _tnp.round(a["a"])
+
+
+def _trace(call: str, func: Any, args: Any, kwargs: Any) -> Any:
+    """``np.trace(a, offset, axis1=0, axis2=1)``: ``tnp.linalg.trace`` takes the last two axes."""
+    a = _bound(call, func, args, kwargs)
+    x = a["a"]
+    if (a["axis1"], a["axis2"]) != (np.ndim(x) - 2, np.ndim(x) - 1):
+        x = _tnp.moveaxis(x, (a["axis1"], a["axis2"]), (-2, -1))
+    options = {} if a["dtype"] is None else {"dtype": a["dtype"]}
+    return _tnp.linalg.trace(x, offset=a["offset"], **options)
+
+
+def _unique(call: str, func: Any, args: Any, kwargs: Any) -> Any:
+    a = _bound(call, func, args, kwargs)
+    extra = [k for k in ("return_index", "return_inverse", "return_counts") if a[k]] + (
+        ["axis"] if a["axis"] is not None else []
+    )
+    if extra:
+        raise ArgumentError(
+            f"{call}(..., {'=..., '.join(extra)}=...) on a tenferro array: use tnp.unique_all, "
+            f"tnp.unique_inverse or tnp.unique_counts (the array API's forms)"
+        )
+    return _tnp.unique_values(a["ar"])
+
+
+def _svd(call: str, func: Any, args: Any, kwargs: Any) -> Any:
+    """``np.linalg.svd(a, compute_uv=False)`` is ``tnp.linalg.svdvals``."""
+    a = _bound(call, func, args, kwargs)
+    if a["hermitian"]:
+        raise ArgumentError(f"{call}(..., hermitian=True) on a tenferro array: call it without hermitian=")
+    if not a["compute_uv"]:
+        return _tnp.linalg.svdvals(a["a"])
+    return _tnp.linalg.svd(a["a"], full_matrices=a["full_matrices"])
+
+
+def _where(call: str, func: Any, args: Any, kwargs: Any) -> Any:
+    """``np.where(condition)`` alone is NumPy's ``nonzero(condition)``."""
+    if len(args) == 1 and not kwargs:
+        return _tnp.nonzero(args[0])
+    return _call(call, func, _tnp.where, args, kwargs)
+
+
+def _copy(call: str, func: Any, args: Any, kwargs: Any) -> Any:
+    """``np.copy(x)``: values are immutable, so the copy is a recorded identity."""
+    a = _bound(call, func, args, kwargs)
+    return _tnp.asarray(a["a"], copy=True)
+
+
+SPECIAL: dict[tuple[str, str], Callable[..., Any]] = {
+    ("numpy", "swapaxes"): _swapaxes,
+    ("numpy", "ravel"): _ravel,
+    ("numpy", "round"): _round,
+    ("numpy", "around"): _round,
+    ("numpy", "trace"): _trace,
+    ("numpy", "unique"): _unique,
+    ("numpy.linalg", "svd"): _svd,
+    ("numpy", "copy"): _copy,
+    ("numpy", "where"): _where,
+}

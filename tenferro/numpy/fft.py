@@ -1,0 +1,139 @@
+"""``tnp.fft``: the array API's fft extension (2024.12) on the fft ops.
+
+The transforms record and differentiate; ``fftfreq``/``rfftfreq`` are constants. Keyword
+names and defaults are the standard's: ``n``/``axis`` (one axis) or ``s``/``axes``
+(several), ``norm="backward"``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from ..core.eager import EagerTensor
+from ..core.errors import ArgumentError, TenferroError
+from ..core.runtime import default_runtime
+from ._dispatch import _named
+from ._linear import X, one, reworded, run, session
+
+__all__ = [
+    "fft",
+    "fftfreq",
+    "fftn",
+    "fftshift",
+    "hfft",
+    "ifft",
+    "ifftn",
+    "ifftshift",
+    "ihfft",
+    "irfft",
+    "irfftn",
+    "rfft",
+    "rfftfreq",
+    "rfftn",
+]
+
+
+def _one_axis(name: str, doc: str) -> Callable[..., EagerTensor]:
+    """``name(x, /, *, n=None, axis=-1, norm="backward")``: the op of the same name."""
+    label = f"tnp.fft.{name}"
+
+    def function(x: Any, /, *, n: int | None = None, axis: int = -1, norm: str = "backward") -> EagerTensor:
+        if type(x) is not EagerTensor:
+            x = one(x, label)
+        rt = x._rt
+        active = rt._active.get()
+        op = getattr(rt._implicit if active is None else active, name)
+        try:
+            if n is None and axis == -1 and norm == "backward":  # the op's defaults: no params to bind
+                return op(x)
+            return op(x, n, axis, norm)
+        except TenferroError as exc:
+            raise reworded(exc, label, X) from None
+
+    function = _named(function, name, doc)
+    function.__module__ = __name__
+    return function
+
+
+def _many_axes(name: str, doc: str) -> Callable[..., EagerTensor]:
+    """``name(x, /, *, s=None, axes=None, norm="backward")``: the op of the same name."""
+    label = f"tnp.fft.{name}"
+
+    def function(
+        x: Any, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | None = None, norm: str = "backward"
+    ) -> EagerTensor:
+        x = one(x, label)
+        if s is None and axes is None and norm == "backward":
+            return run(label, X, getattr(session(x._rt), name), x)
+        return run(
+            label,
+            X,
+            getattr(session(x._rt), name),
+            x,
+            None if s is None else tuple(s),
+            None if axes is None else tuple(axes),
+            norm,
+        )
+
+    function = _named(function, name, doc)
+    function.__module__ = __name__
+    return function
+
+
+fft = _one_axis("fft", "The discrete Fourier transform along `axis` of x zero-padded or cut to `n` points.")
+ifft = _one_axis("ifft", "The inverse discrete Fourier transform along `axis` of x zero-padded or cut to `n` points.")
+rfft = _one_axis("rfft", "Bins 0..n//2 of the transform of the real signal x along `axis` (n points).")
+irfft = _one_axis("irfft", "The real signal of `n` points (default 2(m-1)) whose half spectrum is x along `axis`.")
+hfft = _one_axis("hfft", "The real spectrum of `n` points of the Hermitian signal whose first half is x.")
+ihfft = _one_axis("ihfft", "The inverse of hfft: the half spectrum of the real signal x along `axis`.")
+fftn = _many_axes("fftn", "The n-dimensional discrete Fourier transform over `axes`, of sizes `s`.")
+ifftn = _many_axes("ifftn", "The n-dimensional inverse discrete Fourier transform over `axes`, of sizes `s`.")
+rfftn = _many_axes("rfftn", "The n-dimensional transform of the real x over `axes`; the last keeps bins 0..n//2.")
+irfftn = _many_axes("irfftn", "The real n-dimensional signal whose half spectrum (along the last of `axes`) is x.")
+
+
+def _shift(name: str, doc: str) -> Callable[..., EagerTensor]:
+    label = f"tnp.fft.{name}"
+
+    def function(x: Any, /, *, axes: int | Sequence[int] | None = None) -> EagerTensor:
+        x = one(x, label)
+        if axes is None:
+            return run(label, {}, getattr(session(x._rt), name), x)
+        return run(label, {}, getattr(session(x._rt), name), x, axes if isinstance(axes, int) else tuple(axes))
+
+    function = _named(function, name, doc)
+    function.__module__ = __name__
+    return function
+
+
+fftshift = _shift("fftshift", "x rolled by n//2 along `axes` (None: all): the zero-frequency bin to the centre.")
+ifftshift = _shift("ifftshift", "The inverse of fftshift: x rolled by -(n//2) along `axes` (None: all).")
+
+
+def _frequencies(name: str, numpy_function: Callable[..., np.ndarray], doc: str) -> Callable[..., EagerTensor]:
+    label = f"tnp.fft.{name}"
+
+    def function(n: int, /, *, d: float = 1.0, dtype: Any = None, device: Any = None) -> EagerTensor:
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n <= 0:
+            raise ArgumentError(f"{label}: n must be a positive int (the number of samples), got {n!r}")
+        if device is not None and str(device) != "cpu":
+            raise ArgumentError(f"{label}: device must be None or 'cpu' (tenferro runs on the CPU), got {device!r}")
+        target = np.dtype(np.float64 if dtype is None else dtype)
+        if target.kind != "f":
+            raise ArgumentError(f"{label}: dtype must be a real floating-point dtype, got {target}")
+        return default_runtime().constant_from(numpy_function(int(n), d=d).astype(target))
+
+    function = _named(function, name, doc)
+    function.__module__ = __name__
+    return function
+
+
+fftfreq = _frequencies(
+    "fftfreq", np.fft.fftfreq, "The sample frequencies of fft of n points spaced d apart (a constant, float64)."
+)
+rfftfreq = _frequencies(
+    "rfftfreq", np.fft.rfftfreq, "The sample frequencies of rfft of n points spaced d apart (a constant, float64)."
+)

@@ -1,0 +1,500 @@
+"""``tnp``'s linear algebra (matmul, tensordot, vecdot, matrix_transpose, einsum, outer,
+dot), ``tnp.linalg`` and ``tnp.fft``: values against NumPy, gradients against finite
+differences of the NumPy function, the tnp form and the session form bitwise equal (values
+and gradients), the standard's named tuples and keyword-only signatures, and errors that
+name the tnp function and its argument."""
+
+import inspect
+
+import numpy as np
+import pytest
+from conftest import fd_gradient, needs_torch, torch
+
+import tenferro as tf
+import tenferro.numpy as tnp
+from tenferro import ArgumentError, AxisError, ShapeMismatch
+from tenferro.numpy._dispatch import session_of
+
+RNG = np.random.default_rng(12)
+
+
+def m(*shape):
+    return RNG.normal(size=shape)
+
+
+def spd(n, *batch):
+    a = m(*batch, n, n)
+    return a @ np.swapaxes(a, -1, -2) + n * np.eye(n)
+
+
+def sym(n):
+    a = m(n, n)
+    return a + a.T
+
+
+def _qr_r(a):
+    q, r = np.linalg.qr(a)
+    return r * np.sign(np.diagonal(r, axis1=-2, axis2=-1))[..., None]
+
+
+def _qr_complete(a):
+    """NumPy's complete QR in tnp's gauge: the reduced QR of [a | I]."""
+    k = a.shape[-2]
+    q, r = np.linalg.qr(np.concatenate([a, np.eye(k)], axis=-1))
+    signs = np.sign(np.diagonal(r, axis1=-2, axis2=-1))
+    return q * signs[..., None, :], (r * signs[..., None])[..., : a.shape[-1]]
+
+
+def _pinv_cut(a, rtol):
+    u, s, vh = np.linalg.svd(a, full_matrices=False)
+    inverse = np.where(s > rtol * s.max(-1, keepdims=True), 1 / s, 0)
+    return (np.swapaxes(vh, -1, -2) * inverse[..., None, :]) @ np.swapaxes(u, -1, -2)
+
+
+#: (id, tnp form, NumPy form, inputs, session form or None): the session form is the op
+#: the tnp function is a layer over, for the bitwise check.
+CASES = [
+    ("matmul", tnp.matmul, np.matmul, (m(2, 3, 4), m(4, 5)), lambda s, a, b: s.matmul(a, b)),
+    ("matmul-vector", tnp.matmul, np.matmul, (m(3, 4), m(4)), lambda s, a, b: s.matmul(a, b)),
+    ("tensordot", tnp.tensordot, np.tensordot, (m(2, 3, 4), m(3, 4, 5)), lambda s, a, b: s.tensordot(a, b, 2)),
+    (
+        "tensordot-axes",
+        lambda a, b: tnp.tensordot(a, b, axes=((0, 2), (2, 0))),
+        lambda a, b: np.tensordot(a, b, axes=((0, 2), (2, 0))),
+        (m(2, 3, 4), m(4, 5, 2)),
+        lambda s, a, b: s.tensordot(a, b, ((0, 2), (2, 0))),
+    ),
+    ("vecdot", tnp.vecdot, np.linalg.vecdot, (m(2, 3, 4), m(3, 4)), lambda s, a, b: s.vecdot(a, b, -1)),
+    (
+        "vecdot-axis",
+        lambda a, b: tnp.vecdot(a, b, axis=0),
+        lambda a, b: np.linalg.vecdot(a, b, axis=-2),
+        (m(3, 4), m(2, 3, 4)),
+        lambda s, a, b: s.vecdot(a, b, -2),
+    ),
+    ("matrix_transpose", tnp.matrix_transpose, lambda a: np.swapaxes(a, -1, -2), (m(2, 3, 4),), None),
+    (
+        "einsum",
+        lambda a, b: tnp.einsum("bij,jk->bik", a, b),
+        lambda a, b: np.einsum("bij,jk->bik", a, b),
+        (m(2, 3, 4), m(4, 5)),
+        lambda s, a, b: s.einsum([a, b], "bij,jk->bik"),
+    ),
+    ("outer", tnp.outer, np.outer, (m(3), m(4)), lambda s, a, b: s.outer(a, b)),
+    ("dot-2d", tnp.dot, np.dot, (m(3, 4), m(4, 2)), None),
+    ("dot-nd", tnp.dot, np.dot, (m(2, 3, 4), m(5, 4, 2)), None),
+    ("dot-vector", tnp.dot, np.dot, (m(2, 3, 4), m(4)), None),
+    ("cholesky", tnp.linalg.cholesky, np.linalg.cholesky, (spd(3, 2),), lambda s, a: s.cholesky(a)),
+    (
+        "cholesky-upper",
+        lambda a: tnp.linalg.cholesky(a, upper=True),
+        lambda a: np.swapaxes(np.linalg.cholesky(a), -1, -2),
+        (spd(3),),
+        lambda s, a: s.cholesky(a, upper=True),
+    ),
+    ("cross", tnp.linalg.cross, np.cross, (m(2, 3), m(3)), lambda s, a, b: s.cross(a, b, -1)),
+    ("det", tnp.linalg.det, np.linalg.det, (m(2, 3, 3),), lambda s, a: s.det(a)),
+    (
+        "diagonal",
+        lambda a: tnp.linalg.diagonal(a, offset=1),
+        lambda a: np.diagonal(a, 1, -2, -1),
+        (m(2, 3, 4),),
+        lambda s, a: s.diagonal(a, 1, -2, -1),
+    ),
+    ("eigvalsh", tnp.linalg.eigvalsh, np.linalg.eigvalsh, (sym(4),), lambda s, a: s.eigvalsh(a)),
+    (
+        "eigh-values",
+        lambda a: tnp.linalg.eigh(a).eigenvalues,
+        lambda a: np.linalg.eigh(a).eigenvalues,
+        (sym(4),),
+        lambda s, a: s.eigh(a)[0],
+    ),
+    ("inv", tnp.linalg.inv, np.linalg.inv, (m(2, 3, 3),), lambda s, a: s.inv(a)),
+    ("matrix_norm", tnp.linalg.matrix_norm, np.linalg.matrix_norm, (m(2, 3, 4),), lambda s, a: s.matrix_norm(a)),
+    (
+        "matrix_norm-nuc",
+        lambda a: tnp.linalg.matrix_norm(a, ord="nuc", keepdims=True),
+        lambda a: np.linalg.matrix_norm(a, ord="nuc", keepdims=True),
+        (m(3, 4),),
+        lambda s, a: s.matrix_norm(a, "nuc", True),
+    ),
+    (
+        "matrix_power",
+        lambda a: tnp.linalg.matrix_power(a, 3),
+        lambda a: np.linalg.matrix_power(a, 3),
+        (m(3, 3),),
+        lambda s, a: s.matrix_power(a, 3),
+    ),
+    (
+        "matrix_power-negative",
+        lambda a: tnp.linalg.matrix_power(a, -2),
+        lambda a: np.linalg.matrix_power(a, -2),
+        (m(3, 3),),
+        lambda s, a: s.matrix_power(a, -2),
+    ),
+    ("pinv", tnp.linalg.pinv, np.linalg.pinv, (m(4, 3),), lambda s, a: s.pinv(a)),
+    (
+        "pinv-rtol",
+        lambda a: tnp.linalg.pinv(a, rtol=1e-3),
+        lambda a: _pinv_cut(a, 1e-3),
+        (m(2, 3, 4),),
+        None,
+    ),
+    ("qr-r", lambda a: tnp.linalg.qr(a).R, _qr_r, (m(4, 3),), lambda s, a: s.qr(a)[1]),
+    ("qr-complete-q", lambda a: tnp.linalg.qr(a, mode="complete").Q, lambda a: _qr_complete(a)[0], (m(4, 2),), None),
+    ("qr-complete-r", lambda a: tnp.linalg.qr(a, mode="complete").R, lambda a: _qr_complete(a)[1], (m(4, 2),), None),
+    (
+        "slogdet",
+        lambda a: tnp.linalg.slogdet(a).logabsdet,
+        lambda a: np.linalg.slogdet(a).logabsdet,
+        (m(2, 3, 3),),
+        lambda s, a: s.slogdet(a)[1],
+    ),
+    ("solve", tnp.linalg.solve, np.linalg.solve, (m(2, 3, 3), m(2, 3, 2)), lambda s, a, b: s.solve(a, b)),
+    ("solve-vector", tnp.linalg.solve, np.linalg.solve, (m(3, 3), m(3)), lambda s, a, b: s.solve(a, b)),
+    ("svdvals", tnp.linalg.svdvals, np.linalg.svdvals, (m(2, 4, 3),), lambda s, a: s.svdvals(a)),
+    (
+        "svd-s",
+        lambda a: tnp.linalg.svd(a).S,
+        lambda a: np.linalg.svd(a).S,
+        (m(4, 3),),
+        lambda s, a: s.svd(a, full_matrices=True)[1],
+    ),
+    (
+        "trace",
+        lambda a: tnp.linalg.trace(a, offset=-1),
+        lambda a: np.trace(a, -1, -2, -1),
+        (m(2, 3, 4),),
+        lambda s, a: s.reduce_sum(s.diagonal(a, -1, -2, -1), axes=-1),
+    ),
+    ("vector_norm", tnp.linalg.vector_norm, np.linalg.vector_norm, (m(2, 3),), lambda s, a: s.vector_norm(a)),
+    (
+        "vector_norm-axis",
+        lambda a: tnp.linalg.vector_norm(a, axis=(0, 2), keepdims=True, ord=3),
+        lambda a: np.linalg.vector_norm(a, axis=(0, 2), keepdims=True, ord=3),
+        (m(2, 3, 4),),
+        lambda s, a: s.vector_norm(a, (0, 2), True, 3),
+    ),
+    (
+        "vector_norm-half",
+        lambda a: tnp.linalg.vector_norm(a, axis=-1, ord=0.5),
+        lambda a: np.linalg.vector_norm(a, axis=-1, ord=0.5),
+        (m(2, 3),),
+        None,
+    ),
+    (
+        "vector_norm-minus-one",
+        lambda a: tnp.linalg.vector_norm(a, ord=-1),
+        lambda a: np.linalg.vector_norm(a, ord=-1),
+        (m(5),),
+        None,
+    ),
+    ("norm", tnp.linalg.norm, np.linalg.norm, (m(3, 4),), None),
+    (
+        "norm-matrix-axes",
+        lambda a: tnp.linalg.norm(a, ord=1, axis=(2, 0), keepdims=True),
+        lambda a: np.linalg.norm(a, ord=1, axis=(2, 0), keepdims=True),
+        (m(3, 2, 4),),
+        None,
+    ),
+    (
+        "norm-vector-axis",
+        lambda a: tnp.linalg.norm(a, ord=np.inf, axis=1),
+        lambda a: np.linalg.norm(a, ord=np.inf, axis=1),
+        (m(3, 4),),
+        None,
+    ),
+    ("norm-matrix-2d", lambda a: tnp.linalg.norm(a, "nuc"), lambda a: np.linalg.norm(a, "nuc"), (m(3, 4),), None),
+    ("fft", tnp.fft.fft, np.fft.fft, (m(2, 5),), lambda s, a: s.fft(a, None, -1, "backward")),
+    (
+        "ifft-n-ortho",
+        lambda a: tnp.fft.ifft(a, n=7, axis=0, norm="ortho"),
+        lambda a: np.fft.ifft(a, 7, 0, "ortho"),
+        (m(5, 2),),
+        lambda s, a: s.ifft(a, 7, 0, "ortho"),
+    ),
+    ("rfft", tnp.fft.rfft, np.fft.rfft, (m(6),), lambda s, a: s.rfft(a, None, -1, "backward")),
+    (
+        "irfft",
+        lambda a: tnp.fft.irfft(a, n=9),
+        lambda a: np.fft.irfft(a, 9),
+        (m(2, 5),),
+        lambda s, a: s.irfft(a, 9, -1, "backward"),
+    ),
+    ("hfft", tnp.fft.hfft, np.fft.hfft, (m(4),), lambda s, a: s.hfft(a, None, -1, "backward")),
+    ("ihfft", tnp.fft.ihfft, np.fft.ihfft, (m(7),), lambda s, a: s.ihfft(a, None, -1, "backward")),
+    ("fftn", tnp.fft.fftn, np.fft.fftn, (m(3, 4),), lambda s, a: s.fftn(a, None, None, "backward")),
+    (
+        "ifftn-s-axes",
+        lambda a: tnp.fft.ifftn(a, s=(3, 5), axes=(2, 0), norm="forward"),
+        lambda a: np.fft.ifftn(a, (3, 5), (2, 0), "forward"),
+        (m(4, 2, 3),),
+        lambda s, a: s.ifftn(a, (3, 5), (2, 0), "forward"),
+    ),
+    ("rfftn", tnp.fft.rfftn, np.fft.rfftn, (m(3, 4),), lambda s, a: s.rfftn(a, None, None, "backward")),
+    (
+        "irfftn",
+        lambda a: tnp.fft.irfftn(a, s=(3, 6)),
+        lambda a: np.fft.irfftn(a, (3, 6), (0, 1)),
+        (m(3, 4),),
+        lambda s, a: s.irfftn(a, (3, 6), None, "backward"),
+    ),
+    ("fftshift", tnp.fft.fftshift, np.fft.fftshift, (m(3, 4),), lambda s, a: s.fftshift(a, None)),
+    (
+        "ifftshift-axes",
+        lambda a: tnp.fft.ifftshift(a, axes=1),
+        lambda a: np.fft.ifftshift(a, axes=1),
+        (m(3, 5),),
+        lambda s, a: s.ifftshift(a, 1),
+    ),
+]
+
+
+def c(*shape):
+    return m(*shape) + 1j * m(*shape)
+
+
+def hpd(n):
+    a = c(n, n)
+    return a @ a.conj().T + n * np.eye(n)
+
+
+#: Complex inputs: the gradient is ∂L/∂Re + i∂L/∂Im (PyTorch's convention).
+CASES += [
+    ("c-matmul", tnp.matmul, np.matmul, (c(2, 3), c(3, 2)), lambda s, a, b: s.matmul(a, b)),
+    ("c-vecdot", tnp.vecdot, np.linalg.vecdot, (c(2, 3), c(3)), lambda s, a, b: s.vecdot(a, b, -1)),
+    ("c-inv", tnp.linalg.inv, np.linalg.inv, (c(3, 3),), lambda s, a: s.inv(a)),
+    ("c-det", tnp.linalg.det, np.linalg.det, (c(3, 3),), lambda s, a: s.det(a)),
+    ("c-cholesky", tnp.linalg.cholesky, np.linalg.cholesky, (hpd(3),), lambda s, a: s.cholesky(a)),
+    ("c-solve", tnp.linalg.solve, np.linalg.solve, (c(3, 3), c(3, 2)), lambda s, a, b: s.solve(a, b)),
+    ("c-svdvals", tnp.linalg.svdvals, np.linalg.svdvals, (c(3, 2),), lambda s, a: s.svdvals(a)),
+    ("c-matrix_norm", tnp.linalg.matrix_norm, np.linalg.matrix_norm, (c(3, 2),), lambda s, a: s.matrix_norm(a)),
+    (
+        "c-trace",
+        tnp.linalg.trace,
+        lambda a: np.trace(a, 0, -2, -1),
+        (c(3, 3),),
+        lambda s, a: s.reduce_sum(s.diagonal(a, 0, -2, -1), axes=-1),
+    ),
+    ("c-fft", tnp.fft.fft, np.fft.fft, (c(5),), lambda s, a: s.fft(a)),
+    ("c-irfft", tnp.fft.irfft, np.fft.irfft, (c(4),), lambda s, a: s.irfft(a)),
+]
+IDS = [case[0] for case in CASES]
+
+
+@pytest.mark.parametrize("name, tnp_form, numpy_form, inputs, session_form", CASES, ids=IDS)
+def test_values_match_numpy(name, tnp_form, numpy_form, inputs, session_form):
+    got = tnp_form(*(tf.constant(a) for a in inputs))
+    expected = numpy_form(*inputs)
+    assert type(got) is tf.EagerTensor
+    assert got.shape == expected.shape and got.dtype == expected.dtype
+    np.testing.assert_allclose(np.asarray(got), expected, rtol=1e-10, atol=1e-10)
+
+
+SOME = [case for case in CASES if case[0] in {"matmul", "tensordot", "vecdot", "cholesky", "eigvalsh", "fft"}]
+
+
+@pytest.mark.parametrize("name, tnp_form, numpy_form, inputs, session_form", SOME, ids=[c[0] for c in SOME])
+def test_numpy_arrays_and_lists_are_taken_as_constants(name, tnp_form, numpy_form, inputs, session_form):
+    expected = numpy_form(*inputs)
+    for got in (tnp_form(*inputs), tnp_form(*(a.tolist() for a in inputs))):
+        np.testing.assert_allclose(np.asarray(got), expected, rtol=1e-10, atol=1e-10)
+        assert not got.tracks_grad()
+
+
+def _weights(shape, complex_):
+    w = np.random.default_rng(1).normal(size=shape)
+    return w + 1j * np.random.default_rng(2).normal(size=shape) if complex_ else w
+
+
+def _loss_numpy(out, w):
+    """Σ Re(conj(w)·out): a real loss that reads both parts of a complex out."""
+    return float(np.sum(np.real(np.conj(w) * out)))
+
+
+def _loss_tnp(out, w):
+    s = session_of(out)
+    product = s.mul(out, tf.constant(np.conj(w)))
+    return s.reduce_sum(s.real(product) if product.dtype.kind == "c" else product)
+
+
+@pytest.mark.parametrize("name, tnp_form, numpy_form, inputs, session_form", CASES, ids=IDS)
+def test_gradients_match_finite_differences(name, tnp_form, numpy_form, inputs, session_form):
+    expected = numpy_form(*inputs)
+    w = _weights(expected.shape, expected.dtype.kind == "c")
+    xs = [tf.variable(a) for a in inputs]
+    loss = _loss_tnp(tnp_form(*xs), w)
+    grads = loss.backward()
+    for i, a in enumerate(inputs):
+
+        def f(v, i=i):
+            args = list(inputs)
+            args[i] = v
+            if "cholesky" in name:  # tnp's reads (a + aᴴ)/2
+                args[i] = (v + np.swapaxes(v, -1, -2).conj()) / 2
+            return _loss_numpy(numpy_form(*args), w)
+
+        np.testing.assert_allclose(np.asarray(grads[xs[i]]), fd_gradient(f, a), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize(
+    "name, tnp_form, numpy_form, inputs, session_form",
+    [case for case in CASES if case[4] is not None],
+    ids=[case[0] for case in CASES if case[4] is not None],
+)
+def test_tnp_form_and_session_form_are_bitwise_equal(name, tnp_form, numpy_form, inputs, session_form):
+    expected = numpy_form(*inputs)
+    w = _weights(expected.shape, expected.dtype.kind == "c")
+    xs = [tf.variable(a) for a in inputs]
+    out = tnp_form(*xs)
+    grads = _loss_tnp(out, w).backward()
+    rt = xs[0].runtime
+    with rt.eager_session(tf.CpuEngine.serial()) as s:
+        ys = [rt.variable_from(a) for a in inputs]
+        reference = session_form(s, *ys)
+        reference_grads = _loss_tnp(reference, w).backward()
+    assert np.array_equal(np.asarray(out), np.asarray(reference), equal_nan=True)
+    assert np.asarray(out).dtype == np.asarray(reference).dtype
+    for x, y in zip(xs, ys, strict=True):
+        assert np.array_equal(np.asarray(grads[x]), np.asarray(reference_grads[y]))
+
+
+def test_inside_a_session_tnp_records_on_it():
+    rt = tf.EagerRuntime(engine=tf.CpuEngine.serial())
+    with rt.eager_session() as s:
+        x = rt.variable_from(m(3, 3))
+        out = tnp.linalg.det(tnp.matmul(x, x))
+        assert out.tracks_grad() and "det" in str(out.trace())
+        loss = s.reduce_sum(out)
+    g = rt.grad(loss, x)
+    assert np.allclose(np.asarray(g), 2 * np.linalg.det(np.asarray(x)) ** 2 * np.linalg.inv(np.asarray(x)).T)
+
+
+@needs_torch
+def test_second_order_through_tnp_matches_torch():
+    a = m(3, 3)
+    x = tf.variable(a)
+    s = session_of(x)
+    rt = x.runtime
+    g = rt.grad(s.reduce_sum(tnp.linalg.slogdet(tnp.matmul(x, x)).logabsdet), x)
+    h = rt.grad(s.reduce_sum(s.mul(g, g)), x)
+    t = torch.tensor(a, requires_grad=True)
+    (gt,) = torch.autograd.grad(torch.linalg.slogdet(t @ t).logabsdet.sum(), t, create_graph=True)
+    (ht,) = torch.autograd.grad((gt * gt).sum(), t)
+    np.testing.assert_allclose(np.asarray(g), gt.detach().numpy(), rtol=1e-10)
+    np.testing.assert_allclose(np.asarray(h), ht.numpy(), rtol=1e-8)
+
+
+# -- named tuples, constants, signatures --------------------------------------------------------
+def test_decompositions_are_the_standards_named_tuples():
+    a = m(4, 3)
+    u, s_, vh = tnp.linalg.svd(a)
+    assert type(tnp.linalg.svd(a)).__name__ == "SVDResult" and (u.shape, s_.shape, vh.shape) == ((4, 4), (3,), (3, 3))
+    reduced = tnp.linalg.svd(a, full_matrices=False)
+    assert reduced.U.shape == (4, 3) and reduced.Vh.shape == (3, 3)
+    np.testing.assert_allclose(np.asarray(reduced.U) * np.asarray(reduced.S) @ np.asarray(reduced.Vh), a)
+    q, r = tnp.linalg.qr(a, mode="complete")
+    assert tnp.linalg.qr(a)._fields == ("Q", "R") and q.shape == (4, 4) and r.shape == (4, 3)
+    np.testing.assert_allclose(np.asarray(q) @ np.asarray(r), a, atol=1e-12)
+    np.testing.assert_allclose(np.asarray(q).T @ np.asarray(q), np.eye(4), atol=1e-12)
+    assert tnp.linalg.eigh(sym(3))._fields == ("eigenvalues", "eigenvectors")
+    assert tnp.linalg.slogdet(m(3, 3))._fields == ("sign", "logabsdet")
+    values, vectors = tnp.linalg.eig(m(3, 3))
+    assert values.dtype == np.complex128 and vectors.shape == (3, 3)
+
+
+def test_matrix_rank_is_an_integer_constant_with_the_standards_default_tolerance():
+    a = np.diag([1.0, 1e-20, 3.0])
+    x = tf.variable(np.stack([a, np.eye(3)]))
+    rank = tnp.linalg.matrix_rank(x)
+    assert rank.dtype == np.int64 and not rank.tracks_grad()
+    assert np.asarray(rank).tolist() == [2, 3]
+    assert np.asarray(tnp.linalg.matrix_rank(x, rtol=0.5)).tolist() == [1, 3]
+    assert np.asarray(tnp.linalg.matrix_rank(x, rtol=np.array([0.5, 2.0]))).tolist() == [1, 0]
+
+
+def test_trace_keeps_float_dtypes_and_widens_small_integers():
+    assert tnp.linalg.trace(np.ones((3, 3), np.float32)).dtype == np.float32
+    assert tnp.linalg.trace(np.ones((3, 3), np.int8)).dtype == np.int64
+    assert tnp.linalg.trace(np.ones((3, 3), np.uint8)).dtype == np.uint64
+    assert tnp.linalg.trace(np.ones((2, 3, 3)), dtype=np.float32).dtype == np.float32
+
+
+def test_integer_vecdot_and_cross():
+    a = np.arange(6, dtype=np.uint8).reshape(2, 3)
+    assert tnp.vecdot(a, a).dtype == np.uint8
+    assert np.array_equal(np.asarray(tnp.vecdot(a, a)), np.linalg.vecdot(a, a))
+    assert np.array_equal(np.asarray(tnp.linalg.cross(a, a[::-1].copy())), np.cross(a, a[::-1]))
+
+
+def test_fftfreq_and_rfftfreq():
+    f = tnp.fft.fftfreq(8, d=0.5)
+    assert f.dtype == np.float64 and np.array_equal(np.asarray(f), np.fft.fftfreq(8, 0.5))
+    r = tnp.fft.rfftfreq(7, dtype=tnp.float32 if hasattr(tnp, "float32") else np.float32, device="cpu")
+    assert r.dtype == np.float32 and np.allclose(np.asarray(r), np.fft.rfftfreq(7))
+
+
+@pytest.mark.parametrize(
+    "function",
+    [tnp.linalg.cholesky, tnp.linalg.svd, tnp.linalg.qr, tnp.linalg.vector_norm, tnp.fft.fft, tnp.fft.fftn, tnp.vecdot],
+)
+def test_keywords_are_keyword_only_and_x_positional_only(function):
+    params = list(inspect.signature(function).parameters.values())
+    assert params[0].kind is inspect.Parameter.POSITIONAL_ONLY
+    assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in params if p.default is not inspect.Parameter.empty)
+
+
+def test_the_extensions_are_submodules():
+    import tenferro.numpy.fft
+    import tenferro.numpy.linalg
+
+    assert tnp.linalg is tenferro.numpy.linalg and tnp.fft is tenferro.numpy.fft
+    assert tnp.linalg.matmul is tnp.matmul and tnp.linalg.tensordot is tnp.tensordot
+    for name in ("matmul", "tensordot", "vecdot", "matrix_transpose", "einsum"):
+        assert name in tnp._linear.__all__
+
+
+# -- errors ------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "call, error, words",
+    [
+        (lambda: tnp.linalg.inv(m(2, 3)), ShapeMismatch, ["tnp.linalg.inv", "x has shape [2, 3]"]),
+        (lambda: tnp.matmul(m(2, 3), m(4)), ShapeMismatch, ["tnp.matmul", "x1", "x2"]),
+        (lambda: tnp.linalg.solve(m(3, 3), m(4)), ShapeMismatch, ["tnp.linalg.solve"]),
+        (lambda: tnp.linalg.det(np.ones((3, 3), int)), tf.DTypeError, ["tnp.linalg.det", "'x'"]),
+        (lambda: tnp.linalg.qr(m(3, 2), mode="r"), ArgumentError, ["tnp.linalg.qr", "mode"]),
+        (lambda: tnp.linalg.matrix_power(m(2, 2), 1.5), ArgumentError, ["tnp.linalg.matrix_power", "n"]),
+        (lambda: tnp.linalg.trace(m(3)), ArgumentError, ["tnp.linalg.trace", "x has shape [3]"]),
+        (lambda: tnp.matrix_transpose(m(3)), ArgumentError, ["tnp.matrix_transpose", "x"]),
+        (lambda: tnp.linalg.norm(m(2, 2, 2), ord=1), ArgumentError, ["tnp.linalg.norm", "axis"]),
+        (lambda: tnp.linalg.norm(m(2, 2), axis=(0, 0)), AxisError, ["tnp.linalg.norm", "axis"]),
+        (lambda: tnp.vecdot(m(3), m(3), axis=1), AxisError, ["tnp.vecdot", "axis"]),
+        (lambda: tnp.tensordot(m(3), m(3), axes="x"), ArgumentError, ["tnp.tensordot", "axes"]),
+        (lambda: tnp.einsum(m(3), [0]), ArgumentError, ["tnp.einsum", "subscripts"]),
+        (lambda: tnp.linalg.cross(np.ones(2, int), np.ones(2, int)), ArgumentError, ["tnp.linalg.cross", "x1"]),
+        (lambda: tnp.fft.fft(m(4), norm="x"), ArgumentError, ["tnp.fft.fft", "norm"]),
+        (lambda: tnp.fft.rfft(m(4) + 1j), tf.DTypeError, ["tnp.fft.rfft", "x"]),
+        (lambda: tnp.fft.fftfreq(0), ArgumentError, ["tnp.fft.fftfreq", "n"]),
+        (lambda: tnp.fft.fftfreq(4, device="gpu"), ArgumentError, ["tnp.fft.fftfreq", "device"]),
+        (lambda: tnp.linalg.det("abc"), ArgumentError, ["tnp.linalg.det", "'x'"]),
+    ],
+)
+def test_errors_name_the_function_and_argument(call, error, words):
+    with pytest.raises(error) as info:
+        call()
+    for word in words:
+        assert word in str(info.value)
+
+
+def test_the_docs_example_runs_and_its_gradient_is_right():
+    import pathlib
+    import re
+
+    text = (pathlib.Path(__file__).resolve().parent.parent / "docs" / "numpy.md").read_text(encoding="utf-8")
+    part = text[text.index("## Linear algebra") :]
+    scope = {}
+    exec(re.search(r"^```python\n(.*?)^```", part, re.S | re.M).group(1), scope)
+    a = np.array([[4.0, 1.0], [1.0, 3.0]])
+    x = np.linalg.solve(a, [1.0, 2.0])
+    inv_t = np.linalg.inv(a).T
+    np.testing.assert_allclose(np.asarray(scope["a"].grad()), inv_t - 2 * inv_t @ np.outer(x, x), rtol=1e-12)
