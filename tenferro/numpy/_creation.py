@@ -4,7 +4,7 @@ A new array is a constant (no gradient flows into it) of the default runtime
 (``tenferro.default_runtime()``); ``*_like(x)`` makes it on x's runtime, so it mixes with
 x. The functions that transform an array (``tril``, ``triu``, ``meshgrid``, ``asarray``
 with a new dtype) are ops of x's session and record. Default dtypes: float64, int64,
-complex128 (DESIGN §11).
+complex128 (as NumPy).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from ..core.eager import EagerTensor
-from ..core.errors import ArgumentError, DTypeError
+from ..core.errors import ArgumentError, DTypeError, TenferroError
 from ..core.runtime import EagerRuntime, default_runtime
 from ..core.tensor import freeze
 from ._dispatch import lift, session_of
@@ -98,7 +98,9 @@ def asarray(
     returned as it is (values are immutable, so no copy is ever needed), or converted by
     the ``astype`` op (which records) for another ``dtype``; anything else becomes a
     constant of the default runtime. Python scalars default to bool/int64/float64/
-    complex128. ``copy=False`` raises ValueError where a copy or conversion is needed."""
+    complex128. A nested sequence holding arrays that track gradients is joined by the op
+    ``stack``, so it records. ``copy=False`` raises ValueError where a copy or conversion
+    is needed."""
     check_device(device, "tnp.asarray")
     if dtype is not None:
         dtype = as_dtype(dtype, "tnp.asarray")
@@ -113,6 +115,10 @@ def asarray(
             f"tnp.asarray: a {type(obj).__name__} becomes a tenferro array only by a copy, but copy=False "
             f"(tenferro values are immutable and never share memory with NumPy's)"
         )
+    if isinstance(obj, (list, tuple)) and _tracked_in(obj):
+        session = session_of(*_leaves(obj))
+        stacked = _stacked(session, obj)
+        return stacked if dtype is None or stacked.dtype == dtype else session.astype(stacked, dtype)
     rt = default_runtime()
     kind = type(obj)
     if kind in _SCALAR_DTYPES:
@@ -147,6 +153,32 @@ def _array_of(obj: Any, dtype: np.dtype | None) -> np.ndarray:
             f"number or a nested sequence of numbers of one rectangular shape"
         ) from None
     return array
+
+
+def _tracked_in(obj: Any) -> builtins.bool:
+    """Whether a nested sequence holds an array that tracks gradients (then ``asarray``
+    stacks it with the op ``stack``, which records, instead of copying its value)."""
+    if isinstance(obj, (list, tuple)):
+        return any(_tracked_in(item) for item in obj)
+    return type(obj) is EagerTensor and obj.tracks_grad()
+
+
+def _leaves(obj: Any) -> list[Any]:
+    if isinstance(obj, (list, tuple)):
+        return [leaf for item in obj for leaf in _leaves(item)]
+    return [obj]
+
+
+def _stacked(session: Any, obj: Any) -> EagerTensor:
+    if not isinstance(obj, (list, tuple)):
+        return obj if type(obj) is EagerTensor else session._rt.constant_from(_array_of(obj, None))
+    if not obj:
+        raise ArgumentError("tnp.asarray: an empty sequence beside arrays that track gradients has no shape")
+    items = [_stacked(session, item) for item in obj]
+    try:
+        return session.stack(items, 0)
+    except TenferroError as exc:
+        raise ArgumentError(f"tnp.asarray: cannot stack these arrays into one ({exc})") from None
 
 
 def _unwrap(obj: Any) -> Any:

@@ -5,8 +5,8 @@
 The tables below are the whole mapping: ``UNARY`` and ``BINARY`` name -> op, made into
 one-line functions by the ``_dispatch`` factories (the common call costs one dict-free
 call over the op); ``COMPARISONS`` are the op ``compare``. The few functions that are not
-one op are written out: ``clip`` (the op ``clamp``, one bound alone by clamping x to
-itself) and ``nextafter`` (no derivative: computed with NumPy as a constant).
+one op are written out: ``clip`` (the op ``clamp``), ``round`` (per part for complex x)
+and ``nextafter`` (no derivative: computed with NumPy as a constant).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from ..core.eager import EagerTensor
 from ..core.errors import ArgumentError, DTypeError
 from ._dispatch import binary, lift, runtime_of, session_of, unary
 
-#: Standard name -> (op, what it computes beyond the op's own doc).
+#: Standard name -> the session op that computes it.
 UNARY: dict[str, str] = {
     "abs": "abs",
     "acos": "arccos",
@@ -91,7 +91,7 @@ COMPARISONS: dict[str, str] = {
     "less": "lt",
     "less_equal": "le",
 }
-#: NumPy's names for the same functions (DESIGN §11).
+#: NumPy's names for the same functions.
 ALIASES: dict[str, str] = {
     "absolute": "abs",
     "arccos": "acos",

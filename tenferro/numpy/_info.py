@@ -1,5 +1,5 @@
 """``__array_namespace_info__()``: what the namespace offers (the standard's inspection
-API). One device, "cpu"; default dtypes float64, complex128, int64 (DESIGN §11)."""
+API). One device, "cpu"; default dtypes float64, complex128, int64 (as NumPy)."""
 
 from __future__ import annotations
 
