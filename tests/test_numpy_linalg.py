@@ -34,21 +34,22 @@ def sym(n):
 
 def _qr_r(a):
     q, r = np.linalg.qr(a)
-    return r * np.sign(np.diagonal(r, axis1=-2, axis2=-1))[..., None]
+    return r * np.conj(np.sign(np.diagonal(r, axis1=-2, axis2=-1)))[..., None]
 
 
 def _qr_complete(a):
     """NumPy's complete QR in tnp's gauge: the reduced QR of [a | I]."""
     k = a.shape[-2]
-    q, r = np.linalg.qr(np.concatenate([a, np.eye(k)], axis=-1))
-    signs = np.sign(np.diagonal(r, axis1=-2, axis2=-1))
-    return q * signs[..., None, :], (r * signs[..., None])[..., : a.shape[-1]]
+    eye = np.broadcast_to(np.eye(k, dtype=a.dtype), (*a.shape[:-2], k, k))
+    q, r = np.linalg.qr(np.concatenate([a, eye], axis=-1))
+    signs = np.sign(np.diagonal(r, axis1=-2, axis2=-1))  # the phases d/|d| of R's diagonal
+    return q * signs[..., None, :], (r * np.conj(signs)[..., None])[..., : a.shape[-1]]
 
 
 def _pinv_cut(a, rtol):
     u, s, vh = np.linalg.svd(a, full_matrices=False)
     inverse = np.where(s > rtol * s.max(-1, keepdims=True), 1 / s, 0)
-    return (np.swapaxes(vh, -1, -2) * inverse[..., None, :]) @ np.swapaxes(u, -1, -2)
+    return (np.swapaxes(vh, -1, -2).conj() * inverse[..., None, :]) @ np.swapaxes(u, -1, -2).conj()
 
 
 #: (id, tnp form, NumPy form, inputs, session form or None): the session form is the op
@@ -75,7 +76,7 @@ CASES = [
     ("matrix_transpose", tnp.matrix_transpose, lambda a: np.swapaxes(a, -1, -2), (m(2, 3, 4),), None),
     (
         "einsum",
-        lambda a, b: tnp.einsum("bij,jk->bik", a, b),
+        lambda a, b: tnp.einsum("bij,jk->bik", a, b, optimize=True),
         lambda a, b: np.einsum("bij,jk->bik", a, b),
         (m(2, 3, 4), m(4, 5)),
         lambda s, a, b: s.einsum([a, b], "bij,jk->bik"),
@@ -276,6 +277,29 @@ CASES += [
         (c(3, 3),),
         lambda s, a: s.reduce_sum(s.diagonal(a, 0, -2, -1), axes=-1),
     ),
+    ("c-qr-r", lambda a: tnp.linalg.qr(a).R, _qr_r, (c(2, 4, 3),), lambda s, a: s.qr(a)[1]),
+    (
+        "c-qr-complete-q",
+        lambda a: tnp.linalg.qr(a, mode="complete").Q,
+        lambda a: _qr_complete(a)[0],
+        (c(2, 3, 2),),
+        None,
+    ),
+    (
+        "c-pinv-rtol",
+        lambda a: tnp.linalg.pinv(a, rtol=np.array([1e-3, 0.5])),
+        lambda a: _pinv_cut(a, np.array([1e-3, 0.5])[:, None]),
+        (c(2, 3, 2),),
+        None,
+    ),
+    (
+        "c-slogdet",
+        lambda a: tnp.linalg.slogdet(a).logabsdet,
+        lambda a: np.linalg.slogdet(a).logabsdet,
+        (c(3, 3),),
+        lambda s, a: s.slogdet(a)[1],
+    ),
+    ("c-eigvalsh", tnp.linalg.eigvalsh, np.linalg.eigvalsh, (hpd(3),), lambda s, a: s.eigvalsh(a)),
     ("c-fft", tnp.fft.fft, np.fft.fft, (c(5),), lambda s, a: s.fft(a)),
     ("c-irfft", tnp.fft.irfft, np.fft.irfft, (c(4),), lambda s, a: s.irfft(a)),
 ]
@@ -357,6 +381,19 @@ def test_tnp_form_and_session_form_are_bitwise_equal(name, tnp_form, numpy_form,
     assert np.asarray(out).dtype == np.asarray(reference).dtype
     for x, y in zip(xs, ys, strict=True):
         assert np.array_equal(np.asarray(grads[x]), np.asarray(reference_grads[y]))
+
+
+def test_a_non_default_runtime_keeps_its_arrays():
+    rt = tf.EagerRuntime(engine=tf.CpuEngine.serial())
+    x = rt.variable_from(m(2, 4, 3))
+    for out in (
+        tnp.linalg.pinv(x, rtol=np.array([1e-3, 1e-3])),
+        tnp.linalg.qr(x, mode="complete").Q,
+        tnp.linalg.solve(np.eye(4), x),
+        tnp.einsum("bij->bji", x),
+        tnp.fft.rfft(x),
+    ):
+        assert out.runtime is rt and out.tracks_grad()
 
 
 def test_inside_a_session_tnp_records_on_it():

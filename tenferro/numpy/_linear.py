@@ -179,9 +179,10 @@ def vecdot(x1: Any, x2: Any, /, *, axis: int = -1) -> EagerTensor:
     return result
 
 
-def einsum(subscripts: str, /, *operands: Any) -> EagerTensor:
+def einsum(subscripts: str, /, *operands: Any, optimize: Any = "greedy") -> EagerTensor:
     """NumPy's ``einsum(subscripts, *operands)`` (explicit or implicit output, ``...``,
-    repeated labels), contracted pairwise along NumPy's greedy path."""
+    repeated labels), contracted pairwise along NumPy's greedy path (``optimize`` is
+    accepted for NumPy code and ignored: the path is always the greedy one)."""
     if not isinstance(subscripts, str):
         raise ArgumentError(
             f"tnp.einsum: subscripts must be a string such as 'ij,jk->ik', got {type(subscripts).__name__} "

@@ -18,7 +18,7 @@ import numpy as np
 
 from ..core.eager import EagerTensor
 from ..core.errors import ArgumentError, AxisError, DTypeError
-from ._linear import X1X2, X, matmul, matrix_transpose, one, outer, run, session, tensordot, two, unary, vecdot
+from ._linear import X1X2, X, array, matmul, matrix_transpose, one, outer, run, session, tensordot, two, unary, vecdot
 
 __all__ = [
     "EigResult",
@@ -220,7 +220,8 @@ def array_or_number(rt: Any, value: Any) -> Any:
     broadcast against each matrix's singular values)."""
     if isinstance(value, (int, float)):
         return float(value)
-    value = one(value, "tnp.linalg.pinv") if type(value) is not EagerTensor else value
+    if type(value) is not EagerTensor:
+        value = array(rt, value, "tnp.linalg.pinv", "rtol")
     return session(rt).expand_dims(value, -1)
 
 
