@@ -85,7 +85,7 @@ def _item(item: Any, where: str, key: Any, shape: tuple[int, ...]) -> Any:
         item = item._held()  # index values are integers: read, not recorded
     elif kind is bool or kind is np.bool_:
         return np.asarray(item)  # a 0-d mask
-    elif isinstance(item, (list, tuple)):
+    elif isinstance(item, (list, tuple, range)):
         try:
             array = np.asarray(item)
         except ValueError:
