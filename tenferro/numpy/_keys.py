@@ -215,7 +215,7 @@ def plan(shape: tuple[int, ...], key: Any, where: str = "x", bounds: bool = True
                     key,
                     shape,
                     f"a boolean mask of shape {list(item.shape)} must equal the shape "
-                    f"{list(covered)} of the axes {axis}..{axis + item.ndim - 1} it covers",
+                    f"{list(covered)} of the axes {axis}..{axis + item.ndim - 1} it covers (or be 0 there)",
                 )
             basic.extend([slice(None)] * item.ndim)
             arrays.extend(item.nonzero())
