@@ -32,6 +32,7 @@ KEYS = [
     np.array(1),
     (slice(np.int64(1), None),),
     [1, 0, 1],
+    range(2),
     np.array([[0, 1], [1, 1]]),
     [],
     (slice(None), []),
@@ -250,10 +251,9 @@ def test_indexing_forms_equal_session_forms_bitwise():
 
     def session_form(s, x):
         sliced = s.gather(x, rt.constant_from(np.stack([rows, cols], -1)), 1)
-        flat = s.reshape(x, (-1,))
-        positions = np.arange(a.size).reshape(a.shape)[1, rows][..., None]
+        coordinates = np.stack(np.broadcast_arrays(1, rows[:, None, None], np.arange(4)[:, None], np.arange(5)), -1)
         updates = s.take(s.slice(x, 0), rt.constant_from(cols), 0)
-        added = s.reshape(s.scatter(flat, rt.constant_from(positions), updates, 0, "add"), a.shape)
+        added = s.scatter(x, rt.constant_from(coordinates), updates, 0, "add")
         return sliced, added
 
     results = []
@@ -279,6 +279,7 @@ def test_basic_keys_are_one_slice_op_and_arrays_one_gather():
     assert ops(x[[0, 1]]) == ["take"]
     assert ops(x[A > 3]) == ["boolean_mask"]
     assert ops(x[0, :, [1, 2]]) == ["moveaxis", "gather"]
+    assert ops(x.at[:, [0, 1]].add(1.0)) == ["scatter"]
 
 
 def test_iteration_records_each_item_like_indexing():

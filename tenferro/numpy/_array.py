@@ -223,8 +223,9 @@ def _check_mode(mode: Any, method: str) -> None:
 
 
 def _scatter(x: EagerTensor, key: Any, values: Any, mode: str, method: str, hints: dict[str, Any]) -> EagerTensor:
-    """x with ``values`` combined by ``mode`` into the elements ``x[key]`` picks: the
-    ``scatter`` op on x flattened, at the flat positions of those elements."""
+    """x with ``values`` combined by ``mode`` into the elements ``x[key]`` picks: one
+    ``scatter`` op at the coordinates of those elements (NumPy's indexing of the flat
+    positions says which, in the order of ``x[key]``)."""
     if hints:
         unknown = set(hints) - _HINTS
         if unknown:
@@ -245,9 +246,11 @@ def _scatter(x: EagerTensor, key: Any, values: Any, mode: str, method: str, hint
             f"{list(positions.shape)} of x[{shown(key)}] (x has shape {list(x.shape)})"
         )
     session = rt.current_session()
-    flat = session.reshape(x, (-1,))
-    out = session.scatter(flat, rt.constant_from(positions[..., None]), values, 0, mode)
-    return session.reshape(out, x.shape)
+    if not x.ndim:  # no axes to hold coordinates: scatter into x as one element
+        out = session.scatter(session.reshape(x, (1,)), rt.constant_from(positions[..., None]), values, 0, mode)
+        return session.reshape(out, ())
+    coordinates = np.stack(np.unravel_index(positions, x.shape), axis=-1)
+    return session.scatter(x, rt.constant_from(coordinates), values, 0, mode)
 
 
 def _at(self: EagerTensor) -> At:

@@ -85,7 +85,7 @@ def _item(item: Any, where: str, key: Any, shape: tuple[int, ...]) -> Any:
         item = item._held()  # index values are integers: read, not recorded
     elif kind is bool or kind is np.bool_:
         return np.asarray(item)  # a 0-d mask
-    elif isinstance(item, (list, tuple)):
+    elif isinstance(item, (list, tuple, range)):
         try:
             array = np.asarray(item)
         except ValueError:
@@ -215,7 +215,7 @@ def plan(shape: tuple[int, ...], key: Any, where: str = "x", bounds: bool = True
                     key,
                     shape,
                     f"a boolean mask of shape {list(item.shape)} must equal the shape "
-                    f"{list(covered)} of the axes {axis}..{axis + item.ndim - 1} it covers",
+                    f"{list(covered)} of the axes {axis}..{axis + item.ndim - 1} it covers (or be 0 there)",
                 )
             basic.extend([slice(None)] * item.ndim)
             arrays.extend(item.nonzero())
