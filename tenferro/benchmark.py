@@ -109,7 +109,14 @@ def tenferro_impls(n: int) -> dict[str, Impl]:
         tnp.sum(y).backward()
         return x.grad()
 
-    return {"grad": grad, "hvp": hvp, "vjp": vjp, "chain": chain, "tnp_grad": tnp_grad, "operator_chain": operator_chain}
+    return {
+        "grad": grad,
+        "hvp": hvp,
+        "vjp": vjp,
+        "chain": chain,
+        "tnp_grad": tnp_grad,
+        "operator_chain": operator_chain,
+    }
 
 
 # -- hand-written NumPy: the limit ---------------------------------------------------------
