@@ -344,3 +344,14 @@ def test_a_matrix_with_nan_is_an_error_naming_the_op_and_batch_index_not_nan_or_
     a[1, 0, 0] = np.nan
     with pytest.raises(ArgumentError, match=rf"^{op}: .* at batch index 1 has nan or inf entries"):
         rt.with_eager_session(lambda s: getattr(s, op)(rt.constant_from(a)))
+
+
+def test_qr_r_is_zero_below_the_diagonal_not_negative_zero(rt):
+    """Fixing R's diagonal signs flips whole rows; the zeros below the diagonal must stay +0.0
+    (the array API's test compares a stack's R with each matrix's exactly)."""
+    a = np.array([[1.0, 2.0, 0.5], [3.0, 4.0, 2.0], [0.5, 1.0, -1.0]])  # LAPACK gives R a negative diagonal
+    with rt.eager_session() as s:
+        q, r = s.qr(rt.constant_from(a))
+    below = np.tril(np.asarray(r), -1)
+    assert not np.signbit(below).any()
+    np.testing.assert_allclose(np.asarray(q) @ np.asarray(r), a, atol=1e-14)

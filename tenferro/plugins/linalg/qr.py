@@ -29,7 +29,8 @@ def _qr(a: Any) -> tuple[Any, Any]:
         phases = np.where(size == 0, one, np.divide(np.conj(diag), np.where(size == 0, np.ones_like(size), size)))
     else:
         phases = np.where(np.less(diag, 0), np.negative(one), one)  # (..., k)
-    return np.multiply(q, np.expand_dims(np.conj(phases), -2)), np.multiply(r, np.expand_dims(phases, -1))
+    # triu: a row flipped by -1 would turn R's zeros below the diagonal into -0.0
+    return np.multiply(q, np.expand_dims(np.conj(phases), -2)), np.triu(np.multiply(r, np.expand_dims(phases, -1)))
 
 
 def _qr_square_rule(s: Any, gq: Any, gr: Any, q: Any, r: Any) -> Any:
