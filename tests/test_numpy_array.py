@@ -520,3 +520,12 @@ def _added(b):
     out = b.copy()
     np.add.at(out, (np.array([0, 2, 2]), 0), 10.0)
     return out
+
+
+def test_slice_bounds_may_be_0d_integer_tensors():
+    """x[a:b] with tenferro integers as bounds, as the array API's tests write them."""
+    x = tf.variable(np.arange(6.0))
+    start, stop = tnp.asarray(1), tnp.asarray(4)
+    out = x[start:stop]
+    np.testing.assert_array_equal(np.asarray(out), [1.0, 2.0, 3.0])
+    assert out.tracks_grad()

@@ -111,7 +111,7 @@ def _getitem(self: EagerTensor, key: Any) -> EagerTensor:
             return (rt._implicit if session is None else session).slice(self, key)
         except TenferroError:
             plan(self.shape, key)  # raises the error that names the key and the shape
-            raise
+            # A valid key the op does not take as it is (a tensor slice bound): the general path.
     try:
         if kind is np.ndarray and key.ndim and key.dtype.kind in "iu":  # x[indices]: one take
             rt = self._rt
