@@ -149,3 +149,16 @@ def seed_program(rt, eng, xs):
 
     p, loss = rt.with_eager_session(eng, body)
     return x, p, loss
+
+
+def run_docs_example(section, document="numpy.md"):
+    """Run the first python block after the heading ``section`` of docs/``document``;
+    returns the names it defined (each front-end doc section's example has a test)."""
+    import pathlib
+    import re
+
+    text = (pathlib.Path(__file__).resolve().parent.parent / "docs" / document).read_text(encoding="utf-8")
+    block = re.search(r"^```python\n(.*?)^```", text[text.index(section) :], re.S | re.M).group(1)
+    scope = {}
+    exec(compile(block, f"docs/{document}, {section}", "exec"), scope)
+    return scope

@@ -8,6 +8,7 @@ import threading
 
 import numpy as np
 import pytest
+from conftest import run_docs_example
 
 import tenferro as tf
 
@@ -132,13 +133,7 @@ def test_no_grad_in_one_thread_does_not_stop_recording_in_the_other():
 
 
 def test_the_docs_example_runs_and_each_thread_fits(capsys):
-    import pathlib
-    import re
-
-    text = (pathlib.Path(__file__).resolve().parent.parent / "docs" / "numpy.md").read_text(encoding="utf-8")
-    block = re.search(r"^```python\n(.*?)^```", text[text.index("## Threads") :], re.S | re.M).group(1)
-    scope = {}
-    exec(block, scope)
+    scope = run_docs_example("## Threads")
     assert sorted(scope["losses"]) == [1, 2]
     for seed in (1, 2):
         alone = {}

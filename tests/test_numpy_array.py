@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 import pytest
-from conftest import fd_gradient, needs_torch, torch
+from conftest import fd_gradient, needs_torch, run_docs_example, torch
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -498,14 +498,7 @@ def test_indexing_a_tensor_outside_a_session_uses_the_callers_session():
 
 
 def test_the_docs_example_runs_and_its_gradient_is_right():
-    import pathlib
-    import re
-
-    text = (pathlib.Path(__file__).resolve().parent.parent / "docs" / "numpy.md").read_text(encoding="utf-8")
-    part = text[text.index("## The array object") :]
-    block = re.search(r"^```python\n(.*?)^```", part, re.S | re.M).group(1)
-    scope = {}
-    exec(block, scope)
+    scope = run_docs_example("## The array object")
     a = np.arange(12.0).reshape(3, 4)
     y = a.copy()
     np.add.at(y, (np.array([0, 2, 2]), 0), 10.0)

@@ -5,6 +5,7 @@ raise an ArgumentError naming the call and the ``np.asarray`` exit."""
 
 import numpy as np
 import pytest
+from conftest import run_docs_example
 
 import tenferro as tf
 import tenferro.numpy as tnp
@@ -201,18 +202,8 @@ def test_another_array_librarys_type_is_left_to_answer():
     assert np.concatenate([x, Other()]) == "other's function"
 
 
-def _docs_block(section):
-    import pathlib
-    import re
-
-    text = (pathlib.Path(__file__).resolve().parent.parent / "docs" / "numpy.md").read_text(encoding="utf-8")
-    part = text[text.index(section) :]
-    return re.search(r"^```python\n(.*?)^```", part, re.S | re.M).group(1)
-
-
 def test_the_docs_example_runs_and_its_gradient_is_right(capsys):
-    scope = {}
-    exec(_docs_block("## NumPy's own functions"), scope)
+    scope = run_docs_example("## NumPy's own functions")
     x, a = np.array([0.5, -1.0, 2.0]), np.array([1.0, 2.0, 3.0])
     np.testing.assert_allclose(scope["x"].grad().to_numpy(), np.cos(x) * a + x / np.linalg.norm(x), rtol=1e-15)
     assert type(scope["y"]) is np.ndarray

@@ -7,7 +7,7 @@ import re
 import hypothesis.extra.numpy as hnp
 import numpy as np
 import pytest
-from conftest import fd_gradient
+from conftest import fd_gradient, run_docs_example
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -315,13 +315,7 @@ def test_numpy_arrays_and_lists_are_accepted_on_the_default_runtime():
 
 
 def test_the_docs_example_runs_and_its_gradient_is_right(capsys):
-    import pathlib
-
-    text = (pathlib.Path(__file__).resolve().parent.parent / "docs" / "numpy.md").read_text(encoding="utf-8")
-    part = text[text.index("## Statistical, manipulation") :]
-    block = re.search(r"^```python\n(.*?)^```", part, re.S | re.M).group(1)
-    scope = {}
-    exec(block, scope)
+    scope = run_docs_example("## Statistical, manipulation")
     np.testing.assert_array_equal(scope["x"].grad().to_numpy(), [[-3.0, 0.0, 3.0], [-3.0, 1.0, 4.0]])
 
 

@@ -8,7 +8,7 @@ import inspect
 
 import numpy as np
 import pytest
-from conftest import fd_gradient, needs_torch, torch
+from conftest import fd_gradient, needs_torch, run_docs_example, torch
 
 import tenferro as tf
 import tenferro.numpy as tnp
@@ -524,13 +524,7 @@ def test_errors_name_the_function_and_argument(call, error, words):
 
 
 def test_the_docs_example_runs_and_its_gradient_is_right():
-    import pathlib
-    import re
-
-    text = (pathlib.Path(__file__).resolve().parent.parent / "docs" / "numpy.md").read_text(encoding="utf-8")
-    part = text[text.index("## Linear algebra") :]
-    scope = {}
-    exec(re.search(r"^```python\n(.*?)^```", part, re.S | re.M).group(1), scope)
+    scope = run_docs_example("## Linear algebra")
     a = np.array([[4.0, 1.0], [1.0, 3.0]])
     x = np.linalg.solve(a, [1.0, 2.0])
     inv_t = np.linalg.inv(a).T
