@@ -42,13 +42,20 @@ def ids(blocks):
     return [f"{path.relative_to(ROOT)}:{line}" for path, line, _ in blocks]
 
 
-def test_readme_has_the_api_block_and_the_column_major_example():
-    scripts, doctests = python_blocks(README)[:1], python_blocks(README)[1:]
-    assert scripts and doctests and doctests[0][1].lstrip().startswith(">>>")
-    # the headline builds data the NumPy way: from_vec_col_major copied for 2-D data
+def _readme_block(marker):
+    """(line, code) of the README's python block that contains ``marker``."""
+    return next((line, code) for line, code in python_blocks(README) if marker in code)
+
+
+def test_readme_has_the_api_blocks_and_the_column_major_example():
+    blocks = python_blocks(README)
+    front, seed = blocks[0][1], blocks[1][1]
+    assert "import tenferro.numpy as tnp" in front and "with_eager_session" in seed
+    doctests = [code for _, code in blocks if code.lstrip().startswith(">>>")]
+    # the headlines build data the NumPy way: from_vec_col_major copied for 2-D data
     # gives wrong values silently, so it is shown only beside its warning
-    assert "from_vec_col_major" not in scripts[0][1]
-    assert "from_vec_col_major" in doctests[0][1]
+    assert "from_vec_col_major" not in front and "from_vec_col_major" not in seed
+    assert "from_vec_col_major" in doctests[0]
 
 
 @pytest.mark.parametrize("path, line, code", SCRIPTS, ids=ids(SCRIPTS))
@@ -65,8 +72,25 @@ def test_doctest_block_prints_what_it_shows(path, line, code):
     assert runner.failures == 0, "".join(report)
 
 
-def test_api_block_computes_what_its_comments_say(capsys):
-    line, code = python_blocks(README)[0]
+def test_front_end_block_computes_what_its_comments_say(capsys):
+    line, code = _readme_block("import tenferro.numpy as tnp")
+    ns = run_script(README, line, code)
+    x, p, loss, grads, xs = ns["x"], ns["p"], ns["loss"], ns["grads"], ns["xs"]
+    assert x.is_variable() and np.array_equal(np.asarray(x), xs)
+    # backward adds cos(x)·x² + 2x·sin(x) into x's slot; non-variables have no slot
+    assert np.max(np.abs(x.grad().to_numpy() - exact_grad(xs))) <= 4.441e-16
+    assert len(grads) == 1 and p.grad() is None and loss.grad() is None
+    assert float(loss) == float(np.asarray(loss))
+    # rt.grad is differentiable again: hv is the Hessian-vector product with v = cos(i)
+    assert ns["gf"].tracks_grad()
+    assert np.max(np.abs(np.asarray(ns["hv"]) - exact_hvp(xs, np.cos(np.arange(len(xs)))))) <= 2.0**-49
+    # NumPy's functions recorded; np.asarray is the exit
+    assert ns["y"].tracks_grad() and type(ns["x0"]) is np.ndarray
+    assert "mul" in capsys.readouterr().out
+
+
+def test_session_block_computes_what_its_comments_say(capsys):
+    line, code = _readme_block("with_eager_session")
     ns = run_script(README, line, code)
     x, p, loss, grads, xs = ns["x"], ns["p"], ns["loss"], ns["grads"], ns["xs"]
     # x = rt.variable_from(xs): a requires-grad leaf holding xs in NumPy's order
