@@ -7,6 +7,7 @@ import warnings
 
 import numpy as np
 import pytest
+from conftest import run_docs_example
 
 import tenferro as tf
 from tenferro import CpuEngine, EagerRuntime, EngineBusy, ShapeMismatch
@@ -113,3 +114,9 @@ def test_default_runtime_is_one_runtime_with_a_per_thread_engine():
     assert tf.default_runtime() is tf.default_runtime()
     x = tf.variable([1.0])
     assert x.runtime is tf.default_runtime() and tf.constant([1.0]).runtime is tf.default_runtime()
+
+
+def test_the_docs_opening_example_gives_the_seed_gradient():
+    scope = run_docs_example("# The front end")
+    xs = np.linspace(-2, 2, 1000)
+    np.testing.assert_allclose(scope["g"].to_numpy(), np.cos(xs) * xs**2 + 2 * xs * np.sin(xs), rtol=0, atol=4.5e-16)
