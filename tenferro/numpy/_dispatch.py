@@ -9,7 +9,8 @@ factories below make the one-line functions (``tnp.sin``) with the common call i
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -53,20 +54,31 @@ def array_arg(value: Any, function: str, argument: str = "x") -> EagerTensor:
     return value if type(value) is EagerTensor else rt.constant_from(value)
 
 
-def renamed(exc: TenferroError, function: str, op: str) -> TenferroError:
-    """``exc`` (raised by the op ``op``) as the same error class with its message naming
-    ``function`` (``tnp.sum``) instead of the op, so users see the name they called; the
-    argument names are the op's, which the standard's functions share (``axis``, ``x``)."""
+def renamed(exc: TenferroError, function: str, names: Mapping[str, str] | None = None) -> TenferroError:
+    """``exc``, an op's error (``"inv: a has shape ..."``), as the same error class naming
+    what the user called (``"tnp.linalg.inv: x has shape ..."``): the op's name replaced by
+    ``function``, and the op's argument names by the function's (``names``: op's -> ours;
+    ``'axes'`` is always the standard's ``'axis'``)."""
     message = str(exc)
-    if message.startswith(f"{op}:"):
-        message = f"{function}:{message[len(op) + 1 :]}"
-    elif not message.startswith(function):
-        message = f"{function}: {message}"
+    head, sep, rest = message.partition(": ")
+    if sep and re.fullmatch(r"[\w.]+", head):
+        message = rest
     message = message.replace("'axes'", "'axis'")
+    for theirs, ours in (names or {}).items():
+        message = re.sub(
+            rf"(?<![\w'.]){theirs}(?=('s\b| has\b| is\b| and\b| must\b| of shape\b|,|\)| \(size))", ours, message
+        )
+        message = message.replace(f"'{theirs}'", f"'{ours}'")
     try:
-        return type(exc)(message)
+        new = type(exc)(f"{function}: {message}")
     except Exception:  # an error class with its own constructor: keep it as it is
         return exc
+    new.__cause__ = exc.__cause__
+    return new
+
+
+#: The standard's names of the operands of binary functions, for the ops' ``a`` and ``b``.
+OPERANDS = {"a": "x1", "b": "x2"}
 
 
 def call(function: str, op: str, x: Any, *params: Any) -> Any:
@@ -79,7 +91,7 @@ def call(function: str, op: str, x: Any, *params: Any) -> Any:
     try:
         return getattr(rt._implicit if session is None else session, op)(x, *params)
     except TenferroError as exc:
-        raise renamed(exc, function, op) from None
+        raise renamed(exc, function) from None
 
 
 def arrays_arg(arrays: Any, function: str, argument: str = "arrays") -> tuple[EagerSession, list[EagerTensor]]:
@@ -142,7 +154,7 @@ def unary(name: str, op: str, doc: str) -> Callable[[Any], EagerTensor]:
         try:
             return getattr(rt._implicit if session is None else session, op)(x)
         except TenferroError as exc:
-            raise renamed(exc, public, op) from None
+            raise renamed(exc, public) from None
 
     public = f"tnp.{name}"
 
@@ -171,19 +183,11 @@ def binary(name: str, op: str, doc: str, *params: Any) -> Callable[[Any, Any], E
         try:
             return getattr(rt._implicit if session is None else session, op)(x1, x2, *params)
         except TenferroError as exc:  # the op's operands are a and b, the standard's x1 and x2
-            raise _operands_renamed(renamed(exc, public, op)) from None
+            raise renamed(exc, public, OPERANDS) from None
 
     public = f"tnp.{name}"
 
     return _named(function, name, doc)
-
-
-def _operands_renamed(exc: TenferroError) -> TenferroError:
-    message = str(exc).replace("argument 'a'", "argument 'x1'").replace("argument 'b'", "argument 'x2'")
-    try:
-        return type(exc)(message)
-    except Exception:  # an error class with its own constructor: keep it as it is
-        return exc
 
 
 def _named(function: Any, name: str, doc: str) -> Any:

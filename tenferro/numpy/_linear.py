@@ -6,7 +6,6 @@ lifted to a session, and op errors reworded to name the ``tnp`` function and its
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -16,7 +15,7 @@ from ..core.eager import EagerTensor
 from ..core.errors import ArgumentError, AxisError, TenferroError
 from ..core.runtime import EagerRuntime
 from ..core.session import EagerSession
-from ._dispatch import _named, array_arg, lift, runtime_of
+from ._dispatch import OPERANDS, _named, array_arg, lift, renamed, runtime_of
 
 __all__ = ["dot", "einsum", "matmul", "matrix_transpose", "outer", "tensordot", "vecdot"]
 
@@ -47,33 +46,8 @@ def two(x1: Any, x2: Any, label: str) -> tuple[EagerTensor, EagerTensor]:
     return array(rt, x1, label, "x1"), array(rt, x2, label, "x2")
 
 
-def reworded(exc: TenferroError, label: str, names: dict[str, str]) -> TenferroError:
-    """``exc`` (an op's error, ``"inv: a has shape ..."``) as the same error class saying
-    ``"tnp.linalg.inv: x has shape ..."``: the op's name replaced by the function's, the
-    op's argument names (``names``: op's -> ours) by the function's."""
-    message = str(exc)
-    head, sep, rest = message.partition(": ")
-    if sep and re.fullmatch(r"[\w.]+", head):
-        message = rest
-    for theirs, ours in names.items():
-        if theirs != ours:
-            message = re.sub(
-                rf"(?<![\w'.]){theirs}(?=('s\b| has\b| is\b| and\b| must\b| of shape\b|,|\)| \(size))",
-                ours,
-                message,
-            )
-            message = message.replace(f"'{theirs}'", f"'{ours}'")
-    try:
-        new = type(exc)(f"{label}: {message}")
-    except Exception:  # an error class with another constructor: keep it as it is
-        return exc
-    new.__cause__ = exc.__cause__
-    return new
-
-
 #: Our argument names for the op's, for the ops that take ``(a)`` or ``(a, b)``.
 X = {"a": "x"}
-X1X2 = {"a": "x1", "b": "x2"}
 
 
 def run(label: str, names: dict[str, str], method: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
@@ -81,7 +55,7 @@ def run(label: str, names: dict[str, str], method: Callable[..., Any], *args: An
     try:
         return method(*args, **kwargs)
     except TenferroError as exc:
-        raise reworded(exc, label, names) from None
+        raise renamed(exc, label, names) from None
 
 
 def unary(name: str, op: str, doc: str, label: str, names: dict[str, str] = X) -> Callable[[Any], Any]:
@@ -95,7 +69,7 @@ def unary(name: str, op: str, doc: str, label: str, names: dict[str, str] = X) -
         try:
             return getattr(rt._implicit if active is None else active, op)(x)
         except TenferroError as exc:
-            raise reworded(exc, label, names) from None
+            raise renamed(exc, label, names) from None
 
     return _named(function, name, doc)
 
@@ -111,7 +85,7 @@ def binary(name: str, op: str, doc: str, label: str) -> Callable[[Any, Any], Any
         try:
             return getattr(rt._implicit if active is None else active, op)(x1, x2)
         except TenferroError as exc:
-            raise reworded(exc, label, X1X2) from None
+            raise renamed(exc, label, OPERANDS) from None
 
     return _named(function, name, doc)
 
@@ -154,8 +128,8 @@ def tensordot(x1: Any, x2: Any, /, *, axes: int | tuple[Sequence[int], Sequence[
             f"tnp.tensordot: axes must be an int or a pair of axis sequences ((x1 axes), (x2 axes)), got {axes!r}"
         )
     if axes == 2 and type(axes) is int:
-        return run("tnp.tensordot", X1X2, session(x1._rt).tensordot, x1, x2)
-    return run("tnp.tensordot", X1X2, session(x1._rt).tensordot, x1, x2, axes)
+        return run("tnp.tensordot", OPERANDS, session(x1._rt).tensordot, x1, x2)
+    return run("tnp.tensordot", OPERANDS, session(x1._rt).tensordot, x1, x2, axes)
 
 
 def vecdot(x1: Any, x2: Any, /, *, axis: int = -1) -> EagerTensor:
@@ -169,9 +143,9 @@ def vecdot(x1: Any, x2: Any, /, *, axis: int = -1) -> EagerTensor:
         axis -= n
     s = session(x1._rt)
     if axis == -1:
-        result = run("tnp.vecdot", X1X2, s.vecdot, x1, x2)
+        result = run("tnp.vecdot", OPERANDS, s.vecdot, x1, x2)
     else:
-        result = run("tnp.vecdot", X1X2, s.vecdot, x1, x2, axis)
+        result = run("tnp.vecdot", OPERANDS, s.vecdot, x1, x2, axis)
     if result.dtype.kind in "iu":  # the op sums integers as int64/uint64; the standard keeps the operands' type
         target = np.result_type(x1.dtype, x2.dtype)
         if result.dtype != target:
@@ -201,5 +175,5 @@ def dot(a: Any, b: Any, /) -> EagerTensor:
     a, b = two(a, b, "tnp.dot")
     s = session(a._rt)
     if a.ndim == 0 or b.ndim == 0:
-        return run("tnp.dot", X1X2, s.mul, a, b)
-    return run("tnp.dot", X1X2, s.tensordot, a, b, ((a.ndim - 1,), (max(b.ndim - 2, 0),)))
+        return run("tnp.dot", OPERANDS, s.mul, a, b)
+    return run("tnp.dot", OPERANDS, s.tensordot, a, b, ((a.ndim - 1,), (max(b.ndim - 2, 0),)))

@@ -55,7 +55,7 @@ def _joined(function: str, op: str, arrays: Any, *params: Any) -> EagerTensor:
     try:
         return getattr(session, op)(items, *params)
     except TenferroError as exc:
-        raise renamed(exc, function, op) from None
+        raise renamed(exc, function) from None
 
 
 def broadcast_arrays(*arrays: Any) -> list[EagerTensor]:

@@ -83,7 +83,7 @@ def where(condition: Any, x1: Any, x2: Any, /) -> EagerTensor:
             condition = s.compare(condition, 0, "ne")
         return s.where_select(condition, x1, x2)
     except TenferroError as exc:
-        raise renamed(exc, "tnp.where", "where_select") from None
+        raise renamed(exc, "tnp.where") from None
 
 
 def _sorting(name: str, op: str, doc: str) -> Any:

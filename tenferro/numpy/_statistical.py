@@ -64,7 +64,7 @@ def _reduction(name: str, op: str, doc: str) -> Callable[..., EagerTensor]:
                 return getattr(rt._implicit if session is None else session, op)(x)
             return getattr(rt._implicit if session is None else session, op)(x, axis, keepdims)
         except TenferroError as exc:
-            raise renamed(exc, function, op) from None
+            raise renamed(exc, function) from None
 
     return _named(reduction, name, doc)
 
@@ -91,7 +91,7 @@ def _typed_reduction(name: str, op: str, doc: str) -> Callable[..., EagerTensor]
             result = getattr(s, op)(x, axis, keepdims)
             return result if result.dtype == wanted else s.astype(result, wanted)
         except TenferroError as exc:
-            raise renamed(exc, function, op) from None
+            raise renamed(exc, function) from None
 
     return _named(reduction, name, doc)
 
@@ -109,7 +109,7 @@ def _spread(name: str, op: str, doc: str) -> Callable[..., EagerTensor]:
         try:
             return getattr(rt._implicit if session is None else session, op)(x, axis, correction, keepdims)
         except TenferroError as exc:
-            raise renamed(exc, function, op) from None
+            raise renamed(exc, function) from None
 
     return _named(spread, name, doc)
 
@@ -137,7 +137,7 @@ def _cumulative(name: str, op: str, doc: str, flatten: bool) -> Callable[..., Ea
             result = getattr(s, op)(x, axis, include_initial)
             return result if result.dtype == wanted else s.astype(result, wanted)
         except TenferroError as exc:
-            raise renamed(exc, function, op) from None
+            raise renamed(exc, function) from None
 
     if flatten:
 

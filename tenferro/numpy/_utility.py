@@ -23,7 +23,7 @@ def _logical_reduction(name: str, doc: str) -> Any:
         try:
             return getattr(rt._implicit if session is None else session, name)(x, axis, keepdims)
         except TenferroError as exc:
-            raise renamed(exc, function, name) from None
+            raise renamed(exc, function) from None
 
     return _named(reduction, name, doc)
 
@@ -71,5 +71,5 @@ def diff(
             lower = s.slice(x, (*before, slice(None, -1)))
             x = s.compare(upper, lower, "ne") if x.dtype.kind == "b" else s.sub(upper, lower)
     except TenferroError as exc:
-        raise renamed(exc, "tnp.diff", "concat") from None
+        raise renamed(exc, "tnp.diff") from None
     return x

@@ -15,8 +15,8 @@ import numpy as np
 from ..core.eager import EagerTensor
 from ..core.errors import ArgumentError, TenferroError
 from ..core.runtime import default_runtime
-from ._dispatch import _named
-from ._linear import X, one, reworded, run, session
+from ._dispatch import _named, renamed
+from ._linear import X, one, run, session
 
 __all__ = [
     "fft",
@@ -51,7 +51,7 @@ def _one_axis(name: str, doc: str) -> Callable[..., EagerTensor]:
                 return op(x)
             return op(x, n, axis, norm)
         except TenferroError as exc:
-            raise reworded(exc, label, X) from None
+            raise renamed(exc, label, X) from None
 
     function = _named(function, name, doc)
     function.__module__ = __name__

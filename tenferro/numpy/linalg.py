@@ -18,7 +18,21 @@ import numpy as np
 
 from ..core.eager import EagerTensor
 from ..core.errors import ArgumentError, AxisError, DTypeError
-from ._linear import X1X2, X, array, matmul, matrix_transpose, one, outer, run, session, tensordot, two, unary, vecdot
+from ._linear import (
+    OPERANDS,
+    X,
+    array,
+    matmul,
+    matrix_transpose,
+    one,
+    outer,
+    run,
+    session,
+    tensordot,
+    two,
+    unary,
+    vecdot,
+)
 
 __all__ = [
     "EigResult",
@@ -115,8 +129,8 @@ def cross(x1: Any, x2: Any, /, *, axis: int = -1) -> EagerTensor:
         _vectors(x1, x2, axis)
         return x1._rt.constant_from(np.cross(np.asarray(x1), np.asarray(x2), axis=axis))
     if axis == -1:  # the op's default: its fast path binds no params
-        return run("tnp.linalg.cross", X1X2, session(x1._rt).cross, x1, x2)
-    return run("tnp.linalg.cross", X1X2, session(x1._rt).cross, x1, x2, axis)
+        return run("tnp.linalg.cross", OPERANDS, session(x1._rt).cross, x1, x2)
+    return run("tnp.linalg.cross", OPERANDS, session(x1._rt).cross, x1, x2, axis)
 
 
 def diagonal(x: Any, /, *, offset: int = 0) -> EagerTensor:
@@ -252,7 +266,7 @@ def solve(x1: Any, x2: Any, /) -> EagerTensor:
     """The solution of x1 · result = x2 for each square matrix of x1; x2 a vector (M,) when
     1-D, else (..., M, K), batches broadcasting."""
     x1, x2 = two(x1, x2, "tnp.linalg.solve")
-    return run("tnp.linalg.solve", X1X2, session(x1._rt).solve, x1, x2)
+    return run("tnp.linalg.solve", OPERANDS, session(x1._rt).solve, x1, x2)
 
 
 def svd(x: Any, /, *, full_matrices: bool = True) -> SVDResult:
