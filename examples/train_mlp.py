@@ -1,8 +1,9 @@
 """Train a small MLP with tenferro's front end: a full training loop in plain NumPy style.
 
 A two-layer tanh network classifies a synthetic three-armed spiral (NumPy's seeded RNG).
-The parameters are ``tf.variable``s; the model is written with operators and
-``tenferro.numpy`` functions, so every step records on the default runtime, and
+The parameters are ``tf.variable``s; the model is written with operators,
+``tenferro.numpy`` functions and ``tf.nn.log_softmax``, so every step records on the
+default runtime, and
 ``loss.backward()`` (no engine, no session) fills each parameter's gradient slot.
 
 When to clear gradients: each ``backward`` adds into the slots, as in PyTorch, which is
@@ -45,19 +46,12 @@ def init(rng: np.random.Generator) -> dict[str, tf.EagerTensor]:
     }
 
 
-def log_softmax(z: tf.EagerTensor) -> tf.EagerTensor:
-    """z - log(sum(exp(z))) over the last axis, shifted by the (constant) row max so that
-    exp cannot overflow; the shift cancels, so it needs no gradient."""
-    shift = tnp.max(z.detach(), axis=-1, keepdims=True)
-    return z - shift - tnp.log(tnp.sum(tnp.exp(z - shift), axis=-1, keepdims=True))
-
-
 def loss_fn(params: dict[str, tf.EagerTensor], x: np.ndarray, y: np.ndarray) -> tf.EagerTensor:
     """Mean cross-entropy of the network on the batch (x, one-hot y): NumPy arrays mix
     freely with tenferro arrays and become constants."""
     h = tnp.tanh(x @ params["W1"] + params["b1"])
     logits = h @ params["W2"] + params["b2"]
-    return -tnp.mean(tnp.sum(log_softmax(logits) * y, axis=-1))
+    return -tnp.mean(tnp.sum(tf.nn.log_softmax(logits, axis=-1) * y, axis=-1))
 
 
 def train(seed: int = 0, log: bool = True) -> list[float]:
