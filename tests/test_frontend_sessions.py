@@ -120,3 +120,27 @@ def test_the_docs_opening_example_gives_the_seed_gradient():
     scope = run_docs_example("# The front end")
     xs = np.linspace(-2, 2, 1000)
     np.testing.assert_allclose(scope["g"].to_numpy(), np.cos(xs) * xs**2 + 2 * xs * np.sin(xs), rtol=0, atol=4.5e-16)
+
+
+def test_an_open_session_stays_in_its_thread_and_its_block():
+    """A worker started with a copy of this context (asyncio.to_thread) or a task that runs
+    after the block has ended must not reach the session (it raised SessionClosed for `x * 2`)."""
+    import asyncio
+
+    rt = EagerRuntime(engine=CpuEngine.serial())
+    x = rt.variable_from(np.ones(2))
+
+    async def main():
+        async def after_the_block():
+            await asyncio.sleep(0.01)
+            return x * 2
+
+        with rt.eager_session() as s:
+            seen_by_worker = await asyncio.to_thread(rt.current_session)
+            later = asyncio.create_task(after_the_block())
+        assert seen_by_worker is not s
+        return await later
+
+    out = asyncio.run(main())
+    np.testing.assert_array_equal(np.asarray(out), [2.0, 2.0])
+    assert out.tracks_grad()

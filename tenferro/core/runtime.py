@@ -6,7 +6,6 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
-from contextvars import ContextVar
 from typing import Any, TypeVar
 
 import numpy as np
@@ -44,6 +43,14 @@ class _Missing:
 
 
 _MISSING: Any = _Missing()
+
+
+class _SessionSlot(threading.local):
+    """The innermost open session of one runtime, per thread: thread-local rather than a
+    context variable, so that a thread started with a copy of this context
+    (``asyncio.to_thread``) or a task that runs after the block has ended finds none."""
+
+    session: EagerSession | None = None
 
 
 class Gradients:
@@ -125,8 +132,8 @@ class EagerRuntime:
         self._session_class = session_class(registry)
         self._engine = engine
         self._slots = threading.Lock()  # makes each slot's read-add-write one step across threads
-        #: The innermost open session of this runtime in the current thread (or asyncio task).
-        self._active: ContextVar[EagerSession | None] = ContextVar(f"tenferro_session_{id(self):x}", default=None)
+        #: The innermost open session of this runtime in the current thread.
+        self._here = _SessionSlot()
         # Without a default engine, calls outside a session run on NumPy in the calling thread.
         self._implicit = ImplicitSession(self, engine or _CALLING_THREAD)
 
@@ -160,12 +167,12 @@ class EagerRuntime:
             raise ArgumentError(f"with_eager_session: fn must be callable, got {type(fn).__name__}")
         with engine.lend("a session"):
             session = self._session_class(self)
-            active = self._active.set(session)
+            outer, self._here.session = self._here.session, session
             try:
                 return fn(session)
             finally:
                 session._open = False
-                self._active.reset(active)
+                self._here.session = outer
 
     @contextmanager
     def eager_session(self, engine: Engine | None = None) -> Iterator[EagerSession]:
@@ -174,12 +181,12 @@ class EagerRuntime:
         engine = self._engine_or_default(engine, "eager_session")
         with engine.lend("a session"):
             session = self._session_class(self)
-            active = self._active.set(session)
+            outer, self._here.session = self._here.session, session
             try:
                 yield session
             finally:
                 session._open = False
-                self._active.reset(active)
+                self._here.session = outer
 
     def current_session(self) -> EagerSession:
         """The session this runtime's ops go to in the current thread: the innermost open
@@ -187,7 +194,7 @@ class EagerRuntime:
         the runtime's implicit session, which runs each op at once on the default engine
         (NumPy in the calling thread when the runtime has none) without lending it.
         Operators and ``tenferro.numpy`` functions call ops through it."""
-        session = self._active.get()
+        session = self._here.session
         return self._implicit if session is None else session
 
     def no_grad(self) -> AbstractContextManager[None]:
@@ -278,12 +285,12 @@ class EagerRuntime:
         """The reverse sweep from ``out`` on a session of its own (recording unless paused)."""
         with engine.lend(holder):
             session = self._session_class(self, needed=needed, in_sweep=True)
-            active = self._active.set(session)  # a rule written with operators records here too
+            outer, self._here.session = self._here.session, session  # rules written with operators record here
             try:
                 return reverse_sweep(session, vertex(out), seed)
             finally:
                 session._open = False
-                self._active.reset(active)
+                self._here.session = outer
 
     def _detach(self, engine: Engine | None, tensor: EagerTensor) -> EagerTensor:
         # The seed's signature takes an engine; copying a value runs no kernel, so it is

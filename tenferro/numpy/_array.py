@@ -106,7 +106,7 @@ def _getitem(self: EagerTensor, key: Any) -> EagerTensor:
     kind = type(key)
     if kind is int or kind is slice or (kind is tuple and BASIC.issuperset(map(type, key))):
         rt = self._rt
-        session = rt._active.get()
+        session = rt._here.session  # current_session(), inlined on the hot path
         try:
             return (rt._implicit if session is None else session).slice(self, key)
         except TenferroError:
@@ -115,7 +115,7 @@ def _getitem(self: EagerTensor, key: Any) -> EagerTensor:
     try:
         if kind is np.ndarray and key.ndim and key.dtype.kind in "iu":  # x[indices]: one take
             rt = self._rt
-            session = rt._active.get()
+            session = rt._here.session  # current_session(), inlined on the hot path
             return (rt._implicit if session is None else session).take(self, rt.constant_from(key), 0)
         return _indexed(self, key)
     except TenferroError:

@@ -40,9 +40,7 @@ def runtime_of(args: tuple[Any, ...]) -> EagerRuntime:
 
 def session_of(*args: Any) -> EagerSession:
     """The session an op on ``args`` runs in: the current one of their runtime."""
-    rt = runtime_of(args)
-    session = rt._active.get()
-    return rt._implicit if session is None else session
+    return runtime_of(args).current_session()
 
 
 def array_arg(value: Any, function: str, argument: str = "x") -> EagerTensor:
@@ -87,9 +85,9 @@ def call(function: str, op: str, x: Any, *params: Any) -> Any:
     if type(x) is not EagerTensor:
         x = array_arg(x, function)
     rt = x._rt
-    session = rt._active.get()
+    session = rt.current_session()
     try:
-        return getattr(rt._implicit if session is None else session, op)(x, *params)
+        return getattr(session, op)(x, *params)
     except TenferroError as exc:
         raise renamed(exc, function) from None
 
@@ -109,8 +107,8 @@ def arrays_arg(arrays: Any, function: str, argument: str = "arrays") -> tuple[Ea
             if type(item) is not EagerTensor:
                 item = rt.constant_from(item)
         items.append(item)
-    session = rt._active.get()
-    return (rt._implicit if session is None else session), items
+    session = rt.current_session()
+    return session, items
 
 
 def lift(rt: EagerRuntime, value: Any, function: str, argument: str = "x") -> Any:
@@ -150,7 +148,7 @@ def unary(name: str, op: str, doc: str) -> Callable[[Any], EagerTensor]:
             x = lift(rt, x, public)
             if type(x) is not EagerTensor:  # a Python scalar: a 0-d array, as NumPy makes it
                 x = rt.constant_from(x)
-        session = rt._active.get()
+        session = rt._here.session  # current_session(), inlined on the hot path
         try:
             return getattr(rt._implicit if session is None else session, op)(x)
         except TenferroError as exc:
@@ -179,7 +177,7 @@ def binary(name: str, op: str, doc: str, *params: Any) -> Callable[[Any, Any], E
             x2 = lift(rt, x2, public, "x2")
         if type(x1) is not EagerTensor and type(x2) is not EagerTensor:
             x1 = rt.constant_from(x1)  # two Python scalars: NumPy's 0-d result
-        session = rt._active.get()
+        session = rt._here.session  # current_session(), inlined on the hot path
         try:
             return getattr(rt._implicit if session is None else session, op)(x1, x2, *params)
         except TenferroError as exc:  # the op's operands are a and b, the standard's x1 and x2

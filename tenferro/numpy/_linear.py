@@ -14,16 +14,9 @@ import numpy as np
 from ..core.eager import EagerTensor
 from ..core.errors import ArgumentError, AxisError, TenferroError
 from ..core.runtime import EagerRuntime
-from ..core.session import EagerSession
 from ._dispatch import OPERANDS, _named, array_arg, lift, renamed, runtime_of
 
 __all__ = ["dot", "einsum", "matmul", "matrix_transpose", "outer", "tensordot", "vecdot"]
-
-
-def session(rt: EagerRuntime) -> EagerSession:
-    """The session ops of ``rt`` run in now (an open one, else the implicit one)."""
-    active = rt._active.get()
-    return rt._implicit if active is None else active
 
 
 def array(rt: EagerRuntime, value: Any, label: str, argument: str = "x") -> EagerTensor:
@@ -65,9 +58,9 @@ def unary(name: str, op: str, doc: str, label: str, names: dict[str, str] = X) -
         if type(x) is not EagerTensor:
             x = one(x, label)
         rt = x._rt
-        active = rt._active.get()
+        session = rt.current_session()
         try:
-            return getattr(rt._implicit if active is None else active, op)(x)
+            return getattr(session, op)(x)
         except TenferroError as exc:
             raise renamed(exc, label, names) from None
 
@@ -81,9 +74,9 @@ def binary(name: str, op: str, doc: str, label: str) -> Callable[[Any, Any], Any
         if type(x1) is not EagerTensor or type(x2) is not EagerTensor:
             x1, x2 = two(x1, x2, label)
         rt = x1._rt
-        active = rt._active.get()
+        session = rt.current_session()
         try:
-            return getattr(rt._implicit if active is None else active, op)(x1, x2)
+            return getattr(session, op)(x1, x2)
         except TenferroError as exc:
             raise renamed(exc, label, OPERANDS) from None
 
@@ -115,7 +108,7 @@ def matrix_transpose(x: Any, /) -> EagerTensor:
         raise ArgumentError(
             f"tnp.matrix_transpose: x has shape {list(x.shape)}; it needs at least two axes (..., M, N)"
         )
-    return session(x._rt).permute_dims(x, (*range(n - 2), n - 1, n - 2))
+    return x._rt.current_session().permute_dims(x, (*range(n - 2), n - 1, n - 2))
 
 
 def tensordot(x1: Any, x2: Any, /, *, axes: int | tuple[Sequence[int], Sequence[int]] = 2) -> EagerTensor:
@@ -128,8 +121,8 @@ def tensordot(x1: Any, x2: Any, /, *, axes: int | tuple[Sequence[int], Sequence[
             f"tnp.tensordot: axes must be an int or a pair of axis sequences ((x1 axes), (x2 axes)), got {axes!r}"
         )
     if axes == 2 and type(axes) is int:
-        return run("tnp.tensordot", OPERANDS, session(x1._rt).tensordot, x1, x2)
-    return run("tnp.tensordot", OPERANDS, session(x1._rt).tensordot, x1, x2, axes)
+        return run("tnp.tensordot", OPERANDS, x1._rt.current_session().tensordot, x1, x2)
+    return run("tnp.tensordot", OPERANDS, x1._rt.current_session().tensordot, x1, x2, axes)
 
 
 def vecdot(x1: Any, x2: Any, /, *, axis: int = -1) -> EagerTensor:
@@ -141,7 +134,7 @@ def vecdot(x1: Any, x2: Any, /, *, axis: int = -1) -> EagerTensor:
         if axis >= n:
             raise AxisError(f"tnp.vecdot: axis {axis} is out of range for operands of {n} axes")
         axis -= n
-    s = session(x1._rt)
+    s = x1._rt.current_session()
     if axis == -1:
         result = run("tnp.vecdot", OPERANDS, s.vecdot, x1, x2)
     else:
@@ -166,14 +159,14 @@ def einsum(subscripts: str, /, *operands: Any, optimize: Any = "greedy") -> Eage
     arrays = [
         x if type(x) is EagerTensor else array(rt, x, "tnp.einsum", f"operands[{i}]") for i, x in enumerate(operands)
     ]
-    return run("tnp.einsum", {}, session(rt).einsum, arrays, subscripts)
+    return run("tnp.einsum", {}, rt.current_session().einsum, arrays, subscripts)
 
 
 def dot(a: Any, b: Any, /) -> EagerTensor:
     """NumPy's ``dot``: a product with a 0-d operand, else the sum over a's last axis and b's
     second-to-last (its only one for a 1-D b)."""
     a, b = two(a, b, "tnp.dot")
-    s = session(a._rt)
+    s = a._rt.current_session()
     if a.ndim == 0 or b.ndim == 0:
         return run("tnp.dot", OPERANDS, s.mul, a, b)
     return run("tnp.dot", OPERANDS, s.tensordot, a, b, ((a.ndim - 1,), (max(b.ndim - 2, 0),)))

@@ -56,7 +56,7 @@ def _forward(op: str, params: tuple[Any, ...]) -> Any:
                 if other is NotImplemented:
                     return other
             rt = self._rt
-            session = rt._active.get()
+            session = rt._here.session  # current_session(), inlined on the hot path
             return getattr(rt._implicit if session is None else session, op)(self, other, *params)
 
         return operator
@@ -66,7 +66,7 @@ def _forward(op: str, params: tuple[Any, ...]) -> Any:
             other = _operand(self, other)
             if other is NotImplemented:
                 return other
-        session = self._rt._active.get()
+        session = self._rt._here.session  # current_session(), inlined on the hot path
         return getattr(self._rt._implicit if session is None else session, op)(self, other)
 
     return operator
@@ -81,7 +81,7 @@ def _reflected(op: str) -> Any:
             other = _operand(self, other)
             if other is NotImplemented:
                 return other
-        session = self._rt._active.get()
+        session = self._rt._here.session  # current_session(), inlined on the hot path
         return getattr(self._rt._implicit if session is None else session, op)(other, self)
 
     return operator
@@ -89,7 +89,7 @@ def _reflected(op: str) -> Any:
 
 def _unary(op: str) -> Any:
     def operator(self: EagerTensor) -> EagerTensor:
-        session = self._rt._active.get()
+        session = self._rt._here.session  # current_session(), inlined on the hot path
         return getattr(self._rt._implicit if session is None else session, op)(self)
 
     return operator

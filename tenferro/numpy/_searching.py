@@ -76,8 +76,7 @@ def where(condition: Any, x1: Any, x2: Any, /) -> EagerTensor:
         x2 = lift(rt, x2, "tnp.where", "x2")
     if type(x1) in SCALARS and type(x2) in SCALARS:
         x1 = rt.constant_from(x1)  # two Python scalars: NumPy's result, from 0-d arrays
-    session = rt._active.get()
-    s = rt._implicit if session is None else session
+    s = rt.current_session()
     try:
         if condition.dtype != np.bool_:
             condition = s.compare(condition, 0, "ne")

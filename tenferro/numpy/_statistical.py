@@ -58,11 +58,11 @@ def _reduction(name: str, op: str, doc: str) -> Callable[..., EagerTensor]:
         if type(x) is not EagerTensor:
             x = array_arg(x, function)
         rt = x._rt
-        session = rt._active.get()
+        session = rt.current_session()
         try:
             if axis is None and keepdims is False:  # the op's defaults: its fastest call
-                return getattr(rt._implicit if session is None else session, op)(x)
-            return getattr(rt._implicit if session is None else session, op)(x, axis, keepdims)
+                return getattr(session, op)(x)
+            return getattr(session, op)(x, axis, keepdims)
         except TenferroError as exc:
             raise renamed(exc, function) from None
 
@@ -78,8 +78,7 @@ def _typed_reduction(name: str, op: str, doc: str) -> Callable[..., EagerTensor]
         if type(x) is not EagerTensor:
             x = array_arg(x, function)
         rt = x._rt
-        session = rt._active.get()
-        s = rt._implicit if session is None else session
+        s = rt.current_session()
         try:
             if dtype is None:
                 if axis is None and keepdims is False:
@@ -105,9 +104,9 @@ def _spread(name: str, op: str, doc: str) -> Callable[..., EagerTensor]:
         if type(x) is not EagerTensor:
             x = array_arg(x, function)
         rt = x._rt
-        session = rt._active.get()
+        session = rt.current_session()
         try:
-            return getattr(rt._implicit if session is None else session, op)(x, axis, correction, keepdims)
+            return getattr(session, op)(x, axis, correction, keepdims)
         except TenferroError as exc:
             raise renamed(exc, function) from None
 
@@ -124,8 +123,7 @@ def _cumulative(name: str, op: str, doc: str, flatten: bool) -> Callable[..., Ea
         if type(x) is not EagerTensor:
             x = array_arg(x, function)
         rt = x._rt
-        session = rt._active.get()
-        s = rt._implicit if session is None else session
+        s = rt.current_session()
         try:
             if flatten and axis is None and x.ndim != 1:
                 x = s.reshape(x, (-1,))

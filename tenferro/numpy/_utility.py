@@ -19,9 +19,9 @@ def _logical_reduction(name: str, doc: str) -> Any:
         if type(x) is not EagerTensor:
             x = array_arg(x, function)
         rt = x._rt
-        session = rt._active.get()
+        session = rt.current_session()
         try:
-            return getattr(rt._implicit if session is None else session, name)(x, axis, keepdims)
+            return getattr(session, name)(x, axis, keepdims)
         except TenferroError as exc:
             raise renamed(exc, function) from None
 
@@ -61,8 +61,7 @@ def diff(
             x = s.concat(parts, axis)
         else:
             rt = x._rt
-            session = rt._active.get()
-            s = rt._implicit if session is None else session
+            s = rt.current_session()
         before = (slice(None),) * axis
         for _ in range(n):
             if x.shape[axis] == 0:

@@ -16,7 +16,7 @@ from ..core.eager import EagerTensor
 from ..core.errors import ArgumentError, TenferroError
 from ..core.runtime import default_runtime
 from ._dispatch import _named, renamed
-from ._linear import X, one, run, session
+from ._linear import X, one, run
 
 __all__ = [
     "fft",
@@ -44,8 +44,8 @@ def _one_axis(name: str, doc: str) -> Callable[..., EagerTensor]:
         if type(x) is not EagerTensor:
             x = one(x, label)
         rt = x._rt
-        active = rt._active.get()
-        op = getattr(rt._implicit if active is None else active, name)
+        session = rt.current_session()
+        op = getattr(session, name)
         try:
             if n is None and axis == -1 and norm == "backward":  # the op's defaults: no params to bind
                 return op(x)
@@ -67,11 +67,11 @@ def _many_axes(name: str, doc: str) -> Callable[..., EagerTensor]:
     ) -> EagerTensor:
         x = one(x, label)
         if s is None and axes is None and norm == "backward":
-            return run(label, X, getattr(session(x._rt), name), x)
+            return run(label, X, getattr(x._rt.current_session(), name), x)
         return run(
             label,
             X,
-            getattr(session(x._rt), name),
+            getattr(x._rt.current_session(), name),
             x,
             None if s is None else tuple(s),
             None if axes is None else tuple(axes),
@@ -101,8 +101,8 @@ def _shift(name: str, doc: str) -> Callable[..., EagerTensor]:
     def function(x: Any, /, *, axes: int | Sequence[int] | None = None) -> EagerTensor:
         x = one(x, label)
         if axes is None:
-            return run(label, {}, getattr(session(x._rt), name), x)
-        return run(label, {}, getattr(session(x._rt), name), x, axes if isinstance(axes, int) else tuple(axes))
+            return run(label, {}, getattr(x._rt.current_session(), name), x)
+        return run(label, {}, getattr(x._rt.current_session(), name), x, axes if isinstance(axes, int) else tuple(axes))
 
     function = _named(function, name, doc)
     function.__module__ = __name__

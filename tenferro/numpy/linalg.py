@@ -27,7 +27,6 @@ from ._linear import (
     one,
     outer,
     run,
-    session,
     tensordot,
     two,
     unary,
@@ -118,8 +117,8 @@ def cholesky(x: Any, /, *, upper: bool = False) -> EagerTensor:
     definite matrix of x; NotPositiveDefinite otherwise."""
     x = one(x, "tnp.linalg.cholesky")
     if upper:
-        return run("tnp.linalg.cholesky", X, session(x._rt).cholesky, x, True)
-    return run("tnp.linalg.cholesky", X, session(x._rt).cholesky, x)
+        return run("tnp.linalg.cholesky", X, x._rt.current_session().cholesky, x, True)
+    return run("tnp.linalg.cholesky", X, x._rt.current_session().cholesky, x)
 
 
 def cross(x1: Any, x2: Any, /, *, axis: int = -1) -> EagerTensor:
@@ -129,29 +128,29 @@ def cross(x1: Any, x2: Any, /, *, axis: int = -1) -> EagerTensor:
         _vectors(x1, x2, axis)
         return x1._rt.constant_from(np.cross(np.asarray(x1), np.asarray(x2), axis=axis))
     if axis == -1:  # the op's default: its fast path binds no params
-        return run("tnp.linalg.cross", OPERANDS, session(x1._rt).cross, x1, x2)
-    return run("tnp.linalg.cross", OPERANDS, session(x1._rt).cross, x1, x2, axis)
+        return run("tnp.linalg.cross", OPERANDS, x1._rt.current_session().cross, x1, x2)
+    return run("tnp.linalg.cross", OPERANDS, x1._rt.current_session().cross, x1, x2, axis)
 
 
 def diagonal(x: Any, /, *, offset: int = 0) -> EagerTensor:
     """The diagonal ``offset`` above the main one of each matrix in x's last two axes."""
     x = one(x, "tnp.linalg.diagonal")
     _matrix(x, "tnp.linalg.diagonal")
-    return run("tnp.linalg.diagonal", {}, session(x._rt).diagonal, x, offset, -2, -1)
+    return run("tnp.linalg.diagonal", {}, x._rt.current_session().diagonal, x, offset, -2, -1)
 
 
 def eigh(x: Any, /) -> EighResult:
     """(eigenvalues ascending, eigenvectors as columns) of each symmetric (Hermitian) matrix
     of x. Gauge: each eigenvector's largest-magnitude entry is real and positive."""
     x = one(x, "tnp.linalg.eigh")
-    return EighResult(*run("tnp.linalg.eigh", X, session(x._rt).eigh, x))
+    return EighResult(*run("tnp.linalg.eigh", X, x._rt.current_session().eigh, x))
 
 
 def eig(x: Any, /) -> EigResult:
     """NumPy's eig: (eigenvalues, eigenvectors as columns) of each square matrix of x, always
     complex, sorted by real part then imaginary part; unit eigenvectors."""
     x = one(x, "tnp.linalg.eig")
-    return EigResult(*run("tnp.linalg.eig", X, session(x._rt).eig, x))
+    return EigResult(*run("tnp.linalg.eig", X, x._rt.current_session().eig, x))
 
 
 def matrix_norm(x: Any, /, *, keepdims: bool = False, ord: int | float | str | None = "fro") -> EagerTensor:
@@ -159,8 +158,10 @@ def matrix_norm(x: Any, /, *, keepdims: bool = False, ord: int | float | str | N
     axes; real for a complex x."""
     x = one(x, "tnp.linalg.matrix_norm")
     if (ord == "fro" or ord is None) and not keepdims:
-        return run("tnp.linalg.matrix_norm", {}, session(x._rt).matrix_norm, x)
-    return run("tnp.linalg.matrix_norm", {}, session(x._rt).matrix_norm, x, "fro" if ord is None else ord, keepdims)
+        return run("tnp.linalg.matrix_norm", {}, x._rt.current_session().matrix_norm, x)
+    return run(
+        "tnp.linalg.matrix_norm", {}, x._rt.current_session().matrix_norm, x, "fro" if ord is None else ord, keepdims
+    )
 
 
 def vector_norm(
@@ -171,15 +172,15 @@ def vector_norm(
     other p < 1 (not norms) are NumPy's (Σ|x|**p)**(1/p)."""
     x = one(x, "tnp.linalg.vector_norm")
     if axis is None and ord == 2 and not keepdims and type(ord) is int:
-        return run("tnp.linalg.vector_norm", {}, session(x._rt).vector_norm, x)
+        return run("tnp.linalg.vector_norm", {}, x._rt.current_session().vector_norm, x)
     if isinstance(axis, list):
         axis = tuple(axis)
     if isinstance(ord, (int, float)) and not isinstance(ord, bool) and ord < 1 and ord != 0 and ord != -math.inf:
         # not a norm, so not the op's; NumPy's (sum |x|**ord)**(1/ord), differentiable where x != 0
-        s = session(x._rt)
+        s = x._rt.current_session()
         total = run("tnp.linalg.vector_norm", {}, s.reduce_sum, s.pow(s.abs(x), float(ord)), axis, keepdims)
         return s.pow(total, 1.0 / ord)
-    return run("tnp.linalg.vector_norm", {}, session(x._rt).vector_norm, x, axis, keepdims, ord)
+    return run("tnp.linalg.vector_norm", {}, x._rt.current_session().vector_norm, x, axis, keepdims, ord)
 
 
 def matrix_power(x: Any, n: int, /) -> EagerTensor:
@@ -187,7 +188,7 @@ def matrix_power(x: Any, n: int, /) -> EagerTensor:
     x = one(x, "tnp.linalg.matrix_power")
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
         raise ArgumentError(f"tnp.linalg.matrix_power: n must be an int, got {type(n).__name__}")
-    return run("tnp.linalg.matrix_power", X, session(x._rt).matrix_power, x, int(n))
+    return run("tnp.linalg.matrix_power", X, x._rt.current_session().matrix_power, x, int(n))
 
 
 def matrix_rank(x: Any, /, *, rtol: float | Any | None = None) -> EagerTensor:
@@ -213,7 +214,7 @@ def pinv(x: Any, /, *, rtol: float | Any | None = None) -> EagerTensor:
     the derivative at constant rank); an explicit ``rtol`` composes it from ``svd``, whose
     gradient needs distinct singular values."""
     x = one(x, "tnp.linalg.pinv")
-    s = session(x._rt)
+    s = x._rt.current_session()
     if rtol is None:
         return run("tnp.linalg.pinv", X, s.pinv, x)
     u, sv, vh = run("tnp.linalg.pinv", X, s.svd, x, full_matrices=False)
@@ -236,7 +237,7 @@ def array_or_number(rt: Any, value: Any) -> Any:
         return float(value)
     if type(value) is not EagerTensor:
         value = array(rt, value, "tnp.linalg.pinv", "rtol")
-    return session(rt).expand_dims(value, -1)
+    return rt.current_session().expand_dims(value, -1)
 
 
 def qr(x: Any, /, *, mode: str = "reduced") -> QRResult:
@@ -244,7 +245,7 @@ def qr(x: Any, /, *, mode: str = "reduced") -> QRResult:
     non-negative diagonal. ``mode="complete"`` gives Q of shape (..., M, M): the reduced QR
     of [x | I], whose first N columns of R are x's."""
     x = one(x, "tnp.linalg.qr")
-    s = session(x._rt)
+    s = x._rt.current_session()
     if mode == "reduced" or (mode == "complete" and x.ndim >= 2 and x.shape[-2] <= x.shape[-1]):
         return QRResult(*run("tnp.linalg.qr", X, s.qr, x))
     if mode != "complete":
@@ -259,14 +260,14 @@ def slogdet(x: Any, /) -> SlogdetResult:
     """(sign, logabsdet) of each matrix of x: det = sign·exp(logabsdet); a singular matrix
     gives (0, -inf). A complex x has a complex sign of modulus 1."""
     x = one(x, "tnp.linalg.slogdet")
-    return SlogdetResult(*run("tnp.linalg.slogdet", X, session(x._rt).slogdet, x))
+    return SlogdetResult(*run("tnp.linalg.slogdet", X, x._rt.current_session().slogdet, x))
 
 
 def solve(x1: Any, x2: Any, /) -> EagerTensor:
     """The solution of x1 · result = x2 for each square matrix of x1; x2 a vector (M,) when
     1-D, else (..., M, K), batches broadcasting."""
     x1, x2 = two(x1, x2, "tnp.linalg.solve")
-    return run("tnp.linalg.solve", OPERANDS, session(x1._rt).solve, x1, x2)
+    return run("tnp.linalg.solve", OPERANDS, x1._rt.current_session().solve, x1, x2)
 
 
 def svd(x: Any, /, *, full_matrices: bool = True) -> SVDResult:
@@ -275,7 +276,7 @@ def svd(x: Any, /, *, full_matrices: bool = True) -> SVDResult:
     ``full_matrices=False`` or a square x. Gauge: each column of U has its largest-magnitude
     entry real and positive."""
     x = one(x, "tnp.linalg.svd")
-    return SVDResult(*run("tnp.linalg.svd", X, session(x._rt).svd, x, bool(full_matrices)))
+    return SVDResult(*run("tnp.linalg.svd", X, x._rt.current_session().svd, x, bool(full_matrices)))
 
 
 def trace(x: Any, /, *, offset: int = 0, dtype: Any = None) -> EagerTensor:
@@ -283,7 +284,7 @@ def trace(x: Any, /, *, offset: int = 0, dtype: Any = None) -> EagerTensor:
     integers narrower than int64 sum as int64, unsigned ones as uint64)."""
     x = one(x, "tnp.linalg.trace")
     _matrix(x, "tnp.linalg.trace")
-    s = session(x._rt)
+    s = x._rt.current_session()
     if dtype is None:
         kind = x.dtype.kind
         target = np.dtype(np.int64 if kind == "i" else np.uint64) if kind in "iu" and x.dtype.itemsize < 8 else None
@@ -319,7 +320,7 @@ def norm(
     rows, cols = (int(a) + n if int(a) < 0 else int(a) for a in axis)
     if not (0 <= rows < n and 0 <= cols < n) or rows == cols:
         raise AxisError(f"tnp.linalg.norm: axis {tuple(axis)} is not a pair of distinct axes of x ({n} axes)")
-    s = session(x._rt)
+    s = x._rt.current_session()
     moved = s.moveaxis(x, (rows, cols), (-2, -1))
     result = matrix_norm(moved, ord="fro" if ord is None else ord, keepdims=keepdims)
     return s.moveaxis(result, (-2, -1), (rows, cols)) if keepdims else result
