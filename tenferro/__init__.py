@@ -10,7 +10,7 @@
 array([0., 2.])
 """
 
-from . import nn, numpy  # numpy puts the operators and array methods on EagerTensor
+from . import nn, numpy  # noqa: F401 - tf.nn, tf.numpy; numpy puts the operators and methods on EagerTensor
 from .core import (
     REQUIRED,
     CpuEngine,
@@ -54,13 +54,16 @@ __version__ = "0.1.0"
 
 def variable(a: object) -> EagerTensor:
     """A variable of the default runtime (``default_runtime().variable_from(a)``): a leaf
-    whose gradient ``backward()`` adds into its slot, as ``torch.tensor(a, requires_grad=True)``."""
-    return default_runtime().variable_from(a)
+    whose gradient ``backward()`` adds into its slot, as ``torch.tensor(a, requires_grad=True)``.
+    An EagerTensor gives its value (a new leaf without its history), so an SGD step reads
+    ``tf.variable(p - lr * tf.constant(p.grad()))``."""
+    return default_runtime().variable_from(a.value() if isinstance(a, EagerTensor) else a)
 
 
 def constant(a: object) -> EagerTensor:
-    """A constant of the default runtime (``default_runtime().constant_from(a)``)."""
-    return default_runtime().constant_from(a)
+    """A constant of the default runtime (``default_runtime().constant_from(a)``); an
+    EagerTensor gives its value, a Tensor (such as ``p.grad()``) itself."""
+    return default_runtime().constant_from(a.value() if isinstance(a, EagerTensor) else a)
 
 
 __all__ = [
@@ -98,7 +101,5 @@ __all__ = [
     "constant",
     "default_runtime",
     "hookimpl",
-    "nn",
-    "numpy",
     "variable",
 ]

@@ -144,3 +144,18 @@ def test_an_open_session_stays_in_its_thread_and_its_block():
     out = asyncio.run(main())
     np.testing.assert_array_equal(np.asarray(out), [2.0, 2.0])
     assert out.tracks_grad()
+
+
+def test_variable_of_a_tensor_takes_its_value_not_its_history():
+    p = tf.variable([1.0, 2.0])
+    (p * p).sum().backward()
+    q = tf.variable(p - 0.5 * tf.constant(p.grad()))  # the SGD step of examples/train_mlp.py
+    assert q.is_variable() and q.trace is not None and q.grad() is None
+    np.testing.assert_array_equal(np.asarray(q), [0.0, 0.0])
+    assert not tf.constant(p).tracks_grad()
+
+
+def test_star_import_leaves_the_users_numpy_alone():
+    scope = {"numpy": np}
+    exec("from tenferro import *", scope)
+    assert scope["numpy"] is np and "nn" not in scope
