@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from ..core.eager import EagerTensor
-from ..core.errors import ArgumentError, TenferroError
+from ..core.errors import ArgumentError, ContextMismatch, TenferroError
 from ..core.runtime import EagerRuntime, default_runtime
 from ..core.session import EagerSession
 from ..core.tensor import Tensor
@@ -26,16 +26,28 @@ SCALARS = (bool, int, float, complex)
 
 
 def runtime_of(args: tuple[Any, ...]) -> EagerRuntime:
-    """The runtime of the first EagerTensor among ``args`` (or inside a list or tuple
-    argument), else the default runtime."""
+    """The runtime of the first EagerTensor among ``args`` (or at any depth inside a list or
+    tuple argument), else the default runtime."""
     for arg in args:
         if type(arg) is EagerTensor:
             return arg._rt
         if isinstance(arg, (list, tuple)):
-            for item in arg:
-                if type(item) is EagerTensor:
-                    return item._rt
+            rt = runtime_in(arg)
+            if rt is not None:
+                return rt
     return default_runtime()
+
+
+def runtime_in(items: list[Any] | tuple[Any, ...]) -> EagerRuntime | None:
+    """The runtime of the first EagerTensor at any depth of a nested sequence, or None."""
+    for item in items:
+        if type(item) is EagerTensor:
+            return item._rt
+        if isinstance(item, (list, tuple)):
+            rt = runtime_in(item)
+            if rt is not None:
+                return rt
+    return None
 
 
 def session_of(*args: Any) -> EagerSession:
@@ -47,7 +59,7 @@ def array_arg(value: Any, function: str, argument: str = "x") -> EagerTensor:
     """``value`` as an EagerTensor: as it is, or lifted onto the default runtime (a Python
     scalar becomes a 0-d constant, as NumPy makes it). For functions whose argument must be
     an array; call it only when ``type(value) is not EagerTensor`` (the fast path)."""
-    rt = default_runtime()
+    rt = runtime_of((value,)) if isinstance(value, (list, tuple)) else default_runtime()
     value = lift(rt, value, function, argument)
     return value if type(value) is EagerTensor else rt.constant_from(value)
 
@@ -115,9 +127,12 @@ def lift(rt: EagerRuntime, value: Any, function: str, argument: str = "x") -> An
     """``value`` as an op argument of ``rt``: EagerTensors and Python scalars as they are,
     a NumPy scalar as a 0-d constant, anything ``np.asarray`` takes (a NumPy array, a
     nested list, a Tensor) as a constant copy, so changing the array later changes nothing
-    recorded."""
+    recorded. A nested sequence holding EagerTensors at any depth is their ``stack`` (see
+    :func:`stacked`), so it records, never a constant of their values."""
     if type(value) is EagerTensor or type(value) in SCALARS:
         return value
+    if isinstance(value, (list, tuple)) and runtime_in(value) is not None:
+        return stacked(rt, value, function, argument)
     if isinstance(value, Tensor):
         return EagerTensor(value._array, rt)
     if isinstance(value, (np.ndarray, np.generic, list, tuple)) or hasattr(value, "__array__"):
@@ -135,6 +150,53 @@ def lift(rt: EagerRuntime, value: Any, function: str, argument: str = "x") -> An
         f"{function}: argument {argument!r} is a {type(value).__name__}; pass an array (a tenferro or "
         f"NumPy array) or a Python number"
     )
+
+
+def stacked(rt: EagerRuntime, value: list[Any] | tuple[Any, ...], function: str, argument: str = "x") -> EagerTensor:
+    """A nested sequence holding EagerTensors as one array of ``rt`` made by the op
+    ``stack`` (which records): its items lifted (Python numbers and NumPy arrays as
+    constants), their dtypes promoted as NumPy's ``np.array`` would. An EagerTensor of
+    another runtime raises ContextMismatch, as the ops do."""
+    session = rt.current_session()
+    leaves: list[EagerTensor] = []
+    items = _stack_items(rt, session, value, function, argument, leaves)
+    dtype = np.result_type(*[leaf.dtype for leaf in leaves])
+    return _stack_level(session, items, dtype, function, argument)
+
+
+def _stack_items(
+    rt: EagerRuntime, session: EagerSession, value: Any, function: str, argument: str, leaves: list[EagerTensor]
+) -> Any:
+    """``value`` with each leaf an EagerTensor of ``rt`` (collected into ``leaves``)."""
+    if isinstance(value, (list, tuple)):
+        if not value:
+            raise ArgumentError(
+                f"{function}: argument {argument!r} holds an empty sequence beside arrays, which has no shape"
+            )
+        return [_stack_items(rt, session, item, function, argument, leaves) for item in value]
+    if type(value) is EagerTensor:
+        if value._rt is not rt:
+            raise ContextMismatch(
+                f"{function}: argument {argument!r} holds a tensor of another runtime ({value._rt!r}, not {rt!r}); "
+                f"move it with that runtime's values first"
+            )
+        leaf = value
+    else:
+        leaf = lift(rt, value, function, argument)
+        if type(leaf) is not EagerTensor:  # a Python number: NumPy's np.array types it (float64, int64, ...)
+            leaf = rt.constant_from(np.array(leaf))
+    leaves.append(leaf)
+    return leaf
+
+
+def _stack_level(session: EagerSession, items: Any, dtype: np.dtype, function: str, argument: str) -> EagerTensor:
+    if type(items) is EagerTensor:
+        return items if items.dtype == dtype else session.astype(items, dtype)
+    parts = [_stack_level(session, item, dtype, function, argument) for item in items]
+    try:
+        return session.stack(parts, 0)
+    except TenferroError as exc:
+        raise ArgumentError(f"{function}: cannot stack the arrays in argument {argument!r} into one ({exc})") from None
 
 
 def unary(name: str, op: str, doc: str) -> Callable[[Any], EagerTensor]:
