@@ -325,3 +325,20 @@ def test_refused_operand_dtypes_name_the_operator_and_its_operands():
         (x > 1) - (x > 1)  # NumPy refuses bool - bool too
     with pytest.raises(DTypeError, match=r"^tnp\.bitwise_and: argument 'x1' has dtype"):
         tnp.bitwise_and(x, 1)
+
+
+@pytest.mark.parametrize(
+    "lo, hi",
+    [(1.5, 3), (1, 3.5), (1.5, None), (None, 2.5), (-1e30, 1e30), (1, 3), (-(2**70), 2**70), (np.float64(1.5), 3)],
+)
+def test_clip_of_integers_by_float_bounds_is_numpys_float64_never_rounded_bounds(lo, hi):
+    values = np.array([3, 1, 2, 0, 5, 4])
+    for dtype in (np.int64, np.int32, np.uint8):
+        x = values.astype(dtype)
+        out = tnp.clip(tnp.asarray(x), lo, hi)
+        if type(lo) is int and type(hi) is int and not (-(2**63) <= lo and hi < 2**63):
+            expected = np.clip(x, np.iinfo(dtype).min, np.iinfo(dtype).max)  # NumPy refuses ints out of range
+        else:
+            expected = np.clip(x, lo, hi)
+        assert out.dtype == expected.dtype
+        np.testing.assert_array_equal(np.asarray(out), expected)
