@@ -175,7 +175,10 @@ def call(function: str, op: str, x: Any, *params: Any) -> Any:
     naming ``function``: the body of the namespace functions that take one array."""
     if type(x) is not EagerTensor:
         x = array_arg(x, function)
-    return run(function, None, getattr(x._rt.current_session(), op), x, *params)
+    try:  # run(), inlined: this is the body of many functions
+        return getattr(x._rt.current_session(), op)(x, *params)
+    except TenferroError as exc:
+        raise renamed(exc, function) from None
 
 
 def arrays_arg(arrays: Any, function: str, argument: str = "arrays") -> tuple[EagerSession, list[EagerTensor]]:
