@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import tenferro as tf
+import tenferro.numpy as tnp
 from tenferro import ArgumentError, CpuEngine, EagerRuntime
 
 X = np.linspace(-3, 3, 12).reshape(3, 4)
@@ -72,3 +73,23 @@ def test_one_hot_is_a_constant_with_zero_rows_outside_the_classes():
 def test_gelu_approximate_is_a_bool():
     with pytest.raises(ArgumentError, match="gelu: approximate must be True or False, got 'tanh'"):
         tf.nn.gelu(tf.constant(X), approximate="tanh")
+
+
+def test_one_hot_refuses_dtypes_tenferro_does_not_hold_as_tnp_does():
+    with pytest.raises(tf.DTypeError, match=r"tf\.nn\.one_hot: dtype="):
+        tf.nn.one_hot(np.array([0, 1]), 2, dtype=np.float16)
+    with pytest.raises(tf.DTypeError, match=r"tf\.nn\.one_hot: dtype="):
+        tf.nn.one_hot(np.array([0, 1]), 2, dtype="not a dtype")
+    labels = tnp.asarray([2, 0], dtype=tnp.int32)  # a tenferro array of labels, read through np.asarray
+    out = tf.nn.one_hot(labels, 3, dtype=tnp.float32)
+    assert out.dtype == np.float32
+    np.testing.assert_array_equal(np.asarray(out), [[0, 0, 1], [1, 0, 0]])
+
+
+def test_nn_errors_name_the_nn_function():
+    with pytest.raises(tf.DTypeError, match=r"^tf\.nn\.relu: argument 'x' has dtype bool"):
+        tf.nn.relu(tnp.asarray([True]))
+    with pytest.raises(tf.TenferroError, match=r"^tf\.nn\.softmax: "):
+        tf.nn.softmax(tnp.asarray([1.0, 2.0]), axis=3)
+    with pytest.raises(tf.ArgumentError, match=r"^tf\.nn\.softmax: argument 'x' is a str"):
+        tf.nn.softmax("a")

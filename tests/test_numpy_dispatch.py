@@ -207,3 +207,46 @@ def test_the_docs_example_runs_and_its_gradient_is_right(capsys):
     x, a = np.array([0.5, -1.0, 2.0]), np.array([1.0, 2.0, 3.0])
     np.testing.assert_allclose(scope["x"].grad().to_numpy(), np.cos(x) * a + x / np.linalg.norm(x), rtol=1e-15)
     assert type(scope["y"]) is np.ndarray
+
+
+#: Calls with a Python list holding tracked arrays, with x = [1, 2], and the gradient of
+#: the sum of their result with respect to x (NumPy semantics: the list is an array).
+LISTS_OF_TRACKED = [
+    ("operator", lambda x: x * [x[0], 1.0], [2.0, 1.0]),
+    ("reflected", lambda x: [x[0], 1.0] * x, [2.0, 1.0]),
+    ("matmul", lambda x: tnp.matmul([x[0], x[1]], x), [2.0, 4.0]),
+    ("concat", lambda x: tnp.concat([x, [x[0]]]), [2.0, 1.0]),
+    ("at_set", lambda x: x.at[:].set([x[1], x[0]]) * [1.0, 3.0], [3.0, 1.0]),
+    ("clip", lambda x: tnp.clip(x, [x[1], x[1]]), [0.0, 2.0]),
+    ("sum", lambda x: tnp.sum([x[0], x[1]]), [1.0, 1.0]),
+    ("nested", lambda x: tnp.sum(tnp.asarray([[x[0], 2], [3.0, x[1] * x[1]]])), [1.0, 4.0]),
+    ("softmax", lambda x: tf.nn.softmax([x[0], x[1]]) * [1.0, 0.0], [0.19661193, -0.19661193]),
+    ("einsum", lambda x: tnp.einsum("i,i->", [x[0], x[1]], x), [2.0, 4.0]),
+    ("tensordot", lambda x: tnp.tensordot([x[0], 1.0], x, axes=1), [2.0, 1.0]),
+]
+
+
+@pytest.mark.parametrize("name, f, expected", LISTS_OF_TRACKED, ids=[case[0] for case in LISTS_OF_TRACKED])
+def test_a_list_holding_tracked_arrays_records_and_is_never_a_silent_constant(name, f, expected):
+    x = tf.variable(np.array([1.0, 2.0]))
+    out = f(x)
+    assert out.tracks_grad()
+    np.testing.assert_allclose(_grad(out, x), expected, rtol=1e-7)
+
+
+def test_a_list_of_arrays_stacks_with_numpys_dtype_promotion():
+    x = tf.variable(np.array([1.0, 2.0], np.float32))
+    assert (x * [x[0], 1.0]).dtype == np.array([np.float32(1), 1.0]).dtype  # a Python float in a list is float64
+    i = tnp.asarray([1, 2], dtype=tnp.int32)
+    assert tnp.add([i[0], 2], 1).dtype == np.int64  # a Python int in a list is int64, as np.array([...])
+    with tf.default_runtime().no_grad():  # not tracked: still the stack of the values
+        np.testing.assert_array_equal(np.asarray(x * [x[1], x[0]]), [2.0, 2.0])
+
+
+def test_a_list_holding_a_tensor_of_another_runtime_raises_context_mismatch():
+    other = tf.EagerRuntime()
+    y = other.variable_from(np.array([1.0, 2.0]))
+    x = tf.variable(np.array([1.0, 2.0]))
+    for call in (lambda: x * [y[0], 1.0], lambda: tnp.add(x, [y[0], 1.0]), lambda: tnp.concat([x, [y[0]]])):
+        with pytest.raises(tf.ContextMismatch):
+            call()

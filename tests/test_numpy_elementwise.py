@@ -251,7 +251,7 @@ def test_errors_name_the_function_and_argument():
     with pytest.raises(DTypeError, match=r"tnp\.sin: argument 'x' has dtype bool"):
         tnp.sin(tnp.asarray([True]))
     with pytest.raises(DTypeError, match=r"tnp\.atan2: argument 'x1'"):
-        tnp.atan2(tnp.asarray([True]), 1.0)
+        tnp.atan2(tnp.asarray([1j]), 1.0)  # a bool x1 is NumPy's promotion to float64, complex is refused
     with pytest.raises(ArgumentError, match=r"tnp\.exp: argument 'x' is a str"):
         tnp.exp("a")
     with pytest.raises(ArgumentError, match=r"tnp\.add: argument 'x2' is a dict"):
@@ -268,3 +268,77 @@ def test_numpy_and_list_arguments_become_constants():
     assert y.tracks_grad()
     np.testing.assert_array_equal(np.asarray(tnp.sqrt([4.0, 9.0])), [2.0, 3.0])
     np.testing.assert_array_equal(np.asarray(tnp.negative(2)), -2)
+
+
+#: Bool operands beside numbers, as NumPy promotes them: (call, NumPy's call) on x = [0.5, 2].
+BOOL_BESIDE_NUMBERS = [
+    ("mask_times_x", lambda x, m: x * m, lambda x, m: x * m),
+    ("x_times_mask", lambda x, m: m * x, lambda x, m: m * x),
+    ("mask_minus_x", lambda x, m: m - x, lambda x, m: m - x),
+    ("x_over_mask_plus_one", lambda x, m: x / (m + 1.5), lambda x, m: x / (m + 1.5)),
+    ("mask_times_python_float", lambda x, m: m * 2.5, lambda x, m: m * 2.5),
+    ("mask_plus_python_int", lambda x, m: m + 2, lambda x, m: m + 2),
+    ("x_times_python_bool", lambda x, m: x * True, lambda x, m: x * True),
+    ("tnp_multiply", lambda x, m: tnp.multiply(x, m), lambda x, m: np.multiply(x, m)),
+    ("tnp_maximum", lambda x, m: tnp.maximum(m, x), lambda x, m: np.maximum(m, x)),
+    ("tnp_matmul", lambda x, m: tnp.matmul(m, x), lambda x, m: np.matmul(m, x)),
+    ("int32_times_mask", lambda x, m: tnp.astype(x, tnp.int32) * m, lambda x, m: x.astype(np.int32) * m),
+]
+
+
+@pytest.mark.parametrize("name, f, by_numpy", BOOL_BESIDE_NUMBERS, ids=[case[0] for case in BOOL_BESIDE_NUMBERS])
+def test_bool_operands_promote_as_numpys(name, f, by_numpy):
+    x = tf.variable(np.array([0.5, 2.0]))
+    out = f(x, x > 1)
+    expected = by_numpy(np.array([0.5, 2.0]), np.array([False, True]))
+    assert out.dtype == expected.dtype
+    np.testing.assert_array_equal(np.asarray(out), expected)
+
+
+def test_a_mask_times_x_has_the_masks_gradient():
+    x = tf.variable(np.array([0.5, 2.0, 3.0]))
+    tnp.sum(x * (x > 1)).backward()
+    np.testing.assert_array_equal(np.asarray(x.grad()), [0.0, 1.0, 1.0])
+
+
+@pytest.mark.parametrize(
+    "name, by_numpy",
+    [("mean", np.mean), ("max", np.max), ("min", np.min), ("prod", np.prod), ("var", np.var), ("std", np.std)],
+)
+def test_reductions_of_bool_arrays_are_numpys(name, by_numpy):
+    b = np.array([[True, False, True], [True, True, True]])
+    for axis in (None, 1):
+        out = getattr(tnp, name)(tnp.asarray(b), axis=axis)
+        assert out.dtype == by_numpy(b, axis=axis).dtype
+        np.testing.assert_allclose(np.asarray(out), by_numpy(b, axis=axis))
+    pred, y = tnp.asarray([1, 2, 3, 4]), tnp.asarray([1, 0, 3, 0])
+    assert float(np.mean(pred == y)) == 0.5  # an accuracy, through NumPy's mean too
+
+
+def test_refused_operand_dtypes_name_the_operator_and_its_operands():
+    x = tnp.asarray([1.0, 2.0])
+    with pytest.raises(DTypeError, match=r"^operator &: argument 'self' has dtype"):
+        x & 1
+    with pytest.raises(DTypeError, match=r"^operator <<: argument 'self' has dtype"):
+        1 << x
+    with pytest.raises(DTypeError, match=r"^operator -: argument 'self' has dtype bool"):
+        (x > 1) - (x > 1)  # NumPy refuses bool - bool too
+    with pytest.raises(DTypeError, match=r"^tnp\.bitwise_and: argument 'x1' has dtype"):
+        tnp.bitwise_and(x, 1)
+
+
+@pytest.mark.parametrize(
+    "lo, hi",
+    [(1.5, 3), (1, 3.5), (1.5, None), (None, 2.5), (-1e30, 1e30), (1, 3), (-(2**70), 2**70), (np.float64(1.5), 3)],
+)
+def test_clip_of_integers_by_float_bounds_is_numpys_float64_never_rounded_bounds(lo, hi):
+    values = np.array([3, 1, 2, 0, 5, 4])
+    for dtype in (np.int64, np.int32, np.uint8):
+        x = values.astype(dtype)
+        out = tnp.clip(tnp.asarray(x), lo, hi)
+        if type(lo) is int and type(hi) is int and not (-(2**63) <= lo and hi < 2**63):
+            expected = np.clip(x, np.iinfo(dtype).min, np.iinfo(dtype).max)  # NumPy refuses ints out of range
+        else:
+            expected = np.clip(x, lo, hi)
+        assert out.dtype == expected.dtype
+        np.testing.assert_array_equal(np.asarray(out), expected)

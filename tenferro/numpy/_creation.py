@@ -16,10 +16,10 @@ from typing import Any
 import numpy as np
 
 from ..core.eager import EagerTensor
-from ..core.errors import ArgumentError, DTypeError, TenferroError
+from ..core.errors import ArgumentError, DTypeError
 from ..core.runtime import EagerRuntime, default_runtime
 from ..core.tensor import freeze
-from ._dispatch import lift, session_of
+from ._dispatch import lift, runtime_in, session_of, stacked
 from ._dtypes import as_dtype, check_device
 
 __all__ = [
@@ -115,10 +115,9 @@ def asarray(
             f"tnp.asarray: a {type(obj).__name__} becomes a tenferro array only by a copy, but copy=False "
             f"(tenferro values are immutable and never share memory with NumPy's)"
         )
-    if isinstance(obj, (list, tuple)) and _tracked_in(obj):
-        session = session_of(*_leaves(obj))
-        stacked = _stacked(session, obj)
-        return stacked if dtype is None or stacked.dtype == dtype else session.astype(stacked, dtype)
+    if isinstance(obj, (list, tuple)) and runtime_in(obj) is not None:  # arrays inside: their stack, which records
+        joined = stacked(runtime_in(obj), obj, "tnp.asarray", "obj")
+        return joined if dtype is None or joined.dtype == dtype else session_of(joined).astype(joined, dtype)
     rt = default_runtime()
     kind = type(obj)
     if kind in _SCALAR_DTYPES:
@@ -153,32 +152,6 @@ def _array_of(obj: Any, dtype: np.dtype | None) -> np.ndarray:
             f"number or a nested sequence of numbers of one rectangular shape"
         ) from None
     return array
-
-
-def _tracked_in(obj: Any) -> builtins.bool:
-    """Whether a nested sequence holds an array that tracks gradients (then ``asarray``
-    stacks it with the op ``stack``, which records, instead of copying its value)."""
-    if isinstance(obj, (list, tuple)):
-        return any(_tracked_in(item) for item in obj)
-    return type(obj) is EagerTensor and obj.tracks_grad()
-
-
-def _leaves(obj: Any) -> list[Any]:
-    if isinstance(obj, (list, tuple)):
-        return [leaf for item in obj for leaf in _leaves(item)]
-    return [obj]
-
-
-def _stacked(session: Any, obj: Any) -> EagerTensor:
-    if not isinstance(obj, (list, tuple)):
-        return obj if type(obj) is EagerTensor else session._rt.constant_from(_array_of(obj, None))
-    if not obj:
-        raise ArgumentError("tnp.asarray: an empty sequence beside arrays that track gradients has no shape")
-    items = [_stacked(session, item) for item in obj]
-    try:
-        return session.stack(items, 0)
-    except TenferroError as exc:
-        raise ArgumentError(f"tnp.asarray: cannot stack these arrays into one ({exc})") from None
 
 
 def _unwrap(obj: Any) -> Any:

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from ..core.eager import EagerTensor
-from ..core.errors import ArgumentError, TenferroError
+from ..core.errors import ArgumentError, ContextMismatch, DTypeError, TenferroError
 from ..core.runtime import EagerRuntime, default_runtime
 from ..core.session import EagerSession
 from ..core.tensor import Tensor
@@ -26,16 +26,28 @@ SCALARS = (bool, int, float, complex)
 
 
 def runtime_of(args: tuple[Any, ...]) -> EagerRuntime:
-    """The runtime of the first EagerTensor among ``args`` (or inside a list or tuple
-    argument), else the default runtime."""
+    """The runtime of the first EagerTensor among ``args`` (or at any depth inside a list or
+    tuple argument), else the default runtime."""
     for arg in args:
         if type(arg) is EagerTensor:
             return arg._rt
         if isinstance(arg, (list, tuple)):
-            for item in arg:
-                if type(item) is EagerTensor:
-                    return item._rt
+            rt = runtime_in(arg)
+            if rt is not None:
+                return rt
     return default_runtime()
+
+
+def runtime_in(items: list[Any] | tuple[Any, ...]) -> EagerRuntime | None:
+    """The runtime of the first EagerTensor at any depth of a nested sequence, or None."""
+    for item in items:
+        if type(item) is EagerTensor:
+            return item._rt
+        if isinstance(item, (list, tuple)):
+            rt = runtime_in(item)
+            if rt is not None:
+                return rt
+    return None
 
 
 def session_of(*args: Any) -> EagerSession:
@@ -43,13 +55,29 @@ def session_of(*args: Any) -> EagerSession:
     return runtime_of(args).current_session()
 
 
-def array_arg(value: Any, function: str, argument: str = "x") -> EagerTensor:
-    """``value`` as an EagerTensor: as it is, or lifted onto the default runtime (a Python
-    scalar becomes a 0-d constant, as NumPy makes it). For functions whose argument must be
-    an array; call it only when ``type(value) is not EagerTensor`` (the fast path)."""
-    rt = default_runtime()
+def as_array(rt: EagerRuntime, value: Any, function: str, argument: str = "x") -> EagerTensor:
+    """``value`` as an EagerTensor of ``rt`` (a Python number becomes a 0-d constant, as
+    NumPy makes it)."""
     value = lift(rt, value, function, argument)
     return value if type(value) is EagerTensor else rt.constant_from(value)
+
+
+def array_arg(value: Any, function: str, argument: str = "x") -> EagerTensor:
+    """``value`` as an EagerTensor: as it is, or lifted onto the default runtime (or the
+    runtime of the arrays inside a list). For functions whose argument must be an array."""
+    if type(value) is EagerTensor:
+        return value
+    rt = runtime_of((value,)) if isinstance(value, (list, tuple)) else default_runtime()
+    return as_array(rt, value, function, argument)
+
+
+def array_pair(x1: Any, x2: Any, function: str) -> tuple[EagerTensor, EagerTensor]:
+    """Both array arguments ``x1``, ``x2`` of ``function`` as EagerTensors on the runtime of
+    whichever is one (for functions where neither may be a Python number: ``matmul``)."""
+    if type(x1) is EagerTensor and type(x2) is EagerTensor:
+        return x1, x2
+    rt = runtime_of((x1, x2))
+    return as_array(rt, x1, function, "x1"), as_array(rt, x2, function, "x2")
 
 
 def renamed(exc: TenferroError, function: str, names: Mapping[str, str] | None = None) -> TenferroError:
@@ -79,15 +107,76 @@ def renamed(exc: TenferroError, function: str, names: Mapping[str, str] | None =
 OPERANDS = {"a": "x1", "b": "x2"}
 
 
+#: The dtype NumPy gives a bool array beside a Python number of each type.
+BESIDE_SCALAR = {int: np.dtype(np.int64), float: np.dtype(np.float64), complex: np.dtype(np.complex128)}
+_BOOL = np.dtype(np.bool_)
+
+
+def bool_cast(session: EagerSession, a: Any, b: Any) -> tuple[Any, Any] | None:
+    """``(a, b)`` with their one bool operand cast as NumPy, PyTorch and JAX promote it (to
+    the other array's dtype; beside a Python int, float or complex to int64, float64 or
+    complex128; a Python bool beside a number array is the int 0 or 1), or None when no
+    bool stands beside a number (two bools: NumPy's bool arithmetic is not an op's)."""
+    ta, tb = type(a), type(b)
+    if ta is EagerTensor and a.dtype == _BOOL:
+        if tb is EagerTensor:
+            return None if b.dtype == _BOOL else (session.astype(a, b.dtype), b)
+        return (session.astype(a, BESIDE_SCALAR[tb]), b) if tb in BESIDE_SCALAR else None
+    if tb is EagerTensor and b.dtype == _BOOL:
+        if ta is EagerTensor:
+            return a, session.astype(b, a.dtype)
+        return (a, session.astype(b, BESIDE_SCALAR[ta])) if ta in BESIDE_SCALAR else None
+    if ta is bool and tb is EagerTensor:
+        return int(a), b
+    if tb is bool and ta is EagerTensor:
+        return a, int(b)
+    return None
+
+
+def retried(
+    exc: TenferroError,
+    session: EagerSession,
+    op: str,
+    a: Any,
+    b: Any,
+    params: tuple[Any, ...],
+    function: str,
+    names: Mapping[str, str],
+) -> Any:
+    """The binary op ``op(a, b, *params)`` that raised ``exc`` run again with a bool operand
+    cast (:func:`bool_cast`) when ``exc`` is a DTypeError, so ``x * (x > 1)`` and
+    ``mean(pred == y)`` work as in NumPy while the common call pays nothing; else ``exc``
+    raised naming ``function`` and its operands (``names``: the op's a, b -> ours)."""
+    if isinstance(exc, DTypeError):
+        cast = bool_cast(session, a, b)
+        if cast is not None:
+            try:
+                return getattr(session, op)(*cast, *params)
+            except TenferroError as again:
+                exc = again
+    raise renamed(exc, function, names) from None
+
+
+#: The standard's name of the one operand of unary functions, for the ops' ``a``.
+X = {"a": "x"}
+
+
+def run(function: str, names: Mapping[str, str] | None, method: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """``method(*args, **kwargs)`` (a session op) with its TenferroError reworded to name
+    ``function`` and its arguments (``names``, see :func:`renamed`)."""
+    try:
+        return method(*args, **kwargs)
+    except TenferroError as exc:
+        raise renamed(exc, function, names) from None
+
+
 def call(function: str, op: str, x: Any, *params: Any) -> Any:
     """The op ``op`` on the array ``x`` with ``params``, on x's current session, its errors
     naming ``function``: the body of the namespace functions that take one array."""
     if type(x) is not EagerTensor:
         x = array_arg(x, function)
-    rt = x._rt
-    session = rt.current_session()
-    try:
-        return getattr(session, op)(x, *params)
+    try:  # run(), inlined: this is the body of many functions
+        return getattr(x._rt.current_session(), op)(x, *params)
     except TenferroError as exc:
         raise renamed(exc, function) from None
 
@@ -103,9 +192,7 @@ def arrays_arg(arrays: Any, function: str, argument: str = "arrays") -> tuple[Ea
     items = []
     for index, item in enumerate(arrays):
         if type(item) is not EagerTensor:
-            item = lift(rt, item, function, f"{argument}[{index}]")
-            if type(item) is not EagerTensor:
-                item = rt.constant_from(item)
+            item = as_array(rt, item, function, f"{argument}[{index}]")
         items.append(item)
     session = rt.current_session()
     return session, items
@@ -115,9 +202,12 @@ def lift(rt: EagerRuntime, value: Any, function: str, argument: str = "x") -> An
     """``value`` as an op argument of ``rt``: EagerTensors and Python scalars as they are,
     a NumPy scalar as a 0-d constant, anything ``np.asarray`` takes (a NumPy array, a
     nested list, a Tensor) as a constant copy, so changing the array later changes nothing
-    recorded."""
+    recorded. A nested sequence holding EagerTensors at any depth is their ``stack`` (see
+    :func:`stacked`), so it records, never a constant of their values."""
     if type(value) is EagerTensor or type(value) in SCALARS:
         return value
+    if isinstance(value, (list, tuple)) and runtime_in(value) is not None:
+        return stacked(rt, value, function, argument)
     if isinstance(value, Tensor):
         return EagerTensor(value._array, rt)
     if isinstance(value, (np.ndarray, np.generic, list, tuple)) or hasattr(value, "__array__"):
@@ -137,32 +227,86 @@ def lift(rt: EagerRuntime, value: Any, function: str, argument: str = "x") -> An
     )
 
 
-def unary(name: str, op: str, doc: str) -> Callable[[Any], EagerTensor]:
-    """The function ``name(x, /)`` of the namespace, the op ``op`` of x's session."""
+def stacked(rt: EagerRuntime, value: list[Any] | tuple[Any, ...], function: str, argument: str = "x") -> EagerTensor:
+    """A nested sequence holding EagerTensors as one array of ``rt`` made by the op
+    ``stack`` (which records): its items lifted (Python numbers and NumPy arrays as
+    constants), their dtypes promoted as NumPy's ``np.array`` would. An EagerTensor of
+    another runtime raises ContextMismatch, as the ops do."""
+    session = rt.current_session()
+    leaves: list[EagerTensor] = []
+    items = _stack_items(rt, session, value, function, argument, leaves)
+    dtype = np.result_type(*[leaf.dtype for leaf in leaves])
+    return _stack_level(session, items, dtype, function, argument)
+
+
+def _stack_items(
+    rt: EagerRuntime, session: EagerSession, value: Any, function: str, argument: str, leaves: list[EagerTensor]
+) -> Any:
+    """``value`` with each leaf an EagerTensor of ``rt`` (collected into ``leaves``)."""
+    if isinstance(value, (list, tuple)):
+        if not value:
+            raise ArgumentError(
+                f"{function}: argument {argument!r} holds an empty sequence beside arrays, which has no shape"
+            )
+        return [_stack_items(rt, session, item, function, argument, leaves) for item in value]
+    if type(value) is EagerTensor:
+        if value._rt is not rt:
+            raise ContextMismatch(
+                f"{function}: argument {argument!r} holds a tensor of another runtime ({value._rt!r}, not {rt!r}); "
+                f"move it with that runtime's values first"
+            )
+        leaf = value
+    else:
+        leaf = lift(rt, value, function, argument)
+        if type(leaf) is not EagerTensor:  # a Python number: NumPy's np.array types it (float64, int64, ...)
+            leaf = rt.constant_from(np.array(leaf))
+    leaves.append(leaf)
+    return leaf
+
+
+def _stack_level(session: EagerSession, items: Any, dtype: np.dtype, function: str, argument: str) -> EagerTensor:
+    if type(items) is EagerTensor:
+        return items if items.dtype == dtype else session.astype(items, dtype)
+    parts = [_stack_level(session, item, dtype, function, argument) for item in items]
+    try:
+        return session.stack(parts, 0)
+    except TenferroError as exc:
+        raise ArgumentError(f"{function}: cannot stack the arrays in argument {argument!r} into one ({exc})") from None
+
+
+def unary(
+    name: str, op: str, doc: str, label: str | None = None, names: Mapping[str, str] | None = None
+) -> Callable[[Any], EagerTensor]:
+    """The function ``name(x, /)`` of the namespace, the op ``op`` of x's session; its
+    errors name ``label`` (default ``tnp.<name>``) and the op's arguments by ``names``."""
 
     def function(x: Any, /) -> EagerTensor:
         if type(x) is EagerTensor:
             rt = x._rt
         else:
             rt = default_runtime()
-            x = lift(rt, x, public)
-            if type(x) is not EagerTensor:  # a Python scalar: a 0-d array, as NumPy makes it
-                x = rt.constant_from(x)
+            if isinstance(x, (list, tuple)):
+                rt = runtime_of((x,))
+            x = as_array(rt, x, public)  # a Python scalar: a 0-d array, as NumPy makes it
         session = rt._here.session  # current_session(), inlined on the hot path
         try:
             return getattr(rt._implicit if session is None else session, op)(x)
         except TenferroError as exc:
-            raise renamed(exc, public) from None
+            raise renamed(exc, public, names) from None
 
-    public = f"tnp.{name}"
+    public = label or f"tnp.{name}"
 
     return _named(function, name, doc)
 
 
-def binary(name: str, op: str, doc: str, *params: Any) -> Callable[[Any, Any], EagerTensor]:
+def binary(
+    name: str, op: str, doc: str, *params: Any, label: str | None = None, arrays: bool = False
+) -> Callable[[Any, Any], EagerTensor]:
     """The function ``name(x1, x2, /)`` of the namespace, the op ``op`` of their session
-    (with the op's leading ``params`` after the operands, e.g. compare's ``"lt"``). One of
-    x1 and x2 may be a Python scalar (array API 2024.12)."""
+    (with the op's leading ``params`` after the operands, e.g. compare's ``"lt"``), its
+    errors naming ``label`` (default ``tnp.<name>``). One of x1 and x2 may be a Python
+    scalar (array API 2024.12), unless ``arrays`` (``matmul``: both become arrays). A bool
+    operand beside a number is cast as NumPy promotes it (see :func:`retried`)."""
 
     def function(x1: Any, x2: Any, /) -> EagerTensor:
         if type(x1) is EagerTensor:
@@ -170,20 +314,22 @@ def binary(name: str, op: str, doc: str, *params: Any) -> Callable[[Any, Any], E
         elif type(x2) is EagerTensor:
             rt = x2._rt
         else:
-            rt = default_runtime()
+            rt = runtime_of((x1, x2))
         if type(x1) is not EagerTensor:
-            x1 = lift(rt, x1, public, "x1")
+            x1 = as_array(rt, x1, public, "x1") if arrays else lift(rt, x1, public, "x1")
         if type(x2) is not EagerTensor:
-            x2 = lift(rt, x2, public, "x2")
+            x2 = as_array(rt, x2, public, "x2") if arrays else lift(rt, x2, public, "x2")
         if type(x1) is not EagerTensor and type(x2) is not EagerTensor:
             x1 = rt.constant_from(x1)  # two Python scalars: NumPy's 0-d result
         session = rt._here.session  # current_session(), inlined on the hot path
+        if session is None:
+            session = rt._implicit
         try:
-            return getattr(rt._implicit if session is None else session, op)(x1, x2, *params)
-        except TenferroError as exc:  # the op's operands are a and b, the standard's x1 and x2
-            raise renamed(exc, public, OPERANDS) from None
+            return getattr(session, op)(x1, x2, *params)
+        except TenferroError as exc:  # a bool operand is cast and retried; errors name x1 and x2
+            return retried(exc, session, op, x1, x2, params, public, OPERANDS)
 
-    public = f"tnp.{name}"
+    public = label or f"tnp.{name}"
 
     return _named(function, name, doc)
 

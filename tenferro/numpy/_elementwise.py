@@ -145,23 +145,24 @@ def clip(x: Any, /, min: Any = None, max: Any = None) -> EagerTensor:  # noqa: A
         raise DTypeError("tnp.clip: complex numbers have no order; clip the real and imaginary parts separately")
     if min is None and max is None:
         return x
-    lo = x if min is None else _bound(rt, x, min, "min")
+    if x.dtype.kind in "biu" and (type(min) is float or type(max) is float):
+        x = session.astype(x, np.float64)  # NumPy's promotion: an integer x beside a Python float is float64
+    lo = x if min is None else _clip_bound(rt, x, min, "min")
     if max is None:  # the top of x's range: clamp is min(max(x, lo), hi), so hi must not bind
         hi = np.iinfo(x.dtype).max if x.dtype.kind in "iu" else (True if x.dtype.kind == "b" else np.inf)
     else:
-        hi = _bound(rt, x, max, "max")
+        hi = _clip_bound(rt, x, max, "max")
     return session.clamp(x, lo, hi)
 
 
-def _bound(rt: Any, x: EagerTensor, value: Any, argument: str) -> Any:
+def _clip_bound(rt: Any, x: EagerTensor, value: Any, argument: str) -> Any:
+    """A ``clip`` bound as clamp's operand: a Python int outside an integer x's range is
+    that range's end (clamping there is exact, where the int would not fit x's dtype)."""
     if type(value) is EagerTensor:
         return value
-    if type(value) in (int, float) and x.dtype.kind in "iu":
-        info = np.iinfo(x.dtype)  # out of x's range: clamping at the range's end is exact
-        if type(value) is float and value == value:
-            value = int(np.floor(value)) if argument == "max" else int(np.ceil(value))
-        if isinstance(value, int):
-            value = min(max(value, info.min), info.max)
+    if type(value) is int and x.dtype.kind in "iu":
+        info = np.iinfo(x.dtype)
+        value = min(max(value, info.min), info.max)
     return lift(rt, value, "tnp.clip", argument)
 
 
@@ -169,8 +170,8 @@ def nextafter(x1: Any, x2: Any, /) -> EagerTensor:
     """The next float after x1 towards x2 (NumPy's nextafter): a constant, as it has no
     derivative. One operand may be a Python scalar; both real floating."""
     rt = runtime_of((x1, x2))
-    a = _held(rt, x1, "x1")
-    b = _held(rt, x2, "x2")
+    a = _nextafter_operand(rt, x1, "x1")
+    b = _nextafter_operand(rt, x2, "x2")
     if (a is None or a.dtype.kind != "f") and (b is None or b.dtype.kind != "f"):
         raise DTypeError("tnp.nextafter: x1 and x2 must be real floating-point arrays")
     if a is None:
@@ -194,8 +195,8 @@ def round(x: Any, /) -> EagerTensor:  # noqa: A001 - the standard's name
     return session.add(session.round(session.real(x)), session.mul(session.round(session.imag(x)), 1j))
 
 
-def _held(rt: Any, value: Any, argument: str) -> np.ndarray | None:
-    """The NumPy value of an array argument, None for a Python scalar."""
+def _nextafter_operand(rt: Any, value: Any, argument: str) -> np.ndarray | None:
+    """The NumPy value of an array operand of ``nextafter``, None for a Python number."""
     if type(value) in (int, float):
         return None
     value = lift(rt, value, "tnp.nextafter", argument)

@@ -11,7 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..core.eager import EagerTensor
-from ._dispatch import SCALARS, lift
+from ..core.errors import TenferroError
+from ._dispatch import SCALARS, lift, retried
 
 #: Binary operator -> op. The reflected form (``__radd__``) swaps the operands.
 BINARY = {
@@ -35,6 +36,31 @@ COMMUTATIVE = {"add", "mul", "bitwise_and", "bitwise_or", "bitwise_xor"}
 #: swaps ``<`` for ``>`` itself).
 COMPARISONS = {"lt": "lt", "le": "le", "gt": "gt", "ge": "ge", "eq": "eq", "ne": "ne"}
 UNARY = {"neg": "neg", "pos": "positive", "abs": "abs", "invert": "bitwise_invert"}
+#: How errors name each binary operator: ``operator *``.
+SYMBOLS = {
+    "add": "+",
+    "sub": "-",
+    "mul": "*",
+    "truediv": "/",
+    "floordiv": "//",
+    "mod": "%",
+    "pow": "**",
+    "matmul": "@",
+    "and": "&",
+    "or": "|",
+    "xor": "^",
+    "lshift": "<<",
+    "rshift": ">>",
+    "lt": "<",
+    "le": "<=",
+    "gt": ">",
+    "ge": ">=",
+    "eq": "==",
+    "ne": "!=",
+}
+#: The standard's operand names (``__mul__(self, other, /)``) for the op's a and b.
+FORWARD = {"a": "self", "b": "other"}
+REFLECTED = {"a": "other", "b": "self"}
 
 
 def _operand(self: EagerTensor, other: Any) -> Any:
@@ -47,7 +73,9 @@ def _operand(self: EagerTensor, other: Any) -> Any:
     return lift(self._rt, other, "an operator", "other")
 
 
-def _forward(op: str, params: tuple[Any, ...]) -> Any:
+def _forward(op: str, params: tuple[Any, ...], label: str) -> Any:
+    """``self <op> other``; an op error (a bool operand: cast and retried, see
+    ``_dispatch.retried``) names ``label`` (``operator *``) and self/other."""
     if params:  # compare(a, b, "lt"): the op's params after the operands
 
         def operator(self: EagerTensor, other: Any) -> Any:
@@ -57,7 +85,12 @@ def _forward(op: str, params: tuple[Any, ...]) -> Any:
                     return other
             rt = self._rt
             session = rt._here.session  # current_session(), inlined on the hot path
-            return getattr(rt._implicit if session is None else session, op)(self, other, *params)
+            if session is None:
+                session = rt._implicit
+            try:
+                return getattr(session, op)(self, other, *params)
+            except TenferroError as exc:
+                return retried(exc, session, op, self, other, params, label, FORWARD)
 
         return operator
 
@@ -67,14 +100,19 @@ def _forward(op: str, params: tuple[Any, ...]) -> Any:
             if other is NotImplemented:
                 return other
         session = self._rt._here.session  # current_session(), inlined on the hot path
-        return getattr(self._rt._implicit if session is None else session, op)(self, other)
+        if session is None:
+            session = self._rt._implicit
+        try:  # free in Python 3.11 unless it raises
+            return getattr(session, op)(self, other)
+        except TenferroError as exc:
+            return retried(exc, session, op, self, other, (), label, FORWARD)
 
     return operator
 
 
-def _reflected(op: str) -> Any:
+def _reflected(op: str, label: str) -> Any:
     if op in COMMUTATIVE:  # 2.0 * x is x * 2.0 exactly, and the op's inline checks know that order
-        return _forward(op, ())
+        return _forward(op, (), label)
 
     def operator(self: EagerTensor, other: Any) -> Any:
         if type(other) is not EagerTensor and type(other) is not float:
@@ -82,7 +120,12 @@ def _reflected(op: str) -> Any:
             if other is NotImplemented:
                 return other
         session = self._rt._here.session  # current_session(), inlined on the hot path
-        return getattr(self._rt._implicit if session is None else session, op)(other, self)
+        if session is None:
+            session = self._rt._implicit
+        try:
+            return getattr(session, op)(other, self)
+        except TenferroError as exc:
+            return retried(exc, session, op, other, self, (), label, REFLECTED)
 
     return operator
 
@@ -105,10 +148,12 @@ def install(cls: type[EagerTensor]) -> None:
     """Put the operators on ``cls``. ``==`` is elementwise, as in NumPy and PyTorch, and
     hashing stays by identity, so tensors still key dicts (PyTorch's choice too)."""
     for name, op in BINARY.items():
-        setattr(cls, f"__{name}__", _named(_forward(op, ()), f"__{name}__", op))
-        setattr(cls, f"__r{name}__", _named(_reflected(op), f"__r{name}__", op))
+        label = f"operator {SYMBOLS[name]}"
+        setattr(cls, f"__{name}__", _named(_forward(op, (), label), f"__{name}__", op))
+        setattr(cls, f"__r{name}__", _named(_reflected(op, label), f"__r{name}__", op))
     for name, how in COMPARISONS.items():
-        setattr(cls, f"__{name}__", _named(_forward("compare", (how,)), f"__{name}__", "compare"))
+        label = f"operator {SYMBOLS[name]}"
+        setattr(cls, f"__{name}__", _named(_forward("compare", (how,), label), f"__{name}__", "compare"))
     for name, op in UNARY.items():
         setattr(cls, f"__{name}__", _named(_unary(op), f"__{name}__", op))
     cls.__hash__ = object.__hash__  # type: ignore[method-assign]

@@ -35,6 +35,33 @@ __all__ = [
 
 Axis = int | tuple[int, ...] | None
 
+#: For the ops that refuse bool: the dtype NumPy computes a bool x in (mean, var, std:
+#: float64; prod: int64; max, min: as 0/1, the result back to bool, NumPy's any/all).
+BOOL_AS = {
+    "reduce_mean": np.dtype(np.float64),
+    "var": np.dtype(np.float64),
+    "std": np.dtype(np.float64),
+    "reduce_prod": np.dtype(np.int64),
+    "cumulative_prod": np.dtype(np.int64),
+    "reduce_max": np.dtype(np.uint8),
+    "reduce_min": np.dtype(np.uint8),
+}
+
+
+def _bool_retried(
+    exc: TenferroError, session: Any, op: str, x: EagerTensor, args: tuple[Any, ...], function: str
+) -> Any:
+    """``op(x, *args)``, which raised ``exc``, again on a bool x cast as NumPy computes it
+    (``BOOL_AS``), so ``mean(pred == y)`` is the accuracy; else ``exc`` naming ``function``."""
+    if isinstance(exc, DTypeError) and x.dtype == np.bool_ and op in BOOL_AS:
+        wanted = BOOL_AS[op]
+        try:
+            result = getattr(session, op)(session.astype(x, wanted), *args)
+            return session.astype(result, np.bool_) if wanted == np.uint8 else result
+        except TenferroError as again:
+            exc = again
+    raise renamed(exc, function) from None
+
 
 def dtype_of(dtype: Any, function: str) -> np.dtype:
     """The NumPy dtype a ``dtype=`` argument names (a tnp dtype, a NumPy dtype or its name)."""
@@ -64,7 +91,7 @@ def _reduction(name: str, op: str, doc: str) -> Callable[..., EagerTensor]:
                 return getattr(session, op)(x)
             return getattr(session, op)(x, axis, keepdims)
         except TenferroError as exc:
-            raise renamed(exc, function) from None
+            return _bool_retried(exc, session, op, x, (axis, keepdims), function)
 
     return _named(reduction, name, doc)
 
@@ -90,7 +117,7 @@ def _typed_reduction(name: str, op: str, doc: str) -> Callable[..., EagerTensor]
             result = getattr(s, op)(x, axis, keepdims)
             return result if result.dtype == wanted else s.astype(result, wanted)
         except TenferroError as exc:
-            raise renamed(exc, function) from None
+            return _bool_retried(exc, s, op, x, (axis, keepdims), function)
 
     return _named(reduction, name, doc)
 
@@ -108,7 +135,7 @@ def _spread(name: str, op: str, doc: str) -> Callable[..., EagerTensor]:
         try:
             return getattr(session, op)(x, axis, correction, keepdims)
         except TenferroError as exc:
-            raise renamed(exc, function) from None
+            return _bool_retried(exc, session, op, x, (axis, correction, keepdims), function)
 
     return _named(spread, name, doc)
 
@@ -135,7 +162,7 @@ def _cumulative(name: str, op: str, doc: str, flatten: bool) -> Callable[..., Ea
             result = getattr(s, op)(x, axis, include_initial)
             return result if result.dtype == wanted else s.astype(result, wanted)
         except TenferroError as exc:
-            raise renamed(exc, function) from None
+            return _bool_retried(exc, s, op, x, (axis, include_initial), function)
 
     if flatten:
 

@@ -15,8 +15,7 @@ import numpy as np
 from ..core.eager import EagerTensor
 from ..core.errors import ArgumentError, TenferroError
 from ..core.runtime import default_runtime
-from ._dispatch import _named, renamed
-from ._linear import X, one, run
+from ._dispatch import X, _named, array_arg, renamed, run
 
 __all__ = [
     "fft",
@@ -42,7 +41,7 @@ def _one_axis(name: str, doc: str) -> Callable[..., EagerTensor]:
 
     def function(x: Any, /, *, n: int | None = None, axis: int = -1, norm: str = "backward") -> EagerTensor:
         if type(x) is not EagerTensor:
-            x = one(x, label)
+            x = array_arg(x, label)
         rt = x._rt
         session = rt.current_session()
         op = getattr(session, name)
@@ -65,7 +64,7 @@ def _many_axes(name: str, doc: str) -> Callable[..., EagerTensor]:
     def function(
         x: Any, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | None = None, norm: str = "backward"
     ) -> EagerTensor:
-        x = one(x, label)
+        x = array_arg(x, label)
         if s is None and axes is None and norm == "backward":
             return run(label, X, getattr(x._rt.current_session(), name), x)
         return run(
@@ -99,7 +98,7 @@ def _shift(name: str, doc: str) -> Callable[..., EagerTensor]:
     label = f"tnp.fft.{name}"
 
     def function(x: Any, /, *, axes: int | Sequence[int] | None = None) -> EagerTensor:
-        x = one(x, label)
+        x = array_arg(x, label)
         if axes is None:
             return run(label, {}, getattr(x._rt.current_session(), name), x)
         return run(label, {}, getattr(x._rt.current_session(), name), x, axes if isinstance(axes, int) else tuple(axes))

@@ -18,20 +18,8 @@ import numpy as np
 
 from ..core.eager import EagerTensor
 from ..core.errors import ArgumentError, AxisError, DTypeError
-from ._linear import (
-    OPERANDS,
-    X,
-    array,
-    matmul,
-    matrix_transpose,
-    one,
-    outer,
-    run,
-    tensordot,
-    two,
-    unary,
-    vecdot,
-)
+from ._dispatch import OPERANDS, X, array_arg, array_pair, as_array, run, unary
+from ._linear import matmul, matrix_transpose, outer, tensordot, vecdot
 
 __all__ = [
     "EigResult",
@@ -96,7 +84,7 @@ class SVDResult(NamedTuple):
 
 def _unary(name: str, doc: str) -> Any:
     """``name(x, /)``: the op of the same name on x's session."""
-    function = unary(name, name, doc, f"tnp.linalg.{name}")
+    function = unary(name, name, doc, f"tnp.linalg.{name}", X)
     function.__module__ = __name__
     return function
 
@@ -115,7 +103,7 @@ eigvals = _unary(
 def cholesky(x: Any, /, *, upper: bool = False) -> EagerTensor:
     """The Cholesky factor L (lower; U = Lᴴ with ``upper=True``) of each Hermitian positive
     definite matrix of x; NotPositiveDefinite otherwise."""
-    x = one(x, "tnp.linalg.cholesky")
+    x = array_arg(x, "tnp.linalg.cholesky")
     if upper:
         return run("tnp.linalg.cholesky", X, x._rt.current_session().cholesky, x, True)
     return run("tnp.linalg.cholesky", X, x._rt.current_session().cholesky, x)
@@ -123,7 +111,7 @@ def cholesky(x: Any, /, *, upper: bool = False) -> EagerTensor:
 
 def cross(x1: Any, x2: Any, /, *, axis: int = -1) -> EagerTensor:
     """The cross product of the 3-vectors along ``axis`` of x1 and x2 (broadcasting)."""
-    x1, x2 = two(x1, x2, "tnp.linalg.cross")
+    x1, x2 = array_pair(x1, x2, "tnp.linalg.cross")
     if x1.dtype.kind in "biu" and x2.dtype.kind in "biu":  # the op is for floats; integers have no derivative
         _vectors(x1, x2, axis)
         return x1._rt.constant_from(np.cross(np.asarray(x1), np.asarray(x2), axis=axis))
@@ -134,7 +122,7 @@ def cross(x1: Any, x2: Any, /, *, axis: int = -1) -> EagerTensor:
 
 def diagonal(x: Any, /, *, offset: int = 0) -> EagerTensor:
     """The diagonal ``offset`` above the main one of each matrix in x's last two axes."""
-    x = one(x, "tnp.linalg.diagonal")
+    x = array_arg(x, "tnp.linalg.diagonal")
     _matrix(x, "tnp.linalg.diagonal")
     return run("tnp.linalg.diagonal", {}, x._rt.current_session().diagonal, x, offset, -2, -1)
 
@@ -142,21 +130,21 @@ def diagonal(x: Any, /, *, offset: int = 0) -> EagerTensor:
 def eigh(x: Any, /) -> EighResult:
     """(eigenvalues ascending, eigenvectors as columns) of each symmetric (Hermitian) matrix
     of x. Gauge: each eigenvector's largest-magnitude entry is real and positive."""
-    x = one(x, "tnp.linalg.eigh")
+    x = array_arg(x, "tnp.linalg.eigh")
     return EighResult(*run("tnp.linalg.eigh", X, x._rt.current_session().eigh, x))
 
 
 def eig(x: Any, /) -> EigResult:
     """NumPy's eig: (eigenvalues, eigenvectors as columns) of each square matrix of x, always
     complex, sorted by real part then imaginary part; unit eigenvectors."""
-    x = one(x, "tnp.linalg.eig")
+    x = array_arg(x, "tnp.linalg.eig")
     return EigResult(*run("tnp.linalg.eig", X, x._rt.current_session().eig, x))
 
 
 def matrix_norm(x: Any, /, *, keepdims: bool = False, ord: int | float | str | None = "fro") -> EagerTensor:
     """The norm ``ord`` (fro, nuc, 1, -1, 2, -2, inf, -inf) of each matrix in x's last two
     axes; real for a complex x."""
-    x = one(x, "tnp.linalg.matrix_norm")
+    x = array_arg(x, "tnp.linalg.matrix_norm")
     if (ord == "fro" or ord is None) and not keepdims:
         return run("tnp.linalg.matrix_norm", {}, x._rt.current_session().matrix_norm, x)
     return run(
@@ -170,7 +158,7 @@ def vector_norm(
     """The vector norm ``ord`` of x over ``axis`` (None: all of x, as one vector); real for
     a complex x. Any real ord: p >= 1, 0 (the count of nonzeros), inf, -inf are the op's;
     other p < 1 (not norms) are NumPy's (Σ|x|**p)**(1/p)."""
-    x = one(x, "tnp.linalg.vector_norm")
+    x = array_arg(x, "tnp.linalg.vector_norm")
     if axis is None and ord == 2 and not keepdims and type(ord) is int:
         return run("tnp.linalg.vector_norm", {}, x._rt.current_session().vector_norm, x)
     if isinstance(axis, list):
@@ -185,7 +173,7 @@ def vector_norm(
 
 def matrix_power(x: Any, n: int, /) -> EagerTensor:
     """x to the integer power n (n = 0: the identity; n < 0: powers of the inverse)."""
-    x = one(x, "tnp.linalg.matrix_power")
+    x = array_arg(x, "tnp.linalg.matrix_power")
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
         raise ArgumentError(f"tnp.linalg.matrix_power: n must be an int, got {type(n).__name__}")
     return run("tnp.linalg.matrix_power", X, x._rt.current_session().matrix_power, x, int(n))
@@ -194,7 +182,7 @@ def matrix_power(x: Any, n: int, /) -> EagerTensor:
 def matrix_rank(x: Any, /, *, rtol: float | Any | None = None) -> EagerTensor:
     """The rank of each matrix of x: the singular values above ``rtol``·max(s) (default
     max(M, N)·eps), an int64 constant (no derivative)."""
-    x = one(x, "tnp.linalg.matrix_rank")
+    x = array_arg(x, "tnp.linalg.matrix_rank")
     _matrix(x, "tnp.linalg.matrix_rank")
     value = np.asarray(x)
     if value.dtype.kind not in "fc":
@@ -213,7 +201,7 @@ def pinv(x: Any, /, *, rtol: float | Any | None = None) -> EagerTensor:
     ``rtol``·max(s) taken as zero. ``rtol=None`` is the pinv op (NumPy's cutoff, 1e-15, and
     the derivative at constant rank); an explicit ``rtol`` composes it from ``svd``, whose
     gradient needs distinct singular values."""
-    x = one(x, "tnp.linalg.pinv")
+    x = array_arg(x, "tnp.linalg.pinv")
     s = x._rt.current_session()
     if rtol is None:
         return run("tnp.linalg.pinv", X, s.pinv, x)
@@ -236,7 +224,7 @@ def array_or_number(rt: Any, value: Any) -> Any:
     if isinstance(value, (int, float)):
         return float(value)
     if type(value) is not EagerTensor:
-        value = array(rt, value, "tnp.linalg.pinv", "rtol")
+        value = as_array(rt, value, "tnp.linalg.pinv", "rtol")
     return rt.current_session().expand_dims(value, -1)
 
 
@@ -244,7 +232,7 @@ def qr(x: Any, /, *, mode: str = "reduced") -> QRResult:
     """(Q, R) with x = Q R, Q with orthonormal columns and R upper triangular with a real,
     non-negative diagonal. ``mode="complete"`` gives Q of shape (..., M, M): the reduced QR
     of [x | I], whose first N columns of R are x's."""
-    x = one(x, "tnp.linalg.qr")
+    x = array_arg(x, "tnp.linalg.qr")
     s = x._rt.current_session()
     if mode == "reduced" or (mode == "complete" and x.ndim >= 2 and x.shape[-2] <= x.shape[-1]):
         return QRResult(*run("tnp.linalg.qr", X, s.qr, x))
@@ -259,14 +247,14 @@ def qr(x: Any, /, *, mode: str = "reduced") -> QRResult:
 def slogdet(x: Any, /) -> SlogdetResult:
     """(sign, logabsdet) of each matrix of x: det = sign·exp(logabsdet); a singular matrix
     gives (0, -inf). A complex x has a complex sign of modulus 1."""
-    x = one(x, "tnp.linalg.slogdet")
+    x = array_arg(x, "tnp.linalg.slogdet")
     return SlogdetResult(*run("tnp.linalg.slogdet", X, x._rt.current_session().slogdet, x))
 
 
 def solve(x1: Any, x2: Any, /) -> EagerTensor:
     """The solution of x1 · result = x2 for each square matrix of x1; x2 a vector (M,) when
     1-D, else (..., M, K), batches broadcasting."""
-    x1, x2 = two(x1, x2, "tnp.linalg.solve")
+    x1, x2 = array_pair(x1, x2, "tnp.linalg.solve")
     return run("tnp.linalg.solve", OPERANDS, x1._rt.current_session().solve, x1, x2)
 
 
@@ -275,14 +263,14 @@ def svd(x: Any, /, *, full_matrices: bool = True) -> SVDResult:
     standard's default) gives square U and Vh; their gradient is defined only for
     ``full_matrices=False`` or a square x. Gauge: each column of U has its largest-magnitude
     entry real and positive."""
-    x = one(x, "tnp.linalg.svd")
+    x = array_arg(x, "tnp.linalg.svd")
     return SVDResult(*run("tnp.linalg.svd", X, x._rt.current_session().svd, x, bool(full_matrices)))
 
 
 def trace(x: Any, /, *, offset: int = 0, dtype: Any = None) -> EagerTensor:
     """The sum of the diagonal ``offset`` of each matrix in x's last two axes (signed
     integers narrower than int64 sum as int64, unsigned ones as uint64)."""
-    x = one(x, "tnp.linalg.trace")
+    x = array_arg(x, "tnp.linalg.trace")
     _matrix(x, "tnp.linalg.trace")
     s = x._rt.current_session()
     if dtype is None:
@@ -300,7 +288,7 @@ def norm(
 ) -> EagerTensor:
     """NumPy's ``linalg.norm``: a vector norm over one axis (or all of x when ``axis`` and
     ``ord`` are None, or x is 1-D), a matrix norm over two (``axis`` a pair, or a 2-D x)."""
-    x = one(x, "tnp.linalg.norm")
+    x = array_arg(x, "tnp.linalg.norm")
     if axis is None:
         if ord is None:
             return vector_norm(x, keepdims=keepdims)
