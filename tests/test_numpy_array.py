@@ -522,3 +522,62 @@ def test_slice_bounds_may_be_0d_integer_tensors():
     out = x[start:stop]
     np.testing.assert_array_equal(np.asarray(out), [1.0, 2.0, 3.0])
     assert out.tracks_grad()
+
+
+def test_format_of_a_one_element_tensor_uses_the_spec_and_a_larger_one_refuses_a_spec():
+    x = tf.variable(np.array([[0.123456, 2.5], [3.0, -1.0]]))
+    loss = x.sum()
+    assert f"{loss:.4f}" == "4.6235" and f"{x[0, :1]:.2e}" == "1.23e-01"
+    assert f"{x}" == str(x) and format(loss) == str(loss)
+    with pytest.raises(ArgumentError, match=r"format\(x, '.3f'\) of a tensor of shape \[2, 2\]"):
+        f"{x:.3f}"
+
+
+def test_python_round_is_the_round_method_and_records():
+    x = tf.variable(np.array([0.123456, 2.5, -1.55]))
+    for got, want in [(round(x, 2), x.round(2)), (round(x), x.round()), (round(x, -1), x.round(-1))]:
+        assert type(got) is tf.EagerTensor and got.tracks_grad()
+        np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+    np.testing.assert_array_equal(np.asarray(round(x, 2)), np.round(np.asarray(x), 2))
+    with pytest.raises(ArgumentError, match=r"round\(x, ...\)\(decimals=1.5\)"):
+        round(x, 1.5)
+
+
+def test_python_divmod_is_numpys_divmod_in_both_orders():
+    x = tf.variable(np.array([0.7, -2.5, 3.0]))
+    for got, want in [(divmod(x, 0.3), np.divmod(x, 0.3)), (divmod(2.0, x), np.divmod(2.0, x))]:
+        for g, w in zip(got, want):
+            np.testing.assert_array_equal(np.asarray(g), np.asarray(w))
+    q, r = divmod(x, 0.3)
+    assert r.tracks_grad()
+    np.testing.assert_array_equal(np.asarray(tf.default_runtime().grad(r.sum(), x)), np.ones(3))
+
+
+def test_copy_method_records_an_identity_for_every_dtype():
+    x = tf.variable(np.array([1.0, -2.0]))
+    y = x.copy()
+    assert y is not x and y.tracks_grad() and "astype" in str(y.trace())
+    np.testing.assert_array_equal(np.asarray(tf.default_runtime().grad((y * y).sum(), x)), [2.0, -4.0])
+    mask = tnp.asarray([True, False])
+    assert mask.copy().dtype == mask.dtype and np.asarray(mask.copy()).tolist() == [True, False]
+    with pytest.raises(ArgumentError, match="order"):
+        x.copy(order="F")
+
+
+def test_argsort_method_takes_numpys_arguments():
+    a = np.array([[3.0, 1.0, 2.0], [0.0, 5.0, -1.0]])
+    x = tf.variable(a)
+    np.testing.assert_array_equal(np.asarray(x.argsort()), np.argsort(a, kind="stable"))
+    np.testing.assert_array_equal(np.asarray(x.argsort(0, kind="quicksort")), np.argsort(a, 0, kind="stable"))
+    np.testing.assert_array_equal(np.asarray(x.argsort(axis=None)), np.argsort(a, axis=None, kind="stable"))
+    with pytest.raises(ArgumentError, match="order"):
+        x.argsort(order="f")
+
+
+def test_repeat_method_is_tnp_repeat_and_records():
+    a = np.array([[1.0, 2.0], [3.0, 4.0]])
+    x = tf.variable(a)
+    for got, want in [(x.repeat(2), a.repeat(2)), (x.repeat([1, 2], axis=0), a.repeat([1, 2], axis=0))]:
+        np.testing.assert_array_equal(np.asarray(got), want)
+    assert x.repeat(2, axis=1).tracks_grad()
+    np.testing.assert_array_equal(np.asarray(tf.default_runtime().grad(x.repeat(3).sum(), x)), np.full((2, 2), 3.0))
