@@ -581,3 +581,46 @@ def test_repeat_method_is_tnp_repeat_and_records():
         np.testing.assert_array_equal(np.asarray(got), want)
     assert x.repeat(2, axis=1).tracks_grad()
     np.testing.assert_array_equal(np.asarray(tf.default_runtime().grad(x.repeat(3).sum(), x)), np.full((2, 2), 3.0))
+
+
+BASIC_AT_KEYS = [(slice(None),), (0, 0), (None, Ellipsis, slice(None, None, -2)), (slice(1, 3), None, 2), (-1,)]
+
+
+@pytest.mark.parametrize("method", ["set", "add", "multiply", "min", "max"])
+@pytest.mark.parametrize("key", BASIC_AT_KEYS, ids=lambda k: repr(k)[:30])
+def test_basic_at_updates_take_the_cheap_paths_with_numpys_values_and_right_gradients(key, method):
+    """Basic keys skip the coordinates of all of x: a small region scatters at its own
+    coordinates, a large one is slice_scatter and elementwise ops. Both keep the values and
+    the gradients (in x and in broadcast values) of the general path."""
+    a = np.sin(np.arange(24.0)).reshape(4, 6) * 3.0
+    region = a[key].shape
+    v0 = np.cos(np.arange(math.prod(region[-1:]), dtype=np.float64)).reshape(region[-1:]) * 2.0  # broadcast
+    w = _weights(a.shape)
+    ufunc = {"add": np.add, "multiply": np.multiply, "min": np.minimum, "max": np.maximum}.get(method)
+
+    def numpy_form(a, v):
+        out = a.copy()
+        if ufunc is None:
+            out[key] = v
+        else:
+            out[key] = ufunc(out[key], v)
+        return out
+
+    rt = EagerRuntime(engine=CpuEngine.serial())
+    x, v = rt.variable_from(a), rt.variable_from(v0)
+    out = getattr(x.at[key], method)(v)
+    np.testing.assert_array_equal(np.asarray(out), numpy_form(a, v0))
+    rt.current_session().reduce_sum(out * w, None).backward()
+    gx = fd_gradient(lambda a_: np.sum(numpy_form(a_, v0) * w), a)
+    gv = fd_gradient(lambda v_: np.sum(numpy_form(a, v_) * w), v0)
+    np.testing.assert_allclose(x.grad().to_numpy(), gx, atol=1e-7)
+    np.testing.assert_allclose(v.grad().to_numpy(), gv, atol=1e-7)
+    ops = [line.split()[2].split("[")[0] for line in str(out.trace()).splitlines() if " = " in line]
+    small = math.prod(region) * 8 <= a.size
+    assert ("scatter" in ops, "slice_scatter" in ops) == (small, not small)
+
+
+def test_basic_at_update_of_an_integer_array_with_a_value_out_of_its_range_is_refused():
+    with pytest.raises(ArgumentError, match=r"x.at\[:\].set: the value 1000 does not fit in x's dtype int8"):
+        tnp.zeros(20, dtype=tnp.int8).at[:].set(1000)
+    np.testing.assert_array_equal(np.asarray(tnp.zeros(3, dtype=tnp.uint8).at[1:].add(255)), [0, 255, 255])
