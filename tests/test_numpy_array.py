@@ -522,3 +522,105 @@ def test_slice_bounds_may_be_0d_integer_tensors():
     out = x[start:stop]
     np.testing.assert_array_equal(np.asarray(out), [1.0, 2.0, 3.0])
     assert out.tracks_grad()
+
+
+def test_format_of_a_one_element_tensor_uses_the_spec_and_a_larger_one_refuses_a_spec():
+    x = tf.variable(np.array([[0.123456, 2.5], [3.0, -1.0]]))
+    loss = x.sum()
+    assert f"{loss:.4f}" == "4.6235" and f"{x[0, :1]:.2e}" == "1.23e-01"
+    assert f"{x}" == str(x) and format(loss) == str(loss)
+    with pytest.raises(ArgumentError, match=r"format\(x, '.3f'\) of a tensor of shape \[2, 2\]"):
+        f"{x:.3f}"
+
+
+def test_python_round_is_the_round_method_and_records():
+    x = tf.variable(np.array([0.123456, 2.5, -1.55]))
+    for got, want in [(round(x, 2), x.round(2)), (round(x), x.round()), (round(x, -1), x.round(-1))]:
+        assert type(got) is tf.EagerTensor and got.tracks_grad()
+        np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+    np.testing.assert_array_equal(np.asarray(round(x, 2)), np.round(np.asarray(x), 2))
+    with pytest.raises(ArgumentError, match=r"round\(x, ...\)\(decimals=1.5\)"):
+        round(x, 1.5)
+
+
+def test_python_divmod_is_numpys_divmod_in_both_orders():
+    x = tf.variable(np.array([0.7, -2.5, 3.0]))
+    for got, want in [(divmod(x, 0.3), np.divmod(x, 0.3)), (divmod(2.0, x), np.divmod(2.0, x))]:
+        for g, w in zip(got, want):
+            np.testing.assert_array_equal(np.asarray(g), np.asarray(w))
+    q, r = divmod(x, 0.3)
+    assert r.tracks_grad()
+    np.testing.assert_array_equal(np.asarray(tf.default_runtime().grad(r.sum(), x)), np.ones(3))
+
+
+def test_copy_method_records_an_identity_for_every_dtype():
+    x = tf.variable(np.array([1.0, -2.0]))
+    y = x.copy()
+    assert y is not x and y.tracks_grad() and "astype" in str(y.trace())
+    np.testing.assert_array_equal(np.asarray(tf.default_runtime().grad((y * y).sum(), x)), [2.0, -4.0])
+    mask = tnp.asarray([True, False])
+    assert mask.copy().dtype == mask.dtype and np.asarray(mask.copy()).tolist() == [True, False]
+    with pytest.raises(ArgumentError, match="order"):
+        x.copy(order="F")
+
+
+def test_argsort_method_takes_numpys_arguments():
+    a = np.array([[3.0, 1.0, 2.0], [0.0, 5.0, -1.0]])
+    x = tf.variable(a)
+    np.testing.assert_array_equal(np.asarray(x.argsort()), np.argsort(a, kind="stable"))
+    np.testing.assert_array_equal(np.asarray(x.argsort(0, kind="quicksort")), np.argsort(a, 0, kind="stable"))
+    np.testing.assert_array_equal(np.asarray(x.argsort(axis=None)), np.argsort(a, axis=None, kind="stable"))
+    with pytest.raises(ArgumentError, match="order"):
+        x.argsort(order="f")
+
+
+def test_repeat_method_is_tnp_repeat_and_records():
+    a = np.array([[1.0, 2.0], [3.0, 4.0]])
+    x = tf.variable(a)
+    for got, want in [(x.repeat(2), a.repeat(2)), (x.repeat([1, 2], axis=0), a.repeat([1, 2], axis=0))]:
+        np.testing.assert_array_equal(np.asarray(got), want)
+    assert x.repeat(2, axis=1).tracks_grad()
+    np.testing.assert_array_equal(np.asarray(tf.default_runtime().grad(x.repeat(3).sum(), x)), np.full((2, 2), 3.0))
+
+
+BASIC_AT_KEYS = [(slice(None),), (0, 0), (None, Ellipsis, slice(None, None, -2)), (slice(1, 3), None, 2), (-1,)]
+
+
+@pytest.mark.parametrize("method", ["set", "add", "multiply", "min", "max"])
+@pytest.mark.parametrize("key", BASIC_AT_KEYS, ids=lambda k: repr(k)[:30])
+def test_basic_at_updates_take_the_cheap_paths_with_numpys_values_and_right_gradients(key, method):
+    """Basic keys skip the coordinates of all of x: a small region scatters at its own
+    coordinates, a large one is slice_scatter and elementwise ops. Both keep the values and
+    the gradients (in x and in broadcast values) of the general path."""
+    a = np.sin(np.arange(24.0)).reshape(4, 6) * 3.0
+    region = a[key].shape
+    v0 = np.cos(np.arange(math.prod(region[-1:]), dtype=np.float64)).reshape(region[-1:]) * 2.0  # broadcast
+    w = _weights(a.shape)
+    ufunc = {"add": np.add, "multiply": np.multiply, "min": np.minimum, "max": np.maximum}.get(method)
+
+    def numpy_form(a, v):
+        out = a.copy()
+        if ufunc is None:
+            out[key] = v
+        else:
+            out[key] = ufunc(out[key], v)
+        return out
+
+    rt = EagerRuntime(engine=CpuEngine.serial())
+    x, v = rt.variable_from(a), rt.variable_from(v0)
+    out = getattr(x.at[key], method)(v)
+    np.testing.assert_array_equal(np.asarray(out), numpy_form(a, v0))
+    rt.current_session().reduce_sum(out * w, None).backward()
+    gx = fd_gradient(lambda a_: np.sum(numpy_form(a_, v0) * w), a)
+    gv = fd_gradient(lambda v_: np.sum(numpy_form(a, v_) * w), v0)
+    np.testing.assert_allclose(x.grad().to_numpy(), gx, atol=1e-7)
+    np.testing.assert_allclose(v.grad().to_numpy(), gv, atol=1e-7)
+    ops = [line.split()[2].split("[")[0] for line in str(out.trace()).splitlines() if " = " in line]
+    small = math.prod(region) * 8 <= a.size
+    assert ("scatter" in ops, "slice_scatter" in ops) == (small, not small)
+
+
+def test_basic_at_update_of_an_integer_array_with_a_value_out_of_its_range_is_refused():
+    with pytest.raises(ArgumentError, match=r"x.at\[:\].set: the value 1000 does not fit in x's dtype int8"):
+        tnp.zeros(20, dtype=tnp.int8).at[:].set(1000)
+    np.testing.assert_array_equal(np.asarray(tnp.zeros(3, dtype=tnp.uint8).at[1:].add(255)), [0, 255, 255])

@@ -211,3 +211,25 @@ def test_asarray_of_a_sequence_with_tracked_arrays_records():
     assert tnp.asarray([x, 1], dtype=tnp.float32).dtype == tnp.float32
     with pytest.raises(ArgumentError, match=r"tnp\.asarray: cannot stack"):
         tnp.asarray([x, y])
+
+
+@pytest.mark.parametrize(
+    "call, words",
+    [
+        (lambda: tnp.eye(-1), "tnp.eye: n_rows must be a non-negative int, got -1"),
+        (lambda: tnp.eye(2, -3), "tnp.eye: n_cols must be a non-negative int, got -3"),
+        (lambda: tnp.ones((2, "a")), "tnp.ones: shape must be an int or a tuple of non-negative ints, got (2, 'a')"),
+        (lambda: tnp.zeros("ab"), "tnp.zeros: shape must be an int or a tuple of non-negative ints, got 'ab'"),
+        (lambda: tnp.full((2, -1), 1.0), "tnp.full: shape must be an int or a tuple of non-negative ints, got (2, -1)"),
+        (lambda: tnp.empty(2.0), "tnp.empty: shape must be an int or a tuple of non-negative ints, got 2.0"),
+        (lambda: tnp.arange(0, float("inf")), "tnp.arange: stop must be finite, got inf"),
+        (lambda: tnp.arange(float("nan")), "tnp.arange: start must be finite, got nan"),
+        (lambda: tnp.arange(0, 1e30, 1e-30), "tnp.arange: "),
+    ],
+    ids=["eye rows", "eye cols", "ones str", "zeros str", "full negative", "empty float", "arange inf", "arange nan"]
+    + ["arange too big"],
+)
+def test_creation_errors_name_the_function_and_the_argument_as_given(call, words):
+    with pytest.raises(ArgumentError) as info:
+        call()
+    assert words in str(info.value)

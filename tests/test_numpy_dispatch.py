@@ -3,6 +3,8 @@ run the ``tenferro.numpy`` function and record, with values and gradients bitwis
 the tnp form; ``ndarray op EagerTensor`` records in both orders; calls with no equivalent
 raise an ArgumentError naming the call and the ``np.asarray`` exit."""
 
+import pathlib
+
 import numpy as np
 import pytest
 from conftest import run_docs_example
@@ -68,7 +70,36 @@ RECORDED = [
     ("trace", lambda x, a: np.trace(x[:, :2]), lambda x, a: tnp.linalg.trace(x[:, :2])),
     ("round", lambda x, a: np.round(x * 3), lambda x, a: tnp.round(x * 3)),
     ("sort", lambda x, a: np.sort(x, kind="stable"), lambda x, a: tnp.sort(x)),
-    ("copy", lambda x, a: np.copy(x), lambda x, a: tnp.asarray(x, copy=True)),
+    ("copy", lambda x, a: np.copy(x), lambda x, a: x.copy()),
+    ("round decimals", lambda x, a: np.round(x, 2), lambda x, a: x.round(2)),
+    ("around decimals", lambda x, a: np.around(x, -1), lambda x, a: x.round(-1)),
+    (
+        "concatenate dtype",
+        lambda x, a: np.concatenate([x, a], dtype=np.float32),
+        lambda x, a: tnp.concat([tnp.astype(x, tnp.float32), tnp.astype(tnp.asarray(a), tnp.float32)]),
+    ),
+    (
+        "stack dtype",
+        lambda x, a: np.stack((a, x), dtype=np.float32),
+        lambda x, a: tnp.stack([tnp.astype(tnp.asarray(a), tnp.float32), tnp.astype(x, tnp.float32)]),
+    ),
+    (
+        "einsum dtype",
+        lambda x, a: np.einsum("ij,ij->i", x, a, dtype=np.float32, casting="same_kind"),
+        lambda x, a: tnp.einsum("ij,ij->i", tnp.astype(x, tnp.float32), tnp.astype(tnp.asarray(a), tnp.float32)),
+    ),
+    ("sort axis None", lambda x, a: np.sort(x, axis=None), lambda x, a: tnp.sort(tnp.reshape(x, (-1,)))),
+    (
+        "argsort axis None",
+        lambda x, a: (np.argsort(x, axis=None), x),
+        lambda x, a: (tnp.argsort(tnp.reshape(x, (-1,))), x),
+    ),
+    ("vecdot axis", lambda x, a: np.vecdot(x, a, axis=0), lambda x, a: tnp.vecdot(x, a, axis=0)),
+    (
+        "vecdot axis ranks",
+        lambda x, a: np.vecdot(x[:, None], a[:, 0], axis=0),
+        lambda x, a: tnp.vecdot(tnp.moveaxis(x[:, None], 0, -1), a[:, 0]),
+    ),
     ("linalg.norm", lambda x, a: np.linalg.norm(x), lambda x, a: tnp.linalg.norm(x)),
     ("linalg.solve", lambda x, a: np.linalg.solve(a[:, :2], x), lambda x, a: tnp.linalg.solve(a[:, :2], x)),
     ("linalg.svd values", lambda x, a: np.linalg.svd(x, compute_uv=False), lambda x, a: tnp.linalg.svdvals(x)),
@@ -156,7 +187,7 @@ REFUSED = [
     ("at", lambda x: np.add.at(x, [0], 1.0), ["np.add.at", "immutable", "x.at[indices].add"]),
     ("sum initial", lambda x: np.sum(x, initial=1.0), ["np.sum", "initial", "tnp.sum"]),
     ("sum out", lambda x: np.sum(x, out=np.empty(())), ["np.sum", "out="]),
-    ("round decimals", lambda x: np.round(x, 2), ["np.round", "decimals=2", "tnp.round"]),
+    ("round decimals float", lambda x: np.round(x, 1.5), ["np.round", "decimals=1.5", "int"]),
     ("unique counts", lambda x: np.unique(x, return_counts=True), ["np.unique", "tnp.unique_counts"]),
     ("svd hermitian", lambda x: np.linalg.svd(x, hermitian=True), ["np.linalg.svd", "hermitian"]),
 ]
@@ -250,3 +281,74 @@ def test_a_list_holding_a_tensor_of_another_runtime_raises_context_mismatch():
     for call in (lambda: x * [y[0], 1.0], lambda: tnp.add(x, [y[0], 1.0]), lambda: tnp.concat([x, [y[0]]])):
         with pytest.raises(tf.ContextMismatch):
             call()
+
+
+def test_numpy_dtype_argument_casts_each_array_and_never_a_non_array():
+    """np.concatenate/np.stack cast each array of their sequence, np.einsum its operands
+    (not the subscripts string), with NumPy's values in that dtype and NumPy's casting rule."""
+    x = tf.variable(X)
+    for got, want in [
+        (np.concatenate([x, A], dtype=np.float32), np.concatenate([X, A], dtype=np.float32)),
+        (np.stack([x, x], axis=1, dtype=np.complex128), np.stack([X, X], axis=1, dtype=np.complex128)),
+        (np.einsum("i,i->i", x[0], x[0], dtype=np.complex128), np.einsum("i,i->i", X[0], X[0], dtype=np.complex128)),
+        (
+            np.einsum("i,i->i", x[0], A[0], dtype=np.float32, casting="same_kind"),
+            np.einsum("i,i->i", X[0], A[0], dtype=np.float32, casting="same_kind"),
+        ),
+    ]:
+        assert got.dtype == want.dtype and got.tracks_grad()
+        np.testing.assert_allclose(np.asarray(got), want, rtol=1e-6)
+    with pytest.raises(tf.DTypeError, match=r"np.einsum\(..., dtype=np.float32\).*float64.*casting='safe'"):
+        np.einsum("i,i->i", x[0], x[0], dtype=np.float32)  # NumPy refuses it too (its default rule)
+    with pytest.raises(tf.DTypeError, match=r"np.concatenate.*int64.*'same_kind'"):
+        np.concatenate([x, x], dtype=np.int64)
+
+
+def test_numpy_sort_and_argsort_with_axis_none_flatten_first():
+    x = tf.variable(X)
+    np.testing.assert_array_equal(np.asarray(np.sort(x, axis=None)), np.sort(X, axis=None))
+    np.testing.assert_array_equal(np.asarray(np.argsort(x, axis=None)), np.argsort(X, axis=None, kind="stable"))
+    g = tf.default_runtime().grad(tnp.sum(np.sort(x, axis=None) * np.arange(6.0)), x)
+    want = np.zeros(6)
+    want[np.argsort(X, axis=None, kind="stable")] = np.arange(6.0)
+    np.testing.assert_array_equal(np.asarray(g), want.reshape(X.shape))
+
+
+def test_numpy_vecdot_takes_its_axis_as_numpy_counts_it():
+    x = tf.variable(X)
+    for x1, x2, a1, a2 in [(x, A, X, A), (x[:, None], A[:, 0], X[:, None], A[:, 0])]:
+        for axis in (0, -1) if x1.ndim == 2 else (0,):
+            np.testing.assert_allclose(np.asarray(np.vecdot(x1, x2, axis=axis)), np.vecdot(a1, a2, axis=axis))
+    with pytest.raises(tf.AxisError, match=r"np.vecdot.*axis 1 .*x2"):
+        np.vecdot(x, A[0], axis=1)
+
+
+def test_numpy_round_and_swapaxes_share_the_methods_implementation():
+    x = tf.variable(X)
+    np.testing.assert_array_equal(np.asarray(np.round(x, 1)), np.round(X, 1))
+    with pytest.raises(tf.AxisError, match=r"np.swapaxes\(x, 0, 5\): axis2=5 is not an axis of a 2-dim tensor"):
+        np.swapaxes(x, 0, 5)
+    with pytest.raises(tf.AxisError, match=r"x.swapaxes\(0, 5\): axis2=5"):
+        x.swapaxes(0, 5)
+
+
+#: NumPy functions that never dispatch (they read ``__array__``): each returns a plain
+#: NumPy array of the value, the exit from the trace (docs/numpy.md, "NumPy's own functions").
+EXITS = [np.asarray, np.array, np.asanyarray, np.ascontiguousarray, np.asfortranarray, np.require]
+EXITS += [np.asarray_chkfinite]
+
+
+@pytest.mark.parametrize("exit", EXITS, ids=[f.__name__ for f in EXITS])
+def test_numpy_conversions_that_are_exits_return_plain_ndarrays(exit):
+    x = tf.variable(X)
+    got = exit(x)
+    assert type(got) is np.ndarray
+    np.testing.assert_array_equal(got, X)
+    assert exit.__name__ in _numpy_functions_docs()
+
+
+def _numpy_functions_docs():
+    """The section \"NumPy's own functions\" of docs/numpy.md."""
+    text = (pathlib.Path(__file__).parent.parent / "docs" / "numpy.md").read_text()
+    start = text.index("## NumPy's own functions")
+    return text[start : text.index("\n## ", start + 1)]

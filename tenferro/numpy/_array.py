@@ -24,6 +24,7 @@ from ..core.eager import EagerTensor
 from ..core.errors import ArgumentError, AxisError, ShapeMismatch, TenferroError, UnknownOp
 from ._dispatch import lift
 from ._keys import BASIC, plan, shown
+from ._numpy_dispatch import divmod_pair
 
 __all__: list[str] = []
 
@@ -232,9 +233,13 @@ def _scatter(x: EagerTensor, key: Any, values: Any, mode: str, method: str, hint
             raise ArgumentError(f"x.at[...].{method} has no argument {sorted(unknown)[0]!r}")
         _check_mode(hints.get("mode"), method)
     p = plan(x.shape, key, "x.at")
-    positions = np.arange(math.prod(x.shape), dtype=np.intp).reshape(x.shape)[p.numpy_key]
     rt = x._rt
     values = lift(rt, values, f"x.at[...].{method}", "values")
+    if not p.arrays and p.mask is None and x.ndim and x.dtype.kind in "iufc":
+        region = _region(x, p.numpy_key, values)
+        if region is not None:
+            return _basic_update(x, p.numpy_key, region, values, mode, method, key)
+    positions = np.arange(math.prod(x.shape), dtype=np.intp).reshape(x.shape)[p.numpy_key]
     given = np.shape(values) if type(values) is not EagerTensor else values.shape
     try:
         fits = np.broadcast_shapes(given, positions.shape) == positions.shape
@@ -251,6 +256,100 @@ def _scatter(x: EagerTensor, key: Any, values: Any, mode: str, method: str, hint
         return session.reshape(out, ())
     coordinates = np.stack(np.unravel_index(positions, x.shape), axis=-1)
     return session.scatter(x, rt.constant_from(coordinates), values, 0, mode)
+
+
+def _region(x: EagerTensor, key: tuple[Any, ...], values: Any) -> tuple[int, ...] | None:
+    """The shape of ``x[key]`` for a basic key, when ``values`` can take the slice-shaped
+    path of ``_basic_update`` as they are: a tensor of x's dtype, or a Python number of x's
+    kind (else None: ``scatter`` casts or refuses them)."""
+    kind = type(values)
+    if kind is EagerTensor:
+        if values.dtype != x.dtype:
+            return None
+    elif not (kind is float and x.dtype.kind in "fc") and not (kind is int and x.dtype.kind in "iufc"):
+        return None
+    return np.empty(x.shape, dtype=np.bool_)[key].shape  # a view of no data: no element is touched
+
+
+#: A basic ``x.at[key]`` picking at most 1/_SMALL of x's elements scatters at their
+#: coordinates; a larger one takes the slice-shaped path (elementwise ops over x).
+_SMALL = 8
+
+
+def _coordinates(shape: tuple[int, ...], key: tuple[Any, ...], region: tuple[int, ...]) -> np.ndarray:
+    """The coordinates in x (of ``shape``) of the elements of ``x[key]`` for a basic key,
+    in its order, as an array of shape ``region + (len(shape),)``: built from each axis's
+    picked indices, never from all of x's positions."""
+    items = list(key)
+    if Ellipsis in items:
+        at = items.index(Ellipsis)
+        used = sum(item is not None for item in items) - 1
+        items[at : at + 1] = [slice(None)] * (len(shape) - used)
+    items += [slice(None)] * (len(shape) - sum(item is not None for item in items))
+    axes: list[np.ndarray] = []
+    out = 0  # axis of the region
+    axis = 0  # axis of x
+    for item in items:
+        if item is None:
+            out += 1
+            continue
+        picked = np.arange(shape[axis], dtype=np.intp)[item]
+        if type(item) is slice:
+            picked = picked.reshape([-1 if r == out else 1 for r in range(len(region))])
+            out += 1
+        axes.append(np.broadcast_to(picked, region))
+        axis += 1
+    return np.stack(axes, axis=-1)
+
+
+def _basic_update(
+    x: EagerTensor, key: tuple[Any, ...], region: tuple[int, ...], values: Any, mode: str, method: str, shown_key: Any
+) -> EagerTensor:
+    """``x.at[key].<mode>(values)`` for a basic key (ints, slices, None, ...), which picks
+    each element at most once: ``values`` broadcast to the region and placed into zeros of
+    x's shape (the op ``slice_scatter``, the adjoint of ``slice``), then combined with x
+    elementwise (``add``; ``where_select`` on the region's mask for the others). The cost
+    is that of one elementwise op over x, not of a coordinate per element (``scatter``),
+    and the gradients are the ops': the same as ``scatter``'s for positions picked once."""
+    rt = x._rt
+    session = rt.current_session()
+    given = values.shape if type(values) is EagerTensor else ()
+    try:
+        fits = np.broadcast_shapes(given, region) == region
+    except ValueError:
+        fits = False
+    if not fits:
+        raise ShapeMismatch(
+            f"x.at[{shown(shown_key)}].{method}: values of shape {list(given)} do not broadcast to the shape "
+            f"{list(region)} of x[{shown(shown_key)}] (x has shape {list(x.shape)})"
+        )
+    if type(values) is not EagerTensor:
+        if type(values) is int and x.dtype.kind in "iu":
+            info = np.iinfo(x.dtype)
+            if not info.min <= values <= info.max:
+                raise ArgumentError(
+                    f"x.at[{shown(shown_key)}].{method}: the value {values} does not fit in x's dtype {x.dtype} "
+                    f"({info.min}..{info.max})"
+                )
+        with np.errstate(all="ignore"):  # a float beyond float32 is inf, as the cast in scatter gives
+            values = rt.constant_from(np.full(region, values, dtype=x.dtype))
+    elif values.shape != region:
+        values = session.broadcast_to(values, region)
+    if math.prod(region) * _SMALL <= math.prod(x.shape):  # a small region: its coordinates only
+        return session.scatter(x, rt.constant_from(_coordinates(x.shape, key, region)), values, 0, mode)
+    placed = session.slice_scatter(values, x.shape, key)
+    if mode == "add":
+        return session.add(x, placed)
+    mask = np.zeros(x.shape, dtype=np.bool_)
+    mask[key] = True
+    inside = rt.constant_from(mask)
+    if mode == "mul":
+        placed = session.mul(x, placed)
+    elif mode == "min":
+        placed = session.minimum(x, placed)
+    elif mode == "max":
+        placed = session.maximum(x, placed)
+    return session.where_select(inside, placed, x)
 
 
 def _at(self: EagerTensor) -> At:
@@ -368,6 +467,7 @@ METHODS: dict[str, tuple[str, tuple[str, ...], int]] = {
     "clip": ("clip", ("min", "max", "out"), 0),
     "dot": ("dot", ("b", "out"), 1),
     "nonzero": ("nonzero", (), 0),
+    "repeat": ("repeat", ("repeats", "axis"), 1),
 }
 #: NumPy-only parameters and the values accepted for them (anything else is refused).
 NUMPY_ONLY: dict[str, tuple[Any, ...]] = {
@@ -471,41 +571,107 @@ def _transpose(self: EagerTensor, *axes: Any) -> EagerTensor:
 def _flatten(self: EagerTensor, order: str = "C") -> EagerTensor:
     """NumPy's ``x.flatten()``: x as one axis (C order), ``tenferro.numpy.reshape``."""
     _check_order("flatten", order)
-    return (_FOUND.get("reshape") or _function("reshape", "flatten"))(self, (-1,))
+    return _flat(self, "flatten")
 
 
 def _round(self: EagerTensor, decimals: int = 0, out: None = None) -> EagerTensor:
-    """NumPy's ``x.round(decimals)``: ``tenferro.numpy.round``, of x scaled by 10**decimals
-    and scaled back as NumPy does (halves to even; an integer x with decimals >= 0 is
-    itself)."""
+    """NumPy's ``x.round(decimals)``: see ``round_to``."""
     if out is not None:
         raise ArgumentError("x.round(out=...) is not supported: values are immutable; use the result (leave out out)")
+    return round_to(self, decimals, "x.round")
+
+
+def round_to(x: EagerTensor, decimals: Any, call: str) -> EagerTensor:
+    """``tenferro.numpy.round`` of x scaled by 10**decimals and scaled back, as NumPy does
+    (halves to even; an integer x with decimals >= 0 is itself). One implementation for
+    ``x.round``, ``round(x, n)``, ``np.round`` and ``np.around`` (``call`` names the caller
+    in errors)."""
     if isinstance(decimals, bool) or not isinstance(decimals, (int, np.integer)):
-        raise ArgumentError(f"x.round(decimals={decimals!r}): decimals must be an int")
+        raise ArgumentError(f"{call}(decimals={decimals!r}): decimals must be an int")
     f = _FOUND.get("round") or _function("round", "round")
-    if decimals == 0 or (decimals > 0 and self.dtype.kind in "iub"):
-        return f(self)
+    if decimals == 0 or (decimals > 0 and x.dtype.kind in "iub"):
+        return f(x)
     scale = 10.0 ** abs(int(decimals))
     if decimals > 0:
-        return f(self * scale) / scale
-    rounded = f(self / scale) * scale
+        return f(x * scale) / scale
+    rounded = f(x / scale) * scale
     return (
         rounded
-        if self.dtype.kind not in "iub"
-        else (_FOUND.get("astype") or _function("astype", "round"))(rounded, self.dtype)
+        if x.dtype.kind not in "iub"
+        else (_FOUND.get("astype") or _function("astype", "round"))(rounded, x.dtype)
     )
 
 
+def _python_round(self: EagerTensor, ndigits: int | None = None) -> EagerTensor:
+    """``round(x)`` and ``round(x, n)``: ``x.round(n)``, as NumPy's ``ndarray.__round__``
+    (a tensor, which records, not a Python number)."""
+    return round_to(self, 0 if ndigits is None else ndigits, "round(x, ...)")
+
+
 def _swapaxes(self: EagerTensor, axis1: int, axis2: int) -> EagerTensor:
-    """NumPy's ``x.swapaxes(axis1, axis2)``: ``tenferro.numpy.permute_dims`` with the two
-    axes exchanged (the standard has no swapaxes function)."""
-    n = self.ndim
+    """NumPy's ``x.swapaxes(axis1, axis2)``: see ``swap_axes``."""
+    return swap_axes(self, axis1, axis2, f"x.swapaxes({axis1!r}, {axis2!r})")
+
+
+def swap_axes(x: EagerTensor, axis1: Any, axis2: Any, call: str) -> EagerTensor:
+    """``tenferro.numpy.permute_dims`` with the two axes exchanged (the standard has no
+    swapaxes function); one implementation for ``x.swapaxes`` and ``np.swapaxes``
+    (``call`` is the call as errors show it)."""
+    n = x.ndim
     axes = list(range(n))
     for name, axis in (("axis1", axis1), ("axis2", axis2)):
         if isinstance(axis, bool) or not isinstance(axis, (int, np.integer)) or not -n <= axis < n:
-            raise AxisError(f"x.swapaxes({axis1!r}, {axis2!r}): {name}={axis!r} is not an axis of a {n}-dim tensor")
+            raise AxisError(f"{call}: {name}={axis!r} is not an axis of a {n}-dim tensor (valid: {-n}..{n - 1})")
     axes[axis1], axes[axis2] = axes[axis2], axes[axis1]
-    return (_FOUND.get("permute_dims") or _function("permute_dims", "swapaxes"))(self, tuple(axes))
+    return (_FOUND.get("permute_dims") or _function("permute_dims", "swapaxes"))(x, tuple(axes))
+
+
+def _copy(self: EagerTensor, order: str = "C") -> EagerTensor:
+    """NumPy's ``x.copy()``: a new array of x's value, recorded (the op ``astype`` to x's own
+    dtype, an identity with an identity gradient that takes every dtype, bool included;
+    ``positive`` refuses bool)."""
+    _check_order("copy", order)
+    return self._rt.current_session().astype(self, self.dtype)
+
+
+def _argsort(self: EagerTensor, axis: int | None = -1, kind: Any = None, order: Any = None) -> EagerTensor:
+    """NumPy's ``x.argsort(axis=-1, kind=None, order=None)``: ``tenferro.numpy.argsort``
+    (always stable, so ``kind`` changes nothing); ``axis=None`` sorts x flattened."""
+    if order is not None:
+        raise ArgumentError(f"x.argsort(order={order!r}): order is for structured arrays, which tenferro has not")
+    if axis is None:
+        return (_FOUND.get("argsort") or _function("argsort", "argsort"))(_flat(self, "argsort"), axis=-1)
+    return (_FOUND.get("argsort") or _function("argsort", "argsort"))(self, axis=axis)
+
+
+def _flat(x: EagerTensor, method: str) -> EagerTensor:
+    """x as one axis (C order), ``tenferro.numpy.reshape``."""
+    return (_FOUND.get("reshape") or _function("reshape", method))(x, (-1,))
+
+
+def _format(self: EagerTensor, spec: str) -> str:
+    """``f"{x:.4f}"``: a tensor of one element formats its value with the spec (as NumPy's
+    0-d arrays, PyTorch and JAX); an empty spec gives ``str(x)``; another spec of a larger
+    tensor is refused, as NumPy refuses it."""
+    if not spec:
+        return str(self)
+    value = self._held()
+    if value.size != 1:
+        raise ArgumentError(
+            f"format(x, {spec!r}) of a tensor of shape {list(value.shape)}: only a tensor of one element "
+            f"formats with a spec; format its elements (x.tolist()) or reduce it first"
+        )
+    return format(value.reshape(())[()], spec)
+
+
+def _divmod(self: EagerTensor, other: Any) -> tuple[EagerTensor, EagerTensor]:
+    """``divmod(x, y)``: ``np.divmod``'s pair (``tnp.floor_divide``, ``tnp.remainder``)."""
+    return divmod_pair(self, other)
+
+
+def _rdivmod(self: EagerTensor, other: Any) -> tuple[EagerTensor, EagerTensor]:
+    """``divmod(y, x)`` for a y that is not a tenferro array."""
+    return divmod_pair(other, self)
 
 
 def install(cls: type[EagerTensor]) -> None:
@@ -532,6 +698,12 @@ def install(cls: type[EagerTensor]) -> None:
         "ravel": _flatten,
         "swapaxes": _swapaxes,
         "round": _round,
+        "__round__": _python_round,
+        "__format__": _format,
+        "__divmod__": _divmod,
+        "__rdivmod__": _rdivmod,
+        "copy": _copy,
+        "argsort": _argsort,
     }
     for name, (function, names, leading) in METHODS.items():
         functions[name] = _method(name, function, names, leading)

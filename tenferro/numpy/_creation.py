@@ -56,15 +56,14 @@ def _made(rt: EagerRuntime, array: np.ndarray) -> EagerTensor:
 
 
 def _shape(shape: Any, function: str) -> tuple[int, ...]:
-    if isinstance(shape, (int, np.integer)) and not isinstance(shape, builtins.bool):
-        shape = (shape,)
+    given = (shape,) if _is_int(shape) else shape
     try:
-        shape = tuple(int(n) for n in shape) if all(_is_int(n) for n in shape) else None
+        sizes = tuple(int(n) for n in given) if all(_is_int(n) for n in given) else None
     except TypeError:
-        shape = None
-    if shape is None or any(n < 0 for n in shape):
+        sizes = None
+    if sizes is None or any(n < 0 for n in sizes):
         raise ArgumentError(f"{function}: shape must be an int or a tuple of non-negative ints, got {shape!r}")
-    return shape
+    return sizes
 
 
 def _is_int(n: Any) -> builtins.bool:
@@ -294,6 +293,8 @@ def arange(
             and not isinstance(value, (np.integer, np.floating))
         ):
             raise ArgumentError(f"tnp.arange: {name} must be an int or a float, got {type(value).__name__}")
+        if value is not None and not np.isfinite(value):
+            raise ArgumentError(f"tnp.arange: {name} must be finite, got {value!r}")
     if step == 0:
         raise ArgumentError("tnp.arange: step must not be 0")
     if stop is None:
@@ -303,10 +304,13 @@ def arange(
     else:
         dtype = as_dtype(dtype, "tnp.arange")
     size = max(int(np.ceil((stop - start) / step)), 0)
-    if dtype.kind in "iu" and all(_is_int(v) for v in (start, stop, step)):
-        array = np.arange(start, stop, step, dtype=dtype)
-    else:  # exactly ceil((stop - start)/step) elements, the standard's count
-        array = (start + step * np.arange(size, dtype=np.float64)).astype(dtype)
+    try:
+        if dtype.kind in "iu" and all(_is_int(v) for v in (start, stop, step)):
+            array = np.arange(start, stop, step, dtype=dtype)
+        else:  # exactly ceil((stop - start)/step) elements, the standard's count
+            array = (start + step * np.arange(size, dtype=np.float64)).astype(dtype)
+    except ValueError as exc:  # NumPy's "Maximum allowed size exceeded"
+        raise ArgumentError(f"tnp.arange: {size} elements from {start!r} to {stop!r} by {step!r}: {exc}") from None
     return _made(default_runtime(), array)
 
 
@@ -353,6 +357,8 @@ def eye(
     for name, value in (("n_rows", n_rows), ("n_cols", n_cols), ("k", k)):
         if not (value is None and name == "n_cols") and not _is_int(value):
             raise ArgumentError(f"tnp.eye: {name} must be an int, got {type(value).__name__}")
+        if name != "k" and value is not None and value < 0:
+            raise ArgumentError(f"tnp.eye: {name} must be a non-negative int, got {value!r}")
     return _made(default_runtime(), np.eye(n_rows, n_cols, k, dtype=_dtype(dtype, "tnp.eye")))
 
 

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from ..core.eager import EagerTensor
-from ..core.errors import ArgumentError, TenferroError
+from ..core.errors import ArgumentError, AxisError, DTypeError, TenferroError
 
 __all__: list[str] = []
 
@@ -119,7 +119,6 @@ HINTS = {
 
 _MISSING: Any = object()
 _NDARRAY_UFUNC = np.ndarray.__array_ufunc__
-_NO_VALUE = getattr(np, "_NoValue", _MISSING)
 #: ``tenferro.numpy``, set by ``install`` (it imports this module).
 _tnp: Any = None
 
@@ -145,6 +144,9 @@ def _array_ufunc(self: EagerTensor, ufunc: np.ufunc, method: str, *inputs: Any, 
     name = ufunc.__name__
     if method == "__call__":
         if kwargs:
+            if name == "vecdot" and "axis" in kwargs:  # the gufunc's axis: tnp.vecdot takes one too
+                kwargs = dict(kwargs)
+                return _vecdot(inputs, kwargs.pop("axis"), kwargs)
             _check_ufunc_kwargs(f"np.{name}", kwargs)
         return _ufunc_function(name)(*inputs)
     call = f"np.{name}.{method}"
@@ -166,14 +168,34 @@ def _ufunc_function(name: str) -> Callable[..., Any]:
         function = getattr(_tnp, name, None)
         if function is None:
             if name == "divmod":
-                return _divmod
+                return divmod_pair
             raise _no_equivalent(f"np.{name}")
     return function
 
 
-def _divmod(x1: Any, x2: Any) -> tuple[Any, Any]:
-    """``np.divmod``: NumPy defines it as the pair (floor_divide, remainder)."""
+def divmod_pair(x1: Any, x2: Any) -> tuple[Any, Any]:
+    """``np.divmod`` and ``divmod(x, y)``: NumPy defines it as the pair (floor_divide,
+    remainder)."""
     return _tnp.floor_divide(x1, x2), _tnp.remainder(x1, x2)
+
+
+def _vecdot(inputs: tuple[Any, ...], axis: Any, kwargs: dict[str, Any]) -> Any:
+    """``np.vecdot(x1, x2, axis=a)``: ``tnp.vecdot``. NumPy's gufunc counts a non-negative
+    axis from the start of each operand, the standard from the end: where the operands'
+    ranks differ, each one's axis is moved last first."""
+    if kwargs:
+        _check_ufunc_kwargs("np.vecdot", kwargs)
+    x1, x2 = inputs
+    if isinstance(axis, (int, np.integer)) and not isinstance(axis, bool) and axis >= 0 and np.ndim(x1) != np.ndim(x2):
+        for name, x in (("x1", x1), ("x2", x2)):
+            if axis >= np.ndim(x):
+                raise AxisError(
+                    f"np.vecdot(..., axis={axis}): axis {axis} is out of range for {name} with {np.ndim(x)} dims "
+                    f"(NumPy counts a non-negative axis from the start of each operand)"
+                )
+        x1, x2 = _tnp.moveaxis(x1, int(axis), -1), _tnp.moveaxis(x2, int(axis), -1)
+        axis = -1
+    return _tnp.vecdot(x1, x2, axis=axis)
 
 
 def _check_ufunc_kwargs(call: str, kwargs: dict[str, Any]) -> None:
@@ -292,7 +314,7 @@ def _call(
     names, variadic, leading, accepts, defaults = _PLANS.get((func, target)) or _plan(func, target)
     positional: list[Any] = list(args) if variadic else []  # np.einsum(*operands), np.meshgrid(*xi)
     keywords: dict[str, Any] = {}
-    cast = None
+    cast = casting = None
     pairs: Any = () if variadic else zip(names, args)
     if kwargs:
         pairs = [*pairs, *sorted(kwargs.items(), key=lambda item: _position(names, item[0]))]
@@ -313,6 +335,9 @@ def _call(
             if key == "dtype" and positional:  # np.mean(x, dtype=float32): compute in that dtype
                 cast = value
                 continue
+            if key == "casting":  # the rule for that cast (np.concatenate, np.einsum)
+                casting = value
+                continue
             if key == "out":
                 raise _out_refused(call)
             raise ArgumentError(
@@ -324,7 +349,12 @@ def _call(
     if not variadic and len(args) > len(names):
         _bind(call, func, args, kwargs)  # too many arguments for NumPy itself: its words
     if cast is not None:
-        positional[0] = _tnp.astype(positional[0], cast)
+        rule = (
+            casting
+            or defaults.get("casting")
+            or ("safe" if "casting" in _signature(func).parameters or variadic else "unsafe")
+        )
+        positional = [_cast(value, cast, rule, call) for value in positional]
     try:
         return target(*positional, **keywords)
     except TypeError as exc:
@@ -336,6 +366,26 @@ def _call(
         except TypeError as why:
             raise ArgumentError(f"{call} on a tenferro array, as {_name(target)}: {why}") from None
         raise
+
+
+def _cast(value: Any, dtype: Any, casting: str, call: str) -> Any:
+    """A positional argument cast to ``dtype`` for NumPy's ``dtype=`` (which computes in that
+    dtype) under NumPy's ``casting`` rule: an array, each array of a sequence
+    (``np.concatenate([x, y], dtype=...)``), never a string (einsum's subscripts) or a
+    Python number."""
+    if type(value) is list or type(value) is tuple:
+        return [
+            _cast(_tnp.asarray(item) if type(item) in (list, tuple) else item, dtype, casting, call) for item in value
+        ]
+    if type(value) is EagerTensor or isinstance(value, (np.ndarray, np.generic)):
+        if not np.can_cast(value.dtype, dtype, casting):
+            raise DTypeError(
+                f"{call}(..., dtype={_show(dtype)}): an operand of dtype {value.dtype} cannot be cast to "
+                f"{np.dtype(dtype)} under casting={casting!r} (NumPy's rule); cast it first (tnp.astype) or pass a "
+                f"looser casting= ('same_kind', 'unsafe')"
+            )
+        return _tnp.asarray(value, dtype=dtype)
+    return value
 
 
 #: (NumPy function, tnp function) -> what ``_call`` needs of their signatures.
@@ -435,12 +485,11 @@ def _bound(call: str, func: Callable[..., Any], args: tuple[Any, ...], kwargs: d
 
 
 def _swapaxes(call: str, func: Any, args: Any, kwargs: Any) -> Any:
+    """``np.swapaxes(a, axis1, axis2)``: ``x.swapaxes``'s implementation."""
+    from ._array import swap_axes
+
     a = _bound(call, func, args, kwargs)
-    x = a["a"]
-    order = list(range(np.ndim(x)))
-    i, j = order[a["axis1"]], order[a["axis2"]]
-    order[i], order[j] = j, i
-    return _tnp.permute_dims(x, tuple(order))
+    return swap_axes(_tnp.asarray(a["a"]), a["axis1"], a["axis2"], f"{call}(x, {a['axis1']!r}, {a['axis2']!r})")
 
 
 def _ravel(call: str, func: Any, args: Any, kwargs: Any) -> Any:
@@ -451,13 +500,21 @@ def _ravel(call: str, func: Any, args: Any, kwargs: Any) -> Any:
 
 
 def _round(call: str, func: Any, args: Any, kwargs: Any) -> Any:
+    """``np.round(a, decimals)``: ``x.round``'s implementation (NumPy's scaling)."""
+    from ._array import round_to
+
     a = _bound(call, func, args, kwargs)
-    if a["decimals"] != 0:
-        raise ArgumentError(
-            f"{call}(x, decimals={a['decimals']!r}) on a tenferro array: tnp.round rounds to integers only; "
-            f"scale first: tnp.round(x * 10**d) / 10**d"
-        )
-    return _tnp.round(a["a"])
+    return round_to(_tnp.asarray(a["a"]), a["decimals"], call)
+
+
+def _flattened(call: str, func: Any, args: Any, kwargs: Any) -> Any:
+    """``np.sort(a, axis=None)``, ``np.argsort(a, axis=None)``: NumPy sorts a flattened;
+    the standard's functions take an int axis."""
+    a = _bound(call, func, args, kwargs)
+    x = a.pop("a")
+    if a.get("axis", -1) is None:
+        x, a["axis"] = _tnp.reshape(x, (-1,)), -1
+    return _call(call, func, getattr(_tnp, func.__name__), (x,), a)
 
 
 def _trace(call: str, func: Any, args: Any, kwargs: Any) -> Any:
@@ -501,9 +558,11 @@ def _where(call: str, func: Any, args: Any, kwargs: Any) -> Any:
 
 
 def _copy(call: str, func: Any, args: Any, kwargs: Any) -> Any:
-    """``np.copy(x)``: values are immutable, so the copy is a recorded identity."""
+    """``np.copy(x)``: ``x.copy()``, a recorded identity."""
     a = _bound(call, func, args, kwargs)
-    return _tnp.asarray(a["a"], copy=True)
+    if a["order"] not in ("C", "K", "A"):
+        raise ArgumentError(f"{call}(..., order={a['order']!r}): tenferro arrays are row-major; order='C' only")
+    return _tnp.asarray(a["a"]).copy()
 
 
 SPECIAL: dict[tuple[str, str], Callable[..., Any]] = {
@@ -515,5 +574,7 @@ SPECIAL: dict[tuple[str, str], Callable[..., Any]] = {
     ("numpy", "unique"): _unique,
     ("numpy.linalg", "svd"): _svd,
     ("numpy", "copy"): _copy,
+    ("numpy", "sort"): _flattened,
+    ("numpy", "argsort"): _flattened,
     ("numpy", "where"): _where,
 }
