@@ -11,6 +11,7 @@ from conftest import run_docs_example
 
 import tenferro as tf
 from tenferro import CpuEngine, EagerRuntime, EngineBusy, ShapeMismatch
+from tenferro.core.session import ImplicitSession
 
 
 def test_operators_outside_a_session_record_and_backward_needs_no_engine():
@@ -32,7 +33,7 @@ def test_operators_inside_a_session_record_on_that_session():
             assert rt.current_session() is inner
         assert rt.current_session() is s
         y = x * x
-    assert rt.current_session() is not s and type(rt.current_session()).__name__ == "ImplicitSession"
+    assert rt.current_session() is not s and isinstance(rt.current_session(), ImplicitSession)
     np.testing.assert_array_equal(np.asarray(y), [1.0, 4.0])
 
 
@@ -159,3 +160,31 @@ def test_star_import_leaves_the_users_numpy_alone():
     scope = {"numpy": np}
     exec("from tenferro import *", scope)
     assert scope["numpy"] is np and "nn" not in scope
+
+
+def test_an_engine_without_a_kernel_state_runs_implicit_ops_under_its_context():
+    """Engine.unlent: an engine whose context is not one context variable still puts it
+    around every op called outside a session (the path a Dask engine would take)."""
+    import contextlib
+
+    entered = []
+
+    class Recording(CpuEngine):
+        __slots__ = ()
+
+        def kernel_state(self):
+            return None
+
+        def context(self):
+            @contextlib.contextmanager
+            def noting():
+                entered.append(True)
+                yield
+
+            return noting()
+
+    rt = EagerRuntime(engine=Recording("recording"))
+    x = rt.variable_from([1.0, 2.0])
+    y = x * x + 1.0
+    assert len(entered) == 2 and y.tracks_grad()
+    assert isinstance(rt.current_session(), ImplicitSession)

@@ -25,7 +25,7 @@ from .graph import leading_to, reachable
 from .loading import default_registry, load_registry
 from .recording import no_grad
 from .registry import Registry
-from .session import EagerSession, ImplicitSession, session_class
+from .session import EagerSession, implicit_session, session_class
 from .sweep import reverse_sweep
 from .tensor import TRACKED, Tensor, array_from, describe, freeze
 from .trace import Node
@@ -135,7 +135,7 @@ class EagerRuntime:
         #: The innermost open session of this runtime in the current thread.
         self._here = _SessionSlot()
         # Without a default engine, calls outside a session run on NumPy in the calling thread.
-        self._implicit = ImplicitSession(self, engine or _CALLING_THREAD)
+        self._implicit = implicit_session(self, registry, engine or _CALLING_THREAD)
 
     # -- values --------------------------------------------------------------------------
     def variable_from(self, tensor: Tensor | Any) -> EagerTensor:

@@ -57,9 +57,6 @@ class EagerSession:
         self._needed = needed  # inside rt.grad: the vertices that lead to a wanted variable
         self._in_sweep = in_sweep
         self._open = True
-        #: (context variable, value) set around each kernel: an implicit session's engine
-        #: context (see Engine.kernel_state); None where a lent engine's context is in force.
-        self._kernel_state: tuple[Any, Any] | None = None
 
     @property
     def runtime(self) -> EagerRuntime:
@@ -281,7 +278,7 @@ def _bind(spec: OpSpec, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[
     return tensors, params
 
 
-def _method(spec: OpSpec) -> Any:
+def _method(spec: OpSpec, kernel_state: tuple[Any, Any] | None = None) -> Any:
     """The session method of one op: bind the arguments, check them, run the kernel on the
     engine, record a node.
 
@@ -293,6 +290,8 @@ def _method(spec: OpSpec) -> Any:
     ``classify``, which also raises every argument error.
     """
     name, accepts, forward, drops = spec.name, spec.accepts, spec.forward, spec.drops
+    if kernel_state is not None:  # an implicit session's method: the engine's context around the kernel
+        forward = _with_state(forward, *kernel_state)
     integer_results = spec.integer_results or not any(spec.differentiable)
     arity = len(spec.inputs)
     names = tuple(spec.params)
@@ -404,16 +403,8 @@ def _method(spec: OpSpec) -> Any:
             if variadic:  # the items are the node's inputs; the kernel gets them as one list
                 args = _items(spec, args[0])
             values, parents, tracked, args = classify(self, args)
-        state = self._kernel_state
         try:
-            if state is None:
-                out = forward(*values, **params) if params else forward(*values)
-            else:
-                token = state[0].set(state[1])
-                try:
-                    out = forward(*values, **params) if params else forward(*values)
-                finally:
-                    state[0].reset(token)
+            out = forward(*values, **params) if params else forward(*values)
         except TenferroError:
             raise
         except Exception as exc:
@@ -456,37 +447,67 @@ def _signed(spec: OpSpec, op: Any) -> Any:
     return op
 
 
+def _with_state(kernel: Any, variable: Any, value: Any) -> Any:
+    """``kernel`` run with the context variable ``variable`` set to ``value``."""
+
+    def run(*args: Any, **kwargs: Any) -> Any:
+        token = variable.set(value)
+        try:
+            return kernel(*args, **kwargs)
+        finally:
+            variable.reset(token)
+
+    return run
+
+
 class ImplicitSession(EagerSession):
     """Where ops go outside any session: each call runs at once under the engine's context,
     lending nothing, so any number of threads may use it together.
 
     One per runtime, never closed; recording follows the runtime's switch as in any session.
-    Its ops are the registry session's methods, bound per instance on first use: as they
-    are when the engine's context is one context variable (``Engine.kernel_state``, set
-    around the kernel alone), else wrapped in ``Engine.unlent``.
+    When the engine's context is one context variable (``Engine.kernel_state``), the class
+    of :func:`implicit_session` sets it around each kernel alone; otherwise each op (the
+    registry session's method) is wrapped in ``Engine.unlent`` on first use.
     """
 
     def __init__(self, rt: EagerRuntime, engine: Engine):
         super().__init__(rt)
-        self._kernel_state = engine.kernel_state()
-        self._unlent = None if self._kernel_state is not None else engine.unlent
+        self._unlent = engine.unlent
 
     def __getattr__(self, name: str) -> Any:
-        # Reached once per op name: the bound method is then an instance attribute.
+        # Reached once per op name: the wrapped method is then an instance attribute.
         op = getattr(self._rt._session_class, name, None)
         if op is None or name.startswith("_"):
             return super().__getattr__(name)
         bound = op.__get__(self)
-        if self._unlent is not None:
-            run = self._unlent(bound)
-            run.__name__ = run.__qualname__ = name
-            run.__doc__, run.__signature__ = op.__doc__, inspect.signature(bound)  # type: ignore[attr-defined]
-            bound = run
-        self.__dict__[name] = bound
-        return bound
+        run = self._unlent(bound)
+        run.__name__ = run.__qualname__ = name
+        run.__doc__, run.__signature__ = op.__doc__, inspect.signature(bound)  # type: ignore[attr-defined]
+        self.__dict__[name] = run
+        return run
+
+
+def implicit_session(rt: EagerRuntime, registry: Registry, engine: Engine) -> ImplicitSession:
+    """The implicit session of ``rt``: of a class with one method per op whose kernels run
+    under the engine's ``kernel_state`` (built once per registry and state), or, for an
+    engine without one, an ImplicitSession that wraps each op in ``Engine.unlent``."""
+    state = engine.kernel_state()
+    if state is None:
+        return ImplicitSession(rt, engine)
+    with _CLASSES_LOCK:
+        classes = _IMPLICIT.setdefault(registry, {})
+        cls = classes.get(state)
+        if cls is None:
+            methods = {spec.name: _method(spec, state) for spec in registry}
+            doc = f"An ImplicitSession whose methods are the {len(methods)} ops of one registry."
+            cls = classes[state] = type(
+                "RegistryImplicitSession", (ImplicitSession,), {"__module__": __name__, "__doc__": doc, **methods}
+            )
+    return cls(rt, engine)
 
 
 _CLASSES: weakref.WeakKeyDictionary[Registry, type[EagerSession]] = weakref.WeakKeyDictionary()
+_IMPLICIT: weakref.WeakKeyDictionary[Registry, dict[Any, type[ImplicitSession]]] = weakref.WeakKeyDictionary()
 _CLASSES_LOCK = threading.Lock()
 
 
