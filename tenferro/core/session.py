@@ -290,8 +290,8 @@ def _method(spec: OpSpec, kernel_state: tuple[Any, Any] | None = None) -> Any:
     ``classify``, which also raises every argument error.
     """
     name, accepts, forward, drops = spec.name, spec.accepts, spec.forward, spec.drops
-    if kernel_state is not None:  # an implicit session's method: the engine's context around the kernel
-        forward = _with_state(forward, *kernel_state)
+    # An implicit session's method sets the engine's context variable around the kernel.
+    state, quiet = kernel_state or (None, None)
     integer_results = spec.integer_results or not any(spec.differentiable)
     arity = len(spec.inputs)
     names = tuple(spec.params)
@@ -404,7 +404,14 @@ def _method(spec: OpSpec, kernel_state: tuple[Any, Any] | None = None) -> Any:
                 args = _items(spec, args[0])
             values, parents, tracked, args = classify(self, args)
         try:
-            out = forward(*values, **params) if params else forward(*values)
+            if state is None:
+                out = forward(*values, **params) if params else forward(*values)
+            else:
+                token = state.set(quiet)
+                try:
+                    out = forward(*values, **params) if params else forward(*values)
+                finally:
+                    state.reset(token)
         except TenferroError:
             raise
         except Exception as exc:
@@ -445,19 +452,6 @@ def _signed(spec: OpSpec, op: Any) -> Any:
         f"{spec.doc.strip()}\n\nOp of plugin {spec.plugin!r}." if spec.doc else f"Op of plugin {spec.plugin!r}."
     )
     return op
-
-
-def _with_state(kernel: Any, variable: Any, value: Any) -> Any:
-    """``kernel`` run with the context variable ``variable`` set to ``value``."""
-
-    def run(*args: Any, **kwargs: Any) -> Any:
-        token = variable.set(value)
-        try:
-            return kernel(*args, **kwargs)
-        finally:
-            variable.reset(token)
-
-    return run
 
 
 class ImplicitSession(EagerSession):
