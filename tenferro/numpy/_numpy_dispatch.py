@@ -26,24 +26,9 @@ from ..core.errors import ArgumentError, AxisError, DTypeError, TenferroError
 
 __all__: list[str] = []
 
-#: NumPy ufunc name -> ``tenferro.numpy`` name, where they differ (the array API's names).
-UFUNC_NAMES = {
-    "absolute": "abs",
-    "arccos": "acos",
-    "arccosh": "acosh",
-    "arcsin": "asin",
-    "arcsinh": "asinh",
-    "arctan": "atan",
-    "arctanh": "atanh",
-    "arctan2": "atan2",
-    "conjugate": "conj",
-    "power": "pow",
-    "true_divide": "divide",
-    "invert": "bitwise_invert",
-    "left_shift": "bitwise_left_shift",
-    "right_shift": "bitwise_right_shift",
-    "rint": "round",
-}
+#: NumPy ufunc name -> ``tenferro.numpy`` name, where tnp has no function of NumPy's name
+#: (tnp has NumPy's aliases, ``arccos`` beside ``acos``, so most names are found as they are).
+UFUNC_NAMES = {"rint": "round"}
 #: ``ufunc.reduce`` / ``ufunc.accumulate`` -> the ``tenferro.numpy`` reduction.
 REDUCE = {
     "add": "sum",
@@ -65,13 +50,7 @@ UFUNC_NEUTRAL: dict[str, Any] = {
 }
 
 #: (NumPy module, name) -> ``tenferro.numpy`` name, where they differ.
-FUNCTION_NAMES = {
-    ("numpy", "amax"): "max",
-    ("numpy", "amin"): "min",
-    ("numpy", "concatenate"): "concat",
-    ("numpy", "around"): "round",
-    ("numpy", "absolute"): "abs",
-}
+FUNCTION_NAMES = {("numpy", "amax"): "max", ("numpy", "amin"): "min", ("numpy", "around"): "round"}
 #: NumPy argument -> the ``tenferro.numpy`` keyword; None: ignored, it changes only how
 #: NumPy computes (``optimize`` of einsum, the ``kind`` of sorting algorithm).
 RENAMES: dict[str, str | None] = {
