@@ -16,7 +16,8 @@ from typing import Any
 import numpy as np
 
 #: Types whose values are immutable and need no work (the common case, checked first).
-_ATOMIC = frozenset({int, float, bool, str, complex, bytes, type(None), np.dtype, type})
+#: A slice cannot be changed after it is made (an op that reads its bounds checks them).
+_ATOMIC = frozenset({int, float, bool, str, complex, bytes, type(None), np.dtype, type, slice, type(Ellipsis)})
 
 
 def frozen(value: Any) -> Any:

@@ -52,9 +52,10 @@ def parse_index(index: Any, shape: tuple[int, ...], op: str) -> tuple[tuple[Any,
     of the result."""
     items = index if isinstance(index, tuple) else (index,)
     ndim = len(shape)
-    if sum(item is Ellipsis for item in items) > 1:
+    ellipses = sum(1 for item in items if item is Ellipsis)
+    if ellipses > 1:
         raise ArgumentError(f"{op}: an index can have only one Ellipsis (...), got {index!r}")
-    consumed = sum(item is not None and item is not Ellipsis for item in items)
+    consumed = len(items) - ellipses - sum(1 for item in items if item is None)
     if consumed > ndim:
         raise AxisError(f"{op}: index {index!r} indexes {consumed} axes, but the tensor has {ndim} dims")
     key: list[Any] = []
