@@ -55,7 +55,10 @@ def in_range(indices: Any, length: int, axis: int | None, op: str, arg: str = "i
     one lies in ``[-length, length)``."""
     if np.size(indices) == 0:
         return indices
-    low, high = int(np.min(indices)), int(np.max(indices))
+    if type(indices) is np.ndarray:  # the method skips np.min's dispatch (2.8 -> 1.3 µs each)
+        low, high = int(indices.min()), int(indices.max())
+    else:  # another engine's array: NumPy's function dispatches to it
+        low, high = int(np.min(indices)), int(np.max(indices))
     if high >= length or low < -length:
         bad = high if high >= length else low
         where = "x flattened" if axis is None else f"axis {axis}"
