@@ -30,4 +30,4 @@ __array_api_version__ = "2024.12"
 
 _operators.install(EagerTensor)
 _array.install(EagerTensor)
-_numpy_dispatch.install(EagerTensor) if hasattr(_numpy_dispatch, "install") else None
+_numpy_dispatch.install(EagerTensor)
