@@ -111,6 +111,8 @@ def _forward(op: str, params: tuple[Any, ...], label: str) -> Any:
 
 
 def _reflected(op: str, label: str) -> Any:
+    """``other <op> self`` (``2 - x``). The body repeats ``_forward``'s with the operands
+    swapped: a swap decided per call would cost the hot path of ``x * y`` a branch."""
     if op in COMMUTATIVE:  # 2.0 * x is x * 2.0 exactly, and the op's inline checks know that order
         return _forward(op, (), label)
 
