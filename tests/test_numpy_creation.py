@@ -233,3 +233,17 @@ def test_creation_errors_name_the_function_and_the_argument_as_given(call, words
     with pytest.raises(ArgumentError) as info:
         call()
     assert words in str(info.value)
+
+
+def test_a_refused_copy_is_a_tenferro_error_and_a_value_error():
+    """copy=False where tenferro must copy raised a bare ValueError (the house rule: every
+    error is a TenferroError; the standard asks for a ValueError, so it is both)."""
+    x = tnp.asarray([1.0, 2.0])
+    for call in (
+        lambda: tnp.asarray([1, 2], copy=False),
+        lambda: tnp.asarray(x, dtype=tnp.float32, copy=False),
+        lambda: tnp.from_dlpack(x, copy=False),
+    ):
+        with pytest.raises(tf.TenferroError, match="copy=False") as info:
+            call()
+        assert isinstance(info.value, ValueError)

@@ -16,11 +16,17 @@ from typing import Any
 import numpy as np
 
 from ..core.eager import EagerTensor
-from ..core.errors import ArgumentError, DTypeError
+from ..core.errors import ArgumentError, DTypeError, TenferroError
 from ..core.runtime import EagerRuntime, default_runtime
 from ..core.tensor import freeze
 from ._dispatch import lift, runtime_in, session_of, stacked
 from ._dtypes import as_dtype, check_device
+
+
+class CopyRefused(TenferroError, ValueError):
+    """``copy=False`` where tenferro must copy (a ValueError, as the standard says): its
+    values are immutable and never share memory with another library's."""
+
 
 __all__ = [
     "arange",
@@ -98,8 +104,8 @@ def asarray(
     the ``astype`` op (which records) for another ``dtype``; anything else becomes a
     constant of the default runtime. Python scalars default to bool/int64/float64/
     complex128. A nested sequence holding arrays that track gradients is joined by the op
-    ``stack``, so it records. ``copy=False`` raises ValueError where a copy or conversion
-    is needed."""
+    ``stack``, so it records. ``copy=False`` raises CopyRefused (a ValueError) where a copy or
+    conversion is needed."""
     check_device(device, "tnp.asarray")
     if dtype is not None:
         dtype = as_dtype(dtype, "tnp.asarray")
@@ -107,10 +113,10 @@ def asarray(
         if dtype is None or obj.dtype == dtype:
             return obj
         if copy is False:
-            raise ValueError(f"tnp.asarray: converting {obj.dtype} to {dtype} needs a copy, but copy=False")
+            raise CopyRefused(f"tnp.asarray: converting {obj.dtype} to {dtype} needs a copy, but copy=False")
         return session_of(obj).astype(obj, dtype)
     if copy is False:
-        raise ValueError(
+        raise CopyRefused(
             f"tnp.asarray: a {type(obj).__name__} becomes a tenferro array only by a copy, but copy=False "
             f"(tenferro values are immutable and never share memory with NumPy's)"
         )
@@ -367,7 +373,7 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: builtins.bool | None = N
     immutable, so ``copy=False`` raises ValueError)."""
     check_device(device, "tnp.from_dlpack")
     if copy is False:
-        raise ValueError("tnp.from_dlpack: tenferro arrays never share memory, but copy=False")
+        raise CopyRefused("tnp.from_dlpack: tenferro arrays never share memory, but copy=False")
     if type(x) is EagerTensor:
         return x
     if not hasattr(x, "__dlpack__"):
