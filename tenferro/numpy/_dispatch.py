@@ -28,14 +28,8 @@ SCALARS = (bool, int, float, complex)
 def runtime_of(args: tuple[Any, ...]) -> EagerRuntime:
     """The runtime of the first EagerTensor among ``args`` (or at any depth inside a list or
     tuple argument), else the default runtime."""
-    for arg in args:
-        if type(arg) is EagerTensor:
-            return arg._rt
-        if isinstance(arg, (list, tuple)):
-            rt = runtime_in(arg)
-            if rt is not None:
-                return rt
-    return default_runtime()
+    rt = runtime_in(args)
+    return default_runtime() if rt is None else rt
 
 
 def runtime_in(items: list[Any] | tuple[Any, ...]) -> EagerRuntime | None:

@@ -63,6 +63,15 @@ def _bool_retried(
     raise renamed(exc, function) from None
 
 
+def _in_dtype(s: Any, op: str, x: EagerTensor, params: tuple[Any, ...], wanted: np.dtype) -> EagerTensor:
+    """The op on x cast to ``wanted`` first, its result cast back where the op widens it
+    (an integer sum is int64): the standard's ``dtype=`` of sum, prod and the cumulatives."""
+    if x.dtype != wanted:
+        x = s.astype(x, wanted)
+    result = getattr(s, op)(x, *params)
+    return result if result.dtype == wanted else s.astype(result, wanted)
+
+
 def dtype_of(dtype: Any, function: str) -> np.dtype:
     """The NumPy dtype a ``dtype=`` argument names (a tnp dtype, a NumPy dtype or its name)."""
     try:
@@ -111,11 +120,7 @@ def _typed_reduction(name: str, op: str, doc: str) -> Callable[..., EagerTensor]
                 if axis is None and keepdims is False:
                     return getattr(s, op)(x)
                 return getattr(s, op)(x, axis, keepdims)
-            wanted = dtype_of(dtype, function)
-            if x.dtype != wanted:
-                x = s.astype(x, wanted)
-            result = getattr(s, op)(x, axis, keepdims)
-            return result if result.dtype == wanted else s.astype(result, wanted)
+            return _in_dtype(s, op, x, (axis, keepdims), dtype_of(dtype, function))
         except TenferroError as exc:
             return _bool_retried(exc, s, op, x, (axis, keepdims), function)
 
@@ -156,11 +161,7 @@ def _cumulative(name: str, op: str, doc: str, flatten: bool) -> Callable[..., Ea
                 x = s.reshape(x, (-1,))
             if dtype is None:
                 return getattr(s, op)(x, axis, include_initial)
-            wanted = dtype_of(dtype, function)
-            if x.dtype != wanted:
-                x = s.astype(x, wanted)
-            result = getattr(s, op)(x, axis, include_initial)
-            return result if result.dtype == wanted else s.astype(result, wanted)
+            return _in_dtype(s, op, x, (axis, include_initial), dtype_of(dtype, function))
         except TenferroError as exc:
             return _bool_retried(exc, s, op, x, (axis, include_initial), function)
 
