@@ -48,6 +48,7 @@ from .core.errors import (
     UnknownOp,
 )
 from .core.runtime import default_runtime
+from .transforms import grad, hessian, hvp, jacfwd, jacobian, jacrev, jvp, linearize, value_and_grad, vjp
 
 __version__ = "0.1.0"
 
@@ -100,6 +101,16 @@ __all__ = [
     "UnknownOp",
     "constant",
     "default_runtime",
+    "grad",
+    "hessian",
     "hookimpl",
+    "hvp",
+    "jacfwd",
+    "jacobian",
+    "jacrev",
+    "jvp",
+    "linearize",
+    "value_and_grad",
     "variable",
+    "vjp",
 ]

@@ -92,7 +92,10 @@ CAUGHT = {
     "NUMPY_RESULT": ({"engine_neutral"}, "given duck arrays, the kernel returned a numpy.ndarray: it made a new"),
     "MIXED": ({"engine_neutral"}, "the kernel passed a NumPy array of its own making (float64["),
     "SHIFT_DECLARED_LINEAR": ({"linear", "jvp"}, "declares linear=True (linear in x together), but f(αx + βy) differs"),
-    "SQUARE_DECLARED_MULTILINEAR": ({"multilinear"}, "declares multilinear=True (linear in b with the other inputs"),
+    "SQUARE_DECLARED_MULTILINEAR": (
+        {"multilinear", "jvp"},
+        "declares multilinear=True (linear in b with the other inputs",
+    ),
     "WRONG_TRANSPOSE": ({"linear", "jvp", "vjp_fd"}, "but its VJP is not its transpose in x: ⟨u, f(v)⟩ = "),
     "JVP_OFF": ({"jvp"}, "along input 0 ('x'): ⟨u, JVP(v)⟩ = "),
     "FORGOT_CONJ": ({"complex_vjp_fd"}, "forgot_conj::mul_unconjugated::complex_vjp_fd failed"),

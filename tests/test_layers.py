@@ -13,10 +13,11 @@ LAYERS = [
     ("errors and plain values", {"errors", "params", "rules", "hookspecs"}),
     ("tensors, engines and the recording switch", {"tensor", "engine", "recording"}),
     ("op specs and the trace", {"spec", "trace"}),
-    ("the graph, the registry and add_any", {"graph", "registry", "accumulate"}),
+    ("the graph, the registry and the core's two ops", {"graph", "registry", "accumulate", "alias"}),
     ("the eager tensor and plugin loading", {"eager", "loading"}),
     ("the session", {"session"}),
     ("the reverse sweep", {"sweep"}),
+    ("forward mode", {"forward"}),
     ("the runtime", {"runtime"}),
 ]
 LAYER_OF = {module: index for index, (_, modules) in enumerate(LAYERS) for module in modules}

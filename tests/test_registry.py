@@ -29,7 +29,7 @@ def test_builtin_families_come_from_the_entry_point_group():
 
 def test_no_entry_points_means_only_the_core_op():
     registry = load_registry(entry_points=False)
-    assert [spec.name for spec in registry] == ["add_any"]
+    assert [spec.name for spec in registry] == ["add_any", "alias"]
 
 
 def test_a_plugin_module_passed_directly_is_named_as_its_entry_point_is():

@@ -1,6 +1,7 @@
 """The core: values, runtime, sessions, trace, reverse sweep, registry, engine, errors.
 
-It knows no op by name (apart from ``add_any``, its own cotangent accumulation); every
+It knows no op by name (apart from its own two: ``add_any``, cotangent accumulation, and
+``alias``, a function transform's fresh vertex); every
 op comes from a plugin through :mod:`tenferro.core.hookspecs`.
 """
 

@@ -17,10 +17,11 @@ class TenferroError(Exception):
 class NonScalarGrad(TenferroError):
     """``backward``/``rt.grad`` was asked for a gradient of a non-scalar output."""
 
-    def __init__(self, shape: tuple[int, ...]):
+    def __init__(self, shape: tuple[int, ...], message: str | None = None):
         self.shape = tuple(shape)
         super().__init__(
-            f"grad requires a scalar output, got shape {list(self.shape)}; reduce it to one number first "
+            message
+            or f"grad requires a scalar output, got shape {list(self.shape)}; reduce it to one number first "
             f"(e.g. s.reduce_sum(out, None)), or seed a vector-Jacobian product with out.backward_with(v)"
         )
 

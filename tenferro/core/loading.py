@@ -25,6 +25,7 @@ import pluggy
 
 from . import hookspecs
 from .accumulate import ADD_ANY
+from .alias import ALIAS
 from .errors import ArgumentError, PluginError, PluginWarning
 from .registry import BLOCK_ENV, PluginInfo, PluginRegistrar, Registry
 
@@ -100,7 +101,8 @@ class _Loading:
         for name in sorted(blocked):
             self.pm.set_blocked(name)
         self.registry = Registry()
-        self.registry.add(ADD_ANY, "core")  # the core's own op: cotangent accumulation
+        self.registry.add(ADD_ANY, "core")  # the core's own ops: cotangent accumulation,
+        self.registry.add(ALIAS, "core")  # and a transform's fresh vertex
         core = self.registry.plugins["core"]
         core.distribution = "tenferro"
         try:

@@ -44,3 +44,25 @@ class no_grad:  # noqa: N801 - used like a function: ``with no_grad(rt):``
             )
         blocks.remove(self.runtime)  # entries of one runtime are alike: removing any one is right
         _PAUSED.set(tuple(blocks))
+
+
+class recording:  # noqa: N801 - used like a function: ``with recording(rt):``
+    """Record ops of ``runtime`` in the current context until the block ends, even inside
+    ``no_grad`` (PyTorch's ``enable_grad``): a function transform differentiates its own
+    function whatever the caller paused, as ``torch.func.grad`` does."""
+
+    __slots__ = ("runtime", "_token")
+
+    def __init__(self, runtime: Any):
+        self.runtime = runtime
+
+    def __enter__(self) -> None:
+        blocks = _PAUSED.get()
+        if self.runtime in blocks:
+            self._token = _PAUSED.set(tuple(b for b in blocks if b is not self.runtime))
+        else:
+            self._token = None
+
+    def __exit__(self, *exc_info: object) -> None:
+        if self._token is not None:
+            _PAUSED.reset(self._token)

@@ -14,11 +14,15 @@
   linear in its differentiable inputs jointly (``add``, ``sum_to``, ``where_select`` in
   ``a, b``); ``multilinear=True`` says it is linear in each one separately (``mul``,
   ``dot_general``). The conformance suite checks both exactly, without finite
-  differences, and a linear op's forward-mode rule is the op itself (:func:`linear_jvp`).
+  differences; a linear op's forward-mode rule is the op itself (:func:`linear_jvp`),
+  a multilinear op's the sum of the op with one input replaced by its tangent
+  (:func:`multilinear_jvp`).
 - **The whole-op rule**, tenferro's first form and still accepted:
   ``vjp(s, g, inputs, out, **params)`` returning one cotangent per input.
 - **Forward mode**: an optional ``jvp(s, tangents, inputs, out, **params)`` returning the
-  result's tangent from one tangent per input (``None`` for zero).
+  result's tangent from one tangent per input (``None`` for zero). An op without one is
+  still differentiable in forward mode: the core transposes its VJP (slower; see
+  :mod:`tenferro.core.forward`).
 
 Every rule computes with the ops of session ``s``, so derivatives are recorded inside
 ``rt.grad`` and can be differentiated again. ``out`` is the op's result: an EagerTensor
@@ -59,6 +63,24 @@ def linear_jvp(op: str, differentiable: Sequence[bool], variadic: bool = False) 
             for i, (t, x) in enumerate(zip(tangents, inputs))
         ]
         return getattr(s, op)(*([args] if variadic else args), **params)
+
+    return jvp
+
+
+def multilinear_jvp(op: str, differentiable: Sequence[bool]) -> Callable[..., Any]:
+    """The forward-mode rule of an op linear in each differentiable input separately (the
+    product rule): the sum over inputs with a tangent of the op with that input replaced
+    by its tangent."""
+    flags = tuple(differentiable)
+
+    def jvp(s: Any, tangents: Sequence[Any], inputs: tuple[Any, ...], out: Any, /, **params: Any) -> Any:
+        total = None
+        for i, t in enumerate(tangents):
+            if t is None or not flags[i]:
+                continue
+            term = getattr(s, op)(*inputs[:i], t, *inputs[i + 1 :], **params)
+            total = term if total is None else s.add_any(total, term)
+        return total
 
     return jvp
 

@@ -53,6 +53,25 @@ class _SessionSlot(threading.local):
     session: EagerSession | None = None
 
 
+class _RuleSession:
+    """The context manager of :meth:`EagerRuntime.rule_session` (a class, not a generator:
+    every backward pass enters one, and a generator costs about 1 µs more)."""
+
+    __slots__ = ("rt", "session", "previous")
+
+    def __init__(self, rt: EagerRuntime, session: EagerSession):
+        self.rt, self.session = rt, session
+
+    def __enter__(self) -> EagerSession:
+        here = self.rt._here
+        self.previous, here.session = here.session, self.session
+        return self.session
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.session._open = False
+        self.rt._here.session = self.previous
+
+
 class Gradients:
     """The gradients one ``backward`` call computed, keyed by variable.
 
@@ -283,14 +302,14 @@ class EagerRuntime:
         needed: set[int] | None = None,
     ) -> dict[int, tuple[EagerTensor, Any]]:
         """The reverse sweep from ``out`` on a session of its own (recording unless paused)."""
-        with engine.lend(holder):
-            session = self._session_class(self, needed=needed, in_sweep=True)
-            outer, self._here.session = self._here.session, session  # rules written with operators record here
-            try:
-                return reverse_sweep(session, vertex(out), seed)
-            finally:
-                session._open = False
-                self._here.session = outer
+        with engine.lend(holder), self.rule_session(needed) as session:
+            return reverse_sweep(session, [(vertex(out), seed)])
+
+    def rule_session(self, needed: set[int] | None = None) -> AbstractContextManager[EagerSession]:
+        """A session for derivative rules, current in this thread for the block (rules
+        written with operators record there too), lending nothing: the caller has lent the
+        engine, or is inside a session that has. ``needed`` as in :meth:`grad`'s sweep."""
+        return _RuleSession(self, self._session_class(self, needed=needed, in_sweep=True))
 
     def _detach(self, engine: Engine | None, tensor: EagerTensor) -> EagerTensor:
         # The seed's signature takes an engine; copying a value runs no kernel, so it is

@@ -16,7 +16,7 @@ import numpy as np
 
 from .errors import PluginError, TenferroError
 from .params import frozen
-from .rules import InputRule, Unbroadcast, WholeRule, linear_jvp
+from .rules import InputRule, Unbroadcast, WholeRule, linear_jvp, multilinear_jvp
 
 #: dtype kinds (NumPy ``dtype.kind``) an op input may accept.
 KINDS = frozenset("biufc")
@@ -113,8 +113,8 @@ class OpSpec:
     per-input rules are then written as if nothing broadcast);
     ``linear``/``multilinear`` when the op is linear in its differentiable inputs
     jointly/each separately; ``jvp``, an optional forward-mode rule (derived for linear
-    ops); ``residuals``, the inputs (and ``"out"``) whose values the rules read, so the
-    trace keeps only those (None keeps all; linear ops default to none); ``differentiable``,
+    and multilinear ops; without one the core transposes the VJP); ``residuals``, the
+    inputs (and ``"out"``) whose values the rules read, so the trace keeps only those (None keeps all; linear ops default to none); ``differentiable``,
     per input, whether a gradient flows to it (default: inputs with a rule that accept
     floats); ``second_order``, False when the rules use an op with no rule of its own;
     ``integer_results``, when a float input may give an integer result that carries no
@@ -189,6 +189,8 @@ class OpSpec:
             derived("vjps", tuple(rule if flag else None for rule, flag in zip(rules, flags)))
         if self.jvp is None and self.linear:
             derived("jvp", linear_jvp(self.name, flags, self.variadic))
+        elif self.jvp is None and self.multilinear and not self.variadic:
+            derived("jvp", multilinear_jvp(self.name, flags))
         if self.residuals is None and self.linear:
             # a linear op's rules read no values of the inputs it is linear in, only shapes
             derived("residuals", tuple(name for name, flag in zip(self.inputs, flags) if not flag))

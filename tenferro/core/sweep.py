@@ -9,7 +9,7 @@ itself a traced result and can be differentiated again.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterator
+from collections.abc import Container, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -130,7 +130,7 @@ def node_cotangents(
             call = node.parents[0]
             g = tuple(g if index == node.output else None for index in range(len(call.value)))
             node = call
-        out = tuple(_stand_in(node, index, rt) for index in range(len(node.value)))
+        out = stand_ins(node, rt)
     inputs, params, rules = node.inputs, node.params, spec.vjps
     try:
         if rules is not None:
@@ -176,6 +176,11 @@ def node_cotangents(
     return cotangents
 
 
+def stand_ins(call: Node, rt: Any) -> tuple[Any, ...]:
+    """The results of a call as its rules see them, one per result (see :func:`_stand_in`)."""
+    return tuple(_stand_in(call, index, rt) for index in range(len(call.value)))
+
+
 def _stand_in(call: Node, index: int, rt: Any) -> Any:
     """Result ``index`` of a call as its rule sees it: its tensor, recorded from a result
     node of its own (so a rule that reads it stays differentiable), or that node where
@@ -187,37 +192,59 @@ def _stand_in(call: Node, index: int, rt: Any) -> Any:
     return node if node.value is None else EagerTensor(node.value, rt, node)
 
 
-def reverse_sweep(session: EagerSession, root: Vertex, seed: EagerTensor) -> dict[int, tuple[EagerTensor, Any]]:
-    """Cotangents of the variables ``root`` depends on, given the cotangent ``seed`` of
-    ``root``: ``{id(variable): (variable, cotangent)}``, where a cotangent of ``None`` means
-    the derivative is zero along every path (the variable is reached, but nothing flows).
+def reverse_sweep(
+    session: EagerSession,
+    roots: Sequence[tuple[Vertex, EagerTensor]],
+    stops: Container[Node] = (),
+) -> dict[int, tuple[Any, Any]]:
+    """Cotangents of the variables the ``roots`` depend on, given each root vertex's
+    cotangent (``[(vertex, seed), ...]``; one root in ``backward`` and ``rt.grad``):
+    ``{id(variable): (variable, cotangent)}``, where a cotangent of ``None`` means the
+    derivative is zero along every path (the variable is reached, but nothing flows).
 
-    Nodes are taken in decreasing creation order from a heap, starting at ``root``: every
+    Nodes are taken in decreasing creation order from a heap, starting at the roots: every
     consumer of a node was created after it, so a node runs only once all of its cotangent
     has arrived, and no separate topological sort is needed. Inside ``rt.grad`` only the
     vertices in ``session._needed`` (those that lead to a wanted variable) get cotangents.
+    A node in ``stops`` is treated as a variable: its cotangent is returned under its id and
+    goes no further (how a function transform differentiates with respect to its own
+    arguments when they were computed by an enclosing one).
 
     Every cotangent returned is a fresh tensor with a value of its own: one that a rule
     passed through unchanged (the seed, an input of the op, its output), a view (of a
     broadcast), or one two variables would share, is copied at the end, so no result is
     a tensor the caller holds or shares memory with one.
     """
-    if type(root) is not Node:  # the output is a variable itself
-        return {id(root): (root, _fresh(session, seed))}
     needed = session._needed
     # The cotangent waiting at each node; None once the node has run (it stays, as visited).
-    pending: dict[Node, EagerTensor | None] = {root: seed}
-    heap = [(-root.seq, root)]
-    leaves: dict[int, tuple[EagerTensor, Any]] = {}
-    zero_branches: list[Vertex] = []  # reached with a zero cotangent: their variables are reached too
+    pending: dict[Node, EagerTensor | None] = {}
+    heap: list[tuple[int, Node]] = []
+    leaves: dict[int, tuple[Any, Any]] = {}
     # Cotangents that are tensors someone else holds, kept alive here so that their ids
     # cannot be reused by fresh tensors while the sweep runs.
-    borrowed: dict[int, EagerTensor] = {id(seed): seed}
+    borrowed: dict[int, EagerTensor] = {}
+    for root, seed in roots:
+        borrowed[id(seed)] = seed
+        if type(root) is Node:
+            if root in pending:
+                pending[root] = session.add_any(pending[root], seed)
+            else:
+                pending[root] = seed
+                heap.append((-root.seq, root))
+        else:  # a variable itself
+            previous = leaves.get(id(root))
+            leaves[id(root)] = (root, seed if previous is None else session.add_any(previous[1], seed))
+    heapq.heapify(heap)
+    stopping = bool(stops)
+    zero_branches: list[Vertex] = []  # reached with a zero cotangent: their variables are reached too
     pop, push = heapq.heappop, heapq.heappush
     while heap:
         node = pop(heap)[1]
         g = pending[node]
         pending[node] = None  # free the output's cotangent before its inputs' pile up
+        if stopping and node in stops:
+            leaves[id(node)] = (node, g)
+            continue
         if node.output is not None:
             if node.output != CALL:  # one result of a call: its cotangent waits at the call,
                 _to_call(session, node, g, pending, heap)  # which comes later (created first)

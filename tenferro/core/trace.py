@@ -37,7 +37,7 @@ Vertex = Any
 #: Node creation order. A node is always created after the nodes of its inputs, so
 #: sorting by ``seq`` is a topological order, and the reverse sweep can take nodes in
 #: decreasing ``seq`` (like PyTorch's sequence_nr) without a separate traversal.
-_SEQUENCE = itertools.count()
+SEQUENCE = itertools.count()
 
 
 #: ``Node.output`` of the node of a call with several results (see :func:`call_node`).
@@ -71,7 +71,7 @@ class Node(Hollow):
         out: np.ndarray | Hollow,
         output: int | None = None,
     ):
-        self.seq = next(_SEQUENCE)
+        self.seq = next(SEQUENCE)
         self.spec = spec
         self.inputs = inputs
         self.parents = parents

@@ -1,0 +1,180 @@
+"""Forward mode: tangents pushed through a recorded trace, node by node in creation order.
+
+A function transform records its function once, then pushes tangents of its arguments
+through the trace (``tf.jvp`` once; ``tf.linearize`` and ``tf.jacfwd`` once per tangent,
+without running the function again). A node's tangent comes from its op's ``jvp`` rule
+(linear and multilinear ops derive theirs) or, for an op without one, from its VJP
+transposed: the VJP is linear in its cotangent, so sweeping the rule's own recorded
+computation backward, with the input tangents as seeds, gives J·t. Rules compute with the
+session given, so the tangents are recorded where an enclosing transform needs them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .eager import EagerTensor, vertex
+from .errors import NotDifferentiable, RuleError
+from .recording import recording
+from .sweep import node_cotangents, reverse_sweep, stand_ins
+from .tensor import TRACKED, describe, freeze
+from .trace import CALL, SEQUENCE, Node, Vertex
+
+if TYPE_CHECKING:
+    from .session import EagerSession
+
+
+def forward_plan(roots: Sequence[Vertex], starts: set[int]) -> list[Node]:
+    """The nodes a tangent of the vertices ``starts`` (by id) flows through on its way to
+    ``roots``, in creation order (inputs before their users). The walk stops at the
+    starts: what computed them is not the transform's business."""
+    seen: dict[int, Node] = {}
+    stack = [root for root in roots if type(root) is Node and id(root) not in starts]
+    for root in stack:
+        seen[id(root)] = root
+    while stack:
+        node = stack.pop()
+        for parent in node.parents:
+            if type(parent) is Node and id(parent) not in seen and id(parent) not in starts:
+                seen[id(parent)] = parent
+                stack.append(parent)
+    carried = set(starts)
+    plan = []
+    for node in sorted(seen.values(), key=lambda n: n.seq):
+        if any(id(parent) in carried for parent in node.parents if parent is not None):
+            carried.add(id(node))
+            plan.append(node)
+    return plan
+
+
+def push_tangents(session: EagerSession, plan: Sequence[Node], starts: dict[int, EagerTensor]) -> dict[int, Any]:
+    """The tangent of every vertex of ``plan`` (by id; None for zero), given the tangents
+    of the start vertices; a call node's entry is the tuple of its results' tangents."""
+    tangents: dict[int, Any] = dict(starts)
+    get = tangents.get
+    for node in plan:
+        if node.output is not None and node.output != CALL:  # one result of a call: its part
+            of_call = get(id(node.parents[0]))
+            tangents[id(node)] = None if of_call is None else of_call[node.output]
+            continue
+        given = [None if parent is None else get(id(parent)) for parent in node.parents]
+        if any(t is not None for t in given):
+            tangents[id(node)] = node_tangent(session, node, given)
+    return tangents
+
+
+def node_tangent(session: EagerSession, node: Node, tangents: list[Any]) -> Any:
+    """The tangent of a node's result given one tangent per input (None for zero): from
+    the op's ``jvp`` rule, else its VJP transposed; checked (an EagerTensor of this runtime
+    of the result's shape and dtype, or None) or a RuleError names the op. For a call
+    node, a tuple with one entry per result. The conformance suite calls this too."""
+    spec, rt = node.spec, session._rt
+    if not spec.has_rules:
+        raise NotDifferentiable(
+            f"op {spec.name} (plugin {spec.plugin!r}) has no derivative rule, so tangents cannot flow "
+            f"through it; compute it from constants"
+        )
+    out = _result(node, rt)
+    try:
+        if spec.jvp is not None:
+            if node.params:
+                returned = spec.jvp(session, tangents, node.inputs, out, **node.params)
+            else:
+                returned = spec.jvp(session, tangents, node.inputs, out)
+        else:
+            returned = _transposed(session, node, tangents)
+    except NotDifferentiable:
+        raise
+    except RuleError as exc:
+        if "the JVP of" in str(exc) or "the VJP of" in str(exc):
+            raise
+        raise RuleError(f"the JVP of {spec.name} (plugin {spec.plugin!r}) failed: {exc}") from exc
+    except Exception as exc:
+        raise RuleError(f"the JVP of {spec.name} (plugin {spec.plugin!r}) failed: {exc}") from exc
+    if node.output == CALL:
+        if not isinstance(returned, (tuple, list)) or len(returned) != len(node.value):
+            raise RuleError(
+                f"the JVP of {spec.name} (plugin {spec.plugin!r}) returned {type(returned).__name__}; an op "
+                f"with several results returns a tuple with one tangent per result (None for zero)"
+            )
+        return tuple(_checked(spec, t, r, rt) for t, r in zip(returned, node.value))
+    return _checked(spec, returned, node, rt)
+
+
+def _result(node: Node, rt: Any) -> Any:
+    """The result(s) as a rule sees them (see ``sweep.node_cotangents``)."""
+    if node.output == CALL:
+        return stand_ins(node, rt)
+    return node if node.value is None else EagerTensor(node.value, rt, node)
+
+
+def _checked(spec: Any, tangent: Any, result: Any, rt: Any) -> Any:
+    if tangent is None:
+        return None
+    if result.dtype not in TRACKED:  # an integer result of a call carries no tangent
+        return None
+    if (
+        type(tangent) is not EagerTensor
+        or tangent._rt is not rt
+        or type(tangent._value) is not np.ndarray
+        or tangent.shape != result.shape
+        or tangent.dtype != result.dtype
+    ):
+        shown = tangent.describe() if type(tangent) is EagerTensor else type(tangent).__name__
+        raise RuleError(
+            f"the JVP of {spec.name} (plugin {spec.plugin!r}) returned {shown}; a tangent must be None or an "
+            f"EagerTensor of the result's type {describe(result.shape, result.dtype)}, made with the session's ops"
+        )
+    return tangent
+
+
+def _transposed(session: EagerSession, node: Node, tangents: list[Any]) -> Any:
+    """J·t for an op without a ``jvp`` rule: the VJP rule, run on a zero cotangent ``g``
+    that is a variable of its own and recorded, is a linear function of ``g``; sweeping it
+    backward with the input tangents as the cotangents of its results gives the tangent
+    of the op's result (its transpose, in the real inner product the VJPs live in)."""
+    rt = session._rt
+    results = node.value if node.output == CALL else (node,)
+    gs = tuple(
+        EagerTensor(freeze(np.zeros(r.shape, r.dtype)), rt, None, leaf=True) if r.dtype in TRACKED else None
+        for r in results
+    )
+    floor = next(SEQUENCE)  # every node the rule records comes after this number
+    with recording(rt), rt.rule_session() as rules:  # the rule's computation is what gets transposed
+        cotangents = node_cotangents(rules, node, gs if node.output == CALL else gs[0])
+    roots = []
+    for ct, t in zip(cotangents, tangents):
+        if ct is not None and t is not None:
+            found = vertex(ct)
+            if found is not None:
+                roots.append((found, t))
+    wanted = {id(g) for g in gs if g is not None}
+    got = {}
+    if roots:
+        with rt.rule_session(_between(roots, wanted, floor)) as sweep:
+            got = reverse_sweep(sweep, roots)
+    transposed = tuple(None if g is None else got.get(id(g), (g, None))[1] for g in gs)
+    return transposed if node.output == CALL else transposed[0]
+
+
+def _between(roots: list[tuple[Vertex, Any]], wanted: set[int], floor: int) -> set[int]:
+    """The vertices a sweep from ``roots`` to the variables ``wanted`` must visit, among the
+    nodes recorded after ``floor`` (the rule's own: the trace before it cannot lead to the
+    rule's cotangent variables, so it is not walked)."""
+    reached: dict[int, Node] = {}
+    stack = [v for v, _ in roots if type(v) is Node and v.seq > floor]
+    for v in stack:
+        reached[id(v)] = v
+    while stack:
+        for parent in stack.pop().parents:
+            if type(parent) is Node and parent.seq > floor and id(parent) not in reached:
+                reached[id(parent)] = parent
+                stack.append(parent)
+    needed = set(wanted)
+    for node in sorted(reached.values(), key=lambda n: n.seq):
+        if any(parent is not None and id(parent) in needed for parent in node.parents):
+            needed.add(id(node))
+    return needed

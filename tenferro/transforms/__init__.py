@@ -1,0 +1,362 @@
+"""Function transforms with JAX's names and conventions: ``tf.grad``, ``tf.value_and_grad``,
+``tf.vjp``, ``tf.jvp``, ``tf.linearize``, ``tf.jacrev`` (``tf.jacobian``), ``tf.jacfwd``,
+``tf.hessian``, ``tf.hvp``.
+
+Arguments and results are pytrees (nested dicts, lists, tuples and namedtuples of arrays:
+NumPy arrays, tenferro arrays or Python numbers); results come back in the same structure,
+as tenferro arrays. Transforms nest to any order (``tf.grad(tf.grad(f))``,
+``tf.jacfwd(tf.jacrev(f))``, a transform inside a function being differentiated) without
+perturbation confusion. They run on the runtime of their array arguments (the default
+runtime when there is none) and take ``engine=`` to run on a given engine.
+
+Forward mode (``jvp``, ``linearize``, ``jacfwd``) records ``f`` once and pushes tangents
+through the recorded trace: an op's ``jvp`` rule where it has one, its VJP transposed
+otherwise, so every differentiable op supports it. See docs/transforms.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from tenferro.core.eager import EagerTensor
+from tenferro.core.engine import Engine
+from tenferro.core.errors import ArgumentError, DTypeError, NonScalarGrad
+
+from ._call import Call, flatten, unflatten, where_in
+
+__all__ = ["grad", "hessian", "hvp", "jacfwd", "jacobian", "jacrev", "jvp", "linearize", "value_and_grad", "vjp"]
+
+
+def _argnums(argnums: int | Sequence[int], transform: str) -> tuple[tuple[int, ...], bool]:
+    """``argnums`` as a tuple, and whether it was one int (results then are not a tuple)."""
+    if isinstance(argnums, (int, np.integer)) and not isinstance(argnums, bool):
+        return (int(argnums),), True
+    if (
+        isinstance(argnums, (tuple, list))
+        and argnums
+        and all(isinstance(n, (int, np.integer)) and not isinstance(n, bool) for n in argnums)
+    ):
+        return tuple(int(n) for n in argnums), False
+    raise ArgumentError(f"{transform}: argnums must be an int or a non-empty tuple of ints, got {argnums!r}")
+
+
+def _per_argnum(call: Call, flat: list[Any], single: bool) -> Any:
+    """Flat per-leaf results back in the structure of the differentiated arguments."""
+    trees, start = [], 0
+    for spec in call.in_specs:
+        count = spec.num_leaves
+        trees.append(unflatten(spec, flat[start : start + count]))
+        start += count
+    return trees[0] if single else tuple(trees)
+
+
+def _conj(tensor: EagerTensor) -> EagerTensor:
+    """A holomorphic derivative from a reverse-mode one (tenferro's cotangents are conjugated)."""
+    import tenferro.numpy as tnp  # noqa: PLC0415 - the front end, imported on first use
+
+    return tnp.conj(tensor) if tensor.dtype.kind == "c" else tensor
+
+
+# -- reverse mode -----------------------------------------------------------------------
+def value_and_grad(
+    fun: Callable[..., Any],
+    argnums: int | Sequence[int] = 0,
+    has_aux: bool = False,
+    holomorphic: bool = False,
+    *,
+    engine: Engine | None = None,
+) -> Callable[..., Any]:
+    """``fun`` and its gradient with respect to the arguments ``argnums``, as ``jax.value_and_grad``:
+    the new function returns ``(value, grads)`` (``((value, aux), grads)`` with ``has_aux``),
+    ``grads`` shaped like the argument (a tuple of them for a tuple ``argnums``).
+
+    ``fun`` must return a real scalar (a complex one with ``holomorphic=True``, giving f′(z)).
+    For a real function of complex inputs the gradient is tenferro's (PyTorch's) convention,
+    the conjugate of JAX's: ``grad`` of Σ|z|² is 2z."""
+    nums, single = _argnums(argnums, "value_and_grad")
+
+    def value_and_grad_f(*args: Any) -> Any:
+        call = Call("value_and_grad", fun, args, nums, engine, has_aux, allow_complex=True)
+        if len(call.outputs) != 1 or call.outputs[0].shape != ():
+            one = len(call.outputs) == 1
+            shape = call.outputs[0].shape if one else (len(call.outputs),)
+            got = f"shape {list(shape)}" if one else f"a pytree of {len(call.outputs)} arrays"
+            raise NonScalarGrad(
+                shape,
+                f"grad: the function must return a scalar (a 0-d array), got {got}; reduce it to one number, "
+                f"or use tf.vjp or tf.jacrev for a vector output",
+            )
+        out = call.outputs[0]
+        if out.dtype.kind == "c" and not holomorphic:
+            raise DTypeError(
+                "grad: the function returns a complex scalar; grad requires real-valued outputs (take its real "
+                "part or absolute value), or pass holomorphic=True for the derivative of a holomorphic function"
+            )
+        if out.dtype.kind not in "fc":
+            raise DTypeError(f"grad: the function returns a {out.dtype} scalar; it must return a float")
+        grads = call.pull([(out, EagerTensor(np.ones((), out.dtype), call.rt))])
+        if holomorphic:
+            grads = [_conj(g) for g in grads]
+        value = call.settle(out)
+        if has_aux:
+            value = (value, unflatten(*_settled(call, call.aux)))
+        return value, _per_argnum(call, grads, single)
+
+    return _named(value_and_grad_f, "value_and_grad", fun)
+
+
+def _settled(call: Call, tree: Any) -> tuple[Any, list[Any]]:
+    """``aux`` with its tracked arrays as constants where the call does not record."""
+    leaves, spec = flatten(tree)
+    return spec, [call.settle(x) if type(x) is EagerTensor else x for x in leaves]
+
+
+def grad(
+    fun: Callable[..., Any],
+    argnums: int | Sequence[int] = 0,
+    has_aux: bool = False,
+    holomorphic: bool = False,
+    *,
+    engine: Engine | None = None,
+) -> Callable[..., Any]:
+    """The gradient of scalar-valued ``fun`` with respect to the arguments ``argnums``, as
+    ``jax.grad`` (``(grads, aux)`` with ``has_aux``). See :func:`value_and_grad`."""
+    value_and_grad_f = value_and_grad(fun, argnums, has_aux, holomorphic, engine=engine)
+
+    def grad_f(*args: Any) -> Any:
+        value, grads = value_and_grad_f(*args)
+        return (grads, value[1]) if has_aux else grads
+
+    return _named(grad_f, "grad", fun)
+
+
+def vjp(fun: Callable[..., Any], *primals: Any, has_aux: bool = False, engine: Engine | None = None) -> tuple[Any, ...]:
+    """``(out, vjp_fn)`` as ``jax.vjp`` (``(out, vjp_fn, aux)`` with ``has_aux``): ``fun``
+    evaluated at ``primals`` once, and the function that maps a cotangent shaped like
+    ``out`` to a tuple with one cotangent per primal. ``vjp_fn`` may be called many times."""
+    call = Call("vjp", fun, primals, tuple(range(len(primals))), engine, has_aux)
+    out = unflatten(call.out_spec, [call.settle(x) for x in call.outputs])
+
+    def vjp_fn(cotangent: Any) -> tuple[Any, ...]:
+        leaves, spec = flatten(cotangent)
+        if spec != call.out_spec:
+            raise ArgumentError(
+                f"vjp: the cotangent must have the structure of the output ({call.out_spec}), got {spec}"
+            )
+        seeds = [
+            (o, call.tangent(ct, o, lambda i=i: where_in("vjp", "the cotangent", cotangent, i)))
+            for i, (o, ct) in enumerate(zip(call.outputs, leaves))
+        ]
+        return _per_argnum(call, call.pull(seeds), single=False)
+
+    if has_aux:
+        return out, vjp_fn, unflatten(*_settled(call, call.aux))
+    return out, vjp_fn
+
+
+def jacrev(
+    fun: Callable[..., Any],
+    argnums: int | Sequence[int] = 0,
+    has_aux: bool = False,
+    holomorphic: bool = False,
+    *,
+    engine: Engine | None = None,
+) -> Callable[..., Any]:
+    """The Jacobian of ``fun`` by reverse mode (one sweep per output element), as
+    ``jax.jacrev``: for each output leaf of shape S and argument leaf of shape T, an array
+    of shape S + T, nested as the output's structure of the arguments' structure."""
+    nums, single = _argnums(argnums, "jacrev")
+
+    def jacrev_f(*args: Any) -> Any:
+        call = Call("jacrev", fun, args, nums, engine, has_aux, allow_complex=holomorphic)
+        _real_outputs(call, "jacrev", holomorphic)
+        per_output = []
+        for out in call.outputs:
+            rows = []  # one cotangent per argument leaf, for each element of the output
+            for k in range(out.size):
+                seed = np.zeros(out.size, out.dtype)
+                seed[k] = 1
+                rows.append(call.pull([(out, EagerTensor(seed.reshape(out.shape), call.rt))]))
+            blocks = [
+                _stacked([row[j] for row in rows], out.shape, x.shape, x, holomorphic, last=False)
+                for j, x in enumerate(call.inputs)
+            ]
+            per_output.append(_per_argnum(call, blocks, single))
+        return _with_aux(call, unflatten(call.out_spec, per_output), has_aux)
+
+    return _named(jacrev_f, "jacrev", fun)
+
+
+#: ``jax.jacobian``: reverse mode.
+jacobian = jacrev
+
+
+# -- forward mode -----------------------------------------------------------------------
+def jvp(
+    fun: Callable[..., Any],
+    primals: Sequence[Any],
+    tangents: Sequence[Any],
+    has_aux: bool = False,
+    *,
+    engine: Engine | None = None,
+) -> tuple[Any, ...]:
+    """``(out, tangent_out)`` as ``jax.jvp`` (``(out, tangent_out, aux)`` with ``has_aux``):
+    ``fun`` at ``primals`` and its derivative along ``tangents`` (a sequence with one
+    tangent per primal, each of its primal's structure, shapes and dtypes)."""
+    primals, tangents = _sequences(primals, tangents, "jvp")
+    call = Call("jvp", fun, primals, tuple(range(len(primals))), engine, has_aux)
+    flat = _tangents(call, tangents, "jvp")
+    out = unflatten(call.out_spec, [call.settle(x) for x in call.outputs])
+    tangent_out = unflatten(call.out_spec, call.push(call.plan(), flat))
+    return (out, tangent_out, unflatten(*_settled(call, call.aux))) if has_aux else (out, tangent_out)
+
+
+def linearize(fun: Callable[..., Any], *primals: Any, engine: Engine | None = None) -> tuple[Any, Callable[..., Any]]:
+    """``(out, f_jvp)`` as ``jax.linearize``: ``fun`` evaluated once at ``primals``, and the
+    function ``f_jvp(*tangents)`` that gives its derivative along tangents, pushed through
+    the recorded trace without running ``fun`` again."""
+    call = Call("linearize", fun, primals, tuple(range(len(primals))), engine)
+    plan = call.plan()
+
+    def f_jvp(*tangents: Any) -> Any:
+        if len(tangents) != len(primals):
+            raise ArgumentError(f"linearize: f_jvp takes one tangent per primal ({len(primals)}), got {len(tangents)}")
+        return unflatten(call.out_spec, call.push(plan, _tangents(call, tangents, "linearize")))
+
+    return unflatten(call.out_spec, [call.settle(x) for x in call.outputs]), f_jvp
+
+
+def jacfwd(
+    fun: Callable[..., Any],
+    argnums: int | Sequence[int] = 0,
+    has_aux: bool = False,
+    holomorphic: bool = False,
+    *,
+    engine: Engine | None = None,
+) -> Callable[..., Any]:
+    """The Jacobian of ``fun`` by forward mode (``fun`` runs once; one push of a tangent per
+    argument element), as ``jax.jacfwd``; same layout as :func:`jacrev`."""
+    nums, single = _argnums(argnums, "jacfwd")
+
+    def jacfwd_f(*args: Any) -> Any:
+        call = Call("jacfwd", fun, args, nums, engine, has_aux, allow_complex=holomorphic)
+        _real_outputs(call, "jacfwd", holomorphic)
+        plan = call.plan()
+        columns: list[list[Any]] = []  # per argument leaf: the outputs' tangents for each element
+        for j, x in enumerate(call.inputs):
+            pushed = []
+            for k in range(x.size):
+                basis = np.zeros(x.size, x.dtype)
+                basis[k] = 1
+                given = [None] * len(call.inputs)
+                given[j] = EagerTensor(basis.reshape(x.shape), call.rt)
+                pushed.append(call.push(plan, given))
+            columns.append(pushed)
+        per_output = []
+        for i, out in enumerate(call.outputs):
+            blocks = [
+                _stacked([p[i] for p in columns[j]], x.shape, out.shape, out, False, last=True)
+                for j, x in enumerate(call.inputs)
+            ]
+            per_output.append(_per_argnum(call, blocks, single))
+        return _with_aux(call, unflatten(call.out_spec, per_output), has_aux)
+
+    return _named(jacfwd_f, "jacfwd", fun)
+
+
+def hessian(
+    fun: Callable[..., Any],
+    argnums: int | Sequence[int] = 0,
+    has_aux: bool = False,
+    holomorphic: bool = False,
+    *,
+    engine: Engine | None = None,
+) -> Callable[..., Any]:
+    """The Hessian of scalar-valued ``fun``, as ``jax.hessian``: ``jacfwd(jacrev(fun))``."""
+    inner = jacrev(fun, argnums, has_aux, holomorphic, engine=engine)
+    return _named(jacfwd(inner, argnums, has_aux, holomorphic, engine=engine), "hessian", fun)
+
+
+def hvp(
+    fun: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any], *, engine: Engine | None = None
+) -> Any:
+    """The Hessian-vector product of scalar-valued ``fun`` at ``primals`` along ``tangents``
+    (forward over reverse, JAX's recipe ``jvp(grad(f), primals, tangents)[1]``): shaped like
+    ``primals[0]`` for one primal, a tuple with one entry per primal for several."""
+    primals, tangents = _sequences(primals, tangents, "hvp")
+    gradient = grad(fun, tuple(range(len(primals))), engine=engine)
+    _, tangent_out = jvp(gradient, primals, tangents, engine=engine)
+    return tangent_out[0] if len(primals) == 1 else tangent_out
+
+
+# -- helpers ------------------------------------------------------------------------------
+def _sequences(primals: Any, tangents: Any, transform: str) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+    if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
+        raise ArgumentError(
+            f"{transform}: primals and tangents must be tuples or lists with one entry per argument, got "
+            f"{type(primals).__name__} and {type(tangents).__name__} (write {transform}(f, (x,), (v,)))"
+        )
+    if len(primals) != len(tangents):
+        raise ArgumentError(
+            f"{transform}: got {len(primals)} primals and {len(tangents)} tangents; give one tangent per primal"
+        )
+    return tuple(primals), tuple(tangents)
+
+
+def _tangents(call: Call, tangents: Sequence[Any], transform: str) -> list[EagerTensor]:
+    """The tangents, one tree per primal, as one EagerTensor per differentiated leaf."""
+    flat: list[EagerTensor] = []
+    start = 0
+    for n, (tree, spec) in enumerate(zip(tangents, call.in_specs)):
+        leaves, given_spec = flatten(tree)
+        if given_spec != spec:
+            raise ArgumentError(
+                f"{transform}: tangent {n} must have the structure of primal {n} ({spec}), got {given_spec}"
+            )
+        for i, leaf in enumerate(leaves):
+            like = call.inputs[start + i]
+            flat.append(
+                call.tangent(leaf, like, lambda n=n, i=i, tree=tree: where_in(transform, f"tangent {n}", tree, i))
+            )
+        start += len(leaves)
+    return flat
+
+
+def _stacked(
+    pieces: list[EagerTensor], lead: tuple[int, ...], rest: tuple[int, ...], like: EagerTensor, conj: bool, last: bool
+) -> EagerTensor:
+    """A Jacobian block from one result per element of ``lead`` (each of shape ``rest``):
+    of shape lead + rest (reverse mode: one row per output element), or rest + lead with
+    ``last`` (forward mode: one column per argument element). ``like`` gives the dtype and
+    runtime of an empty block."""
+    import tenferro.numpy as tnp  # noqa: PLC0415 - the front end, imported on first use
+
+    shape = rest + lead if last else lead + rest
+    if not pieces:
+        return EagerTensor(np.zeros(shape, like.dtype), like._rt)
+    block = tnp.reshape(tnp.stack(pieces, axis=-1 if last else 0), shape)
+    return tnp.conj(block) if conj and block.dtype.kind == "c" else block
+
+
+def _real_outputs(call: Call, transform: str, holomorphic: bool) -> None:
+    for out in call.outputs:
+        if out.dtype.kind == "c" and not holomorphic:
+            raise DTypeError(
+                f"{transform}: the function returns {out.describe()}; {transform} requires real-valued outputs, "
+                f"or holomorphic=True for a holomorphic function"
+            )
+
+
+def _with_aux(call: Call, result: Any, has_aux: bool) -> Any:
+    return (result, unflatten(*_settled(call, call.aux))) if has_aux else result
+
+
+def _named(transformed: Callable[..., Any], transform: str, fun: Callable[..., Any]) -> Callable[..., Any]:
+    name = getattr(fun, "__name__", type(fun).__name__)
+    transformed.__name__ = transformed.__qualname__ = f"{transform}({name})"
+    transformed.__doc__ = f"{transform} of {name}." + (f"\n\n{fun.__doc__}" if getattr(fun, "__doc__", None) else "")
+    transformed.__wrapped__ = fun  # type: ignore[attr-defined]
+    return transformed

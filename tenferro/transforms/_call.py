@@ -1,0 +1,289 @@
+"""One transform's call of the user's function: its arguments as the transform's own
+vertices, the recorded outputs, and the sweeps (backward) and pushes (forward) over them.
+
+A transform records ``f`` once on its arguments' runtime. An argument that an enclosing
+transform (or the user's variable) tracks enters as ``alias(x)``, a node of its own, so
+the sweeps stop there and the enclosing transform's paths through ``x`` stay its own (no
+perturbation confusion); any other argument enters as a fresh variable. Derivatives are
+recorded only where something outside the call could differentiate them: an argument, a
+closure or a tangent tracked from outside. Otherwise they are computed unrecorded and
+returned as constants, so a training loop over transform results keeps no history.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+import optree
+
+from tenferro.core.eager import EagerTensor, vertex
+from tenferro.core.engine import CpuEngine, Engine
+from tenferro.core.errors import ArgumentError, DTypeError, ShapeMismatch
+from tenferro.core.forward import forward_plan, push_tangents
+from tenferro.core.graph import reachable
+from tenferro.core.recording import no_grad, recording
+from tenferro.core.runtime import EagerRuntime, default_runtime
+from tenferro.core.sweep import reverse_sweep
+from tenferro.core.tensor import TRACKED, Tensor, describe, dtype_name, freeze
+from tenferro.core.trace import Node
+
+#: Python numbers accepted as array leaves (NumPy's dtypes: float64, int64, complex128, bool).
+_NUMBERS = (bool, int, float, complex)
+
+
+def flatten(tree: Any) -> tuple[list[Any], Any]:
+    """The leaves of a pytree (dicts, lists, tuples, namedtuples; None is an empty subtree,
+    as in JAX) and its structure."""
+    return optree.tree_flatten(tree)
+
+
+def unflatten(spec: Any, leaves: Sequence[Any]) -> Any:
+    return optree.tree_unflatten(spec, list(leaves))
+
+
+def where_in(transform: str, what: str, tree: Any, index: int) -> str:
+    """``argument 0 at ['W1']``: how an error names leaf ``index`` of ``tree``."""
+    paths = optree.tree_paths(tree)
+    path = "".join(f"[{key!r}]" for key in paths[index]) if index < len(paths) else ""
+    return f"{what} at {path}" if path else what
+
+
+def runtime_of(trees: Sequence[Any]) -> EagerRuntime:
+    """The runtime of the first EagerTensor among the leaves of ``trees``, else the default."""
+    for tree in trees:
+        for leaf in optree.tree_leaves(tree):
+            if type(leaf) is EagerTensor:
+                return leaf._rt
+    return default_runtime()
+
+
+def as_value(leaf: Any, rt: EagerRuntime, transform: str, what: Callable[[], str]) -> np.ndarray:
+    """The read-only array a leaf holds (an EagerTensor's value, a copy of anything else
+    array-like), or the ArgumentError that names the leaf."""
+    if type(leaf) is EagerTensor:
+        if leaf._rt is not rt:
+            raise ArgumentError(
+                f"{transform}: {what()} belongs to {leaf._rt!r}, but the other arrays to {rt!r}; tensors of two "
+                f"runtimes cannot be mixed"
+            )
+        return leaf._held()
+    if isinstance(leaf, Tensor):
+        return leaf._array
+    if isinstance(leaf, (np.ndarray, np.generic, *_NUMBERS)):
+        array = np.array(leaf)
+        if array.dtype.kind in "biufc":
+            return freeze(array)
+    raise ArgumentError(
+        f"{transform}: {what()} is a {type(leaf).__name__}, not an array; the arguments of a transformed "
+        f"function are pytrees (dicts, lists, tuples, namedtuples) of arrays (NumPy arrays, tenferro arrays, "
+        f"Python numbers); pass other values as arguments outside argnums, or close over them"
+    )
+
+
+class Call:
+    """``f`` called once by a transform on its differentiated leaves (see the module doc).
+
+    ``outputs`` are the flat output leaves as EagerTensors, ``out_spec`` their structure;
+    ``starts`` the vertices of the differentiated leaves, in order; ``record`` whether
+    derivatives must be recorded (something outside the call tracks its inputs)."""
+
+    def __init__(
+        self,
+        transform: str,
+        f: Callable[..., Any],
+        args: tuple[Any, ...],
+        argnums: tuple[int, ...],
+        engine: Engine | None,
+        has_aux: bool = False,
+        allow_complex: bool = True,
+    ):
+        self.transform = transform
+        if not callable(f):
+            raise ArgumentError(f"{transform}: the function to transform must be callable, got {type(f).__name__}")
+        for n in argnums:
+            if not -len(args) <= n < len(args):
+                raise ArgumentError(
+                    f"{transform}: argnums {n} is out of range for a call with {len(args)} positional argument(s)"
+                )
+        argnums = tuple(n % len(args) for n in argnums)
+        self.rt = rt = runtime_of(args)
+        self.engine = engine
+        self.in_specs: list[Any] = []
+        self.inputs: list[EagerTensor] = []  # the transform's own tensors, one per differentiated leaf
+        self.tracked_inputs = False
+        called = list(args)
+        with self.context(), recording(rt):
+            session = rt.current_session()
+            for n in argnums:
+                leaves, spec = flatten(args[n])
+                self.in_specs.append(spec)
+                own = []
+                for index, leaf in enumerate(leaves):
+                    what = lambda n=n, index=index: where_in(transform, f"argument {n}", args[n], index)  # noqa: E731
+                    value = as_value(leaf, rt, transform, what)
+                    check_dtype(value, transform, what, allow_complex)
+                    if type(leaf) is EagerTensor and vertex(leaf) is not None:
+                        own.append(session.alias(leaf))  # tracked from outside: a node of its own
+                        self.tracked_inputs = True
+                    else:
+                        own.append(EagerTensor(value, rt, None, leaf=True))
+                self.inputs += own
+                called[n] = unflatten(spec, own)
+            returned = f(*called)
+        if has_aux:
+            if not (isinstance(returned, (tuple, list)) and len(returned) == 2):
+                raise ArgumentError(
+                    f"{transform}: with has_aux=True the function must return a pair (output, aux), got "
+                    f"{type(returned).__name__}"
+                )
+            returned, self.aux = returned
+        leaves, self.out_spec = flatten(returned)
+        self.outputs = [
+            self.output(leaf, lambda i=i: where_in(transform, "the output", returned, i))
+            for i, leaf in enumerate(leaves)
+        ]
+        self.starts = [vertex(x) for x in self.inputs]
+        self.stops = frozenset(v for v in self.starts if type(v) is Node)
+        self.record = self.tracked_inputs or self._reaches_outside()
+
+    def output(self, leaf: Any, what: Callable[[], str]) -> EagerTensor:
+        if type(leaf) is EagerTensor:
+            if leaf._rt is not self.rt:
+                raise ArgumentError(f"{self.transform}: {what()} belongs to another runtime than the arguments")
+            return leaf
+        return EagerTensor(as_value(leaf, self.rt, self.transform, what), self.rt)
+
+    def _reaches_outside(self) -> bool:
+        """Whether the outputs depend on a variable that is not one of the call's own (a
+        closure over a tensor some enclosing transform or the user tracks)."""
+        roots = [v for v in map(vertex, self.outputs) if v is not None]
+        if not roots:
+            return False
+        own = {id(x) for x in self.inputs}
+        return any(type(v) is not Node and id(v) not in own for v in reachable(*roots).values())
+
+    # -- where the derivative computations run --------------------------------------------
+    def context(self) -> contextlib.AbstractContextManager[Any]:
+        """A session of the runtime open for the block: the engine given, else the one
+        open in this thread already, else the runtime's default engine lent for the block."""
+        rt = self.rt
+        if self.engine is not None:
+            return rt.eager_session(self.engine)
+        if rt._here.session is not None:
+            return contextlib.nullcontext()
+        return rt.eager_session(rt._engine or CpuEngine.serial())
+
+    def derivatives(self, *given: Any) -> contextlib.ExitStack:
+        """The context of a sweep or push: recorded when the call records or a seed given
+        (a cotangent, a tangent) is tracked, else unrecorded (results are constants)."""
+        stack = contextlib.ExitStack()
+        stack.enter_context(self.context())
+        if self.record or any(type(g) is EagerTensor and vertex(g) is not None for g in given):
+            stack.enter_context(recording(self.rt))
+        else:
+            stack.enter_context(no_grad(self.rt))
+        return stack
+
+    def settle(self, tensor: EagerTensor) -> EagerTensor:
+        """A result the transform returns: as it is where the call records, else a constant
+        (no history kept alive by a result nobody can differentiate)."""
+        if self.record or vertex(tensor) is None:
+            return tensor
+        return EagerTensor(tensor._held(), self.rt)
+
+    # -- reverse mode -------------------------------------------------------------------
+    def pull(self, seeds: Sequence[tuple[EagerTensor, EagerTensor]]) -> list[EagerTensor]:
+        """One cotangent per differentiated leaf, given ``(output, cotangent)`` pairs; zeros
+        where no path leads."""
+        roots = [(vertex(out), ct) for out, ct in seeds if vertex(out) is not None]
+        got: dict[int, Any] = {}
+        if roots:
+            with self.derivatives(*(ct for _, ct in seeds)), self.rt.rule_session(self._needed(roots)) as session:
+                got = reverse_sweep(session, roots, self.stops)
+        return [self.settle(_or_zeros(got.get(id(v), (None, None))[1], x)) for v, x in zip(self.starts, self.inputs)]
+
+    def _needed(self, roots: list[tuple[Any, Any]]) -> set[int] | None:
+        """The vertices between the roots and the call's own (None: every vertex reached is)."""
+        wanted = {id(v) for v in self.starts}
+        seen: dict[int, Any] = {}
+        stack = []
+        for v, _ in roots:
+            if id(v) not in seen:
+                seen[id(v)] = v
+                stack.append(v)
+        while stack:
+            current = stack.pop()
+            if type(current) is Node and current not in self.stops:
+                for parent in current.parents:
+                    if parent is not None and id(parent) not in seen:
+                        seen[id(parent)] = parent
+                        stack.append(parent)
+        if not self.stops and all(type(v) is Node or id(v) in wanted for v in seen.values()):
+            return None
+        needed = set(wanted)
+        for node in sorted((v for v in seen.values() if type(v) is Node), key=lambda n: n.seq):
+            if node not in self.stops and any(p is not None and id(p) in needed for p in node.parents):
+                needed.add(id(node))
+        return needed
+
+    # -- forward mode -------------------------------------------------------------------
+    def plan(self) -> list[Node]:
+        """The nodes tangents of the call's own vertices flow through to the outputs."""
+        roots = [v for v in map(vertex, self.outputs) if v is not None]
+        return forward_plan(roots, {id(v) for v in self.starts})
+
+    def push(self, plan: list[Node], tangents: Sequence[EagerTensor | None]) -> list[EagerTensor]:
+        """The outputs' tangents (zeros where none flows) given one per differentiated leaf."""
+        starts = {id(v): t for v, t in zip(self.starts, tangents) if t is not None}
+        with self.derivatives(*tangents), self.rt.rule_session() as session:
+            got = push_tangents(session, plan, starts)
+        return [self.settle(_or_zeros(got.get(id(vertex(out))), out)) for out in self.outputs]
+
+    def tangent(self, given: Any, like: EagerTensor, what: Callable[[], str]) -> EagerTensor:
+        """A tangent or cotangent leaf as an EagerTensor of ``like``'s shape and dtype."""
+        if type(given) is EagerTensor:
+            value = as_value(given, self.rt, self.transform, what)
+            tensor = given
+        else:
+            value = as_value(given, self.rt, self.transform, what)
+            tensor = None
+        if value.shape != like.shape:
+            raise ShapeMismatch(
+                f"{self.transform}: {what()} has shape {list(value.shape)}, but its primal has shape "
+                f"{list(like.shape)}; they must be equal"
+            )
+        if value.dtype != like.dtype:
+            if value.dtype.kind in "biu" or (value.dtype.kind == "c" and like.dtype.kind != "c"):
+                raise DTypeError(
+                    f"{self.transform}: {what()} has dtype {dtype_name(value.dtype)}, but its primal is "
+                    f"{dtype_name(like.dtype)}; give it the primal's dtype"
+                )
+            value, tensor = freeze(value.astype(like.dtype)), None
+        return tensor if tensor is not None else EagerTensor(value, self.rt)
+
+
+def check_dtype(value: np.ndarray, transform: str, what: Callable[[], str], allow_complex: bool) -> None:
+    """A differentiated leaf must be float32/64 (or complex64/128 where allowed), as JAX's
+    ``grad`` requires real- or complex-valued inputs."""
+    if value.dtype in TRACKED and (allow_complex or value.dtype.kind != "c"):
+        return
+    if value.dtype.kind == "c":
+        raise DTypeError(
+            f"{transform}: {what()} is {describe(value.shape, value.dtype)}; {transform} of a complex input needs "
+            f"holomorphic=True (the function must then be holomorphic), or split it into real and imaginary parts"
+        )
+    hint = (
+        "an integer or bool input has no derivative: pass it outside argnums or close over it"
+        if value.dtype.kind in "biu"
+        else "differentiated inputs are float32, float64, complex64 or complex128: cast it first"
+    )
+    raise DTypeError(f"{transform}: {what()} has dtype {dtype_name(value.dtype)}; {hint}")
+
+
+def _or_zeros(tensor: EagerTensor | None, like: EagerTensor) -> EagerTensor:
+    if tensor is not None:
+        return tensor
+    return EagerTensor(freeze(np.zeros(like.shape, like.dtype)), like._rt)
