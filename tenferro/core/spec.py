@@ -115,8 +115,9 @@ class OpSpec:
     jointly/each separately; ``jvp``, an optional forward-mode rule (derived for linear
     and multilinear ops; without one the core transposes the VJP); ``residuals``, the
     inputs (and ``"out"``) whose values the rules read, so the trace keeps only those
-    (None keeps all; linear ops default to none); ``differentiable``, per input, whether a gradient flows to it (default: inputs with a rule that accept
-    floats); ``second_order``, False when the rules use an op with no rule of its own;
+    (None keeps all; linear ops default to none); ``differentiable``, per input, whether
+    a gradient flows to it (default: inputs with a rule that accept floats);
+    ``second_order``, False when the rules use an op with no rule of its own;
     ``integer_results``, when a float input may give an integer result that carries no
     gradient (``astype``); ``returns_view``, when the result may share memory with an
     input (a read-only broadcast view).
