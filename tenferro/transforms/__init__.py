@@ -24,6 +24,7 @@ import numpy as np
 from tenferro.core.eager import EagerTensor
 from tenferro.core.engine import Engine
 from tenferro.core.errors import ArgumentError, DTypeError, NonScalarGrad
+from tenferro.core.tensor import describe, dtype_name
 
 from ._call import Call, flatten, unflatten, where_in
 
@@ -76,27 +77,43 @@ def value_and_grad(
     ``fun`` must return a real scalar (a complex one with ``holomorphic=True``, giving f′(z)).
     For a real function of complex inputs the gradient is tenferro's (PyTorch's) convention,
     the conjugate of JAX's: ``grad`` of Σ|z|² is 2z."""
-    nums, single = _argnums(argnums, "value_and_grad")
+    return _value_and_grad(fun, argnums, has_aux, holomorphic, engine, "value_and_grad")
+
+
+def _value_and_grad(
+    fun: Callable[..., Any],
+    argnums: int | Sequence[int],
+    has_aux: bool,
+    holomorphic: bool,
+    engine: Engine | None,
+    transform: str,
+) -> Callable[..., Any]:
+    """``value_and_grad``, its errors naming ``transform`` (what the user called)."""
+    nums, single = _argnums(argnums, transform)
 
     def value_and_grad_f(*args: Any) -> Any:
-        call = Call("value_and_grad", fun, args, nums, engine, has_aux, allow_complex=True)
-        if len(call.outputs) != 1 or call.outputs[0].shape != ():
-            one = len(call.outputs) == 1
+        call = Call(transform, fun, args, nums, engine, has_aux, "require" if holomorphic else "allow")
+        if not call.out_spec.is_leaf() or call.outputs[0].shape != ():
+            one = call.out_spec.is_leaf()
             shape = call.outputs[0].shape if one else (len(call.outputs),)
-            got = f"shape {list(shape)}" if one else f"a pytree of {len(call.outputs)} arrays"
+            got = f"shape {list(shape)}" if one else f"a pytree of {len(call.outputs)} arrays ({call.out_spec})"
             raise NonScalarGrad(
                 shape,
-                f"grad: the function must return a scalar (a 0-d array), got {got}; reduce it to one number, "
-                f"or use tf.vjp or tf.jacrev for a vector output",
+                f"{transform}: the function must return a scalar (a 0-d array), got {got}; reduce it to one "
+                f"number, or use tf.vjp or tf.jacrev for a vector output",
             )
         out = call.outputs[0]
         if out.dtype.kind == "c" and not holomorphic:
             raise DTypeError(
-                "grad: the function returns a complex scalar; grad requires real-valued outputs (take its real "
-                "part or absolute value), or pass holomorphic=True for the derivative of a holomorphic function"
+                f"{transform}: the function returns a complex scalar; {transform} requires real-valued outputs "
+                f"(take its real part or absolute value), or pass holomorphic=True for the derivative of a "
+                f"holomorphic function"
             )
-        if out.dtype.kind not in "fc":
-            raise DTypeError(f"grad: the function returns a {out.dtype} scalar; it must return a float")
+        if out.dtype.kind not in "fc" or (holomorphic and out.dtype.kind != "c"):
+            need = "a complex one with holomorphic=True" if holomorphic else "a float"
+            raise DTypeError(
+                f"{transform}: the function returns a scalar of dtype {dtype_name(out.dtype)}; it must return {need}"
+            )
         grads = call.pull([(out, EagerTensor(np.ones((), out.dtype), call.rt))])
         if holomorphic:
             grads = [_conj(g) for g in grads]
@@ -124,7 +141,7 @@ def grad(
 ) -> Callable[..., Any]:
     """The gradient of scalar-valued ``fun`` with respect to the arguments ``argnums``, as
     ``jax.grad`` (``(grads, aux)`` with ``has_aux``). See :func:`value_and_grad`."""
-    value_and_grad_f = value_and_grad(fun, argnums, has_aux, holomorphic, engine=engine)
+    value_and_grad_f = _value_and_grad(fun, argnums, has_aux, holomorphic, engine, "grad")
 
     def grad_f(*args: Any) -> Any:
         value, grads = value_and_grad_f(*args)
@@ -147,7 +164,7 @@ def vjp(fun: Callable[..., Any], *primals: Any, has_aux: bool = False, engine: E
                 f"vjp: the cotangent must have the structure of the output ({call.out_spec}), got {spec}"
             )
         seeds = [
-            (o, call.tangent(ct, o, lambda i=i: where_in("vjp", "the cotangent", cotangent, i)))
+            (o, call.tangent(ct, o, lambda i=i: where_in("vjp", "the cotangent", cotangent, i), "the output"))
             for i, (o, ct) in enumerate(zip(call.outputs, leaves))
         ]
         return _per_argnum(call, call.pull(seeds), single=False)
@@ -171,7 +188,7 @@ def jacrev(
     nums, single = _argnums(argnums, "jacrev")
 
     def jacrev_f(*args: Any) -> Any:
-        call = Call("jacrev", fun, args, nums, engine, has_aux, allow_complex=holomorphic)
+        call = Call("jacrev", fun, args, nums, engine, has_aux, "require" if holomorphic else "allow")
         _real_outputs(call, "jacrev", holomorphic)
         per_output = []
         for out in call.outputs:
@@ -214,11 +231,14 @@ def jvp(
     return (out, tangent_out, unflatten(*_settled(call, call.aux))) if has_aux else (out, tangent_out)
 
 
-def linearize(fun: Callable[..., Any], *primals: Any, engine: Engine | None = None) -> tuple[Any, Callable[..., Any]]:
-    """``(out, f_jvp)`` as ``jax.linearize``: ``fun`` evaluated once at ``primals``, and the
-    function ``f_jvp(*tangents)`` that gives its derivative along tangents, pushed through
-    the recorded trace without running ``fun`` again."""
-    call = Call("linearize", fun, primals, tuple(range(len(primals))), engine)
+def linearize(
+    fun: Callable[..., Any], *primals: Any, has_aux: bool = False, engine: Engine | None = None
+) -> tuple[Any, ...]:
+    """``(out, f_jvp)`` as ``jax.linearize`` (``(out, f_jvp, aux)`` with ``has_aux``): ``fun``
+    evaluated once at ``primals``, and the function ``f_jvp(*tangents)`` that gives its
+    derivative along tangents, pushed through the recorded trace without running ``fun``
+    again."""
+    call = Call("linearize", fun, primals, tuple(range(len(primals))), engine, has_aux)
     plan = call.plan()
 
     def f_jvp(*tangents: Any) -> Any:
@@ -226,7 +246,8 @@ def linearize(fun: Callable[..., Any], *primals: Any, engine: Engine | None = No
             raise ArgumentError(f"linearize: f_jvp takes one tangent per primal ({len(primals)}), got {len(tangents)}")
         return unflatten(call.out_spec, call.push(plan, _tangents(call, tangents, "linearize")))
 
-    return unflatten(call.out_spec, [call.settle(x) for x in call.outputs]), f_jvp
+    out = unflatten(call.out_spec, [call.settle(x) for x in call.outputs])
+    return (out, f_jvp, unflatten(*_settled(call, call.aux))) if has_aux else (out, f_jvp)
 
 
 def jacfwd(
@@ -242,7 +263,7 @@ def jacfwd(
     nums, single = _argnums(argnums, "jacfwd")
 
     def jacfwd_f(*args: Any) -> Any:
-        call = Call("jacfwd", fun, args, nums, engine, has_aux, allow_complex=holomorphic)
+        call = Call("jacfwd", fun, args, nums, engine, has_aux, "require" if holomorphic else "refuse")
         _real_outputs(call, "jacfwd", holomorphic)
         plan = call.plan()
         columns: list[list[Any]] = []  # per argument leaf: the outputs' tangents for each element
@@ -342,11 +363,14 @@ def _stacked(
 
 
 def _real_outputs(call: Call, transform: str, holomorphic: bool) -> None:
-    for out in call.outputs:
-        if out.dtype.kind == "c" and not holomorphic:
+    """JAX's output check: real outputs, or complex ones with ``holomorphic=True``."""
+    for i, out in enumerate(call.outputs):
+        if (out.dtype.kind == "c") != holomorphic or out.dtype.kind not in "fc":
+            what = where_in(transform, "the output", unflatten(call.out_spec, call.outputs), i)
+            need = "complex outputs with holomorphic=True" if holomorphic else "real (float) outputs"
+            hint = "" if holomorphic else ", or holomorphic=True for a holomorphic function"
             raise DTypeError(
-                f"{transform}: the function returns {out.describe()}; {transform} requires real-valued outputs, "
-                f"or holomorphic=True for a holomorphic function"
+                f"{transform}: {what} is {describe(out.shape, out.dtype)}; {transform} requires {need}{hint}"
             )
 
 

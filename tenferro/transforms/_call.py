@@ -24,7 +24,7 @@ from tenferro.core.engine import CpuEngine, Engine
 from tenferro.core.errors import ArgumentError, DTypeError, ShapeMismatch
 from tenferro.core.forward import forward_plan, push_tangents
 from tenferro.core.graph import reachable
-from tenferro.core.recording import no_grad, recording
+from tenferro.core.recording import no_grad, paused, recording
 from tenferro.core.runtime import EagerRuntime, default_runtime
 from tenferro.core.sweep import reverse_sweep
 from tenferro.core.tensor import TRACKED, Tensor, describe, dtype_name, freeze
@@ -60,9 +60,22 @@ def runtime_of(trees: Sequence[Any]) -> EagerRuntime:
     return default_runtime()
 
 
-def as_value(leaf: Any, rt: EagerRuntime, transform: str, what: Callable[[], str]) -> np.ndarray:
+#: What a transform says of a leaf that is not an array, by the role of the leaf.
+_NOT_AN_ARRAY = {
+    "argument": "the arguments of a transformed function are pytrees (dicts, lists, tuples, namedtuples) of "
+    "arrays (NumPy arrays, tenferro arrays, Python numbers); pass other values as arguments outside argnums, "
+    "or close over them",
+    "output": "a transformed function returns a pytree (dicts, lists, tuples, namedtuples) of arrays (NumPy "
+    "arrays, tenferro arrays, Python numbers); return other values as aux (has_aux=True)",
+    "tangent": "tangents and cotangents are pytrees of arrays, one per leaf of the primal or output",
+}
+
+
+def as_value(
+    leaf: Any, rt: EagerRuntime, transform: str, what: Callable[[], str], role: str = "argument"
+) -> np.ndarray:
     """The read-only array a leaf holds (an EagerTensor's value, a copy of anything else
-    array-like), or the ArgumentError that names the leaf."""
+    array-like), or the ArgumentError that names the leaf (its ``role`` says what to do)."""
     if type(leaf) is EagerTensor:
         if leaf._rt is not rt:
             raise ArgumentError(
@@ -76,11 +89,7 @@ def as_value(leaf: Any, rt: EagerRuntime, transform: str, what: Callable[[], str
         array = np.array(leaf)
         if array.dtype.kind in "biufc":
             return freeze(array)
-    raise ArgumentError(
-        f"{transform}: {what()} is a {type(leaf).__name__}, not an array; the arguments of a transformed "
-        f"function are pytrees (dicts, lists, tuples, namedtuples) of arrays (NumPy arrays, tenferro arrays, "
-        f"Python numbers); pass other values as arguments outside argnums, or close over them"
-    )
+    raise ArgumentError(f"{transform}: {what()} is a {type(leaf).__name__}, not an array; {_NOT_AN_ARRAY[role]}")
 
 
 class Call:
@@ -88,7 +97,12 @@ class Call:
 
     ``outputs`` are the flat output leaves as EagerTensors, ``out_spec`` their structure;
     ``starts`` the vertices of the differentiated leaves, in order; ``record`` whether
-    derivatives must be recorded (something outside the call tracks its inputs)."""
+    derivatives must be recorded (something outside the call tracks its inputs, and the
+    caller records: inside ``no_grad`` a transform still differentiates its function, as
+    ``torch.func.grad`` does, but its results are constants).
+
+    ``complex_inputs`` is ``"allow"`` (reverse mode), ``"refuse"`` (forward-mode Jacobians
+    of a non-holomorphic function) or ``"require"`` (``holomorphic=True``), as JAX has it."""
 
     def __init__(
         self,
@@ -98,7 +112,7 @@ class Call:
         argnums: tuple[int, ...],
         engine: Engine | None,
         has_aux: bool = False,
-        allow_complex: bool = True,
+        complex_inputs: str = "allow",
     ):
         self.transform = transform
         if not callable(f):
@@ -114,6 +128,7 @@ class Call:
         self.in_specs: list[Any] = []
         self.inputs: list[EagerTensor] = []  # the transform's own tensors, one per differentiated leaf
         self.tracked_inputs = False
+        outer_records = rt not in paused()  # read before the call's own recording block
         called = list(args)
         with self.context(), recording(rt):
             session = rt.current_session()
@@ -124,8 +139,8 @@ class Call:
                 for index, leaf in enumerate(leaves):
                     what = lambda n=n, index=index: where_in(transform, f"argument {n}", args[n], index)  # noqa: E731
                     value = as_value(leaf, rt, transform, what)
-                    check_dtype(value, transform, what, allow_complex)
-                    if type(leaf) is EagerTensor and vertex(leaf) is not None:
+                    check_dtype(value, transform, what, complex_inputs)
+                    if outer_records and type(leaf) is EagerTensor and vertex(leaf) is not None:
                         own.append(session.alias(leaf))  # tracked from outside: a node of its own
                         self.tracked_inputs = True
                     else:
@@ -147,14 +162,14 @@ class Call:
         ]
         self.starts = [vertex(x) for x in self.inputs]
         self.stops = frozenset(v for v in self.starts if type(v) is Node)
-        self.record = self.tracked_inputs or self._reaches_outside()
+        self.record = outer_records and (self.tracked_inputs or self._reaches_outside())
 
     def output(self, leaf: Any, what: Callable[[], str]) -> EagerTensor:
         if type(leaf) is EagerTensor:
             if leaf._rt is not self.rt:
                 raise ArgumentError(f"{self.transform}: {what()} belongs to another runtime than the arguments")
             return leaf
-        return EagerTensor(as_value(leaf, self.rt, self.transform, what), self.rt)
+        return EagerTensor(as_value(leaf, self.rt, self.transform, what, "output"), self.rt)
 
     def _reaches_outside(self) -> bool:
         """Whether the outputs depend on a variable that is not one of the call's own (a
@@ -242,33 +257,37 @@ class Call:
             got = push_tangents(session, plan, starts)
         return [self.settle(_or_zeros(got.get(id(vertex(out))), out)) for out in self.outputs]
 
-    def tangent(self, given: Any, like: EagerTensor, what: Callable[[], str]) -> EagerTensor:
-        """A tangent or cotangent leaf as an EagerTensor of ``like``'s shape and dtype."""
-        if type(given) is EagerTensor:
-            value = as_value(given, self.rt, self.transform, what)
-            tensor = given
-        else:
-            value = as_value(given, self.rt, self.transform, what)
-            tensor = None
+    def tangent(self, given: Any, like: EagerTensor, what: Callable[[], str], of: str = "its primal") -> EagerTensor:
+        """A tangent or cotangent leaf as an EagerTensor of ``like``'s shape and dtype (``of``
+        names ``like`` in errors). Its dtype must be ``like``'s, as in JAX, except that a
+        Python number (weakly typed) takes it when no imaginary part is lost."""
+        value = as_value(given, self.rt, self.transform, what, "tangent")
+        tensor = given if type(given) is EagerTensor else None
         if value.shape != like.shape:
             raise ShapeMismatch(
-                f"{self.transform}: {what()} has shape {list(value.shape)}, but its primal has shape "
+                f"{self.transform}: {what()} has shape {list(value.shape)}, but {of} has shape "
                 f"{list(like.shape)}; they must be equal"
             )
         if value.dtype != like.dtype:
-            if value.dtype.kind in "biu" or (value.dtype.kind == "c" and like.dtype.kind != "c"):
+            weak = isinstance(given, _NUMBERS) and not isinstance(given, bool)
+            if not weak or (value.dtype.kind == "c" and like.dtype.kind != "c"):
                 raise DTypeError(
-                    f"{self.transform}: {what()} has dtype {dtype_name(value.dtype)}, but its primal is "
-                    f"{dtype_name(like.dtype)}; give it the primal's dtype"
+                    f"{self.transform}: {what()} has dtype {dtype_name(value.dtype)}, but {of} is "
+                    f"{dtype_name(like.dtype)}; give it the same dtype (cast it with .astype)"
                 )
             value, tensor = freeze(value.astype(like.dtype)), None
         return tensor if tensor is not None else EagerTensor(value, self.rt)
 
 
-def check_dtype(value: np.ndarray, transform: str, what: Callable[[], str], allow_complex: bool) -> None:
-    """A differentiated leaf must be float32/64 (or complex64/128 where allowed), as JAX's
-    ``grad`` requires real- or complex-valued inputs."""
-    if value.dtype in TRACKED and (allow_complex or value.dtype.kind != "c"):
+def check_dtype(value: np.ndarray, transform: str, what: Callable[[], str], complex_inputs: str) -> None:
+    """A differentiated leaf must be float32/64 or complex64/128 (see :class:`Call` for
+    ``complex_inputs``), as JAX's transforms require."""
+    if complex_inputs == "require" and value.dtype.kind != "c":
+        raise DTypeError(
+            f"{transform}: {what()} has dtype {dtype_name(value.dtype)}; {transform} with holomorphic=True needs "
+            f"complex inputs (cast it to complex, or leave holomorphic=False for a real function)"
+        )
+    if value.dtype in TRACKED and (complex_inputs != "refuse" or value.dtype.kind != "c"):
         return
     if value.dtype.kind == "c":
         raise DTypeError(
