@@ -13,7 +13,8 @@ returned as constants, so a training loop over transform results keeps no histor
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextvars import ContextVar
 from typing import Any
 
 import numpy as np
@@ -182,30 +183,39 @@ class Call:
 
     # -- where the derivative computations run --------------------------------------------
     def context(self) -> contextlib.AbstractContextManager[Any]:
-        """A session of the runtime open for the block: the engine given, else the one
-        open in this thread already, else the runtime's default engine lent for the block."""
+        """A session of the runtime open for the block: the engine given (the session open
+        already where an enclosing transform lent it: ``hessian(f, engine=e)`` nests two),
+        else the one open in this thread already, else the runtime's default engine lent
+        for the block."""
         rt = self.rt
         if self.engine is not None:
-            return rt.eager_session(self.engine)
+            if self.engine in _LENT.get() and rt._here.session is not None:
+                return contextlib.nullcontext()
+            return _lending(rt, self.engine)
         if rt._here.session is not None:
             return contextlib.nullcontext()
         return rt.eager_session(rt._engine or CpuEngine.serial())
 
-    def derivatives(self, *given: Any) -> contextlib.ExitStack:
-        """The context of a sweep or push: recorded when the call records or a seed given
-        (a cotangent, a tangent) is tracked, else unrecorded (results are constants)."""
+    def records(self, given: Sequence[Any]) -> bool:
+        """Whether a sweep or push records: where the call records, or where a seed given (a
+        cotangent, a tangent) is tracked and the caller records (``vjp_fn`` of a variable,
+        or of an enclosing transform's argument, must be differentiable in it)."""
+        if self.record:
+            return True
+        return self.rt not in paused() and any(type(g) is EagerTensor and vertex(g) is not None for g in given)
+
+    def derivatives(self, records: bool) -> contextlib.ExitStack:
+        """The context of a sweep or push: recorded or not (results are then constants)."""
         stack = contextlib.ExitStack()
         stack.enter_context(self.context())
-        if self.record or any(type(g) is EagerTensor and vertex(g) is not None for g in given):
-            stack.enter_context(recording(self.rt))
-        else:
-            stack.enter_context(no_grad(self.rt))
+        stack.enter_context(recording(self.rt) if records else no_grad(self.rt))
         return stack
 
-    def settle(self, tensor: EagerTensor) -> EagerTensor:
-        """A result the transform returns: as it is where the call records, else a constant
-        (no history kept alive by a result nobody can differentiate)."""
-        if self.record or vertex(tensor) is None:
+    def settle(self, tensor: EagerTensor, records: bool | None = None) -> EagerTensor:
+        """A result the transform returns: as it is where the call (or the sweep or push that
+        computed it: ``records``) records, else a constant (no history kept alive by a
+        result nobody can differentiate)."""
+        if (self.record if records is None else records) or vertex(tensor) is None:
             return tensor
         return EagerTensor(tensor._held(), self.rt)
 
@@ -214,11 +224,15 @@ class Call:
         """One cotangent per differentiated leaf, given ``(output, cotangent)`` pairs; zeros
         where no path leads."""
         roots = [(vertex(out), ct) for out, ct in seeds if vertex(out) is not None]
+        records = self.records([ct for _, ct in seeds])
         got: dict[int, Any] = {}
         if roots:
-            with self.derivatives(*(ct for _, ct in seeds)), self.rt.rule_session(self._needed(roots)) as session:
+            with self.derivatives(records), self.rt.rule_session(self._needed(roots)) as session:
                 got = reverse_sweep(session, roots, self.stops)
-        return [self.settle(_or_zeros(got.get(id(v), (None, None))[1], x)) for v, x in zip(self.starts, self.inputs)]
+        return [
+            self.settle(_or_zeros(got.get(id(v), (None, None))[1], x), records)
+            for v, x in zip(self.starts, self.inputs)
+        ]
 
     def _needed(self, roots: list[tuple[Any, Any]]) -> set[int] | None:
         """The vertices between the roots and the call's own (None: every vertex reached is)."""
@@ -253,9 +267,10 @@ class Call:
     def push(self, plan: list[Node], tangents: Sequence[EagerTensor | None]) -> list[EagerTensor]:
         """The outputs' tangents (zeros where none flows) given one per differentiated leaf."""
         starts = {id(v): t for v, t in zip(self.starts, tangents) if t is not None}
-        with self.derivatives(*tangents), self.rt.rule_session() as session:
+        records = self.records(tangents)
+        with self.derivatives(records), self.rt.rule_session() as session:
             got = push_tangents(session, plan, starts)
-        return [self.settle(_or_zeros(got.get(id(vertex(out))), out)) for out in self.outputs]
+        return [self.settle(_or_zeros(got.get(id(vertex(out))), out), records) for out in self.outputs]
 
     def tangent(self, given: Any, like: EagerTensor, what: Callable[[], str], of: str = "its primal") -> EagerTensor:
         """A tangent or cotangent leaf as an EagerTensor of ``like``'s shape and dtype (``of``
@@ -277,6 +292,20 @@ class Call:
                 )
             value, tensor = freeze(value.astype(like.dtype)), None
         return tensor if tensor is not None else EagerTensor(value, self.rt)
+
+
+#: The engines that transforms running in this context lent to a session of their own.
+_LENT: ContextVar[tuple[Engine, ...]] = ContextVar("tenferro_transform_engines", default=())
+
+
+@contextlib.contextmanager
+def _lending(rt: EagerRuntime, engine: Engine) -> Iterator[Any]:
+    token = _LENT.set((*_LENT.get(), engine))
+    try:
+        with rt.eager_session(engine) as session:
+            yield session
+    finally:
+        _LENT.reset(token)
 
 
 def check_dtype(value: np.ndarray, transform: str, what: Callable[[], str], complex_inputs: str) -> None:
