@@ -153,7 +153,9 @@ def grad(
 def vjp(fun: Callable[..., Any], *primals: Any, has_aux: bool = False, engine: Engine | None = None) -> tuple[Any, ...]:
     """``(out, vjp_fn)`` as ``jax.vjp`` (``(out, vjp_fn, aux)`` with ``has_aux``): ``fun``
     evaluated at ``primals`` once, and the function that maps a cotangent shaped like
-    ``out`` to a tuple with one cotangent per primal. ``vjp_fn`` may be called many times."""
+    ``out`` to a tuple with one cotangent per primal. ``vjp_fn`` may be called many times.
+    For complex values the map is tenferro's (PyTorch's) ct ↦ ct·conj(J), JAX's ct ↦ ct·J
+    conjugated: ``vjp_fn(ct)`` is ``conj(jax_vjp_fn(conj(ct)))``."""
     call = Call("vjp", fun, primals, tuple(range(len(primals))), engine, has_aux)
     out = unflatten(call.out_spec, [call.settle(x) for x in call.outputs])
 
