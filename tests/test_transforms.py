@@ -270,6 +270,19 @@ def test_argnums_int_tuple_negative(argnums):
             close(g, want[n % 2])
 
 
+def test_keyword_arguments_pass_through_undifferentiated():
+    # regression: the transformed functions took positional arguments only
+    f = lambda x, scale=1.0, name="": tnp.sum(tnp.sin(x) * scale)  # noqa: E731
+    close(tf.grad(f)(X, scale=2.0, name="s"), 2 * np.cos(X))
+    value, g = tf.value_and_grad(f)(X, scale=3.0)
+    close(value, 3 * np.sum(np.sin(X)))
+    close(g, 3 * np.cos(X))
+    g = lambda x, scale=1.0: tnp.sin(x) * scale  # noqa: E731
+    close(tf.jacfwd(g)(X, scale=2.0), np.diag(2 * np.cos(X)))
+    close(tf.jacrev(g)(X, scale=2.0), np.diag(2 * np.cos(X)))
+    close(tf.hessian(f)(X, scale=2.0), np.diag(-2 * np.sin(X)))
+
+
 def test_has_aux_for_every_transform_that_takes_it():
     def f(x):
         return tnp.sum(x**3), {"x": x, "label": "cubes"}

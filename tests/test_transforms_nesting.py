@@ -95,6 +95,22 @@ def test_vjp_fn_and_jvp_are_differentiable_in_a_tracked_seed():
     close(w.grad(), want)
 
 
+def test_a_jacobian_built_from_jvp_or_vjp_fn_in_the_seed_is_a_constant():
+    # regression: the inner transform's own primal variable counted as tracked from outside,
+    # so the outer result was recorded (a training loop over it would chain its traces)
+    J = tf.jacrev(lambda v: tf.jvp(tnp.sin, (X,), (v,))[1])(V)
+    close(J, np.diag(np.cos(X)))
+    assert not J.tracks_grad()
+    J = tf.jacfwd(lambda v: tf.vjp(tnp.sin, X)[1](v)[0])(V)
+    close(J, np.diag(np.cos(X)))
+    assert not J.tracks_grad()
+    w = tf.variable(X)  # a closure over a variable still records
+    J = tf.jacrev(lambda v: tf.jvp(lambda x: tnp.sin(x) * w, (X,), (v,))[1])(V)
+    assert J.tracks_grad()
+    tnp.sum(J).backward()
+    close(w.grad(), np.cos(X))
+
+
 # -- what is recorded ---------------------------------------------------------------------------
 def test_results_for_numpy_inputs_are_constants_so_a_training_loop_keeps_no_trace():
     params = {"w": np.zeros(3), "b": 0.0}

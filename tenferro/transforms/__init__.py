@@ -72,7 +72,8 @@ def value_and_grad(
 ) -> Callable[..., Any]:
     """``fun`` and its gradient with respect to the arguments ``argnums``, as ``jax.value_and_grad``:
     the new function returns ``(value, grads)`` (``((value, aux), grads)`` with ``has_aux``),
-    ``grads`` shaped like the argument (a tuple of them for a tuple ``argnums``).
+    ``grads`` shaped like the argument (a tuple of them for a tuple ``argnums``). Keyword
+    arguments pass through to ``fun`` undifferentiated, as in JAX (so for the Jacobians).
 
     ``fun`` must return a real scalar (a complex one with ``holomorphic=True``, giving f′(z)).
     For a real function of complex inputs the gradient is tenferro's (PyTorch's) convention,
@@ -91,8 +92,8 @@ def _value_and_grad(
     """``value_and_grad``, its errors naming ``transform`` (what the user called)."""
     nums, single = _argnums(argnums, transform)
 
-    def value_and_grad_f(*args: Any) -> Any:
-        call = Call(transform, fun, args, nums, engine, has_aux, "require" if holomorphic else "allow")
+    def value_and_grad_f(*args: Any, **kwargs: Any) -> Any:
+        call = Call(transform, fun, args, nums, engine, has_aux, "require" if holomorphic else "allow", kwargs)
         if not call.out_spec.is_leaf() or call.outputs[0].shape != ():
             one = call.out_spec.is_leaf()
             shape = call.outputs[0].shape if one else (len(call.outputs),)
@@ -143,8 +144,8 @@ def grad(
     ``jax.grad`` (``(grads, aux)`` with ``has_aux``). See :func:`value_and_grad`."""
     value_and_grad_f = _value_and_grad(fun, argnums, has_aux, holomorphic, engine, "grad")
 
-    def grad_f(*args: Any) -> Any:
-        value, grads = value_and_grad_f(*args)
+    def grad_f(*args: Any, **kwargs: Any) -> Any:
+        value, grads = value_and_grad_f(*args, **kwargs)
         return (grads, value[1]) if has_aux else grads
 
     return _named(grad_f, "grad", fun)
@@ -189,8 +190,8 @@ def jacrev(
     of shape S + T, nested as the output's structure of the arguments' structure."""
     nums, single = _argnums(argnums, "jacrev")
 
-    def jacrev_f(*args: Any) -> Any:
-        call = Call("jacrev", fun, args, nums, engine, has_aux, "require" if holomorphic else "allow")
+    def jacrev_f(*args: Any, **kwargs: Any) -> Any:
+        call = Call("jacrev", fun, args, nums, engine, has_aux, "require" if holomorphic else "allow", kwargs)
         _real_outputs(call, "jacrev", holomorphic)
         per_output = []
         for out in call.outputs:
@@ -264,8 +265,8 @@ def jacfwd(
     argument element), as ``jax.jacfwd``; same layout as :func:`jacrev`."""
     nums, single = _argnums(argnums, "jacfwd")
 
-    def jacfwd_f(*args: Any) -> Any:
-        call = Call("jacfwd", fun, args, nums, engine, has_aux, "require" if holomorphic else "refuse")
+    def jacfwd_f(*args: Any, **kwargs: Any) -> Any:
+        call = Call("jacfwd", fun, args, nums, engine, has_aux, "require" if holomorphic else "refuse", kwargs)
         _real_outputs(call, "jacfwd", holomorphic)
         plan = call.plan()
         columns: list[list[Any]] = []  # per argument leaf: the outputs' tangents for each element

@@ -114,6 +114,7 @@ class Call:
         engine: Engine | None,
         has_aux: bool = False,
         complex_inputs: str = "allow",
+        kwargs: dict[str, Any] | None = None,
     ):
         self.transform = transform
         if not callable(f):
@@ -131,6 +132,8 @@ class Call:
         self.tracked_inputs = False
         outer_records = rt not in paused()  # read before the call's own recording block
         called = list(args)
+        self._made: dict[int, EagerTensor] = {}  # the variables transforms make while f runs
+        opened = _MADE.set((*_MADE.get(), self._made))
         with self.context(), recording(rt):
             session = rt.current_session()
             for n in argnums:
@@ -145,10 +148,13 @@ class Call:
                         own.append(session.alias(leaf))  # tracked from outside: a node of its own
                         self.tracked_inputs = True
                     else:
-                        own.append(EagerTensor(value, rt, None, leaf=True))
+                        own.append(_made(EagerTensor(value, rt, None, leaf=True)))
                 self.inputs += own
                 called[n] = unflatten(spec, own)
-            returned = f(*called)
+            try:
+                returned = f(*called, **(kwargs or {}))
+            finally:
+                _MADE.reset(opened)
         if has_aux:
             if not (isinstance(returned, (tuple, list)) and len(returned) == 2):
                 raise ArgumentError(
@@ -174,12 +180,14 @@ class Call:
 
     def _reaches_outside(self) -> bool:
         """Whether the outputs depend on a variable that is not one of the call's own (a
-        closure over a tensor some enclosing transform or the user tracks)."""
+        closure over a tensor some enclosing transform or the user tracks). The variables
+        that transforms inside ``f`` made for their own arguments do not count: nothing
+        outside can differentiate with respect to them (``jacrev`` of a ``jvp`` in its
+        tangent depends on the jvp's primal variable, yet its result is a constant)."""
         roots = [v for v in map(vertex, self.outputs) if v is not None]
         if not roots:
             return False
-        own = {id(x) for x in self.inputs}
-        return any(type(v) is not Node and id(v) not in own for v in reachable(*roots).values())
+        return any(type(v) is not Node and id(v) not in self._made for v in reachable(*roots).values())
 
     # -- where the derivative computations run --------------------------------------------
     def context(self) -> contextlib.AbstractContextManager[Any]:
@@ -292,6 +300,18 @@ class Call:
                 )
             value, tensor = freeze(value.astype(like.dtype)), None
         return tensor if tensor is not None else EagerTensor(value, self.rt)
+
+
+#: Per transform whose function is running in this context (innermost last): the variables
+#: that it and the transforms inside it made for their arguments, by id (held, so ids stay
+#: unique while the transform runs).
+_MADE: ContextVar[tuple[dict[int, EagerTensor], ...]] = ContextVar("tenferro_transform_variables", default=())
+
+
+def _made(variable: EagerTensor) -> EagerTensor:
+    for made in _MADE.get():
+        made[id(variable)] = variable
+    return variable
 
 
 #: The engines that transforms running in this context lent to a session of their own.
