@@ -359,7 +359,7 @@ ERRORS = [
         "jvp-str-output",
         lambda: tf.jvp(lambda x: "s", (1.0,), (1.0,)),
         ArgumentError,
-        "jvp: the output is a str, not an array; .*aux",
+        "jvp: the output is a str, not an array of numbers; .*aux",
     ),
     (
         "jvp-tangent-structure",
@@ -421,6 +421,23 @@ ERRORS = [
         lambda: tf.jvp(lambda x: (x, 1, 2), (X,), (X,), has_aux=True),
         ArgumentError,
         "jvp: with has_aux=True the function must return a pair",
+    ),
+    # regression: hessian and hvp errors named the jacfwd/jacrev/grad/jvp they are built from
+    ("hessian-int-input", lambda: tf.hessian(sin_x2)(np.arange(3)), DTypeError, "hessian: argument 0 has dtype i64"),
+    ("hessian-argnums", lambda: tf.hessian(sin_x2, argnums=(0, 1))(X), ArgumentError, "hessian: argnums 1 is out"),
+    ("hvp-non-scalar", lambda: tf.hvp(tnp.sin, (X,), (V,)), NonScalarGrad, r"hvp: .*scalar.*got shape \[3\]"),
+    ("hvp-tangent-shape", lambda: tf.hvp(sin_x2, (X,), (V[:2],)), ShapeMismatch, r"hvp: tangent 0 has shape \[2\]"),
+    (
+        "object-array-leaf",
+        lambda: tf.grad(lambda x: 1.0)(np.array(["a"], dtype=object)),
+        ArgumentError,
+        "grad: argument 0 is an array of dtype object, not an array of numbers",
+    ),
+    (
+        "tangent-str-leaf",
+        lambda: tf.jvp(tnp.sin, (X,), ("a",)),
+        ArgumentError,
+        "jvp: tangent 0 is a str, not an array of numbers; tangents and cotangents are pytrees",
     ),
     ("not-callable", lambda: tf.grad(3)(X), ArgumentError, "grad: the function to transform must be callable"),
     ("not-callable-vjp", lambda: tf.vjp("f", X), ArgumentError, "vjp: the function to transform must be callable"),

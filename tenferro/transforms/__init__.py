@@ -188,11 +188,23 @@ def jacrev(
     """The Jacobian of ``fun`` by reverse mode (one sweep per output element), as
     ``jax.jacrev``: for each output leaf of shape S and argument leaf of shape T, an array
     of shape S + T, nested as the output's structure of the arguments' structure."""
-    nums, single = _argnums(argnums, "jacrev")
+    return _jacrev(fun, argnums, has_aux, holomorphic, engine, "jacrev")
+
+
+def _jacrev(
+    fun: Callable[..., Any],
+    argnums: int | Sequence[int],
+    has_aux: bool,
+    holomorphic: bool,
+    engine: Engine | None,
+    transform: str,
+) -> Callable[..., Any]:
+    """``jacrev``, its errors naming ``transform`` (what the user called)."""
+    nums, single = _argnums(argnums, transform)
 
     def jacrev_f(*args: Any, **kwargs: Any) -> Any:
-        call = Call("jacrev", fun, args, nums, engine, has_aux, "require" if holomorphic else "allow", kwargs)
-        _real_outputs(call, "jacrev", holomorphic)
+        call = Call(transform, fun, args, nums, engine, has_aux, "require" if holomorphic else "allow", kwargs)
+        _real_outputs(call, transform, holomorphic)
         per_output = []
         for out in call.outputs:
             rows = []  # one cotangent per argument leaf, for each element of the output
@@ -207,7 +219,7 @@ def jacrev(
             per_output.append(_per_argnum(call, blocks, single))
         return _with_aux(call, unflatten(call.out_spec, per_output), has_aux)
 
-    return _named(jacrev_f, "jacrev", fun)
+    return _named(jacrev_f, transform, fun)
 
 
 #: ``jax.jacobian``: reverse mode.
@@ -226,9 +238,21 @@ def jvp(
     """``(out, tangent_out)`` as ``jax.jvp`` (``(out, tangent_out, aux)`` with ``has_aux``):
     ``fun`` at ``primals`` and its derivative along ``tangents`` (a sequence with one
     tangent per primal, each of its primal's structure, shapes and dtypes)."""
-    primals, tangents = _sequences(primals, tangents, "jvp")
-    call = Call("jvp", fun, primals, tuple(range(len(primals))), engine, has_aux)
-    flat = _tangents(call, tangents, "jvp")
+    return _jvp(fun, primals, tangents, has_aux, engine, "jvp")
+
+
+def _jvp(
+    fun: Callable[..., Any],
+    primals: Sequence[Any],
+    tangents: Sequence[Any],
+    has_aux: bool,
+    engine: Engine | None,
+    transform: str,
+) -> tuple[Any, ...]:
+    """``jvp``, its errors naming ``transform`` (what the user called)."""
+    primals, tangents = _sequences(primals, tangents, transform)
+    call = Call(transform, fun, primals, tuple(range(len(primals))), engine, has_aux)
+    flat = _tangents(call, tangents, transform)
     out = unflatten(call.out_spec, [call.settle(x) for x in call.outputs])
     tangent_out = unflatten(call.out_spec, call.push(call.plan(), flat))
     return (out, tangent_out, unflatten(*_settled(call, call.aux))) if has_aux else (out, tangent_out)
@@ -263,11 +287,23 @@ def jacfwd(
 ) -> Callable[..., Any]:
     """The Jacobian of ``fun`` by forward mode (``fun`` runs once; one push of a tangent per
     argument element), as ``jax.jacfwd``; same layout as :func:`jacrev`."""
-    nums, single = _argnums(argnums, "jacfwd")
+    return _jacfwd(fun, argnums, has_aux, holomorphic, engine, "jacfwd")
+
+
+def _jacfwd(
+    fun: Callable[..., Any],
+    argnums: int | Sequence[int],
+    has_aux: bool,
+    holomorphic: bool,
+    engine: Engine | None,
+    transform: str,
+) -> Callable[..., Any]:
+    """``jacfwd``, its errors naming ``transform`` (what the user called)."""
+    nums, single = _argnums(argnums, transform)
 
     def jacfwd_f(*args: Any, **kwargs: Any) -> Any:
-        call = Call("jacfwd", fun, args, nums, engine, has_aux, "require" if holomorphic else "refuse", kwargs)
-        _real_outputs(call, "jacfwd", holomorphic)
+        call = Call(transform, fun, args, nums, engine, has_aux, "require" if holomorphic else "refuse", kwargs)
+        _real_outputs(call, transform, holomorphic)
         plan = call.plan()
         columns: list[list[Any]] = []  # per argument leaf: the outputs' tangents for each element
         for j, x in enumerate(call.inputs):
@@ -288,7 +324,7 @@ def jacfwd(
             per_output.append(_per_argnum(call, blocks, single))
         return _with_aux(call, unflatten(call.out_spec, per_output), has_aux)
 
-    return _named(jacfwd_f, "jacfwd", fun)
+    return _named(jacfwd_f, transform, fun)
 
 
 def hessian(
@@ -300,8 +336,8 @@ def hessian(
     engine: Engine | None = None,
 ) -> Callable[..., Any]:
     """The Hessian of scalar-valued ``fun``, as ``jax.hessian``: ``jacfwd(jacrev(fun))``."""
-    inner = jacrev(fun, argnums, has_aux, holomorphic, engine=engine)
-    return _named(jacfwd(inner, argnums, has_aux, holomorphic, engine=engine), "hessian", fun)
+    inner = _jacrev(fun, argnums, has_aux, holomorphic, engine, "hessian")
+    return _named(_jacfwd(inner, argnums, has_aux, holomorphic, engine, "hessian"), "hessian", fun)
 
 
 def hvp(
@@ -311,8 +347,8 @@ def hvp(
     (forward over reverse, JAX's recipe ``jvp(grad(f), primals, tangents)[1]``): shaped like
     ``primals[0]`` for one primal, a tuple with one entry per primal for several."""
     primals, tangents = _sequences(primals, tangents, "hvp")
-    gradient = grad(fun, tuple(range(len(primals))), engine=engine)
-    _, tangent_out = jvp(gradient, primals, tangents, engine=engine)
+    value_and_grad_f = _value_and_grad(fun, tuple(range(len(primals))), False, False, engine, "hvp")
+    _, tangent_out = _jvp(lambda *xs: value_and_grad_f(*xs)[1], primals, tangents, False, engine, "hvp")
     return tangent_out[0] if len(primals) == 1 else tangent_out
 
 

@@ -90,7 +90,8 @@ def as_value(
         array = np.array(leaf)
         if array.dtype.kind in "biufc":
             return freeze(array)
-    raise ArgumentError(f"{transform}: {what()} is a {type(leaf).__name__}, not an array; {_NOT_AN_ARRAY[role]}")
+    got = f"an array of dtype {leaf.dtype}" if isinstance(leaf, np.ndarray) else f"a {type(leaf).__name__}"
+    raise ArgumentError(f"{transform}: {what()} is {got}, not an array of numbers; {_NOT_AN_ARRAY[role]}")
 
 
 class Call:
