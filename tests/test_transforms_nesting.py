@@ -8,7 +8,7 @@ import threading
 import numpy as np
 import pytest
 from conftest import fd_gradient
-from test_transforms import V, X, close, sin_x2, sin_x2_hessian
+from test_transforms import V, X, close, fd_jacobian, sin_x2, sin_x2_hessian
 
 import tenferro as tf
 import tenferro.numpy as tnp
@@ -259,3 +259,38 @@ def test_jvp_through_ops_matches_finite_differences(op, np_op, direction):
     J = tf.jacfwd(op)(A)
     close(J, tf.jacrev(op)(A), rtol=1e-9)
     close(np.tensordot(np.asarray(J), direction, axes=2), t)
+
+
+C = A + 1j * np.sin(np.arange(9.0)).reshape(3, 3)
+TC = T - 0.5j * T.T
+COMPLEX_OPS = [
+    ("det", tnp.linalg.det, np.linalg.det),
+    ("inv", tnp.linalg.inv, np.linalg.inv),
+    ("solve", lambda a: tnp.linalg.solve(a, X), lambda a: np.linalg.solve(a, X)),
+    ("svdvals", tnp.linalg.svdvals, lambda a: np.linalg.svd(a, compute_uv=False)),
+    ("eigvalsh", lambda a: tnp.linalg.eigvalsh(a @ tnp.conj(a).mT), lambda a: np.linalg.eigvalsh(a @ a.conj().T)),
+    ("fft", tnp.fft.fft, np.fft.fft),
+    ("norm", tnp.linalg.norm, np.linalg.norm),
+]
+
+
+@pytest.mark.parametrize(("op", "np_op"), [o[1:] for o in COMPLEX_OPS], ids=[o[0] for o in COMPLEX_OPS])
+def test_complex_jvp_through_ops_matches_finite_differences(op, np_op):
+    _, t = tf.jvp(op, (C,), (TC,))
+    close(t, (np_op(C + 1e-6 * TC) - np_op(C - 1e-6 * TC)) / 2e-6, rtol=1e-5, atol=1e-7)
+
+
+SECOND_ORDER = [
+    ("slogdet", lambda a: tnp.linalg.slogdet(a)[1]),
+    ("sum-inv", lambda a: tnp.sum(tnp.linalg.inv(a))),
+    ("eigvalsh-cubed", lambda a: tnp.sum(tnp.linalg.eigvalsh(a) ** 3)),
+    ("sorted-head-cubed", lambda a: tnp.sum(tnp.sort(tnp.reshape(a, (9,)))[:4] ** 3)),
+]
+
+
+@pytest.mark.parametrize("f", [o[1] for o in SECOND_ORDER], ids=[o[0] for o in SECOND_ORDER])
+def test_hessians_through_ops_without_jvp_rules_agree_in_every_mode(f):
+    H = np.asarray(tf.hessian(f)(A))
+    close(tf.jacrev(tf.jacrev(f))(A), H)
+    close(tf.jacrev(tf.jacfwd(f))(A), H)
+    close(H, fd_jacobian(lambda a: np.asarray(tf.grad(f)(a)), A), rtol=1e-5, atol=1e-6)
