@@ -85,6 +85,13 @@ ERRORS = [
     ),
     ("argnums-out-of-range", lambda: tf.grad(sin_x2, argnums=2)(X), ArgumentError, "grad: argnums 2 is out of range"),
     ("argnums-negative-out-of-range", lambda: tf.jacfwd(tnp.sin, -2)(X), ArgumentError, "jacfwd: argnums -2 is out"),
+    # regression: a repeated argument got a zero gradient for its first mention
+    (
+        "argnums-repeated",
+        lambda: tf.grad(lambda x, y: x * y, (0, -2))(2.0, 3.0),
+        ArgumentError,
+        r"grad: argnums names positional argument\(s\) \[0\] more than once",
+    ),
     ("argnums-str", lambda: tf.grad(sin_x2, argnums="0"), ArgumentError, "grad: argnums must be an int"),
     ("argnums-bool", lambda: tf.jacrev(sin_x2, argnums=True), ArgumentError, "jacrev: argnums must be an int"),
     ("argnums-empty", lambda: tf.value_and_grad(sin_x2, argnums=()), ArgumentError, "value_and_grad: argnums must"),

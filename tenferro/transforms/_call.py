@@ -126,6 +126,11 @@ class Call:
                     f"{transform}: argnums {n} is out of range for a call with {len(args)} positional argument(s)"
                 )
         argnums = tuple(n % len(args) for n in argnums)
+        if len(set(argnums)) != len(argnums):
+            raise ArgumentError(
+                f"{transform}: argnums names positional argument(s) "
+                f"{sorted({n for n in argnums if argnums.count(n) > 1})} more than once; name each once"
+            )
         self.rt = rt = runtime_of(args)
         self.engine = engine
         self.in_specs: list[Any] = []
