@@ -10,6 +10,11 @@
 array([0., 2.])
 """
 
+from collections.abc import Callable
+from typing import Any
+
+import optree
+
 from . import nn, numpy  # noqa: F401 - tf.nn, tf.numpy; numpy puts the operators and methods on EagerTensor
 from .core import (
     REQUIRED,
@@ -51,6 +56,13 @@ from .core.runtime import default_runtime
 from .transforms import grad, hessian, hvp, jacfwd, jacobian, jacrev, jvp, linearize, value_and_grad, vjp
 
 __version__ = "0.1.0"
+
+
+def tree_map(f: Callable[..., Any], tree: Any, *rest: Any) -> Any:
+    """``f`` applied leaf by leaf to pytrees of one structure, the result in that structure
+    (``jax.tree.map``; optree's, the pytrees of the transforms): how a parameter update on
+    ``tf.value_and_grad``'s gradients reads, ``tf.tree_map(lambda p, g: p - lr * g, params, grads)``."""
+    return optree.tree_map(f, tree, *rest)
 
 
 def variable(a: object) -> EagerTensor:
@@ -110,6 +122,7 @@ __all__ = [
     "jacrev",
     "jvp",
     "linearize",
+    "tree_map",
     "value_and_grad",
     "variable",
     "vjp",

@@ -15,3 +15,36 @@ def test_train_mlp_runs_and_the_loss_goes_down():
     assert len(losses) >= 3, done.stdout
     assert losses[-1] < 0.35 < losses[0], done.stdout  # from log(3) = 1.10 to about 0.19
     assert losses[-1] < min(losses[:-1]) + 0.05, done.stdout
+
+
+def test_train_value_and_grad_runs_and_the_loss_goes_down():
+    done = subprocess.run(
+        [sys.executable, str(EXAMPLES / "train_value_and_grad.py")], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    losses = [float(v) for v in re.findall(r"loss ([0-9.]+)", done.stdout)]
+    assert len(losses) >= 3, done.stdout
+    assert losses[-1] < 0.2 < 0.5 < losses[0], done.stdout  # from 0.77 to about 0.11
+
+
+def test_a_value_and_grad_training_loop_keeps_no_history():
+    """The example's update leaves parameters that are constants: nothing recorded links a
+    step to the one before, so a long loop holds no growing trace."""
+    import numpy as np
+
+    sys.path.insert(0, str(EXAMPLES))
+    try:
+        import train_value_and_grad as example
+    finally:
+        sys.path.remove(str(EXAMPLES))
+    import tenferro as tf
+
+    rng = np.random.default_rng(0)
+    x, labels = example.spiral(rng)
+    params = example.init(rng)
+    for _ in range(2):
+        value, grads = tf.value_and_grad(example.loss)(params, x[:50], labels[:50])
+        params = tf.tree_map(lambda p, g: p - 0.5 * g, params, grads)
+    leaves = [params["hidden"]["W"], params["hidden"]["b"], params["out"]["W"], params["out"]["b"], value]
+    assert all(isinstance(p, tf.EagerTensor) and not p.tracks_grad() for p in leaves)
+    assert params["hidden"]["W"].shape == (2, example.HIDDEN)

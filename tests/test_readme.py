@@ -103,3 +103,15 @@ def test_session_block_computes_what_its_comments_say(capsys):
     assert np.max(np.abs(np.asarray(ns["hv"]) - exact_hvp(xs, np.cos(np.arange(len(xs)))))) <= 2.0**-49
     # the recorded program, one op per line
     assert "  c = mul a a" in capsys.readouterr().out
+
+
+def test_transforms_block_computes_what_its_comments_say():
+    line, code = _readme_block("tf.value_and_grad(loss)")
+    ns = run_script(README, line, code)
+    xs = ns["xs"]
+    assert set(ns["grads"]) == {"W1", "b1", "W2"} and ns["grads"]["W1"].shape == (4, 8)
+    assert not ns["params"]["W1"].tracks_grad()  # the update is a constant: no history
+    assert np.max(np.abs(np.asarray(ns["g"]) - exact_grad(xs))) <= 4.441e-16
+    assert float(ns["d2"]) == 12.0
+    assert np.isclose(float(ns["tangent"]), float(np.sum(exact_grad(xs))), rtol=1e-14)
+    assert np.asarray(ns["H"]).shape == (5, 5)

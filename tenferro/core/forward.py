@@ -27,10 +27,30 @@ if TYPE_CHECKING:
     from .session import EagerSession
 
 
-def forward_plan(roots: Sequence[Vertex], starts: set[int]) -> list[Node]:
-    """The nodes a tangent of the vertices ``starts`` (by id) flows through on its way to
-    ``roots``, in creation order (inputs before their users). The walk stops at the
-    starts: what computed them is not the transform's business."""
+class Plan:
+    """The nodes a tangent flows through, in creation order, and after each node the
+    vertices whose tangent no later node reads (dropped then, so a long chain holds a few
+    tangents at a time, not one per node, as a reverse sweep frees its cotangents)."""
+
+    __slots__ = ("nodes", "drops")
+
+    def __init__(self, nodes: list[Node], keep: set[int]):
+        self.nodes = nodes
+        last: dict[int, int] = {}  # vertex id -> the position of the last node that reads its tangent
+        for position, node in enumerate(nodes):
+            for parent in node.parents:
+                if parent is not None:
+                    last[id(parent)] = position
+        self.drops: list[list[int]] = [[] for _ in nodes]
+        for key, position in last.items():
+            if key not in keep:
+                self.drops[position].append(key)
+
+
+def forward_plan(roots: Sequence[Vertex], starts: set[int]) -> Plan:
+    """The plan of pushing tangents of the vertices ``starts`` (by id) to ``roots``: the
+    nodes between them in creation order (inputs before their users). The walk stops at
+    the starts: what computed them is not the transform's business."""
     seen: dict[int, Node] = {}
     stack = [root for root in roots if type(root) is Node and id(root) not in starts]
     for root in stack:
@@ -42,27 +62,29 @@ def forward_plan(roots: Sequence[Vertex], starts: set[int]) -> list[Node]:
                 seen[id(parent)] = parent
                 stack.append(parent)
     carried = set(starts)
-    plan = []
+    nodes = []
     for node in sorted(seen.values(), key=lambda n: n.seq):
         if any(id(parent) in carried for parent in node.parents if parent is not None):
             carried.add(id(node))
-            plan.append(node)
-    return plan
+            nodes.append(node)
+    return Plan(nodes, {id(root) for root in roots})
 
 
-def push_tangents(session: EagerSession, plan: Sequence[Node], starts: dict[int, EagerTensor]) -> dict[int, Any]:
-    """The tangent of every vertex of ``plan`` (by id; None for zero), given the tangents
-    of the start vertices; a call node's entry is the tuple of its results' tangents."""
+def push_tangents(session: EagerSession, plan: Plan, starts: dict[int, EagerTensor]) -> dict[int, Any]:
+    """The tangents of the plan's roots (by vertex id; None or absent for zero), given the
+    tangents of the start vertices; a call node's entry is the tuple of its results' tangents."""
     tangents: dict[int, Any] = dict(starts)
-    get = tangents.get
-    for node in plan:
+    get, pop = tangents.get, tangents.pop
+    for node, drops in zip(plan.nodes, plan.drops):
         if node.output is not None and node.output != CALL:  # one result of a call: its part
             of_call = get(id(node.parents[0]))
             tangents[id(node)] = None if of_call is None else of_call[node.output]
-            continue
-        given = [None if parent is None else get(id(parent)) for parent in node.parents]
-        if any(t is not None for t in given):
-            tangents[id(node)] = node_tangent(session, node, given)
+        else:
+            given = [None if parent is None else get(id(parent)) for parent in node.parents]
+            if any(t is not None for t in given):
+                tangents[id(node)] = node_tangent(session, node, given)
+        for key in drops:
+            pop(key, None)
     return tangents
 
 
