@@ -23,7 +23,7 @@ import optree
 from tenferro.core.eager import EagerTensor, vertex
 from tenferro.core.engine import CpuEngine, Engine
 from tenferro.core.errors import ArgumentError, DTypeError, ShapeMismatch
-from tenferro.core.forward import forward_plan, push_tangents
+from tenferro.core.forward import Plan, forward_plan, push_tangents
 from tenferro.core.graph import reachable
 from tenferro.core.recording import no_grad, paused, recording
 from tenferro.core.runtime import EagerRuntime, default_runtime
@@ -273,12 +273,12 @@ class Call:
         return needed
 
     # -- forward mode -------------------------------------------------------------------
-    def plan(self) -> list[Node]:
+    def plan(self) -> Plan:
         """The nodes tangents of the call's own vertices flow through to the outputs."""
         roots = [v for v in map(vertex, self.outputs) if v is not None]
         return forward_plan(roots, {id(v) for v in self.starts})
 
-    def push(self, plan: list[Node], tangents: Sequence[EagerTensor | None]) -> list[EagerTensor]:
+    def push(self, plan: Plan, tangents: Sequence[EagerTensor | None]) -> list[EagerTensor]:
         """The outputs' tangents (zeros where none flows) given one per differentiated leaf."""
         starts = {id(v): t for v, t in zip(self.starts, tangents) if t is not None}
         records = self.records(tangents)
