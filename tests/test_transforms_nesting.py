@@ -156,6 +156,20 @@ def test_inside_no_grad_a_transform_differentiates_but_records_nothing():
     assert not g.tracks_grad() and not h.tracks_grad() and not t.tracks_grad()
 
 
+def test_a_no_grad_block_inside_the_function_is_respected_to_every_order():
+    rt = tf.default_runtime()
+
+    def f(x):
+        with rt.no_grad():
+            y = x**2  # a constant to every transform
+        return tnp.sum(x * y)
+
+    close(tf.grad(f)(X), X**2)
+    close(tf.jvp(f, (X,), (V,))[1], np.sum(X**2 * V))
+    close(tf.jacfwd(tf.grad(f))(X), np.zeros((3, 3)))
+    close(tf.grad(tf.grad(lambda x: f(x) * x))(1.5), 2 * 1.5**2)
+
+
 def test_inside_an_open_session_with_an_engine_and_on_another_runtime():
     rt = tf.default_runtime()
     with rt.eager_session(CpuEngine.serial()):
@@ -167,6 +181,10 @@ def test_inside_an_open_session_with_an_engine_and_on_another_runtime():
     g = tf.grad(sin_x2)(other.constant_from(X))
     assert g._rt is other
     close(g, np.cos(X) * X**2 + 2 * X * np.sin(X))
+    g = tf.grad(sin_x2)(tf.Tensor.from_vec_col_major([3], X))  # a core Tensor leaf
+    close(g, np.cos(X) * X**2 + 2 * X * np.sin(X))
+    e1, e2 = CpuEngine.serial(), CpuEngine.serial()
+    close(tf.grad(lambda x: tf.grad(tnp.sin, engine=e2)(x), engine=e1)(1.0), -np.sin(1.0))
 
 
 def test_transforms_nested_with_one_engine_share_its_session():
@@ -180,9 +198,11 @@ def test_transforms_nested_with_one_engine_share_its_session():
 
 def test_two_threads_transform_at_once():
     results, errors = {}, []
+    together = threading.Barrier(2)
 
     def work(k):
         try:
+            together.wait(timeout=10)
             x = X * (k + 1)
             results[k] = [
                 (tf.grad(sin_x2)(x), tf.hessian(sin_x2)(x), tf.grad(lambda a: a * tf.grad(lambda b: a + b)(a))(1.0))
