@@ -138,8 +138,8 @@ class Call:
         self.tracked_inputs = False
         outer_records = rt not in paused()  # read before the call's own recording block
         called = list(args)
-        self._made: dict[int, EagerTensor] = {}  # the variables transforms make while f runs
-        opened = _MADE.set((*_MADE.get(), self._made))
+        made: dict[int, EagerTensor] = {}  # the variables transforms make while f runs
+        opened = _MADE.set((*_MADE.get(), made))
         with self.context(), recording(rt):
             session = rt.current_session()
             for n in argnums:
@@ -175,7 +175,7 @@ class Call:
         ]
         self.starts = [vertex(x) for x in self.inputs]
         self.stops = frozenset(v for v in self.starts if type(v) is Node)
-        self.record = outer_records and (self.tracked_inputs or self._reaches_outside())
+        self.record = outer_records and (self.tracked_inputs or self._reaches_outside(made))
 
     def output(self, leaf: Any, what: Callable[[], str]) -> EagerTensor:
         if type(leaf) is EagerTensor:
@@ -184,16 +184,16 @@ class Call:
             return leaf
         return EagerTensor(as_value(leaf, self.rt, self.transform, what, "output"), self.rt)
 
-    def _reaches_outside(self) -> bool:
+    def _reaches_outside(self, made: dict[int, EagerTensor]) -> bool:
         """Whether the outputs depend on a variable that is not one of the call's own (a
         closure over a tensor some enclosing transform or the user tracks). The variables
-        that transforms inside ``f`` made for their own arguments do not count: nothing
+        that transforms inside ``f`` made for their own arguments (``made``) do not count: nothing
         outside can differentiate with respect to them (``jacrev`` of a ``jvp`` in its
         tangent depends on the jvp's primal variable, yet its result is a constant)."""
         roots = [v for v in map(vertex, self.outputs) if v is not None]
         if not roots:
             return False
-        return any(type(v) is not Node and id(v) not in self._made for v in reachable(*roots).values())
+        return any(type(v) is not Node and id(v) not in made for v in reachable(*roots).values())
 
     # -- where the derivative computations run --------------------------------------------
     def context(self) -> contextlib.AbstractContextManager[Any]:
