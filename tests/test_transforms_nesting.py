@@ -111,6 +111,18 @@ def test_a_jacobian_built_from_jvp_or_vjp_fn_in_the_seed_is_a_constant():
     close(w.grad(), np.cos(X))
 
 
+def test_a_refused_argument_leaves_no_transform_state_behind():
+    # regression: the registry of the variables transforms make kept a refused call's entry
+    from tenferro.transforms import _call
+
+    with pytest.raises(tf.TenferroError):
+        tf.grad(tnp.sin)(np.arange(2))
+    with pytest.raises(ZeroDivisionError):
+        tf.grad(lambda x: 1 / 0)(1.0)
+    assert _call._MADE.get() == ()
+    close(tf.grad(tnp.sin)(1.0), np.cos(1.0))
+
+
 # -- what is recorded ---------------------------------------------------------------------------
 def test_results_for_numpy_inputs_are_constants_so_a_training_loop_keeps_no_trace():
     params = {"w": np.zeros(3), "b": 0.0}

@@ -138,8 +138,6 @@ class Call:
         self.tracked_inputs = False
         outer_records = rt not in paused()  # read before the call's own recording block
         called = list(args)
-        made: dict[int, EagerTensor] = {}  # the variables transforms make while f runs
-        opened = _MADE.set((*_MADE.get(), made))
         with self.context(), recording(rt):
             session = rt.current_session()
             for n in argnums:
@@ -157,6 +155,8 @@ class Call:
                         own.append(_made(EagerTensor(value, rt, None, leaf=True)))
                 self.inputs += own
                 called[n] = unflatten(spec, own)
+            made = {id(x): x for x in self.inputs if x._node is None}  # and the variables made while f runs
+            opened = _MADE.set((*_MADE.get(), made))
             try:
                 returned = f(*called, **(kwargs or {}))
             finally:
