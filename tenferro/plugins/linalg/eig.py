@@ -37,13 +37,16 @@ from .batching import SQUARE, check_matrix, diag_embed, explain_nonfinite, lazy,
 from .decomp_common import (
     adjoint,
     column_phases,
+    diagonal_of_product,
     fold_triangle,
     inverse_gaps,
     is_complex,
     matrix_errors,
     phase_gauge_cotangent,
+    phase_gauge_tangent,
     real_pivots,
     refuse_degenerate,
+    unfold_triangle,
     used_columns,
     values,
 )
@@ -88,6 +91,26 @@ def _eigh_rule(s: Any, g: Any, out: Any, a: Any, UPLO: str) -> Any:  # noqa: N80
     return fold_triangle(s, full, UPLO == "U")
 
 
+def _eigh_jvp(s: Any, tangents: Any, inputs: tuple[Any], out: tuple[Any, Any], UPLO: str = "L") -> Any:  # noqa: N803
+    """With P = Vᴴ dA V (dA the tangent of the Hermitian matrix read): dw = Re diag(P),
+    dV = V (F ∘ P), F[i, j] = 1/(w[j] - w[i]) (JAX's eigh_jvp_rule), then the phase gauge's
+    turn. The tangent of V is computed whether or not it is used, so eigenvalues closer than
+    the VJP's tolerance raise its NotDifferentiable (use eigvalsh for the values alone)."""
+    w, v = out
+    refuse_degenerate(
+        "eigh",
+        values(w),
+        np.ones(w.shape, bool),
+        "eigenvalues",
+        "differentiate a function of the eigenvalues only (eigvalsh), or move the eigenvalues apart",
+    )
+    h = adjoint(v)
+    p = s.matmul(h(s, v), s.matmul(unfold_triangle(s, tangents[0], UPLO == "U"), v))
+    dw = s.real(s.diagonal(p, 0, -2, -1)) if is_complex(p) else s.diagonal(p, 0, -2, -1)
+    dv = phase_gauge_tangent(s, s.matmul(v, s.mul(inverse_gaps(s, w), p)), v)
+    return dw, dv
+
+
 def _hermitian(a: Any, UPLO: str) -> np.ndarray:  # noqa: N803
     """The Hermitian matrix eigh reads from a's UPLO triangle (the diagonal's real part)."""
     a = np.asarray(a)
@@ -118,6 +141,7 @@ EIGH = OpSpec(
     params={"UPLO": "L"},
     forward=_eigh,
     vjps=(_eigh_rule,),
+    jvp=_eigh_jvp,
     multiple_results=True,
     residuals=("out",),
     accepts="fc",
@@ -147,6 +171,14 @@ def _eigvalsh_rule(s: Any, g: Any, out: Any, a: Any, UPLO: str) -> Any:  # noqa:
     return fold_triangle(s, s.matmul(scale_columns(s, v, g), adjoint(v)(s, v)), UPLO == "U")
 
 
+def _eigvalsh_jvp(s: Any, tangents: Any, inputs: tuple[Any], out: Any, UPLO: str = "L") -> Any:  # noqa: N803
+    """dw = Re diag(Vᴴ dA V), dA the tangent of the Hermitian matrix read (the rule recomputes
+    eigh, as the VJP does)."""
+    _, v = s.eigh(inputs[0], UPLO)
+    dw = diagonal_of_product(s, v, s.matmul(unfold_triangle(s, tangents[0], UPLO == "U"), v))
+    return s.real(dw) if is_complex(dw) else dw
+
+
 EIGVALSH = OpSpec(
     name="eigvalsh",
     explain=explain_nonfinite("eigvalsh"),
@@ -154,6 +186,7 @@ EIGVALSH = OpSpec(
     params={"UPLO": "L"},
     forward=_eigvalsh,
     vjps=(_eigvalsh_rule,),
+    jvp=_eigvalsh_jvp,
     residuals=("a",),
     accepts="fc",
     sample=lazy("symmetric", uplo=True),

@@ -229,7 +229,13 @@ def _triangular_vjp(
 
 
 def _triangular_jvp(
-    s: Any, tangents: Any, inputs: tuple[Any, Any], out: Any, lower: bool, trans: Any, unit_diagonal: bool
+    s: Any,
+    tangents: Any,
+    inputs: tuple[Any, Any],
+    out: Any,
+    lower: bool = True,
+    trans: Any = 0,
+    unit_diagonal: bool = False,
 ) -> Any:
     """x = op(T)⁻¹b: dx = op(T)⁻¹(db - op(dT) x), dT the read triangle of da (without the
     diagonal for unit_diagonal); op(T)⁻¹ is the op itself."""
