@@ -269,6 +269,32 @@ def _eig_rule(s: Any, g: Any, out: Any, a: Any) -> Any:
     return _eig_cotangent(s, gw, gv, w, v, a)
 
 
+def _eig_tangent(s: Any, da: Any, a: Any, v: Any) -> tuple[Any, Any]:
+    """P = V⁻¹ dA V (a real dA made complex) and its diagonal, dw."""
+    if not is_complex(da):
+        da = s.astype(da, v.dtype)
+    p = s.matmul(s.inv(v), s.matmul(da, v))
+    return p, s.diagonal(p, 0, -2, -1)
+
+
+def _eig_jvp(s: Any, tangents: Any, inputs: tuple[Any], out: tuple[Any, Any]) -> tuple[Any, Any]:
+    """With P = V⁻¹ dA V: dw = diag(P), dV = V (F ∘ P), F[i, j] = 1/(w[j] - w[i]) (JAX's
+    eig_jvp_rule), less V diag(Re diag(Vᴴ dV)) (unit columns), then the phase gauge's turn.
+    As eigh's, close eigenvalues raise NotDifferentiable (use eigvals for the values alone)."""
+    w, v = out
+    refuse_degenerate(
+        "eig",
+        values(w),
+        np.ones(w.shape, bool),
+        "eigenvalues",
+        "differentiate a function of the eigenvalues only (eigvals), or move the eigenvalues apart",
+    )
+    p, dw = _eig_tangent(s, tangents[0], inputs[0], v)
+    dv = s.matmul(v, s.mul(inverse_gaps(s, w), p))
+    dv = s.sub(dv, scale_columns(s, v, s.astype(s.real(diagonal_of_product(s, v, dv)), v.dtype)))
+    return dw, phase_gauge_tangent(s, dv, v)
+
+
 def eig_reference(a: Any) -> tuple[np.ndarray, np.ndarray]:
     """Eigenvalues from LAPACK's eigenvalue-only path, each eigenvector the null vector of
     a - w·I from its svd (the last right singular vector), in the gauge."""
@@ -286,6 +312,7 @@ EIG = OpSpec(
     inputs=("a",),
     forward=_eig,
     vjps=(_eig_rule,),
+    jvp=_eig_jvp,
     multiple_results=True,
     residuals=("out",),
     accepts="fc",
@@ -313,12 +340,18 @@ def _eigvals_rule(s: Any, g: Any, out: Any, a: Any) -> Any:
     return _eig_cotangent(s, g, None, out, v, a)
 
 
+def _eigvals_jvp(s: Any, tangents: Any, inputs: tuple[Any], out: Any) -> Any:
+    _, v = s.eig(inputs[0])  # in the same (sorted) order
+    return _eig_tangent(s, tangents[0], inputs[0], v)[1]
+
+
 EIGVALS = OpSpec(
     name="eigvals",
     explain=explain_nonfinite("eigvals"),
     inputs=("a",),
     forward=_eigvals,
     vjps=(_eigvals_rule,),
+    jvp=_eigvals_jvp,
     residuals=("a",),
     accepts="fc",
     sample=lazy("general_eig"),
