@@ -33,8 +33,10 @@ from .batching import (
     check_rhs,
     column,
     lazy,
+    as_result,
     mH,
     singular_error,
+    times,
 )
 
 
@@ -84,29 +86,12 @@ def _solve_jvp(transposed: bool) -> Any:
         (da, db), (a, b) = tangents, inputs
         rhs = db
         if da is not None:
-            moved = _times(s, mH(s, da) if transposed else da, out, b.ndim == 1)
+            moved = times(s, mH(s, da) if transposed else da, out, b.ndim == 1)
             rhs = s.neg(moved) if rhs is None else s.sub(rhs, moved)
         solver = s.solve_transposed if transposed else s.solve
-        return _promoted(s, _vector_rhs(s, solver, a, rhs, b.ndim == 1), out)
+        return as_result(s, _vector_rhs(s, solver, a, rhs, b.ndim == 1), out)
 
     return jvp
-
-
-def _times(s: Any, m: Any, x: Any, vector: bool) -> Any:
-    """m @ x for a stack of matrices m and x a stack of matrices, or of vectors (``vector``)."""
-    if not vector or x.ndim == 1:
-        return s.matmul(m, x)
-    return s.squeeze(s.matmul(m, column(s, x)), -1)
-
-
-def _promoted(s: Any, t: Any, out: Any) -> Any:
-    """A tangent in the result's dtype (a real tangent of a complex solve's real operand),
-    broadcast to the result's batch (a tangent of the operand with the smaller batch)."""
-    if t.dtype != out.dtype:
-        t = s.astype(t, out.dtype)
-    if t.shape != out.shape:
-        t = s.broadcast_to(t, out.shape)
-    return t
 
 
 def _solve_reference(transposed: bool) -> Any:
@@ -246,10 +231,10 @@ def _triangular_jvp(
         offset = (-1 if lower else 1) if unit_diagonal else 0
         dt = s.tril(da, offset) if lower else s.triu(da, offset)
         dt = {0: dt, 1: s.moveaxis(dt, -1, -2), 2: mH(s, dt)}[t]
-        moved = _times(s, dt, out, b.ndim == 1)
+        moved = times(s, dt, out, b.ndim == 1)
         rhs = s.neg(moved) if rhs is None else s.sub(rhs, moved)
     again = functools.partial(s.triangular_solve, lower=lower, trans=trans, unit_diagonal=unit_diagonal)
-    return _promoted(s, _vector_rhs(s, again, a, rhs, b.ndim == 1), out)
+    return as_result(s, _vector_rhs(s, again, a, rhs, b.ndim == 1), out)
 
 
 def _triangular_reference(a: Any, b: Any, lower: bool = True, trans: Any = 0, unit_diagonal: bool = False) -> Any:
