@@ -28,12 +28,12 @@ from . import solve_lu
 from .batching import (
     SINGULAR,
     SingularMatrix,
+    as_result,
     batched_reference,
     check_matrix,
     check_rhs,
     column,
     lazy,
-    as_result,
     mH,
     singular_error,
     times,
