@@ -14,6 +14,8 @@ Conventions (docs/linalg-decompositions.md, docs/complex.md):
 - **Degenerate spectra.** Differentiating eigenvectors needs 1/(w[j] - w[i]); where two
   eigenvalues whose vectors carry a cotangent are within sqrt(eps)·max|w| of each other,
   the rule raises NotDifferentiable naming them, where PyTorch returns inf/nan silently.
+  Forward mode cannot tell whether the vectors' tangent is used, so its rule refuses
+  wherever the eigenvalues are that close (for the values alone, use eigvalsh).
   Eigenvalues alone (eigvalsh) are always differentiable (a subgradient at ties).
 - **Which triangle.** eigh/eigvalsh read only the triangle UPLO names, and only the real
   part of the diagonal, so the gradient lives there (the off-diagonal part is the
@@ -269,7 +271,7 @@ def _eig_rule(s: Any, g: Any, out: Any, a: Any) -> Any:
     return _eig_cotangent(s, gw, gv, w, v, a)
 
 
-def _eig_tangent(s: Any, da: Any, a: Any, v: Any) -> tuple[Any, Any]:
+def _eig_tangent(s: Any, da: Any, v: Any) -> tuple[Any, Any]:
     """P = V⁻¹ dA V (a real dA made complex) and its diagonal, dw."""
     if not is_complex(da):
         da = s.astype(da, v.dtype)
@@ -289,7 +291,7 @@ def _eig_jvp(s: Any, tangents: Any, inputs: tuple[Any], out: tuple[Any, Any]) ->
         "eigenvalues",
         "differentiate a function of the eigenvalues only (eigvals), or move the eigenvalues apart",
     )
-    p, dw = _eig_tangent(s, tangents[0], inputs[0], v)
+    p, dw = _eig_tangent(s, tangents[0], v)
     dv = s.matmul(v, s.mul(inverse_gaps(s, w), p))
     dv = s.sub(dv, scale_columns(s, v, s.astype(s.real(diagonal_of_product(s, v, dv)), v.dtype)))
     return dw, phase_gauge_tangent(s, dv, v)
@@ -342,7 +344,7 @@ def _eigvals_rule(s: Any, g: Any, out: Any, a: Any) -> Any:
 
 def _eigvals_jvp(s: Any, tangents: Any, inputs: tuple[Any], out: Any) -> Any:
     _, v = s.eig(inputs[0])  # in the same (sorted) order
-    return _eig_tangent(s, tangents[0], inputs[0], v)[1]
+    return _eig_tangent(s, tangents[0], v)[1]
 
 
 EIGVALS = OpSpec(
