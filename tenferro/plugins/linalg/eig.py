@@ -16,8 +16,6 @@ Conventions (docs/linalg-decompositions.md, docs/complex.md):
   the rule raises NotDifferentiable naming them, where PyTorch returns inf/nan silently.
   Forward mode cannot tell whether the vectors' tangent is used, so its rule refuses
   wherever the eigenvalues are that close (for the values alone, use eigvalsh).
-  Forward mode cannot tell whether the vectors' tangent is used, so its rule refuses
-  wherever the eigenvalues are that close (for the values alone, use eigvalsh).
   Eigenvalues alone (eigvalsh) are always differentiable (a subgradient at ties).
 - **Which triangle.** eigh/eigvalsh read only the triangle UPLO names, and only the real
   part of the diagonal, so the gradient lives there (the off-diagonal part is the

@@ -13,8 +13,8 @@ term), written with session ops, so second order works. Conventions
   two singular values whose vectors carry a cotangent are within sqrt(eps)·max(s) of each
   other, the rule raises NotDifferentiable naming them, where PyTorch returns inf/nan
   silently; forward mode cannot tell whether the vectors' tangent is used, so its rule
-  refuses wherever two are that close. Singular values alone (svdvals) are always differentiable (a subgradient at
-  ties).
+  refuses wherever two are that close. Singular values alone (svdvals) are always
+  differentiable (a subgradient at ties).
 """
 
 from __future__ import annotations
