@@ -15,7 +15,7 @@ Conventions (docs/linalg-decompositions.md, docs/complex.md):
   eigenvalues whose vectors carry a cotangent are within sqrt(eps)·max|w| of each other,
   the rule raises NotDifferentiable naming them, where PyTorch returns inf/nan silently.
   Forward mode cannot tell whether the vectors' tangent is used, so its rule refuses
-  wherever the eigenvalues are that close (for the values alone, use eigvalsh).
+  wherever the eigenvalues are that close (for the values alone, eigvalsh or eigvals).
   Eigenvalues alone (eigvalsh) are always differentiable (a subgradient at ties).
 - **Which triangle.** eigh/eigvalsh read only the triangle UPLO names, and only the real
   part of the diagonal, so the gradient lives there (the off-diagonal part is the
