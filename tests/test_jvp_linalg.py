@@ -190,6 +190,43 @@ def test_second_order_forward_over_reverse_through_a_rule():
     np.testing.assert_allclose(np.asarray(got), expected, rtol=1e-9, atol=1e-12)
 
 
+def test_forward_over_forward_hessian_equals_reverse_over_reverse():
+    """The rules compute with session ops, so they differentiate again: the Hessian of a sum
+    of scalars through most of the family, by jacfwd(jacfwd) and by jacrev(jacrev)."""
+    a = _spd(3) + 0.1 * _matrix(3, 3)
+
+    def f(x):
+        s = _session()
+        u, sv, _ = s.svd(x)
+        _, r = s.qr(x)
+        w, v = s.eigh(x)
+        ew, _ = s.eig(x)
+        parts = [
+            s.cholesky(x),
+            s.mul(u, u),
+            sv,
+            s.mul(r, r),
+            s.mul(v, v),
+            w,
+            s.real(ew),
+            s.slogdet(x)[1],
+            s.det(x),
+            s.pinv(x),
+            s.lstsq(x, s.moveaxis(x, -1, -2)),
+            s.solve(x, s.inv(x)),
+            s.triangular_solve(x, s.matrix_power(x, 3), lower=False),
+            s.matrix_norm(x, "nuc"),
+            s.vector_norm(x, ord=3),
+        ]
+        total = s.reduce_sum(parts[0])
+        for part in parts[1:]:
+            total = s.add(total, s.reduce_sum(part))
+        return total
+
+    forward = np.asarray(tf.jacfwd(tf.jacfwd(f))(a))
+    np.testing.assert_allclose(forward, np.asarray(tf.jacrev(tf.jacrev(f))(a)), rtol=1e-8, atol=1e-10)
+
+
 # -- refusals at degenerate points: the VJP's ---------------------------------------------------
 @pytest.mark.parametrize(
     ("op", "params", "a", "message"),
