@@ -309,24 +309,40 @@ def test_jvp_matches_jax():
     jax = pytest.importorskip("jax")
     jax.config.update("jax_enable_x64", True)
     import jax.numpy as jnp
+    import jax.scipy.linalg as jsl
 
-    a, b = _matrix(4, 4) + 4 * np.eye(4), _spd(4)
-    va, vb = _tangent_like(a), _tangent_like(b)
-    vb = (vb + vb.T) / 2  # JAX's eigh reads a symmetric matrix
+    a, b, c = _matrix(4, 4) + 4 * np.eye(4), _spd(4), _matrix(5, 3)
+    va, vb, vc = _tangent_like(a), _tangent_like(b), _tangent_like(c)
+    vb = (vb + vb.T) / 2  # JAX's eigh and cholesky read a symmetric matrix
 
-    def ours(x, y):
+    def ours(x, y, z):
         s = _session()
-        return s.solve(x, s.inv(y)), s.eigvalsh(y), s.slogdet(x)[1], s.cholesky(y)
+        return (
+            s.solve(x, s.inv(y)),
+            s.eigvalsh(y),
+            s.slogdet(x)[1],
+            s.det(x),
+            s.cholesky(y),
+            s.pinv(z),
+            s.svdvals(z),
+            s.matrix_power(x, 3),
+            s.triangular_solve(x, y, lower=False, trans=1),
+        )
 
-    def theirs(x, y):
+    def theirs(x, y, z):
         return (
             jnp.linalg.solve(x, jnp.linalg.inv(y)),
             jnp.linalg.eigvalsh(y),
             jnp.linalg.slogdet(x)[1],
-            (jnp.linalg.cholesky(y)),
+            jnp.linalg.det(x),
+            jnp.linalg.cholesky(y),
+            jnp.linalg.pinv(z),
+            jnp.linalg.svd(z, compute_uv=False),
+            jnp.linalg.matrix_power(x, 3),
+            jsl.solve_triangular(x, y, lower=False, trans=1),
         )
 
-    _, got = tf.jvp(ours, (a, b), (va, vb))
-    _, expected = jax.jvp(theirs, (a, b), (va, vb))
+    _, got = tf.jvp(ours, (a, b, c), (va, vb, vc))
+    _, expected = jax.jvp(theirs, (a, b, c), (va, vb, vc))
     for t, e in zip(got, expected):
         np.testing.assert_allclose(np.asarray(t), np.asarray(e), rtol=1e-9, atol=1e-12)
