@@ -154,14 +154,18 @@ def _checked(spec: Any, tangent: Any, result: Any, rt: Any) -> Any:
 
 
 def _transposed(session: EagerSession, node: Node, tangents: list[Any]) -> Any:
-    """J·t for an op without a ``jvp`` rule: the VJP rule, run on a zero cotangent ``g``
-    that is a variable of its own and recorded, is a linear function of ``g``; sweeping it
+    """J·t for an op without a ``jvp`` rule: the VJP rule, run on a cotangent ``g`` that is
+    a variable of its own and recorded, is a linear function of ``g``; sweeping it
     backward with the input tangents as the cotangents of its results gives the tangent
-    of the op's result (its transpose, in the real inner product the VJPs live in)."""
+    of the op's result (its transpose, in the real inner product the VJPs live in).
+
+    ``g`` is all ones, not zeros: its value does not change a linear map, but a rule may
+    decide by it (eigh's refuses a degenerate spectrum only where the vectors' cotangent
+    is nonzero), and forward mode cannot know which parts of the result will be used."""
     rt = session._rt
     results = node.value if node.output == CALL else (node,)
     gs = tuple(
-        EagerTensor(freeze(np.zeros(r.shape, r.dtype)), rt, None, leaf=True) if r.dtype in TRACKED else None
+        EagerTensor(freeze(np.ones(r.shape, r.dtype)), rt, None, leaf=True) if r.dtype in TRACKED else None
         for r in results
     )
     floor = next(SEQUENCE)  # every node the rule records comes after this number

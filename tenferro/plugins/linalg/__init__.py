@@ -5,7 +5,11 @@ solve, on the LU factorisation of :mod:`.solve_lu`), :mod:`.least_squares` (lsts
 :mod:`.cholesky`; the decompositions :mod:`.qr`, :mod:`.eig` (eigh, eigvalsh), :mod:`.svd`
 (svd, svdvals); :mod:`.norms` (matrix_norm, vector_norm, cross). What they share is in
 :mod:`.batching`, what the decompositions share in :mod:`.decomp_common`, the sample
-strategies in :mod:`.samples`."""
+strategies in :mod:`.samples`.
+
+Every op has a forward-mode ``jvp`` rule next to its VJP (JAX's and PyTorch's published
+JVPs, written with session ops), so forward mode never falls back to the slower transposed
+VJP; each rule is the exact transpose of its VJP (the conformance suite's ``jvp`` check)."""
 
 from tenferro.extend import PluginRegistrar, hookimpl
 

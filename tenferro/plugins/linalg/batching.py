@@ -112,6 +112,24 @@ def column(s: Any, v: Any) -> Any:
     return s.expand_dims(v, -1)
 
 
+def times(s: Any, m: Any, x: Any, vector: bool) -> Any:
+    """m @ x for a stack of matrices m and x a stack of matrices, or of vectors (``vector``:
+    a solve's x for a 1-D b, batched when a is)."""
+    if not vector or x.ndim == 1:
+        return s.matmul(m, x)
+    return s.squeeze(s.matmul(m, column(s, x)), -1)
+
+
+def as_result(s: Any, t: Any, out: Any) -> Any:
+    """A solve's tangent in its result's dtype (a real tangent of a complex solve's real
+    operand) and shape (a tangent of the operand with the smaller batch)."""
+    if t.dtype != out.dtype:
+        t = s.astype(t, out.dtype)
+    if t.shape != out.shape:
+        t = s.broadcast_to(t, out.shape)
+    return t
+
+
 def scale_matrices(s: Any, g: Any, m: Any) -> Any:
     """g (...) times each matrix of m (..., M, N)."""
     return s.mul(s.expand_dims(g, (-2, -1)) if g.ndim else g, m)

@@ -75,6 +75,19 @@ def _cholesky_rule(s: Any, g: Any, out: Any, a: Any, upper: bool) -> Any:
     return mH(s, s.triangular_solve(factor, mH(s, left), lower=True, trans=adjoint))
 
 
+def _cholesky_jvp(s: Any, tangents: Any, inputs: tuple[Any], out: Any, upper: bool = False) -> Any:
+    """L Lᴴ = S = (a + aᴴ)/2: dL = L Φ(L⁻¹ dS L⁻ᴴ), Φ the lower triangle with half the
+    diagonal (Murray 2016; JAX's cholesky_jvp_rule); the upper factor's is dLᴴ."""
+    factor = mH(s, out) if upper else out
+    ds = s.mul(s.add(tangents[0], mH(s, tangents[0])), 0.5)
+    left = s.triangular_solve(factor, ds, lower=True)  # L⁻¹ dS
+    middle = mH(s, s.triangular_solve(factor, mH(s, left), lower=True))  # L⁻¹ dS L⁻ᴴ, Hermitian
+    n = out.shape[-1]
+    halved = constant(s, (np.tril(np.ones((n, n)), -1) + np.eye(n) / 2).astype(out.dtype))
+    dl = s.matmul(factor, s.mul(middle, halved))
+    return mH(s, dl) if upper else dl
+
+
 def _cholesky_reference(a: Any, upper: bool = False) -> np.ndarray:
     import scipy.linalg
 
@@ -87,6 +100,7 @@ CHOLESKY = OpSpec(
     params={"upper": False},
     forward=_cholesky,
     vjps=(_cholesky_rule,),
+    jvp=_cholesky_jvp,
     residuals=("out",),
     accepts="fc",
     sample=lazy("cholesky"),

@@ -58,6 +58,21 @@ def fold_triangle(s: Any, g: Any, upper: bool) -> Any:
     return s.add(s.tril(g), mT(s, s.triu(g, 1)))
 
 
+def unfold_triangle(s: Any, da: Any, upper: bool) -> Any:
+    """The tangent of the symmetric (Hermitian) matrix eigh reads from a's UPLO triangle, from
+    a's tangent ``da`` (the transpose of :func:`fold_triangle`): X + Xᴴ with X the read strict
+    triangle of da and half its diagonal, so the diagonal is Re(da)'s."""
+    n = da.shape[-1]
+    mask = (np.triu if upper else np.tril)(np.ones((n, n)), 1 if upper else -1) + np.eye(n) / 2
+    half = s.mul(da, constant(s, mask.astype(da.dtype)))
+    return s.add(half, adjoint(half)(s, half))
+
+
+def diagonal_of_product(s: Any, v: Any, x: Any) -> Any:
+    """diag(Vᴴ X) (..., K) without the off-diagonal products: Σᵢ conj(V[i, k]) X[i, k]."""
+    return s.reduce_sum(s.mul(conj(s, v), x), -2)
+
+
 def values(t: Any) -> np.ndarray:
     """The values of a tensor a rule got (read to decide a convention, not differentiated)."""
     return np.asarray(t)
@@ -158,6 +173,26 @@ def phase_gauge_cotangent(s: Any, gv: Any, v: Any, other: Any = None) -> Any:
     return s.sub(gv, s.mul(mask, s.expand_dims(term, -2)))
 
 
+def phase_gauge_tangent(s: Any, dv: Any, v: Any, other: Any = None) -> Any:
+    """The tangent of the gauge-fixed eigenvectors (left singular vectors) ``v`` from the
+    tangent ``dv`` of any smooth choice of them; the transpose of
+    :func:`phase_gauge_cotangent`, for a complex v only (a real v's sign gauge is locally
+    constant: dv itself). Column k turns by the phase e^{iθₖ} that keeps its pivot p real:
+    dθₖ = -Im(dv[p, k] / v[p, k]), so dv + i·v·diag(dθ); ``other`` = (w, dw), vectors the
+    gauge turns along with v (svd's right singular vectors), gets the same turn. Returns
+    dv, or (dv, dw) with ``other``."""
+    if not is_complex(v):
+        return dv if other is None else (dv, other[1])
+    mask = constant(s, pivot_mask(v))
+    ratio = s.div(s.reduce_sum(s.mul(dv, mask), -2), s.reduce_sum(s.mul(v, mask), -2))
+    turn = s.expand_dims(s.mul(s.astype(s.neg(s.imag(ratio)), v.dtype), 1j), -2)  # i·dθ (..., 1, K)
+    dv = s.add(dv, s.mul(v, turn))
+    if other is None:
+        return dv
+    w, dw = other
+    return dv, s.add(dw, s.mul(w, turn))
+
+
 # -- decomp_triu_inv -------------------------------------------------------------------------
 def matrix_errors(op: str, square: bool = True) -> list[ErrorInput]:
     """The shape errors of a decomposition's matrix argument."""
@@ -172,6 +207,11 @@ def _triu_inv(r: Any) -> Any:
     return np.triu(np.linalg.inv(np.triu(r)))
 
 
+def _triu_inv_jvp(s: Any, tangents: Any, inputs: tuple[Any], out: Any) -> Any:
+    # X = R⁻¹: dX = -X triu(dR) X (upper triangular, as X is)
+    return s.neg(s.matmul(out, s.matmul(s.triu(tangents[0]), out)))
+
+
 def _triu_inv_rule(s: Any, g: Any, out: Any, r: Any) -> Any:
     # X = R⁻¹: dX = -X dR X, so R's cotangent is -Xᴴ g Xᴴ, on the triangle that is read
     h = adjoint(out)
@@ -183,6 +223,7 @@ DECOMP_TRIU_INV = OpSpec(
     inputs=("r",),
     forward=_triu_inv,
     vjps=(_triu_inv_rule,),
+    jvp=_triu_inv_jvp,
     residuals=("out",),
     accepts="fc",
     sample=lazy("upper_triangular"),

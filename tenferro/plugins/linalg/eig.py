@@ -14,6 +14,8 @@ Conventions (docs/linalg-decompositions.md, docs/complex.md):
 - **Degenerate spectra.** Differentiating eigenvectors needs 1/(w[j] - w[i]); where two
   eigenvalues whose vectors carry a cotangent are within sqrt(eps)·max|w| of each other,
   the rule raises NotDifferentiable naming them, where PyTorch returns inf/nan silently.
+  Forward mode cannot tell whether the vectors' tangent is used, so its rule refuses
+  wherever the eigenvalues are that close (for the values alone, eigvalsh or eigvals).
   Eigenvalues alone (eigvalsh) are always differentiable (a subgradient at ties).
 - **Which triangle.** eigh/eigvalsh read only the triangle UPLO names, and only the real
   part of the diagonal, so the gradient lives there (the off-diagonal part is the
@@ -37,13 +39,16 @@ from .batching import SQUARE, check_matrix, diag_embed, explain_nonfinite, lazy,
 from .decomp_common import (
     adjoint,
     column_phases,
+    diagonal_of_product,
     fold_triangle,
     inverse_gaps,
     is_complex,
     matrix_errors,
     phase_gauge_cotangent,
+    phase_gauge_tangent,
     real_pivots,
     refuse_degenerate,
+    unfold_triangle,
     used_columns,
     values,
 )
@@ -88,6 +93,26 @@ def _eigh_rule(s: Any, g: Any, out: Any, a: Any, UPLO: str) -> Any:  # noqa: N80
     return fold_triangle(s, full, UPLO == "U")
 
 
+def _eigh_jvp(s: Any, tangents: Any, inputs: tuple[Any], out: tuple[Any, Any], UPLO: str = "L") -> Any:  # noqa: N803
+    """With P = Vᴴ dA V (dA the tangent of the Hermitian matrix read): dw = Re diag(P),
+    dV = V (F ∘ P), F[i, j] = 1/(w[j] - w[i]) (JAX's eigh_jvp_rule), then the phase gauge's
+    turn. The tangent of V is computed whether or not it is used, so eigenvalues closer than
+    the VJP's tolerance raise its NotDifferentiable (use eigvalsh for the values alone)."""
+    w, v = out
+    refuse_degenerate(
+        "eigh",
+        values(w),
+        np.ones(w.shape, bool),
+        "eigenvalues",
+        "differentiate a function of the eigenvalues only (eigvalsh), or move the eigenvalues apart",
+    )
+    h = adjoint(v)
+    p = s.matmul(h(s, v), s.matmul(unfold_triangle(s, tangents[0], UPLO == "U"), v))
+    dw = s.real(s.diagonal(p, 0, -2, -1)) if is_complex(p) else s.diagonal(p, 0, -2, -1)
+    dv = phase_gauge_tangent(s, s.matmul(v, s.mul(inverse_gaps(s, w), p)), v)
+    return dw, dv
+
+
 def _hermitian(a: Any, UPLO: str) -> np.ndarray:  # noqa: N803
     """The Hermitian matrix eigh reads from a's UPLO triangle (the diagonal's real part)."""
     a = np.asarray(a)
@@ -118,6 +143,7 @@ EIGH = OpSpec(
     params={"UPLO": "L"},
     forward=_eigh,
     vjps=(_eigh_rule,),
+    jvp=_eigh_jvp,
     multiple_results=True,
     residuals=("out",),
     accepts="fc",
@@ -147,6 +173,14 @@ def _eigvalsh_rule(s: Any, g: Any, out: Any, a: Any, UPLO: str) -> Any:  # noqa:
     return fold_triangle(s, s.matmul(scale_columns(s, v, g), adjoint(v)(s, v)), UPLO == "U")
 
 
+def _eigvalsh_jvp(s: Any, tangents: Any, inputs: tuple[Any], out: Any, UPLO: str = "L") -> Any:  # noqa: N803
+    """dw = Re diag(Vᴴ dA V), dA the tangent of the Hermitian matrix read (the rule recomputes
+    eigh, as the VJP does)."""
+    _, v = s.eigh(inputs[0], UPLO)
+    dw = diagonal_of_product(s, v, s.matmul(unfold_triangle(s, tangents[0], UPLO == "U"), v))
+    return s.real(dw) if is_complex(dw) else dw
+
+
 EIGVALSH = OpSpec(
     name="eigvalsh",
     explain=explain_nonfinite("eigvalsh"),
@@ -154,6 +188,7 @@ EIGVALSH = OpSpec(
     params={"UPLO": "L"},
     forward=_eigvalsh,
     vjps=(_eigvalsh_rule,),
+    jvp=_eigvalsh_jvp,
     residuals=("a",),
     accepts="fc",
     sample=lazy("symmetric", uplo=True),
@@ -236,6 +271,32 @@ def _eig_rule(s: Any, g: Any, out: Any, a: Any) -> Any:
     return _eig_cotangent(s, gw, gv, w, v, a)
 
 
+def _eig_tangent(s: Any, da: Any, v: Any) -> tuple[Any, Any]:
+    """P = V⁻¹ dA V (a real dA made complex) and its diagonal, dw."""
+    if not is_complex(da):
+        da = s.astype(da, v.dtype)
+    p = s.matmul(s.inv(v), s.matmul(da, v))
+    return p, s.diagonal(p, 0, -2, -1)
+
+
+def _eig_jvp(s: Any, tangents: Any, inputs: tuple[Any], out: tuple[Any, Any]) -> tuple[Any, Any]:
+    """With P = V⁻¹ dA V: dw = diag(P), dV = V (F ∘ P), F[i, j] = 1/(w[j] - w[i]) (JAX's
+    eig_jvp_rule), less V diag(Re diag(Vᴴ dV)) (unit columns), then the phase gauge's turn.
+    As eigh's, close eigenvalues raise NotDifferentiable (use eigvals for the values alone)."""
+    w, v = out
+    refuse_degenerate(
+        "eig",
+        values(w),
+        np.ones(w.shape, bool),
+        "eigenvalues",
+        "differentiate a function of the eigenvalues only (eigvals), or move the eigenvalues apart",
+    )
+    p, dw = _eig_tangent(s, tangents[0], v)
+    dv = s.matmul(v, s.mul(inverse_gaps(s, w), p))
+    dv = s.sub(dv, scale_columns(s, v, s.astype(s.real(diagonal_of_product(s, v, dv)), v.dtype)))
+    return dw, phase_gauge_tangent(s, dv, v)
+
+
 def eig_reference(a: Any) -> tuple[np.ndarray, np.ndarray]:
     """Eigenvalues from LAPACK's eigenvalue-only path, each eigenvector the null vector of
     a - w·I from its svd (the last right singular vector), in the gauge."""
@@ -253,6 +314,7 @@ EIG = OpSpec(
     inputs=("a",),
     forward=_eig,
     vjps=(_eig_rule,),
+    jvp=_eig_jvp,
     multiple_results=True,
     residuals=("out",),
     accepts="fc",
@@ -280,12 +342,18 @@ def _eigvals_rule(s: Any, g: Any, out: Any, a: Any) -> Any:
     return _eig_cotangent(s, g, None, out, v, a)
 
 
+def _eigvals_jvp(s: Any, tangents: Any, inputs: tuple[Any], out: Any) -> Any:
+    _, v = s.eig(inputs[0])  # in the same (sorted) order
+    return _eig_tangent(s, tangents[0], v)[1]
+
+
 EIGVALS = OpSpec(
     name="eigvals",
     explain=explain_nonfinite("eigvals"),
     inputs=("a",),
     forward=_eigvals,
     vjps=(_eigvals_rule,),
+    jvp=_eigvals_jvp,
     residuals=("a",),
     accepts="fc",
     sample=lazy("general_eig"),

@@ -57,6 +57,7 @@ INV = OpSpec(
     inputs=("a",),
     forward=_inv,
     vjps=(lambda s, g, out, a: s.neg(s.matmul(mH(s, out), s.matmul(g, mH(s, out)))),),
+    jvp=lambda s, t, inputs, out: s.neg(s.matmul(out, s.matmul(t[0], out))),  # -a⁻¹ da a⁻¹
     residuals=("out",),
     accepts="fc",
     sample=lazy("square"),
@@ -77,6 +78,16 @@ def _det_rule(s: Any, g: Any, out: Any, a: Any) -> Any:
     return scale_matrices(s, s.mul(g, conj(s, out)), mH(s, s.inv(a)))
 
 
+def _log_det_tangent(s: Any, a: Any, da: Any) -> Any:
+    """d log det a = tr(a⁻¹ da) = Σ (a⁻ᵀ ∘ da) (inv from the LU the forward pass made, as the
+    VJP's: a singular a is the same SingularMatrix)."""
+    return s.reduce_sum(s.mul(s.moveaxis(s.inv(a), -1, -2), da), (-2, -1))
+
+
+def _det_jvp(s: Any, tangents: Any, inputs: tuple[Any], out: Any) -> Any:
+    return s.mul(out, _log_det_tangent(s, inputs[0], tangents[0]))  # d det = det · tr(a⁻¹ da)
+
+
 def _det_reference(a: Any) -> np.ndarray:
     a = np.asarray(a)
     d = np.prod(np.linalg.eigvals(np.asarray(a, np.result_type(a, float))), axis=-1)
@@ -88,6 +99,7 @@ DET = OpSpec(
     inputs=("a",),
     forward=_det,
     vjps=(_det_rule,),
+    jvp=_det_jvp,
     residuals=("a", "out"),
     accepts="fc",
     sample=lazy("square"),
@@ -119,6 +131,17 @@ def _slogdet_rule(s: Any, g: tuple[Any, Any], out: tuple[Any, Any], a: Any) -> A
     return scale_matrices(s, g_log, mH(s, s.inv(a)))
 
 
+def _slogdet_jvp(s: Any, tangents: Any, inputs: tuple[Any], out: tuple[Any, Any]) -> tuple[Any, Any]:
+    """d log det = tr(a⁻¹ da) = dlogabsdet + i·dθ: dlogabsdet is its real part, dsign =
+    sign·i·dθ (a real sign is piecewise constant: zero)."""
+    a = inputs[0]
+    dlog = _log_det_tangent(s, a, tangents[0])
+    if a.dtype.kind != "c":
+        return None, dlog
+    turn = s.mul(s.astype(s.imag(dlog), a.dtype), 1j)
+    return s.mul(out[0], turn), s.real(dlog)
+
+
 def _slogdet_reference(a: Any) -> list[np.ndarray]:
     d = _det_reference(a)
     return [d / np.abs(d), np.log(np.abs(d))]
@@ -129,6 +152,7 @@ SLOGDET = OpSpec(
     inputs=("a",),
     forward=_slogdet,
     vjps=(_slogdet_rule,),
+    jvp=_slogdet_jvp,
     multiple_results=True,
     residuals=("a", "out"),
     accepts="fc",
@@ -178,6 +202,30 @@ def _matrix_power_rule(s: Any, g: Any, out: Any, a: Any, n: int) -> Any:
     return s.neg(s.matmul(mH(s, inverse), s.matmul(h, mH(s, inverse))))
 
 
+def _power_tangent(s: Any, a: Any, k: int, da: Any) -> Any:
+    """d(aᵏ) (k ≥ 1) along NumPy's repeated squaring, the transpose of
+    :func:`_power_cotangent`: d(b·b) = db b + b db with b = a^(k/2) for even k, d(a·a^(k-1))
+    = da a^(k-1) + a d(a^(k-1)) for odd k."""
+    if k == 1:
+        return da
+    if k % 2:
+        rest = s.matrix_power(a, k - 1)
+        return s.add(s.matmul(da, rest), s.matmul(a, _power_tangent(s, a, k - 1, da)))
+    half = s.matrix_power(a, k // 2)
+    dhalf = _power_tangent(s, a, k // 2, da)
+    return s.add(s.matmul(dhalf, half), s.matmul(half, dhalf))
+
+
+def _matrix_power_jvp(s: Any, tangents: Any, inputs: tuple[Any], out: Any, n: int) -> Any:
+    n, a, da = int(n), inputs[0], tangents[0]
+    if n == 0:
+        return None
+    if n > 0:
+        return _power_tangent(s, a, n, da)
+    inverse = s.inv(a)  # a⁻ⁿ = (a⁻¹)ⁿ, d(a⁻¹) = -a⁻¹ da a⁻¹
+    return _power_tangent(s, inverse, -n, s.neg(s.matmul(inverse, s.matmul(da, inverse))))
+
+
 def _power_reference(a: Any, n: int) -> np.ndarray:
     a = np.asarray(a, np.result_type(a, float))
     base = np.linalg.solve(a, np.broadcast_to(np.eye(a.shape[-1]), a.shape)) if n < 0 else a
@@ -193,6 +241,7 @@ MATRIX_POWER = OpSpec(
     params={"n": REQUIRED},
     forward=_matrix_power,
     vjps=(_matrix_power_rule,),
+    jvp=_matrix_power_jvp,
     residuals=("a",),
     accepts="fc",
     sample=lazy("matrix_power"),

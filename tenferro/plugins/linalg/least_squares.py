@@ -20,6 +20,7 @@ from tenferro.extend import unbroadcast as _unbroadcast
 
 from .batching import (
     SingularMatrix,
+    as_result,
     batch_where,
     batched_reference,
     check_matrix,
@@ -90,6 +91,30 @@ def _lstsq_vjp(s: Any, g: Any, inputs: tuple[Any, Any], out: Any) -> tuple[Any, 
     return ga, gb_out
 
 
+def _lstsq_jvp(s: Any, tangents: Any, inputs: tuple[Any, Any], out: Any) -> Any:
+    """x = a⁺b at full rank, with d(a⁺) = -a⁺ da a⁺ + a⁺a⁺ᴴ daᴴ (I - a a⁺) + (I - a⁺a) daᴴ a⁺ᴴ a⁺
+    (Golub & Pereyra): dx = a⁺(db - da x) plus, for a tall a, a⁺a⁺ᴴ daᴴ r (r = b - a x), for a
+    wide one (I - a⁺a) p with p = daᴴ a⁺ᴴ x (a⁺ᴴ y is lstsq(aᴴ, y))."""
+    (da, db), (a, b) = tangents, inputs
+    vector = b.ndim == 1
+    x = column(s, out) if vector else out
+    rhs = None if db is None else (column(s, db) if vector else db)
+    extra = None
+    if da is not None:
+        moved = s.neg(s.matmul(da, x))
+        rhs = moved if rhs is None else s.add(rhs, moved)
+        if a.shape[-2] >= a.shape[-1]:
+            residual = s.sub(column(s, b) if vector else b, s.matmul(a, x))
+            rhs = s.add(rhs, s.lstsq(mH(s, a), s.matmul(mH(s, da), residual)))
+        else:
+            extra = s.matmul(mH(s, da), s.lstsq(mH(s, a), x))
+            rhs = s.sub(rhs, s.matmul(a, extra))
+    dx = s.lstsq(a, rhs)
+    if extra is not None:
+        dx = s.add(dx, extra)
+    return as_result(s, s.squeeze(dx, -1) if vector else dx, out)
+
+
 def _lstsq_reference(a: Any, b: Any) -> Any:
     return batched_reference(lambda m, v: np.linalg.lstsq(m, v, rcond=None)[0], a, b, vector_b=np.ndim(b) == 1)
 
@@ -99,6 +124,7 @@ LSTSQ = OpSpec(
     inputs=("a", "b"),
     forward=_lstsq,
     vjp=_lstsq_vjp,
+    jvp=_lstsq_jvp,
     accepts="fc",
     sample=lazy("lstsq"),
     complex_sample=lazy("lstsq", "complex_solve_samples"),
@@ -133,12 +159,26 @@ def _pinv_rule(s: Any, g: Any, out: Any, a: Any) -> Any:
     return s.add(first, s.add(second, third))
 
 
+def _pinv_jvp(s: Any, tangents: Any, inputs: tuple[Any], out: Any) -> Any:
+    """dP = -P dA P + P Pᴴ dAᴴ (I - A P) + (I - P A) dAᴴ Pᴴ P at constant rank (Golub &
+    Pereyra 1973; the transpose of the VJP's three terms)."""
+    (da,), (a,), p = tangents, inputs, out
+    dat = mH(s, da)
+    first = s.neg(s.matmul(p, s.matmul(da, p)))
+    left = s.matmul(s.matmul(p, mH(s, p)), dat)
+    second = s.sub(left, s.matmul(s.matmul(left, a), p))
+    right = s.matmul(dat, s.matmul(mH(s, p), p))
+    third = s.sub(right, s.matmul(p, s.matmul(a, right)))
+    return s.add(first, s.add(second, third))
+
+
 PINV = OpSpec(
     name="pinv",
     explain=explain_nonfinite("pinv"),
     inputs=("a",),
     forward=_pinv,
     vjps=(_pinv_rule,),
+    jvp=_pinv_jvp,
     residuals=("a", "out"),
     accepts="fc",
     sample=lazy("rect"),

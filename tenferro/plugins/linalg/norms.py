@@ -83,6 +83,25 @@ def _matrix_norm_rule(s: Any, g: Any, out: Any, x: Any, ord: Any, keepdims: bool
     return s.mul(s.mul(g, s.sign(x)), _ties(s, sums, ord > 0, -1 if along == -2 else -2))
 
 
+def _norm_jvp(rule: Any, defaults: dict[str, Any], reduced: Any) -> Any:
+    """The forward-mode rule of a real norm from its VJP rule: the norm's gradient K (the
+    rule on a cotangent of ones) paired with the tangent, Re Σ conj(K)·dx over the axes
+    ``reduced(x, params)`` normalises (the transpose of g ↦ g·K, exactly)."""
+
+    def jvp(s: Any, tangents: Any, inputs: tuple[Any], out: Any, **given: Any) -> Any:
+        params = {**defaults, **given}
+        x, dx = inputs[0], tangents[0]
+        gradient = rule(s, constant(s, np.ones(out.shape, out.dtype)), out, x, **params)
+        if gradient is None:
+            return None
+        paired = s.mul(conj(s, gradient), dx)
+        paired = s.real(paired) if paired.dtype.kind == "c" else paired
+        axes = reduced(x, params)
+        return s.reduce_sum(paired, axes, keepdims=bool(params["keepdims"])) if axes else paired
+
+    return jvp
+
+
 def _matrix_norm_reference(x: Any, ord: Any = "fro", keepdims: bool = False) -> np.ndarray:  # noqa: A002
     x = np.asarray(x)
     if ord == "fro":
@@ -103,6 +122,7 @@ MATRIX_NORM = OpSpec(
     params={"ord": "fro", "keepdims": False},
     forward=_matrix_norm,
     vjps=(_matrix_norm_rule,),
+    jvp=_norm_jvp(_matrix_norm_rule, {"ord": "fro", "keepdims": False}, lambda x, params: (-2, -1)),
     residuals=("x", "out"),
     accepts="fc",
     sample=lazy("matrix_norm"),
@@ -180,6 +200,11 @@ VECTOR_NORM = OpSpec(
     params={"axis": None, "keepdims": False, "ord": 2},
     forward=_vector_norm,
     vjps=(_vector_norm_rule,),
+    jvp=_norm_jvp(
+        _vector_norm_rule,
+        {"axis": None, "keepdims": False, "ord": 2},
+        lambda x, params: normalize_axes(params["axis"], x.ndim, "vector_norm"),
+    ),
     residuals=("x", "out"),
     accepts="fc",
     sample=lazy("vector_norm"),

@@ -12,7 +12,7 @@ import numpy as np
 
 from tenferro.extend import NotDifferentiable, OpSpec
 
-from .batching import check_matrix, constant, lazy
+from .batching import check_matrix, constant, diag_embed, lazy
 from .decomp_common import adjoint, is_complex, matrix_errors, values
 
 
@@ -31,6 +31,45 @@ def _qr(a: Any) -> tuple[Any, Any]:
         phases = np.where(np.less(diag, 0), np.negative(one), one)  # (..., k)
     # triu: a row flipped by -1 would turn R's zeros below the diagonal into -0.0
     return np.multiply(q, np.expand_dims(np.conj(phases), -2)), np.triu(np.multiply(r, np.expand_dims(phases, -1)))
+
+
+def _refuse_rank_deficient(r: Any) -> None:
+    diag = np.abs(np.diagonal(values(r), axis1=-2, axis2=-1))
+    if np.any(diag <= np.sqrt(np.finfo(r.dtype).eps) * diag.max(axis=-1, keepdims=True, initial=0.0)):
+        raise NotDifferentiable(
+            "qr: the input is (nearly) rank deficient (R has a zero on its diagonal), where Q and R "
+            "have no derivative; make the leading min(m, n) columns independent"
+        )
+
+
+def _qr_square_tangent(s: Any, da: Any, q: Any, r: Any) -> tuple[Any, Any]:
+    """JAX's qr_jvp_rule (m ≥ n): with C = Qᴴ dA R⁻¹ and Ω = tril(C, -1) - tril(C, -1)ᴴ +
+    i·Im(diag C) (skew-Hermitian; the last term keeps R's diagonal real), dQ = Q (Ω - C) +
+    dA R⁻¹ and dR = (C - Ω) R."""
+    h = adjoint(r)
+    da_rinv = s.matmul(da, s.decomp_triu_inv(r))
+    c = s.matmul(h(s, q), da_rinv)
+    lower = s.tril(c, -1)
+    omega = s.sub(lower, h(s, lower))
+    if is_complex(c):
+        omega = s.add(omega, diag_embed(s, s.mul(s.astype(s.imag(s.diagonal(c, 0, -2, -1)), c.dtype), 1j)))
+    return s.add(s.matmul(q, s.sub(omega, c)), da_rinv), s.matmul(s.sub(c, omega), r)
+
+
+def _qr_jvp(s: Any, tangents: Any, inputs: tuple[Any], out: tuple[Any, Any]) -> tuple[Any, Any]:
+    """m ≥ n: :func:`_qr_square_tangent`. Wide: A = [X | Y], X = Q U, R = [U | V], V = Qᴴ Y,
+    so (dQ, dU) are X's and dV = dQᴴ Y + Qᴴ dY (Walter & Lehmann, as the VJP)."""
+    (da,), (q, r) = tangents, out
+    m, n = da.shape[-2:]
+    _refuse_rank_deficient(r)
+    if m >= n:
+        return _qr_square_tangent(s, da, q, r)
+    left, right = (Ellipsis, slice(None), slice(0, m)), (Ellipsis, slice(None), slice(m, None))
+    v = s.slice(r, right)
+    dq, du = _qr_square_tangent(s, s.slice(da, left), q, s.slice(r, left))
+    h = adjoint(r)
+    dv = s.add(s.matmul(h(s, dq), s.matmul(q, v)), s.matmul(h(s, q), s.slice(da, right)))
+    return dq, s.concat([du, dv], -1)
 
 
 def _qr_square_rule(s: Any, gq: Any, gr: Any, q: Any, r: Any) -> Any:
@@ -58,12 +97,7 @@ def _qr_square_rule(s: Any, gq: Any, gr: Any, q: Any, r: Any) -> Any:
 def _qr_rule(s: Any, g: Any, out: Any, a: Any) -> Any:
     (gq, gr), (q, r) = g, out
     m, n = a.shape[-2:]
-    diag = np.abs(np.diagonal(values(r), axis1=-2, axis2=-1))
-    if np.any(diag <= np.sqrt(np.finfo(r.dtype).eps) * diag.max(axis=-1, keepdims=True, initial=0.0)):
-        raise NotDifferentiable(
-            "qr: the input is (nearly) rank deficient (R has a zero on its diagonal), where Q and R "
-            "have no derivative; make the leading min(m, n) columns independent"
-        )
+    _refuse_rank_deficient(r)
     if m >= n:
         return _qr_square_rule(s, gq, gr, q, r)
     # wide: A = [X | Y] with X = Q U, R = [U | V], V = Qᴴ Y (Walter & Lehmann; PyTorch)
@@ -100,6 +134,7 @@ QR = OpSpec(
     inputs=("a",),
     forward=_qr,
     vjps=(_qr_rule,),
+    jvp=_qr_jvp,
     multiple_results=True,
     residuals=("out",),
     accepts="fc",

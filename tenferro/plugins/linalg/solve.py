@@ -28,6 +28,7 @@ from . import solve_lu
 from .batching import (
     SINGULAR,
     SingularMatrix,
+    as_result,
     batched_reference,
     check_matrix,
     check_rhs,
@@ -35,6 +36,7 @@ from .batching import (
     lazy,
     mH,
     singular_error,
+    times,
 )
 
 
@@ -78,6 +80,20 @@ def _solve_vjp(transposed: bool) -> Any:
     return vjp
 
 
+def _solve_jvp(transposed: bool) -> Any:
+    def jvp(s: Any, tangents: Any, inputs: tuple[Any, Any], out: Any) -> Any:
+        # x = a⁻¹b: dx = a⁻¹(db - da x). y = a⁻ᴴb: dy = a⁻ᴴ(db - daᴴ y) (ᴴ: ᵀ when real).
+        (da, db), (a, b) = tangents, inputs
+        rhs = db
+        if da is not None:
+            moved = times(s, mH(s, da) if transposed else da, out, b.ndim == 1)
+            rhs = s.neg(moved) if rhs is None else s.sub(rhs, moved)
+        solver = s.solve_transposed if transposed else s.solve
+        return as_result(s, _vector_rhs(s, solver, a, rhs, b.ndim == 1), out)
+
+    return jvp
+
+
 def _solve_reference(transposed: bool) -> Any:
     def reference(a: Any, b: Any) -> np.ndarray:
         a = np.conj(np.swapaxes(np.asarray(a), -1, -2)) if transposed else a
@@ -105,6 +121,7 @@ def _solve_spec(name: str, transposed: bool, doc: str) -> OpSpec:
         inputs=("a", "b"),
         forward=_solve_kernel(name, transposed),
         vjp=_solve_vjp(transposed),
+        jvp=_solve_jvp(transposed),
         residuals=("a", "out"),
         accepts="fc",
         sample=lazy("solve"),
@@ -196,6 +213,30 @@ def _triangular_vjp(
     return ga, _unbroadcast(s, gb, b) if s.needs_grad(b) else None
 
 
+def _triangular_jvp(
+    s: Any,
+    tangents: Any,
+    inputs: tuple[Any, Any],
+    out: Any,
+    lower: bool = True,
+    trans: Any = 0,
+    unit_diagonal: bool = False,
+) -> Any:
+    """x = op(T)⁻¹b: dx = op(T)⁻¹(db - op(dT) x), dT the read triangle of da (without the
+    diagonal for unit_diagonal); op(T)⁻¹ is the op itself."""
+    (da, db), (a, b) = tangents, inputs
+    t = _trans(trans)
+    rhs = db
+    if da is not None:
+        offset = (-1 if lower else 1) if unit_diagonal else 0
+        dt = s.tril(da, offset) if lower else s.triu(da, offset)
+        dt = {0: dt, 1: s.moveaxis(dt, -1, -2), 2: mH(s, dt)}[t]
+        moved = times(s, dt, out, b.ndim == 1)
+        rhs = s.neg(moved) if rhs is None else s.sub(rhs, moved)
+    again = functools.partial(s.triangular_solve, lower=lower, trans=trans, unit_diagonal=unit_diagonal)
+    return as_result(s, _vector_rhs(s, again, a, rhs, b.ndim == 1), out)
+
+
 def _triangular_reference(a: Any, b: Any, lower: bool = True, trans: Any = 0, unit_diagonal: bool = False) -> Any:
     import scipy.linalg
 
@@ -211,6 +252,7 @@ TRIANGULAR_SOLVE = OpSpec(
     params={"lower": True, "trans": 0, "unit_diagonal": False},
     forward=_triangular_solve,
     vjp=_triangular_vjp,
+    jvp=_triangular_jvp,
     residuals=("a", "out"),
     accepts="fc",
     sample=lazy("triangular_solve"),

@@ -12,8 +12,9 @@ term), written with session ops, so second order works. Conventions
 - **Degenerate spectra.** Differentiating singular vectors needs 1/(s[j]² - s[i]²); where
   two singular values whose vectors carry a cotangent are within sqrt(eps)·max(s) of each
   other, the rule raises NotDifferentiable naming them, where PyTorch returns inf/nan
-  silently. Singular values alone (svdvals) are always differentiable (a subgradient at
-  ties).
+  silently; forward mode cannot tell whether the vectors' tangent is used, so its rule
+  refuses wherever two are that close. Singular values alone (svdvals) are always
+  differentiable (a subgradient at ties).
 """
 
 from __future__ import annotations
@@ -28,10 +29,12 @@ from .batching import check_matrix, diag_embed, explain_nonfinite, lazy, mH, sca
 from .decomp_common import (
     adjoint,
     column_phases,
+    diagonal_of_product,
     inverse_gaps,
     is_complex,
     matrix_errors,
     phase_gauge_cotangent,
+    phase_gauge_tangent,
     real_pivots,
     refuse_degenerate,
     used_columns,
@@ -65,10 +68,7 @@ def _svd_rule(s: Any, g: Any, out: Any, a: Any, full_matrices: bool) -> Any:
     k = min(m, n)
     if full_matrices and m != n:
         if gu is not None or gvh is not None:
-            raise NotDifferentiable(
-                "svd: with full_matrices=True the extra singular vectors (beyond min(m, n)) are not "
-                "unique, so u and vh have no derivative; use full_matrices=False"
-            )
+            _refuse_full(m, n)
         u, vh = s.slice(u, (Ellipsis, slice(None), slice(0, k))), s.slice(vh, (Ellipsis, slice(0, k), slice(None)))
     terms = []
     if gs is not None:
@@ -78,17 +78,16 @@ def _svd_rule(s: Any, g: Any, out: Any, a: Any, full_matrices: bool) -> Any:
     return terms[0] if len(terms) == 1 else s.add(*terms)
 
 
-def _svd_vectors_rule(s: Any, gu: Any, gvh: Any, u: Any, sv: Any, vh: Any, m: int, n: int) -> Any:
-    """Townsend's terms of the singular vectors' cotangents, F = 1/(s_j² - s_i²):
-    U [(F ∘ skew(UᴴgU)) S + S (F ∘ skew(VᴴgV)) + i Im(diag(UᴴgU)) S⁻¹] Vh
-    + (I - UUᴴ) gU S⁻¹ Vh + U S⁻¹ gVh (I - VVᴴ), skew(X) = X - Xᴴ, gU the cotangent before the
-    phase gauge (the imaginary diagonal term is PyTorch's complex case; 0 for real)."""
-    k = min(m, n)
-    used = np.zeros(values(sv).shape, bool)
-    if gu is not None:
-        used |= used_columns(gu)
-    if gvh is not None:
-        used |= np.any(values(gvh) != 0, axis=-1)
+def _refuse_full(m: int, n: int) -> None:
+    raise NotDifferentiable(
+        "svd: with full_matrices=True the extra singular vectors (beyond min(m, n)) are not "
+        "unique, so u and vh have no derivative; use full_matrices=False"
+    )
+
+
+def _refuse_vectors(sv: Any, used: np.ndarray, m: int, n: int) -> None:
+    """NotDifferentiable where the singular vectors of ``used`` singular values have no
+    derivative: two of them (nearly) equal, or a (nearly) zero one of a non-square matrix."""
     refuse_degenerate(
         "svd",
         values(sv),
@@ -103,6 +102,56 @@ def _svd_vectors_rule(s: Any, gu: Any, gvh: Any, u: Any, sv: Any, vh: Any, m: in
             "svd: a non-square matrix with a (nearly) zero singular value has singular vectors "
             "without a derivative (the rule divides by it); differentiate svdvals instead"
         )
+
+
+def _svd_jvp(s: Any, tangents: Any, inputs: tuple[Any], out: Any, full_matrices: bool = False) -> Any:
+    """JAX's svd_jvp_rule, then the phase gauge's turn. With dS = Uᴴ dA V and F[i, j] =
+    1/(s_j² - s_i²): ds = Re diag(dS); dU = U (F ∘ (dS S + S dSᴴ) + i Im(diag dS) S⁻¹) +
+    (I - UUᴴ) dA V S⁻¹; dV = V (F ∘ (S dS + dSᴴ S)) + (I - VVᴴ) dAᴴ U S⁻¹. The vectors'
+    tangents are computed whether or not they are used, so where their VJP refuses (close
+    singular values, full_matrices with a non-square a) this does (use svdvals)."""
+    (da,), (u, sv, vh) = tangents, out
+    m, n = da.shape[-2:]
+    if full_matrices and m != n:
+        _refuse_full(m, n)
+    _refuse_vectors(sv, np.ones(sv.shape, bool), m, n)
+    h = adjoint(u)
+    v = h(s, vh)
+    da_v = s.matmul(da, v)
+    ds = s.matmul(h(s, u), da_v)  # Uᴴ dA V
+    dsv = s.diagonal(ds, 0, -2, -1)
+    dsv = s.real(dsv) if is_complex(dsv) else dsv
+    f = inverse_gaps(s, s.square(sv))
+    ds_s = scale_columns(s, ds, sv)
+    s_ds = scale_rows(s, sv, ds)
+    inner_u = s.mul(f, s.add(ds_s, h(s, ds_s)))
+    inner_v = s.mul(f, s.add(s_ds, h(s, s_ds)))
+    inverse_s = s.div(1.0, sv)
+    if is_complex(ds):
+        imaginary = s.mul(s.astype(s.mul(s.imag(s.diagonal(ds, 0, -2, -1)), inverse_s), u.dtype), 1j)
+        inner_u = s.add(inner_u, diag_embed(s, imaginary))
+    du, dv = s.matmul(u, inner_u), s.matmul(v, inner_v)
+    if m > n:
+        du = s.add(du, scale_columns(s, s.sub(da_v, s.matmul(u, ds)), inverse_s))
+    if n > m:
+        projected = s.sub(s.matmul(h(s, da), u), s.matmul(v, h(s, ds)))  # (I - VVᴴ) dAᴴ U
+        dv = s.add(dv, scale_columns(s, projected, inverse_s))
+    du, dv = phase_gauge_tangent(s, du, u, (v, dv))
+    return du, dsv, h(s, dv)
+
+
+def _svd_vectors_rule(s: Any, gu: Any, gvh: Any, u: Any, sv: Any, vh: Any, m: int, n: int) -> Any:
+    """Townsend's terms of the singular vectors' cotangents, F = 1/(s_j² - s_i²):
+    U [(F ∘ skew(UᴴgU)) S + S (F ∘ skew(VᴴgV)) + i Im(diag(UᴴgU)) S⁻¹] Vh
+    + (I - UUᴴ) gU S⁻¹ Vh + U S⁻¹ gVh (I - VVᴴ), skew(X) = X - Xᴴ, gU the cotangent before the
+    phase gauge (the imaginary diagonal term is PyTorch's complex case; 0 for real)."""
+    k = min(m, n)
+    used = np.zeros(values(sv).shape, bool)
+    if gu is not None:
+        used |= used_columns(gu)
+    if gvh is not None:
+        used |= np.any(values(gvh) != 0, axis=-1)
+    _refuse_vectors(sv, used, m, n)
     if is_complex(u):
         if gu is None:  # the phase gauge moves u: gU is nonzero after it
             gu = s.mul(u, 0.0)
@@ -164,6 +213,7 @@ SVD = OpSpec(
     params={"full_matrices": False},
     forward=_svd,
     vjps=(_svd_rule,),
+    jvp=_svd_jvp,
     multiple_results=True,
     residuals=("out",),
     accepts="fc",
@@ -189,12 +239,19 @@ def _svdvals_rule(s: Any, g: Any, out: Any, a: Any) -> Any:
     return s.matmul(scale_columns(s, u, g), vh)
 
 
+def _svdvals_jvp(s: Any, tangents: Any, inputs: tuple[Any], out: Any) -> Any:
+    u, _, vh = s.svd(inputs[0])
+    ds = diagonal_of_product(s, u, s.matmul(tangents[0], adjoint(vh)(s, vh)))  # diag(Uᴴ dA V)
+    return s.real(ds) if is_complex(ds) else ds
+
+
 SVDVALS = OpSpec(
     name="svdvals",
     explain=explain_nonfinite("svdvals"),
     inputs=("a",),
     forward=_svdvals,
     vjps=(_svdvals_rule,),
+    jvp=_svdvals_jvp,
     residuals=("a",),
     accepts="fc",
     sample=lazy("separated_svd", full=False),

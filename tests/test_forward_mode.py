@@ -1,0 +1,39 @@
+"""Forward mode's fallback for an op without a jvp rule: the VJP transposed (core/forward.py)."""
+
+import numpy as np
+import pytest
+from conftest import plugin_of
+
+import tenferro as tf
+from tenferro import EagerRuntime, NotDifferentiable, OpSpec
+
+
+def _picky_vjp(s, g, inputs, out):
+    """scale(x) = 2x, whose VJP refuses, as eigh's does at a degenerate spectrum, only
+    where a nonzero cotangent would have to flow."""
+    if np.any(np.asarray(g) != 0):
+        raise NotDifferentiable("scale: refused where the cotangent is nonzero")
+    return (s.mul(g, 2.0),)
+
+
+def _scaled_runtime():
+    spec = OpSpec(name="scale", inputs=("x",), forward=lambda x: 2 * x, vjp=_picky_vjp, accepts="f")
+    return EagerRuntime(plugins=[plugin_of("picky", spec)])
+
+
+def test_the_transposed_vjp_meets_a_rule_that_refuses_nonzero_cotangents():
+    """Forward mode cannot know which parts of a result will be used, so the fallback runs
+    the VJP on a cotangent of ones: a rule that refuses a nonzero cotangent refuses in
+    forward mode too, instead of giving a number computed from a zero cotangent."""
+    rt = _scaled_runtime()
+    x = rt.constant_from(np.array([1.0, 2.0]))
+    with pytest.raises(NotDifferentiable, match="scale: refused"):
+        tf.jvp(lambda x: rt.current_session().scale(x), (x,), (np.ones(2),))
+
+
+def test_the_transposed_vjp_is_the_jvp_of_a_linear_op():
+    spec = OpSpec(name="twice", inputs=("x",), forward=lambda x: 2 * x, vjp=lambda s, g, i, o: (s.mul(g, 2.0),))
+    rt = EagerRuntime(plugins=[plugin_of("twice", spec)])
+    x = rt.constant_from(np.array([1.0, -3.0]))
+    out, tangent = tf.jvp(lambda x: rt.current_session().twice(x), (x,), (np.array([0.5, 4.0]),))
+    assert np.array_equal(np.asarray(out), [2.0, -6.0]) and np.array_equal(np.asarray(tangent), [1.0, 8.0])
