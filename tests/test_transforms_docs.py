@@ -16,3 +16,14 @@ def test_the_pytree_example_gives_gradients_shaped_like_the_parameters():
 
 def test_the_perturbation_confusion_example_holds():
     run_docs_example("## Nesting, and perturbation confusion", document="transforms.md")
+
+
+def test_a_non_scalar_output_to_grad_is_a_type_error_as_in_jax():
+    import pytest
+
+    import tenferro as tf
+
+    with pytest.raises(TypeError, match="grad: the function must return a scalar"):
+        tf.grad(lambda x: x * 2.0)(np.ones(3))
+    with pytest.raises(tf.NonScalarGrad):
+        tf.grad(lambda x: x * 2.0)(np.ones(3))

@@ -14,8 +14,9 @@ class TenferroError(Exception):
     """Base of every error raised by tenferro."""
 
 
-class NonScalarGrad(TenferroError):
-    """``backward``/``rt.grad`` was asked for a gradient of a non-scalar output."""
+class NonScalarGrad(TenferroError, TypeError):
+    """``backward``/``rt.grad`` (or ``tf.grad``) was asked for a gradient of a non-scalar
+    output; a TypeError, as JAX's ``grad`` raises."""
 
     def __init__(self, shape: tuple[int, ...], message: str | None = None):
         self.shape = tuple(shape)
