@@ -27,3 +27,27 @@ def test_a_non_scalar_output_to_grad_is_a_type_error_as_in_jax():
         tf.grad(lambda x: x * 2.0)(np.ones(3))
     with pytest.raises(tf.NonScalarGrad):
         tf.grad(lambda x: x * 2.0)(np.ones(3))
+
+
+def test_leaving_tenferro_inside_a_transform_is_refused_not_a_silent_zero():
+    """np.asarray, float, item and tolist of a value computed from the arguments a transform
+    differentiates would carry no derivative (the gradient would silently miss that part):
+    refused, as JAX refuses a tracer; bool and int (control flow) and values that do not
+    depend on the arguments stay allowed."""
+    import pytest
+
+    import tenferro as tf
+    import tenferro.numpy as tnp
+
+    x = np.array([1.0, 2.0, 3.0])
+    for leave in (np.asarray, lambda y: float(y[0]), lambda y: y[0].item(), lambda y: y.tolist()):
+        with pytest.raises(tf.ArgumentError, match="is computed from the arguments grad is differentiating"):
+            tf.grad(lambda y, leave=leave: tnp.sum(y * 2.0) + np.sum(leave(y**2)))(x)
+    with pytest.raises(tf.ArgumentError, match="jvp is differentiating"):
+        tf.jvp(lambda y: y * float(tnp.sum(y)), (x,), (x,))
+    outer = tf.grad(lambda y: tnp.sum(y * tf.grad(lambda z: tnp.sum(z * z) * float(np.asarray(y)[0]))(y)))
+    with pytest.raises(tf.ArgumentError, match="grad is differentiating"):
+        outer(x)  # the inner function reads the outer transform's argument
+    g = tf.grad(lambda y: tnp.sum(y**2) if bool(y[0] > 0) and int(y[1]) == 2 else tnp.sum(y))(x)
+    assert np.array_equal(np.asarray(g), 2 * x)
+    assert float(tf.grad(lambda y: y * float(np.sum(x)))(1.0)) == 6.0  # a closure over plain data

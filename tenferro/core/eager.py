@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .errors import ArgumentError, RuleError
-from .graph import listing
+from .recording import differentiating
+from .graph import depends_on, listing
 from .tensor import Hollow, Tensor, describe
 from .trace import Node, Vertex
 
@@ -59,7 +60,26 @@ class EagerTensor:
         return Tensor._wrap(self._held())
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
-        return Tensor._wrap(self._held()).__array__(dtype, copy)
+        return Tensor._wrap(self._read("np.asarray(x)")).__array__(dtype, copy)
+
+    def _read(self, exit: str) -> np.ndarray:
+        """The value, for an exit that hands it to NumPy or Python (``exit`` names it):
+        refused (ArgumentError) for a value a function transform running in this context is
+        differentiating, whose derivative would silently be zero, as JAX refuses a tracer."""
+        running = differentiating()
+        # Derivative rules read values to decide (a degenerate spectrum), never to compute:
+        # their session refuses NumPy arrays as op arguments.
+        if running and (self._node is not None or self._leaf) and not _in_rules(self._rt):
+            root = self._node if self._node is not None else self
+            for transform, floor, ids in running:
+                if depends_on(root, ids, floor):
+                    raise ArgumentError(
+                        f"{exit}: {self.describe()} is computed from the arguments {transform} is differentiating; "
+                        f"a NumPy array or Python number made from it carries no derivative, so the result "
+                        f"would silently miss that part. Compute with tenferro.numpy functions and operators, "
+                        f"or return the value as aux (has_aux=True) and read it outside"
+                    )
+        return self._held()
 
     def _held(self) -> np.ndarray:
         if isinstance(self._value, Hollow):
@@ -139,6 +159,12 @@ class EagerTensor:
             return f"EagerTensor({describe(self.shape, self.dtype)}, {kind}, value not kept)"
         body = np.array2string(self._value, threshold=6, edgeitems=3, separator=", ")
         return f"EagerTensor({describe(self.shape, self.dtype)}, {kind}, {body})"
+
+
+def _in_rules(rt: EagerRuntime) -> bool:
+    """Whether derivative rules are running on ``rt`` in this thread (a sweep or push)."""
+    session = rt._here.session
+    return session is not None and session._in_sweep
 
 
 def vertex(arg: Any) -> Vertex | None:

@@ -29,6 +29,23 @@ def reachable(*roots: Vertex) -> dict[int, Vertex]:
     return seen
 
 
+def depends_on(root: Vertex, wanted: frozenset[int], floor: int) -> bool:
+    """Whether ``root`` was computed from a vertex whose id is in ``wanted``, walking only
+    the nodes created after ``floor`` (every vertex computed from the wanted ones was)."""
+    seen = {id(root)}
+    stack = [root]
+    while stack:
+        current = stack.pop()
+        if id(current) in wanted:
+            return True
+        if type(current) is Node and current.seq > floor:
+            for parent in current.parents:
+                if parent is not None and id(parent) not in seen:
+                    seen.add(id(parent))
+                    stack.append(parent)
+    return False
+
+
 def nodes_in_order(vertices: dict[int, Vertex]) -> list[Node]:
     """The nodes among ``vertices`` by creation, which puts inputs before their users."""
     return sorted((v for v in vertices.values() if type(v) is Node), key=lambda node: node.seq)

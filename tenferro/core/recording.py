@@ -66,3 +66,31 @@ class recording:  # noqa: N801 - used like a function: ``with recording(rt):``
     def __exit__(self, *exc_info: object) -> None:
         if self._token is not None:
             _PAUSED.reset(self._token)
+
+
+#: The function transforms whose function is running in this context, innermost last: per
+#: transform its name, the trace's creation number before its arguments were made, and the
+#: ids of the vertices it differentiates (see ``EagerTensor._read``).
+_DIFFERENTIATING: ContextVar[tuple[tuple[str, int, frozenset[int]], ...]] = ContextVar(
+    "tenferro_differentiating", default=()
+)
+
+#: ``differentiating()``: the transforms running in this context (empty outside any).
+differentiating = _DIFFERENTIATING.get
+
+
+class differentiated:  # noqa: N801 - used like a function: ``with differentiated(...):``
+    """For the block, a transform named ``transform`` differentiates the vertices ``ids``,
+    made after creation number ``floor``: reading a value computed from them as a NumPy
+    array or a Python float would cut the derivative, and is refused."""
+
+    __slots__ = ("entry", "_token")
+
+    def __init__(self, transform: str, floor: int, ids: frozenset[int]):
+        self.entry = (transform, floor, ids)
+
+    def __enter__(self) -> None:
+        self._token = _DIFFERENTIATING.set((*_DIFFERENTIATING.get(), self.entry))
+
+    def __exit__(self, *exc_info: object) -> None:
+        _DIFFERENTIATING.reset(self._token)

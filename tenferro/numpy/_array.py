@@ -39,7 +39,9 @@ class ExportError(TenferroError, BufferError):
 
 # -- conversions -----------------------------------------------------------------------------
 def _one(x: EagerTensor, to: str) -> Any:
-    value = x._held()
+    # A float or complex read inside a transform is refused (see EagerTensor._read); bool and
+    # int (control flow, no derivative) are allowed, as JAX allows them.
+    value = x._read(f"{to}(x)") if to in ("float", "complex") else x._held()
     if value.size != 1:
         raise ShapeMismatch(
             f"{to}() of a tensor of shape {list(value.shape)}: only a tensor of one element has one "
@@ -84,7 +86,7 @@ def _len(self: EagerTensor) -> int:
 def _item(self: EagerTensor, *args: Any) -> Any:
     """NumPy's ``x.item()``: the one element as a Python number (or the element at a flat
     index or a tuple of indices)."""
-    value = self._held()
+    value = self._read("x.item()") if self.dtype.kind in "fc" else self._held()
     if not args and value.size != 1:
         raise ShapeMismatch(
             f"x.item() of a tensor of shape {list(value.shape)}: only a tensor of one element has one value; "
@@ -98,7 +100,7 @@ def _item(self: EagerTensor, *args: Any) -> Any:
 
 def _tolist(self: EagerTensor) -> Any:
     """The value as nested Python lists of Python numbers (a number for a 0-d tensor)."""
-    return self._held().tolist()
+    return (self._read("x.tolist()") if self.dtype.kind in "fc" else self._held()).tolist()
 
 
 # -- indexing --------------------------------------------------------------------------------

@@ -122,7 +122,7 @@ def searchsorted(
                 f"{order.dtype} of shape {list(order.shape)}"
             )
         a = a[order]
-    found = np.searchsorted(a, np.asarray(x2), side=side)
+    found = np.searchsorted(a, x2._held(), side=side)  # no derivative: a read, not an exit
     return x1._rt.constant_from(np.asarray(found, dtype=np.int64))
 
 

@@ -184,7 +184,7 @@ def matrix_rank(x: Any, /, *, rtol: float | Any | None = None) -> EagerTensor:
     max(M, N)·eps), an int64 constant (no derivative)."""
     x = array_arg(x, "tnp.linalg.matrix_rank")
     _matrix(x, "tnp.linalg.matrix_rank")
-    value = np.asarray(x)
+    value = x._held()  # the rank has no derivative: a read, not an exit
     if value.dtype.kind not in "fc":
         raise DTypeError(f"tnp.linalg.matrix_rank: x has dtype {value.dtype}; it must be a float or complex array")
     s = np.linalg.svd(value, compute_uv=False)

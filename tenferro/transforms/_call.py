@@ -25,11 +25,11 @@ from tenferro.core.engine import CpuEngine, Engine
 from tenferro.core.errors import ArgumentError, DTypeError, ShapeMismatch
 from tenferro.core.forward import Plan, forward_plan, push_tangents
 from tenferro.core.graph import reachable
-from tenferro.core.recording import no_grad, paused, recording
+from tenferro.core.recording import differentiated, no_grad, paused, recording
 from tenferro.core.runtime import EagerRuntime, default_runtime
 from tenferro.core.sweep import reverse_sweep
 from tenferro.core.tensor import TRACKED, Tensor, describe, dtype_name, freeze
-from tenferro.core.trace import Node
+from tenferro.core.trace import SEQUENCE, Node
 
 #: Python numbers accepted as array leaves (NumPy's dtypes: float64, int64, complex128, bool).
 _NUMBERS = (bool, int, float, complex)
@@ -138,6 +138,7 @@ class Call:
         self.tracked_inputs = False
         outer_records = rt not in paused()  # read before the call's own recording block
         called = list(args)
+        floor = next(SEQUENCE)  # every vertex made from the arguments comes after this number
         with self.context(), recording(rt):
             session = rt.current_session()
             for n in argnums:
@@ -157,8 +158,10 @@ class Call:
                 called[n] = unflatten(spec, own)
             made = {id(x): x for x in self.inputs if x._node is None}  # and the variables made while f runs
             opened = _MADE.set((*_MADE.get(), made))
+            watched = differentiated(transform, floor, frozenset(id(vertex(x)) for x in self.inputs))
             try:
-                returned = f(*called, **(kwargs or {}))
+                with watched:  # np.asarray or float of what f computes from them is refused
+                    returned = f(*called, **(kwargs or {}))
             finally:
                 _MADE.reset(opened)
         if has_aux:
