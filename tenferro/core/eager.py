@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .errors import ArgumentError, RuleError
-from .recording import differentiating
 from .graph import depends_on, listing
+from .recording import differentiating
 from .tensor import Hollow, Tensor, describe
 from .trace import Node, Vertex
 
