@@ -44,3 +44,45 @@ def over(denominator: Derivative) -> tuple[InputRule, JvpRule]:
         return None if t is None else s.div(t, denominator(s, out, inputs[0]))
 
     return vjp, jvp
+
+
+#: ``partial(s, out, a, b)``: ∂f/∂a or ∂f/∂b of a binary op (None for 0).
+Partial = Callable[[Any, Any, Any, Any], Any]
+
+
+def partials(da: Partial, db: Partial) -> tuple[tuple[InputRule, InputRule], JvpRule]:
+    """The per-input VJPs g·conj(∂f/∂a), g·conj(∂f/∂b) and the JVP t_a·∂f/∂a + t_b·∂f/∂b
+    of a binary op holomorphic (or real) in each operand."""
+
+    def vjp(partial: Partial) -> InputRule:
+        def rule(s: Any, g: Any, out: Any, a: Any, b: Any) -> Any:
+            d = partial(s, out, a, b)
+            return None if d is None else s.mul(g, conj(s, d))
+
+        return rule
+
+    def jvp(s: Any, tangents: Sequence[Any], inputs: Sequence[Any], out: Any) -> Any:
+        terms = []
+        for t, partial in zip(tangents, (da, db)):
+            d = None if t is None else partial(s, out, *inputs)
+            if d is not None:
+                terms.append(s.mul(t, d))
+        return settled(s, terms, out)
+
+    return (vjp(da), vjp(db)), jvp
+
+
+def settled(s: Any, terms: Sequence[Any], out: Any) -> Any:
+    """The sum of a JVP's terms as the result's tangent: None when there are none; broadcast
+    to the result's shape and cast to its dtype where a term falls short (a tangent of a
+    broadcast float32 operand of a float64 result)."""
+    if not terms:
+        return None
+    total = terms[0]
+    for term in terms[1:]:
+        total = s.add(total, term)
+    if total.dtype != out.dtype:
+        total = s.astype(total, out.dtype)
+    if total.shape != out.shape:
+        total = s.broadcast_to(total, out.shape)
+    return total
