@@ -16,7 +16,7 @@ from tenferro.core.eager import EagerTensor
 from tenferro.core.engine import CpuEngine
 from tenferro.core.forward import node_tangent
 from tenferro.core.runtime import EagerRuntime
-from tenferro.core.spec import OpSpec, SampleInput
+from tenferro.core.spec import REQUIRED, OpSpec, SampleInput
 from tenferro.core.sweep import node_cotangents
 from tenferro.core.tensor import Tensor
 from tenferro.core.trace import CALL
@@ -120,14 +120,16 @@ def run_vjp(rt: EagerRuntime, out: EagerTensor, g: np.ndarray) -> tuple[Any, ...
 
 def run_jvp(rt: EagerRuntime, spec: OpSpec, sample: SampleInput, tangents: dict[int, np.ndarray]) -> Any:
     """The op's forward-mode rule at a sample of constants, on ``tangents`` by input position
-    (None elsewhere), unrecorded: the result's tangent as an array, or None for zero."""
+    (None elsewhere), unrecorded: the result's tangent as an array, or None for zero. The
+    rule gets every param, defaults filled in, as a recorded node gives them."""
+    params = {**{name: d for name, d in spec.params.items() if d is not REQUIRED}, **sample.params}
     with rt.no_grad():
 
         def jvp(s: Any) -> Any:
             args = [const(rt, a) for a in sample.args]
             out = getattr(s, spec.name)(*spec.pack(args), **sample.params)
             given = [const(rt, tangents[i]) if i in tangents else None for i in range(len(args))]
-            return picked(spec, spec.jvp(s, given, tuple(args), out, **sample.params), sample.result)
+            return picked(spec, spec.jvp(s, given, tuple(args), out, **params), sample.result)
 
         tangent = rt.with_eager_session(jvp)
     return None if tangent is None else np.asarray(tangent)
