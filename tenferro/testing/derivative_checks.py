@@ -77,10 +77,7 @@ def check_jvp_fd(rt: EagerRuntime, spec: OpSpec, data: Any, tally: Tally) -> Non
             try:
                 tangent = run_node_jvp(rt, spec, sample, {index: v})
             except RuleError as exc:
-                raise CheckFailed(
-                    f"{_along(spec, index)}{part}: {exc}\nat a recorded node the rule sees only the values the spec "
-                    f"lists in residuals={spec.residuals!r}: a jvp rule reads what the VJP reads"
-                ) from None
+                raise CheckFailed(f"{_along(spec, index)}{part}: {exc}{_dropped(rt, spec, sample, index, v)}") from None
             if tangent is not None and tangent.shape != out.shape:
                 raise CheckFailed(
                     f"{_along(spec, index)}{part}: the tangent has shape {list(tangent.shape)}; the result's is "
@@ -90,6 +87,19 @@ def check_jvp_fd(rt: EagerRuntime, spec: OpSpec, data: Any, tally: Tally) -> Non
             fd = compare(ad, lambda t, i=index, d=v: inner_terms(u, harness.value(harness.shifted(t, {i: d}))))
             results.append((f"forward mode along {_along(spec, index)}{part}", fd))
     _verdict(results, tally)
+
+
+def _dropped(rt: EagerRuntime, spec: OpSpec, sample: SampleInput, index: int, v: np.ndarray) -> str:
+    """Why forward mode failed at a node that kept only its residuals, if it works where
+    every input is kept (a variable): the rule read a value the spec does not keep."""
+    try:
+        run_node_jvp(rt, spec, sample, {index: v}, hollow=False)
+    except RuleError:
+        return ""
+    return (
+        f"\nit works where every input is a variable: at a node that keeps only residuals={spec.residuals!r} "
+        f"the rule read another value (a jvp rule reads what the VJP reads)"
+    )
 
 
 def check_vjp2_fd(rt: EagerRuntime, spec: OpSpec, data: Any, tally: Tally) -> None:

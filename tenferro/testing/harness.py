@@ -135,13 +135,17 @@ def run_jvp(rt: EagerRuntime, spec: OpSpec, sample: SampleInput, tangents: dict[
     return None if tangent is None else np.asarray(tangent)
 
 
-def run_node_jvp(rt: EagerRuntime, spec: OpSpec, sample: SampleInput, tangents: dict[int, np.ndarray]) -> Any:
+def run_node_jvp(
+    rt: EagerRuntime, spec: OpSpec, sample: SampleInput, tangents: dict[int, np.ndarray], hollow: bool = True
+) -> Any:
     """The tangent forward mode computes at a recorded node, as ``tf.jvp`` computes it: the op
     called on intermediate results at every differentiable position (so its node keeps only
-    the values the spec lists in ``residuals``), then ``node_tangent`` (the op's jvp rule, or
-    its VJP transposed) on ``tangents`` by input position (None elsewhere): the drawn
-    result's tangent as an array, or None for zero."""
-    _, out = recorded(rt, spec, sample, through=differentiable_positions(spec, sample))
+    the values the spec lists in ``residuals``; on variables, which it always keeps, without
+    ``hollow``), then ``node_tangent`` (the op's jvp rule, or its VJP transposed) on
+    ``tangents`` by input position (None elsewhere): the drawn result's tangent as an array,
+    or None for zero."""
+    through = differentiable_positions(spec, sample) if hollow else None
+    _, out = recorded(rt, spec, sample, through=through)
     node, result = out._node, None
     if node.output is not None and node.output != CALL:  # one result of a call: the call's tangents
         node, result = node.parents[0], node.output
