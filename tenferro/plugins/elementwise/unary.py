@@ -2,9 +2,9 @@
 
 Each rule is the op's derivative f′ stated once, from which :mod:`.derivative` makes its
 VJP and its forward-mode JVP (or, for the few that are not a product with f′, the pair
-written out), with session ops so it can be differentiated again. Where a function has a kink or pole, the row's doc
-states the value taken there and its ``kinks`` the same as data; every choice matches
-PyTorch and JAX.
+written out), with session ops so it can be differentiated again. Where a function has a
+kink or pole, the row's doc states the value taken there and its ``kinks`` the same as
+data; every choice matches PyTorch and JAX.
 
 Complex numbers (DESIGN §10): every op that NumPy and PyTorch define on complex numbers
 accepts them (``erf`` does not: PyTorch has no complex erf). Cotangents live in the real
