@@ -287,6 +287,28 @@ def test_a_zero_derivative_through_rounding_noise_passes_vjp_fd():
     run_check(rt, rt.registry["ignores_b"], CHECKS["vjp_fd"], current_settings(max_examples=10))
 
 
+#: scale·x with a param whose default a sample leaves out; its jvp rule names the param
+#: without a default, as a recorded node hands it every param
+SCALED = OpSpec(
+    name="scaled",
+    inputs=("x",),
+    params={"scale": 2.0},
+    forward=lambda x, scale=2.0: x * scale,
+    vjps=(lambda s, g, out, x, scale: s.mul(g, scale),),
+    jvp=lambda s, tangents, inputs, out, scale: s.mul(tangents[0], scale),
+    residuals=(),
+    sample=lambda: strategies.unary(),
+)
+
+
+@pytest.mark.parametrize("check", ["jvp", "jvp_fd"])
+def test_the_jvp_checks_give_a_rule_every_param_with_its_default(check):
+    """The jvp check called the rule with the sample's params only, so a rule taking a
+    param the sample left to its default raised TypeError; forward mode passes them all."""
+    rt = conformance_runtime([broken_plugins._OnePlugin(SCALED)])
+    run_check(rt, rt.registry["scaled"], CHECKS[check], current_settings(max_examples=5))
+
+
 def _oracle_proving_only(proving):
     """A stand-in for an oracle check whose finite differences converge (to 1, against AD 0)
     only for the directions ``proving(only)``, and do not converge for the others."""
