@@ -222,6 +222,32 @@ JVP_OFF = _OnePlugin(
     )
 )
 
+# Forward-mode rules only finite differences at a recorded node catch (jvp_fd): one the
+# transpose of an equally wrong VJP (the jvp check compares the two, and they agree), and one
+# right in value that reads an input its node does not keep (the jvp check runs on constants).
+TANH_BOTH_OFF = _OnePlugin(
+    OpSpec(
+        name="tanh_both_off",
+        inputs=("x",),
+        forward=np.tanh,
+        vjps=(lambda s, g, out, x: s.mul(g, s.sub(1.0, out)),),  # 1 - y, not 1 - y**2
+        jvp=lambda s, tangents, inputs, out: s.mul(tangents[0], s.sub(1.0, out)),
+        residuals=("out",),
+        sample=_unary(),
+    )
+)
+JVP_READS_DROPPED = _OnePlugin(
+    OpSpec(
+        name="exp_jvp_reads_x",
+        inputs=("x",),
+        forward=np.exp,
+        vjps=(lambda s, g, out, x: s.mul(g, out),),
+        jvp=lambda s, tangents, inputs, out: s.mul(tangents[0], s.exp(inputs[0])),  # x is not kept: read out
+        residuals=("out",),
+        sample=_unary(),
+    )
+)
+
 
 def _raw_cos_rule(s, g, out, x):
     return s.mul(g, np.cos(np.asarray(x)))  # a raw array inside a rule: cut off from the trace

@@ -93,6 +93,7 @@ PLAIN_OP_CHECKS = {
     "engine_neutral",
     "vjp_fd",
     "vjp2_fd",
+    "jvp_fd",
     "vjp_shapes",
     "zero_cotangent",
     "residuals",

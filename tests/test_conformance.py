@@ -49,7 +49,7 @@ def test_every_builtin_op_gets_the_derivative_checks():
         for name in ("forward", "no_mutation", "deterministic", "error_inputs", "float32", "engine_neutral"):
             assert (spec.name, name) in checked
         if spec.has_rules:
-            for name in ("vjp_fd", "vjp2_fd", "vjp_shapes", "zero_cotangent"):
+            for name in ("vjp_fd", "vjp2_fd", "jvp_fd", "vjp_shapes", "zero_cotangent"):
                 assert (spec.name, name) in checked, (spec.name, name)
             # residuals=None keeps every value: nothing to check
             assert ((spec.name, "residuals") in checked) == (spec.residuals is not None)
@@ -73,32 +73,39 @@ def test_every_builtin_op_whose_doc_states_a_convention_declares_its_kinks():
 BROKEN = pathlib.Path(__file__).parent
 
 #: The checks that run an op's rules (on samples that have something to differentiate).
-RUNS_RULES = {"vjp_fd", "vjp2_fd", "vjp_shapes", "zero_cotangent", "no_mutation", "deterministic"}
+RUNS_RULES = {"vjp_fd", "vjp2_fd", "jvp_fd", "vjp_shapes", "zero_cotangent", "no_mutation", "deterministic"}
 
 #: plugin object in broken_plugins.py -> (the checks that must fail, a phrase of the report)
 CAUGHT = {
-    "VJP_OFF": ({"vjp_fd"}, "vjp_off::sin_off::vjp_fd failed"),
+    # a wrong VJP makes forward mode wrong too, where the op has no jvp rule (it is transposed)
+    "VJP_OFF": ({"vjp_fd", "jvp_fd"}, "vjp_off::sin_off::vjp_fd failed"),
     # a rule's result the sweep rejects fails every check that runs the rules, as it fails users
     "NO_UNBROADCAST": (RUNS_RULES, "a cotangent must have its input's shape and dtype (sum broadcast axes back"),
     "MUTATING_FORWARD": (None, "the forward kernel wrote into input 0 ('x')"),
     "WRONG_COUNT": (RUNS_RULES, "the VJP of sin_two (plugin 'wrong_count') returned 2 cotangents for 1 inputs"),
     "ZERO_SECOND_ORDER": ({"vjp2_fd"}, "second order along input 0 ('x'): AD 0 vs finite differences"),
-    "KINK_SAMPLER": ({"vjp_fd", "vjp2_fd"}, "or the sample sits on a kink the strategy should avoid"),
-    "OUT_OF_DOMAIN": ({"vjp_fd"}, "the op gave nan or inf within the finite-difference step"),
-    "SOMETIMES_WRONG_SECOND_ORDER": ({"vjp2_fd"}, "second order along the cotangent u: AD"),
-    "UNDECLARED_RESIDUAL": ({"residuals"}, "residuals=('out',) does not list it"),
+    "KINK_SAMPLER": ({"vjp_fd", "vjp2_fd", "jvp_fd"}, "or the sample sits on a kink the strategy should avoid"),
+    "OUT_OF_DOMAIN": ({"vjp_fd", "jvp_fd"}, "the op gave nan or inf within the finite-difference step"),
+    # forward mode transposes the VJP, so a VJP that is not differentiable in g is wrong there too
+    "SOMETIMES_WRONG_SECOND_ORDER": ({"vjp2_fd", "jvp_fd"}, "second order along the cotangent u: AD"),
+    "UNDECLARED_RESIDUAL": ({"residuals", "jvp_fd"}, "residuals=('out',) does not list it"),
     "ASTYPE_METHOD": ({"engine_neutral"}, "the kernel used ndarray.astype, which another engine's array lacks; use"),
     "COERCING": ({"engine_neutral"}, "the kernel converted its array argument to a NumPy array (np.asarray"),
     "NUMPY_RESULT": ({"engine_neutral"}, "given duck arrays, the kernel returned a numpy.ndarray: it made a new"),
     "MIXED": ({"engine_neutral"}, "the kernel passed a NumPy array of its own making (float64["),
-    "SHIFT_DECLARED_LINEAR": ({"linear", "jvp"}, "declares linear=True (linear in x together), but f(αx + βy) differs"),
+    "SHIFT_DECLARED_LINEAR": (
+        {"linear", "jvp", "jvp_fd"},
+        "declares linear=True (linear in x together), but f(αx + βy) differs",
+    ),
     "SQUARE_DECLARED_MULTILINEAR": (
-        {"multilinear", "jvp"},
+        {"multilinear", "jvp", "jvp_fd"},
         "declares multilinear=True (linear in b with the other inputs",
     ),
     "WRONG_TRANSPOSE": ({"linear", "jvp", "vjp_fd"}, "but its VJP is not its transpose in x: ⟨u, f(v)⟩ = "),
-    "JVP_OFF": ({"jvp"}, "along input 0 ('x'): ⟨u, JVP(v)⟩ = "),
-    "FORGOT_CONJ": ({"complex_vjp_fd"}, "forgot_conj::mul_unconjugated::complex_vjp_fd failed"),
+    "JVP_OFF": ({"jvp", "jvp_fd"}, "along input 0 ('x'): ⟨u, JVP(v)⟩ = "),
+    "TANH_BOTH_OFF": ({"vjp_fd", "vjp2_fd", "jvp_fd"}, "forward mode along input 0 ('x'): AD"),
+    "JVP_READS_DROPPED": ({"jvp_fd"}, "at a node that keeps only residuals=('out',) the rule read another value"),
+    "FORGOT_CONJ": ({"complex_vjp_fd", "complex_jvp_fd"}, "forgot_conj::mul_unconjugated::complex_vjp_fd failed"),
     "WRONG_AT_KINK": (
         {"kinks"},
         "at the kink abs_kinked(x=[0.0, -0.5]) with g=1.0 gives x: [0.0, -1.0]: input 0 ('x') got [1.0, -1.0]",
@@ -178,7 +185,8 @@ def test_expected_failures_are_strict(pytester):
         "        vjp=lambda s, g, i, o: (s.mul(s.mul(g, s.cos(i[0])), 1.001),), sample=lambda: unary()))\n"
     )
     package.joinpath("tenferro-xfail.txt").write_text(
-        "# known problems\nsin_off::vjp_fd: the VJP is 0.1 % off\nsin_off::forward: claimed, but it passes\n"
+        "# known problems\nsin_off::vjp_fd: the VJP is 0.1 % off\nsin_off::jvp_fd: forward mode transposes that VJP\n"
+        "sin_off::forward: claimed, but it passes\n"
     )
     result = pytester.runpytest(
         "--tenferro-conformance=offplugin",
@@ -187,16 +195,16 @@ def test_expected_failures_are_strict(pytester):
         "-p",
         "no:cacheprovider",
     )
-    result.assert_outcomes(passed=8, xfailed=1, failed=1, skipped=1)  # skipped: no error_inputs
+    result.assert_outcomes(passed=8, xfailed=2, failed=1, skipped=1)  # skipped: no error_inputs
     result.stdout.fnmatch_lines(["FAILED offplugin::sin_off::forward - [[]XPASS(strict)[]] claimed, but it passes"])
 
 
 def test_python_api(pytester):
     outcomes = check_op(default_registry()["sin"], rt=RT, max_examples=3)
-    assert {o.status for o in outcomes} == {"passed"} and len(outcomes) == 19  # 12, 7 also on complex samples
+    assert {o.status for o in outcomes} == {"passed"} and len(outcomes) == 23  # 14, 9 also on complex samples
     assert outcomes[0].id == "elementwise::sin::forward"
     broken = conformance_runtime([("vjp_off", broken_plugins.VJP_OFF)])
-    with pytest.raises(ConformanceFailure, match="1 of 11 checks failed") as info:
+    with pytest.raises(ConformanceFailure, match="2 of 12 checks failed") as info:
         check_plugin("vjp_off", rt=broken, max_examples=5)
     assert "vjp_off::sin_off::vjp_fd failed" in str(info.value)
     with pytest.raises(ConformanceFailure, match="no plugin named 'nope' is loaded"):
@@ -208,7 +216,7 @@ def test_checks_a_spec_cannot_run_are_skipped_with_the_reason(pytester):
     saying what is missing, not a crash ('NoneType' is not callable) or a silent gap."""
     rt = conformance_runtime([("bare", broken_plugins.BARE)])
     outcomes = {o.check: o for o in check_plugin("bare", rt=rt, max_examples=3)}
-    assert len(outcomes) == 11 and {o.status for o in outcomes.values()} == {"skipped"}
+    assert len(outcomes) == 12 and {o.status for o in outcomes.values()} == {"skipped"}
     no_sample = "the spec declares no sample (a strategy of valid inputs; see tenferro.testing.strategies)"
     assert outcomes["vjp_fd"].message == f"bare::bare_neg::vjp_fd: {no_sample}"
     assert outcomes["forward"].message.endswith("; no reference (an independent NumPy implementation)")
@@ -223,7 +231,7 @@ def test_checks_a_spec_cannot_run_are_skipped_with_the_reason(pytester):
         "-rs",
         "--no-fold-skipped",
     )
-    result.assert_outcomes(skipped=11)
+    result.assert_outcomes(skipped=12)
     result.stdout.fnmatch_lines([f"SKIPPED bare::bare_neg::vjp_shapes - Skipped: {no_sample}"])
 
 
@@ -277,6 +285,28 @@ def test_a_zero_derivative_through_rounding_noise_passes_vjp_fd():
     0, not reject the sample as if it had left the op's domain."""
     rt = conformance_runtime([broken_plugins._OnePlugin(IGNORES_B)])
     run_check(rt, rt.registry["ignores_b"], CHECKS["vjp_fd"], current_settings(max_examples=10))
+
+
+#: scale·x with a param whose default a sample leaves out; its jvp rule names the param
+#: without a default, as a recorded node hands it every param
+SCALED = OpSpec(
+    name="scaled",
+    inputs=("x",),
+    params={"scale": 2.0},
+    forward=lambda x, scale=2.0: x * scale,
+    vjps=(lambda s, g, out, x, scale: s.mul(g, scale),),
+    jvp=lambda s, tangents, inputs, out, scale: s.mul(tangents[0], scale),
+    residuals=(),
+    sample=lambda: strategies.unary(),
+)
+
+
+@pytest.mark.parametrize("check", ["jvp", "jvp_fd"])
+def test_the_jvp_checks_give_a_rule_every_param_with_its_default(check):
+    """The jvp check called the rule with the sample's params only, so a rule taking a
+    param the sample left to its default raised TypeError; forward mode passes them all."""
+    rt = conformance_runtime([broken_plugins._OnePlugin(SCALED)])
+    run_check(rt, rt.registry["scaled"], CHECKS[check], current_settings(max_examples=5))
 
 
 def _oracle_proving_only(proving):

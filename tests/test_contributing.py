@@ -59,6 +59,7 @@ ON_COMPLEX = {
     "complex_vjp_fd",
     "complex_vjp2_fd",
     "complex_vjp_shapes",
+    "complex_jvp_fd",
     "complex_residuals",
 }
 
@@ -70,7 +71,7 @@ def test_the_guide_plugin_passes_the_suite(guide_dir):
     expected = {(op, check) for op in OPS for check in EVERY_OP}
     expected |= {("leaky_relu", "kinks"), ("lerp", "linear"), ("lerp", "jvp")}
     expected |= {("clogcosh", check) for check in ON_COMPLEX}
-    assert {(o.op, o.check) for o in outcomes} == expected  # 5 × 12 + 3 + 7 = 70, none skipped
+    assert {(o.op, o.check) for o in outcomes} == expected  # 5 × 13 + 3 + 8 = 76, none skipped
     assert {o.status for o in outcomes} == {"passed"}
 
 

@@ -18,6 +18,7 @@ from tenferro.core.spec import OpSpec
 
 from .complex_samples import accepts_complex, on_complex_samples
 from .derivative_checks import (
+    check_jvp_fd,
     check_kinks,
     check_residuals,
     check_vjp2_fd,
@@ -86,6 +87,7 @@ CHECKS: dict[str, Check] = {
         Check("linear", check_linear, lambda spec: spec.linear),
         Check("multilinear", check_multilinear, lambda spec: spec.multilinear),
         Check("jvp", check_jvp, lambda spec: is_differentiable(spec) and spec.jvp is not None),
+        Check("jvp_fd", check_jvp_fd, is_differentiable),
         Check("residuals", check_residuals, lambda spec: is_differentiable(spec) and spec.residuals is not None),
         Check("kinks", check_kinks, lambda spec: is_differentiable(spec) and bool(spec.kinks), needs=()),
         Check("no_mutation", check_no_mutation),
@@ -105,6 +107,7 @@ _ON_COMPLEX = (
     "vjp2_fd",
     "vjp_shapes",
     "jvp",
+    "jvp_fd",
     "linear",
     "multilinear",
     "residuals",

@@ -1,5 +1,5 @@
-"""Checks of an op's derivatives: its VJP against finite differences (first and second
-order), the cotangents' shapes, a zero cotangent, the values the VJP reads, and the
+"""Checks of an op's derivatives: its VJP and its forward mode against finite differences
+(the VJP to first and second order), the cotangents' shapes, a zero cotangent, the values the VJP reads, and the
 conventions the spec declares at its kinks."""
 
 from __future__ import annotations
@@ -14,8 +14,19 @@ from tenferro.core.runtime import EagerRuntime
 from tenferro.core.spec import OpSpec, SampleInput
 from tenferro.core.tensor import Tensor
 
-from .harness import CheckFailed, Tally, draw, draw_seed, recorded, run_vjp
-from .oracle import COTANGENT, Comparison, check_first_order, check_second_order, differentiable_positions
+from .harness import CheckFailed, Tally, draw, draw_seed, recorded, run_node_jvp, run_vjp
+from .oracle import (
+    COTANGENT,
+    Comparison,
+    OpHarness,
+    check_first_order,
+    check_second_order,
+    compare,
+    differentiable_positions,
+    inner_terms,
+    random_array,
+    vdot,
+)
 
 
 def _mismatch(what: str, result: Comparison) -> CheckFailed:
@@ -46,6 +57,47 @@ def check_vjp_fd(rt: EagerRuntime, spec: OpSpec, data: Any, tally: Tally) -> Non
         for index in differentiable_positions(spec, sample)
     ]
     _verdict(results, tally)
+
+
+def check_jvp_fd(rt: EagerRuntime, spec: OpSpec, data: Any, tally: Tally) -> None:
+    """The tangent forward mode computes at a recorded node (the op's jvp rule, or its VJP
+    transposed, on inputs that are intermediate results, as in tf.jvp) matches
+    scipy.differentiate's d/dt ⟨u, f(x + t v)⟩, input by input (a complex input along a v
+    with random real and imaginary parts, as vjp_fd's)."""
+    sample = draw(spec, data, tally, differentiable=True)
+    rng = np.random.default_rng(draw_seed(data, tally))
+    harness = OpHarness(rt, spec, sample)
+    out = harness.value({})
+    u = random_array(rng, out.shape, out.dtype)
+    results = []
+    for index in harness.positions:
+        arg = sample.args[index]
+        v = random_array(rng, arg.shape, arg.dtype, uniform=True)
+        try:
+            tangent = run_node_jvp(rt, spec, sample, {index: v})
+        except RuleError as exc:
+            raise CheckFailed(f"{_along(spec, index)}: {exc}{_dropped(rt, spec, sample, index, v)}") from None
+        if tangent is not None and tangent.shape != out.shape:
+            raise CheckFailed(
+                f"{_along(spec, index)}: the tangent has shape {list(tangent.shape)}; the result's is {list(out.shape)}"
+            )
+        ad = 0.0 if tangent is None else vdot(u, tangent)
+        fd = compare(ad, lambda t, i=index, d=v: inner_terms(u, harness.value(harness.shifted(t, {i: d}))))
+        results.append((f"forward mode along {_along(spec, index)}", fd))
+    _verdict(results, tally)
+
+
+def _dropped(rt: EagerRuntime, spec: OpSpec, sample: SampleInput, index: int, v: np.ndarray) -> str:
+    """Why forward mode failed at a node that kept only its residuals, if it works where
+    every input is kept (a variable): the rule read a value the spec does not keep."""
+    try:
+        run_node_jvp(rt, spec, sample, {index: v}, hollow=False)
+    except RuleError:
+        return ""
+    return (
+        f"\nit works where every input is a variable: at a node that keeps only residuals={spec.residuals!r} "
+        f"the rule read another value (a jvp rule reads what the VJP reads)"
+    )
 
 
 def check_vjp2_fd(rt: EagerRuntime, spec: OpSpec, data: Any, tally: Tally) -> None:

@@ -4,6 +4,7 @@ drew and rejected, and how it draws a sample and calls the op and its VJP."""
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Collection
 from dataclasses import dataclass, field, replace
 from typing import Any, NoReturn
 
@@ -13,10 +14,12 @@ from hypothesis import strategies as st
 
 from tenferro.core.eager import EagerTensor
 from tenferro.core.engine import CpuEngine
+from tenferro.core.forward import node_tangent
 from tenferro.core.runtime import EagerRuntime
-from tenferro.core.spec import OpSpec, SampleInput
+from tenferro.core.spec import REQUIRED, OpSpec, SampleInput
 from tenferro.core.sweep import node_cotangents
 from tenferro.core.tensor import Tensor
+from tenferro.core.trace import CALL
 
 from .oracle import differentiable_positions, picked
 
@@ -88,19 +91,20 @@ def draw_seed(data: Any, tally: Tally) -> int:
 
 
 def recorded(
-    rt: EagerRuntime, spec: OpSpec, sample: SampleInput, through: int | None = None
+    rt: EagerRuntime, spec: OpSpec, sample: SampleInput, through: int | Collection[int] | None = None
 ) -> tuple[list[Any], EagerTensor]:
     """The op called on variables (at differentiable positions) and constants. With
-    ``through``, that input reaches the op as an intermediate result (``-(-variable)``, exact
-    to the sign of every zero both ways), whose value the trace keeps only if the spec lists
-    it in ``residuals``."""
+    ``through`` (a position or several), that input reaches the op as an intermediate result
+    (``-(-variable)``, exact to the sign of every zero both ways), whose value the trace
+    keeps only if the spec lists it in ``residuals``."""
     positions = differentiable_positions(spec, sample)
     args = [
         rt.variable_from(Tensor.from_numpy(a)) if i in positions else const(rt, a) for i, a in enumerate(sample.args)
     ]
+    passed = () if through is None else (through,) if isinstance(through, int) else tuple(through)
 
     def body(s: Any) -> EagerTensor:
-        called = [s.neg(s.neg(a)) if i == through else a for i, a in enumerate(args)]
+        called = [s.neg(s.neg(a)) if i in passed else a for i, a in enumerate(args)]
         return picked(spec, getattr(s, spec.name)(*spec.pack(called), **sample.params), sample.result)
 
     return args, rt.with_eager_session(body)
@@ -116,14 +120,40 @@ def run_vjp(rt: EagerRuntime, out: EagerTensor, g: np.ndarray) -> tuple[Any, ...
 
 def run_jvp(rt: EagerRuntime, spec: OpSpec, sample: SampleInput, tangents: dict[int, np.ndarray]) -> Any:
     """The op's forward-mode rule at a sample of constants, on ``tangents`` by input position
-    (None elsewhere), unrecorded: the result's tangent as an array, or None for zero."""
+    (None elsewhere), unrecorded: the result's tangent as an array, or None for zero. The
+    rule gets every param, defaults filled in, as a recorded node gives them."""
+    params = {**{name: d for name, d in spec.params.items() if d is not REQUIRED}, **sample.params}
     with rt.no_grad():
 
         def jvp(s: Any) -> Any:
             args = [const(rt, a) for a in sample.args]
             out = getattr(s, spec.name)(*spec.pack(args), **sample.params)
             given = [const(rt, tangents[i]) if i in tangents else None for i in range(len(args))]
-            return picked(spec, spec.jvp(s, given, tuple(args), out, **sample.params), sample.result)
+            return picked(spec, spec.jvp(s, given, tuple(args), out, **params), sample.result)
 
         tangent = rt.with_eager_session(jvp)
+    return None if tangent is None else np.asarray(tangent)
+
+
+def run_node_jvp(
+    rt: EagerRuntime, spec: OpSpec, sample: SampleInput, tangents: dict[int, np.ndarray], hollow: bool = True
+) -> Any:
+    """The tangent forward mode computes at a recorded node, as ``tf.jvp`` computes it: the op
+    called on intermediate results at every differentiable position (so its node keeps only
+    the values the spec lists in ``residuals``; on variables, which it always keeps, without
+    ``hollow``), then ``node_tangent`` (the op's jvp rule, or its VJP transposed) on
+    ``tangents`` by input position (None elsewhere): the drawn result's tangent as an array,
+    or None for zero."""
+    through = differentiable_positions(spec, sample) if hollow else None
+    _, out = recorded(rt, spec, sample, through=through)
+    node, result = out._node, None
+    if node.output is not None and node.output != CALL:  # one result of a call: the call's tangents
+        node, result = node.parents[0], node.output
+    if len(node.parents) != len(sample.args):
+        raise CheckFailed(f"the op's node has {len(node.parents)} inputs for the sample's {len(sample.args)} arguments")
+    given = [const(rt, tangents[i]) if i in tangents else None for i in range(len(sample.args))]
+    with CpuEngine.serial().lend("the conformance suite"), rt.rule_session() as session:
+        tangent = node_tangent(session, node, given)
+    if result is not None:
+        tangent = tangent[result]
     return None if tangent is None else np.asarray(tangent)

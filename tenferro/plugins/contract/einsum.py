@@ -12,6 +12,8 @@ output that repeats a label (``i->ii``, a diagonal embedding) takes the diagonal
 cotangent first (``ii->i``), an einsum too. Complex operands: each cotangent contracts
 ``g`` with the conjugate of the other side (``gx = einsum("t,b->a", g, conj(y))``, the
 adjoint in the real inner product Re(conj(a)·b)); a real operand's is the real part.
+Forward mode is the product rule (einsum is multilinear): the sum over the operands with a
+tangent of the einsum with that operand replaced by its tangent.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from tenferro.extend import REQUIRED, ArgumentError, ErrorInput, OpSpec, ShapeMismatch, conj, unbroadcast
+from tenferro.plugins.elementwise.derivative import settled  # a JVP helper extend.py lacks
 
 from .plans import LETTERS, plan, run, shape_of
 
@@ -160,12 +163,21 @@ def _reference(operands: list[Any], subscripts: str) -> Any:
     return out
 
 
+def einsum_jvp(s: Any, tangents: Any, inputs: tuple[Any, ...], out: Any, subscripts: str) -> Any:
+    operands = list(inputs)
+    terms = [
+        s.einsum([*operands[:i], t, *operands[i + 1 :]], subscripts) for i, t in enumerate(tangents) if t is not None
+    ]
+    return settled(s, terms, out)
+
+
 EINSUM = OpSpec(
     name="einsum",
     inputs=("operands",),
     params={"subscripts": REQUIRED},
     forward=einsum_forward,
     vjp=einsum_vjp,
+    jvp=einsum_jvp,
     variadic=True,
     multilinear=True,
     residuals=("operands", "out"),  # out: its intermediates are kept while it lives (plans.run)

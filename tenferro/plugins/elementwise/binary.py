@@ -32,6 +32,8 @@ from tenferro.extend import (
     unbroadcast,
 )
 
+from .derivative import JvpRule, partials, settled
+
 COMPARISONS: dict[str, Callable[[Any, Any], np.ndarray]] = {
     "lt": np.less,
     "le": np.less_equal,
@@ -82,12 +84,14 @@ def _binary(
     error_inputs: Callable[[], list[ErrorInput]] = _binary_errors,
     accepts: str = "fiu",
     refuses: dict[str, str] | None = None,
+    jvp: JvpRule | None = None,
 ) -> OpSpec:
     return OpSpec(
         name=name,
         inputs=("a", "b"),
         forward=forward,
         vjps=rules,
+        jvp=jvp,
         unbroadcast=unbroadcast,
         linear=linear,
         multilinear=multilinear,
@@ -122,11 +126,6 @@ def _mul_unless_ones(s: Any, g: Any, b: Any) -> Any:
     return s.mul(g, conj(s, b))
 
 
-def _times_conj(s: Any, g: Any, derivative: Any) -> Any:
-    """g·conj(f′): the VJP of a holomorphic (or real) function with derivative f′."""
-    return s.mul(g, conj(s, derivative))
-
-
 def _mul_a(s: Any, g: Any, out: Any, a: Any, b: Any) -> Any:
     # x*x: one cotangent 2·g·x instead of g·x + g·x (bitwise the same: doubling is exact)
     return s.mul(_mul_unless_ones(s, g, b), 2.0) if a is b else _mul_unless_ones(s, g, b)
@@ -144,21 +143,32 @@ def _div_b(s: Any, g: Any, out: Any, a: Any, b: Any) -> Any:
     return s.neg(s.mul(s.div(g, conj(s, b)), conj(s, out)))  # d(a/b)/db = -a/b**2 = -(1/b)(a/b)
 
 
+def _div_jvp(s: Any, tangents: Any, inputs: Any, out: Any) -> Any:
+    """(t_a - t_b·out) / b: reads b and out, as the VJP does."""
+    t_a, t_b = tangents
+    b = inputs[1]
+    if t_b is None:
+        return None if t_a is None else settled(s, [s.div(t_a, b)], out)
+    along_b = s.mul(t_b, out)
+    return settled(s, [s.div(s.neg(along_b) if t_a is None else s.sub(t_a, along_b), b)], out)
+
+
 def _is_scalar(x: Any) -> bool:
     """A Python number operand (the core hands a rule a NumPy scalar as a 0-d tensor)."""
     return not hasattr(x, "shape")
 
 
-def _pow_a(s: Any, g: Any, out: Any, a: Any, b: Any) -> Any:
+def _pow_da(s: Any, out: Any, a: Any, b: Any) -> Any:
+    """∂(a**b)/∂a = b·a**(b-1)."""
     if _is_scalar(b):  # a scalar exponent: b - 1 in plain Python
-        return None if b == 0 else _times_conj(s, g, s.mul(s.pow(a, b - 1), b))
+        return None if b == 0 else s.mul(s.pow(a, b - 1), b)
     # b·a**(b-1) is 0·inf at a == b == 0; take base 1 there (value 0, and its derivative in
     # b stays right wherever a != 0)
     degenerate = s.where_select(s.compare(a, 0, "eq"), s.compare(b, 0, "eq"), False)
-    return _times_conj(s, g, s.mul(s.pow(s.where_select(degenerate, 1.0, a), s.sub(b, 1)), b))
+    return s.mul(s.pow(s.where_select(degenerate, 1.0, a), s.sub(b, 1)), b)
 
 
-def _pow_b(s: Any, g: Any, out: Any, a: Any, b: Any) -> Any:
+def _pow_db(s: Any, out: Any, a: Any, b: Any) -> Any:
     # d(a**b)/db = a**b log(a), taken as 0 where a == 0 (PyTorch's convention for real
     # operands, kept for complex ones). A real a with a complex b gives a complex power:
     # its log is the complex one (log(-2) = log 2 + i·pi), as PyTorch's promotion does.
@@ -173,7 +183,10 @@ def _pow_b(s: Any, g: Any, out: Any, a: Any, b: Any) -> Any:
         if complex_out and a.dtype.kind != "c":
             safe = s.astype(safe, out.dtype)
         log_a = s.log(safe)
-    return _times_conj(s, g, s.mul(out, log_a))
+    return s.mul(out, log_a)
+
+
+_POW_VJPS, _POW_JVP = partials(_pow_da, _pow_db)
 
 
 def _share(s: Any, g: Any, mine: Any, other: Any, beats: str) -> Any:
@@ -185,23 +198,52 @@ def _share(s: Any, g: Any, mine: Any, other: Any, beats: str) -> Any:
     )
 
 
-def _extremum(beats: str) -> tuple[InputRule, InputRule]:
+def _extremum(beats: str) -> tuple[tuple[InputRule, InputRule], JvpRule]:
+    """The VJPs and the JVP of maximum or minimum: the same shares of g (of each tangent)."""
+
+    def jvp(s: Any, tangents: Any, inputs: Any, out: Any) -> Any:
+        (t_a, t_b), (a, b) = tangents, inputs
+        terms = [] if t_a is None else [_share(s, t_a, a, b, beats)]
+        return settled(s, terms if t_b is None else [*terms, _share(s, t_b, b, a, beats)], out)
+
     return (
         lambda s, g, out, a, b: _share(s, g, a, b, beats),
         lambda s, g, out, a, b: _share(s, g, b, a, beats),
-    )
+    ), jvp
 
 
-def _clamp_vjp(s: Any, g: Any, inputs: tuple[Any, Any, Any], out: Any) -> tuple[Any, Any, Any]:
-    """One rule for the whole op: the cotangent goes whole to the argument whose value is
-    the result. x where lo <= x <= hi (bounds included, as PyTorch's clamp), lo where
-    x < lo < hi, hi everywhere else (x > hi, and lo >= hi, where the result is hi)."""
-    x, lo, hi = inputs
+_MAXIMUM, _MINIMUM = _extremum("gt"), _extremum("lt")
+
+
+def _clamp_masks(s: Any, x: Any, lo: Any, hi: Any) -> tuple[Any, Any]:
+    """Where the result is x (lo <= x <= hi, bounds included, as PyTorch's clamp) and where
+    it is lo (x < lo < hi; None for none); it is hi everywhere else (x > hi, and lo >= hi)."""
     x_in = s.logical_and(s.compare(x, lo, "ge"), s.compare(x, hi, "le"))
     if hasattr(lo, "shape") or hasattr(hi, "shape"):
         lo_wins = s.logical_and(s.compare(x, lo, "lt"), s.compare(lo, hi, "lt"))
     else:  # two Python bounds: lo < hi is a Python bool
         lo_wins = s.compare(x, lo, "lt") if lo < hi else None
+    return x_in, lo_wins
+
+
+def _clamp_jvp(s: Any, tangents: Any, inputs: tuple[Any, Any, Any], out: Any) -> Any:
+    """The tangent of the argument whose value is the result (see :func:`_clamp_masks`)."""
+    (t_x, t_lo, t_hi), (x, lo, hi) = tangents, inputs
+    x_in, lo_wins = _clamp_masks(s, x, lo, hi)
+    terms = [] if t_x is None else [s.where_select(x_in, t_x, 0.0)]
+    if t_lo is not None and lo_wins is not None:
+        terms.append(s.where_select(lo_wins, t_lo, 0.0))
+    if t_hi is not None:
+        elsewhere = x_in if lo_wins is None else s.logical_or(x_in, lo_wins)
+        terms.append(s.where_select(elsewhere, 0.0, t_hi))
+    return settled(s, terms, out)
+
+
+def _clamp_vjp(s: Any, g: Any, inputs: tuple[Any, Any, Any], out: Any) -> tuple[Any, Any, Any]:
+    """One rule for the whole op: the cotangent goes whole to the argument whose value is
+    the result (see :func:`_clamp_masks`)."""
+    x, lo, hi = inputs
+    x_in, lo_wins = _clamp_masks(s, x, lo, hi)
     g_x = unbroadcast(s, s.where_select(x_in, g, 0.0), x) if s.needs_grad(x) else None
     g_lo = unbroadcast(s, s.where_select(lo_wins, g, 0.0), lo) if s.needs_grad(lo) else None
     if not s.needs_grad(hi):
@@ -354,11 +396,12 @@ SPECS = [
         _pairs(b_avoid=(0.0,)),
         residuals=("b", "out"),
         accepts="fiuc",
+        jvp=_div_jvp,
     ),
     _binary(
         "pow",
         _pow,
-        (_pow_a, _pow_b),
+        _POW_VJPS,
         lambda a, b: np.exp(np.log(a) * b),
         "a ** b. Conventions (PyTorch's): d/da = b·a**(b-1) is 0 where b == 0 (also at a == 0); "
         "d/db = a**b·log(a) is 0 where a == 0 and nan where a < 0 (real a and b). Complex a or b: the "
@@ -375,26 +418,29 @@ SPECS = [
             Kink((np.array([0j, 0j]), np.array([0j, 2 + 0j])), (np.zeros(2, complex), np.zeros(2, complex))),
         ),
         accepts="fiuc",
+        jvp=_POW_JVP,
     ),
     _binary(
         "maximum",
         np.maximum,
-        _extremum("gt"),
+        _MAXIMUM[0],
         lambda a, b: np.where(np.greater(a, b), a, b),
         "Elementwise max. Convention: where a == b the cotangent is split evenly, half to each.",
         _separated,
         kinks=(_split_ties(winner=3.0),),
         refuses=NO_ORDER,
+        jvp=_MAXIMUM[1],
     ),
     _binary(
         "minimum",
         np.minimum,
-        _extremum("lt"),
+        _MINIMUM[0],
         lambda a, b: np.where(np.less(a, b), a, b),
         "Elementwise min. Convention: where a == b the cotangent is split evenly, half to each.",
         _separated,
         kinks=(_split_ties(winner=-1.0),),
         refuses=NO_ORDER,
+        jvp=_MINIMUM[1],
     ),
     OpSpec(
         name="where_select",
@@ -420,6 +466,7 @@ SPECS = [
         inputs=("x", "lo", "hi"),
         forward=_clamp,
         vjp=_clamp_vjp,
+        jvp=_clamp_jvp,
         accepts="fiu",
         refuses=NO_ORDER,
         explain=explain_broadcast("clamp", ("x", "lo", "hi")),

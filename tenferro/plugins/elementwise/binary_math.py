@@ -1,6 +1,7 @@
 """Binary math functions with NumPy broadcasting: arctan2, logaddexp, hypot, copysign.
 
-Each rule is written as if nothing broadcast (``_binary`` declares
+Each op states its partial derivatives once (:func:`.derivative.partials` makes its VJPs
+and its JVP from them), written as if nothing broadcast (``_binary`` declares
 ``unbroadcast=unbroadcast``). The points where they are not differentiable take PyTorch's
 values, stated as kinks: arctan2 at the origin gives 0, hypot there nan, copysign at
 a = 0 gives 0, logaddexp with one infinite operand gives it 1 (+inf) or 0 (-inf).
@@ -17,6 +18,7 @@ import numpy as np
 from tenferro.extend import Kink, SampleInput
 
 from .binary import _binary
+from .derivative import partials
 
 
 def _avoiding(a_avoid: tuple[float, ...] = (), b_avoid: tuple[float, ...] = ()) -> Callable[[], Any]:
@@ -59,29 +61,32 @@ def _squares(s: Any, a: Any, b: Any) -> Any:
 
 _ORIGIN = (np.zeros(2), np.array(0.0))
 
+_ARCTAN2 = partials(
+    lambda s, out, a, b: s.div(b, _squares(s, a, b)),
+    lambda s, out, a, b: s.neg(s.div(a, _squares(s, a, b))),
+)
+# PyTorch's sigmoid(a - b) rather than exp(a - out): exact where one operand is infinite
+# (exp(inf - inf) would be nan)
+_LOGADDEXP = partials(lambda s, out, a, b: s.sigmoid(s.sub(a, b)), lambda s, out, a, b: s.sigmoid(s.sub(b, a)))
+_HYPOT = partials(lambda s, out, a, b: s.div(a, out), lambda s, out, a, b: s.div(b, out))
+_COPYSIGN = partials(lambda s, out, a, b: s.mul(s.sign(a), s.sign(out)), lambda s, out, a, b: None)
+
 SPECS = [
     _binary(
         "arctan2",
         np.arctan2,
-        (
-            lambda s, g, out, a, b: s.mul(g, s.div(b, _squares(s, a, b))),
-            lambda s, g, out, a, b: s.neg(s.mul(g, s.div(a, _squares(s, a, b)))),
-        ),
+        _ARCTAN2[0],
         np.vectorize(math.atan2, otypes=[np.float64]),
         "The angle of the point (b, a) (a is the y coordinate, as NumPy's and PyTorch's atan2), in [-pi, pi]. "
         "Convention (PyTorch's): the gradient at a = b = 0 is 0.",
         _avoiding(a_avoid=(0.0,)),
         kinks=(Kink(_ORIGIN, (np.zeros(2), np.array(0.0))),),
+        jvp=_ARCTAN2[1],
     ),
     _binary(
         "logaddexp",
         np.logaddexp,
-        (
-            # PyTorch's sigmoid(a - b) rather than exp(a - out): exact where one operand is
-            # infinite (exp(inf - inf) would be nan)
-            lambda s, g, out, a, b: s.mul(g, s.sigmoid(s.sub(a, b))),
-            lambda s, g, out, a, b: s.mul(g, s.sigmoid(s.sub(b, a))),
-        ),
+        _LOGADDEXP[0],
         lambda a, b: np.maximum(a, b) + np.log1p(np.exp(-np.abs(np.subtract(a, b)))),
         "log(e**a + e**b) without overflow; its gradient is the softmax of (a, b), (1, 0) where only a is "
         "+inf or only b is -inf, nan where both are -inf or both +inf (as PyTorch's).",
@@ -92,22 +97,24 @@ SPECS = [
                 (np.array([1.0, 0.0, 1.0]), np.array([0.0, 1.0, 0.0])),
             ),
         ),
+        jvp=_LOGADDEXP[1],
     ),
     _binary(
         "hypot",
         np.hypot,
-        (lambda s, g, out, a, b: s.mul(g, s.div(a, out)), lambda s, g, out, a, b: s.mul(g, s.div(b, out))),
+        _HYPOT[0],
         lambda a, b: np.sqrt(np.square(a) + np.square(b)),
         "sqrt(a**2 + b**2) without overflow. Convention (PyTorch's): the gradient at a = b = 0 is nan "
         "(0/0; there is no one subgradient to take).",
         _avoiding(b_avoid=(0.0,)),
         residuals=("a", "b", "out"),
         kinks=(Kink(_ORIGIN, (np.full(2, np.nan), np.array(np.nan))),),
+        jvp=_HYPOT[1],
     ),
     _binary(
         "copysign",
         np.copysign,
-        (lambda s, g, out, a, b: s.mul(g, s.mul(s.sign(a), s.sign(out))), lambda s, g, out, a, b: None),
+        _COPYSIGN[0],
         lambda a, b: np.abs(a) * np.where(np.signbit(b), -1.0, 1.0),
         "|a| with the sign of b (its sign bit: -0.0 counts as negative). Conventions (PyTorch's): d/db = 0; "
         "d/da = ±1 and 0 at a = ±0.",
@@ -119,5 +126,6 @@ SPECS = [
                 (np.array([0.0, 0.0, -1.0, 1.0, 1.0]), None),
             ),
         ),
+        jvp=_COPYSIGN[1],
     ),
 ]

@@ -55,6 +55,15 @@ def _angle_rule(s: Any, g: Any, out: Any, x: Any) -> Any:
     return s.where_select(zero, 0.0, s.div(s.mul(g, 1j), s.conj(safe)))
 
 
+def _angle_jvp(s: Any, tangents: Any, inputs: Any, out: Any) -> Any:
+    """Im(t/z), the transpose of the VJP (d arg z = Im(dz/z)), 0 at z = 0; 0 for a real x."""
+    t, x = tangents[0], inputs[0]
+    if t is None or x.dtype.kind != "c":
+        return None
+    zero = s.compare(x, 0.0, "eq")
+    return s.where_select(zero, 0.0, s.imag(s.div(t, s.where_select(zero, 1.0, x))))
+
+
 def _angle_sample() -> Any:
     from tenferro.testing.strategies import unary
 
@@ -124,6 +133,7 @@ SPECS = [
         inputs=("x",),
         forward=_angle,
         vjps=(_angle_rule,),
+        jvp=_angle_jvp,
         accepts="fiuc",
         sample=_angle_sample,
         complex_sample=_angle_complex_sample,

@@ -19,6 +19,7 @@ import numpy as np
 from tenferro.extend import ArgumentError, DTypeError, ErrorInput, Kink, OpSpec, SampleInput
 
 from .binary import _binary, _binary_errors
+from .derivative import settled
 
 
 def _away_from(points: tuple[float, ...]) -> Callable[[], Any]:
@@ -34,6 +35,20 @@ _INTEGERS = tuple(float(k) for k in range(-3, 4))
 _HALVES = tuple(k + 0.5 for k in range(-4, 4))
 
 
+def _zero_tangent(s: Any, tangents: Any, inputs: Any, out: Any) -> None:
+    """The JVP of a piecewise-constant op: 0 (None) whatever the tangents."""
+    return None
+
+
+def _remainder_jvp(s: Any, tangents: Any, inputs: Any, out: Any) -> Any:
+    """t_a - t_b·floor_divide(a, b) (the transpose of the VJP, reading a and b as it does)."""
+    (t_a, t_b), (a, b) = tangents, inputs
+    terms = [] if t_a is None else [t_a]
+    if t_b is not None:
+        terms.append(s.neg(s.mul(t_b, s.floor_divide(a, b))))
+    return settled(s, terms, out)
+
+
 def _constant(
     name: str, forward: Callable[[Any], Any], reference: Callable[[Any], Any], doc: str, jumps: tuple[float, ...]
 ) -> OpSpec:
@@ -44,6 +59,7 @@ def _constant(
         inputs=("x",),
         forward=forward,
         vjps=(lambda s, g, out, x: None,),
+        jvp=_zero_tangent,
         accepts="fiu",
         residuals=(),
         sample=_away_from(jumps),
@@ -142,6 +158,7 @@ SPECS = [
         _grid_pair,
         residuals=(),
         error_inputs=_division_errors("floor_divide"),
+        jvp=_zero_tangent,
         kinks=(Kink(_JUMPS, (np.zeros(3), np.zeros(3))),),
     ),
     _binary(
@@ -153,6 +170,7 @@ SPECS = [
         "(PyTorch's): d/da = 1 and d/db = -floor_divide(a, b), at a jump (a a multiple of b) too.",
         _grid_pair,
         error_inputs=_division_errors("remainder"),
+        jvp=_remainder_jvp,
         kinks=(Kink(_JUMPS, (np.ones(3), np.array([-2.0, 2.0, -2.0]))),),
     ),
 ]

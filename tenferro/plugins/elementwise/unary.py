@@ -1,9 +1,10 @@
 """Unary elementwise math: one table row per op (kernel, rule, domain, reference).
 
-Each rule is the op's per-input VJP rule, ``rule(s, g, out, x)``, written with session
-ops so it can be differentiated again. Where a function has a kink or pole, the row's doc
-states the value taken there and its ``kinks`` the same as data; every choice matches
-PyTorch and JAX.
+Each rule is the op's derivative f′ stated once, from which :mod:`.derivative` makes its
+VJP and its forward-mode JVP (or, for the few that are not a product with f′, the pair
+written out), with session ops so it can be differentiated again. Where a function has a
+kink or pole, the row's doc states the value taken there and its ``kinks`` the same as
+data; every choice matches PyTorch and JAX.
 
 Complex numbers (DESIGN §10): every op that NumPy and PyTorch define on complex numbers
 accepts them (``erf`` does not: PyTorch has no complex erf). Cotangents live in the real
@@ -26,7 +27,9 @@ from typing import Any
 import numpy as np
 import scipy.special
 
-from tenferro.extend import DTypeError, ErrorInput, InputRule, Kink, OpSpec, SampleInput, conj
+from tenferro.extend import DTypeError, ErrorInput, InputRule, Kink, OpSpec, SampleInput
+
+from .derivative import JvpRule, over, times
 
 
 def _libm(
@@ -89,7 +92,7 @@ _LOG_LIKE = _complex_domain(_RIGHT, _OFF_REAL_AXIS)
 def _unary(
     name: str,
     forward: Callable[[np.ndarray], np.ndarray],
-    rule: InputRule,
+    rule: tuple[InputRule, JvpRule | None],
     reference: Callable[[np.ndarray], np.ndarray],
     doc: str,
     domain: Callable[[], Any] = _ANYWHERE,
@@ -106,7 +109,8 @@ def _unary(
         name=name,
         inputs=("x",),
         forward=forward,
-        vjps=(rule,),
+        vjps=(rule[0],),
+        jvp=rule[1],
         linear=linear,
         accepts=accepts,
         sample=domain,
@@ -130,28 +134,19 @@ _LN2, _LN10 = math.log(2.0), math.log(10.0)
 _UNITS = np.array([-1.0, 1.0])
 
 
-def _times_conj(s: Any, g: Any, derivative: Any) -> Any:
-    """g·conj(f′): the VJP of a holomorphic (or real) function with derivative f′."""
-    return s.mul(g, conj(s, derivative))
-
-
-def _over_conj(s: Any, g: Any, denominator: Any) -> Any:
-    """g / conj(d): the VJP of a function whose derivative is 1/d."""
-    return s.div(g, conj(s, denominator))
-
-
 def _sqrt_one_minus_square(s: Any, x: Any) -> Any:
     """sqrt(1 - x**2), written (1 - x)(1 + x) so it stays accurate near ±1."""
     return s.sqrt(s.mul(s.sub(1.0, x), s.add(x, 1.0)))
 
 
-def _arccosh_rule(s: Any, g: Any, out: Any, x: Any) -> Any:
+def _arccosh_denominator(s: Any, out: Any, x: Any) -> Any:
+    """1/arccosh′(x): sqrt(x**2 - 1) for real x; for complex z sqrt(z - 1)·sqrt(z + 1), not
+    sqrt(z**2 - 1): the two differ in sign where Re z < 0, and the first has arccosh's own
+    cut (-inf, 1]. z + 1 as z - (-1): adding 1 + 0j would turn a -0.0 imaginary part into
+    +0.0 and flip the sign on the cut left of -1."""
     if x.dtype.kind != "c":
-        return s.div(g, s.sqrt(s.sub(s.square(x), 1.0)))
-    # sqrt(z - 1)·sqrt(z + 1), not sqrt(z**2 - 1): the two differ in sign where Re z < 0,
-    # and the first has arccosh's own cut (-inf, 1]. z + 1 as z - (-1): adding 1 + 0j would
-    # turn a -0.0 imaginary part into +0.0 and flip the sign on the cut left of -1
-    return _over_conj(s, g, s.mul(s.sqrt(s.sub(x, 1.0)), s.sqrt(s.sub(x, -1.0))))
+        return s.sqrt(s.sub(s.square(x), 1.0))
+    return s.mul(s.sqrt(s.sub(x, 1.0)), s.sqrt(s.sub(x, -1.0)))
 
 
 def _sigmoid(x: Any) -> Any:
@@ -184,14 +179,35 @@ def _sign_rule(s: Any, g: Any, out: Any, x: Any) -> Any:
     size = s.abs(x)
     zero = s.compare(size, 0.0, "eq")
     twice = s.mul(s.where_select(zero, 1.0, size), 2.0)  # 1 where z == 0: no inf to mask
-    return s.where_select(zero, 0.0, s.div(s.sub(g, s.mul(s.square(out), conj(s, g))), twice))
+    return s.where_select(zero, 0.0, s.div(s.sub(g, s.mul(s.square(out), s.conj(g))), twice))
+
+
+def _sign_jvp(s: Any, tangents: Any, inputs: Any, out: Any) -> Any:
+    """0 for real x; for complex z, dz ↦ (dz - sgn(z)·Re(conj(sgn(z))·dz)) / |z|, 0 at z = 0."""
+    t, x = tangents[0], inputs[0]
+    if t is None or x.dtype.kind != "c":
+        return None
+    size = s.abs(x)
+    zero = s.compare(size, 0.0, "eq")
+    along = s.mul(out, s.real(s.mul(s.conj(out), t)))
+    return s.where_select(zero, 0.0, s.div(s.sub(t, along), s.where_select(zero, 1.0, size)))
+
+
+def _abs_jvp(s: Any, tangents: Any, inputs: Any, out: Any) -> Any:
+    """t·sign(x) for real x; Re(conj(sgn(z))·t) for complex z (the transpose of g·sgn(z))."""
+    t, x = tangents[0], inputs[0]
+    if t is None:
+        return None
+    if x.dtype.kind != "c":
+        return s.mul(t, s.sign(x))
+    return s.real(s.mul(s.conj(s.sign(x)), t))
 
 
 SPECS = [
     _unary(
         "neg",
         np.negative,
-        lambda s, g, out, x: s.neg(g),
+        (lambda s, g, out, x: s.neg(g), None),
         lambda x: 0.0 - x,
         "-x.",
         residuals=None,
@@ -200,7 +216,7 @@ SPECS = [
     _unary(
         "exp",
         np.exp,
-        lambda s, g, out, x: _times_conj(s, g, out),
+        times(lambda s, out, x: out),
         _libm(math.exp, cmath.exp),
         "e**x.",
         residuals=("out",),
@@ -208,7 +224,7 @@ SPECS = [
     _unary(
         "log",
         np.log,
-        lambda s, g, out, x: _over_conj(s, g, x),
+        over(lambda s, out, x: x),
         _libm(math.log, cmath.log),
         "Natural logarithm; log(0) = -inf, log(x<0) = nan (for real x; complex: the principal branch, "
         "cut along the negative real axis).",
@@ -218,7 +234,7 @@ SPECS = [
     _unary(
         "sqrt",
         np.sqrt,
-        lambda s, g, out, x: _over_conj(s, g, s.mul(out, 2.0)),
+        over(lambda s, out, x: s.mul(out, 2.0)),
         _libm(math.sqrt, cmath.sqrt),
         "Square root (complex: the principal root, cut along the negative real axis). "
         "Convention: sqrt'(0) = inf (so a zero cotangent gives nan there, as in PyTorch).",
@@ -233,26 +249,25 @@ SPECS = [
     _unary(
         "rsqrt",
         lambda x: np.reciprocal(np.sqrt(x)),
-        lambda s, g, out, x: s.mul(s.mul(g, -0.5), conj(s, s.div(out, x))),
+        times(lambda s, out, x: s.mul(s.div(out, x), -0.5)),
         lambda x: x**-0.5,
         "1/sqrt(x); rsqrt(0) = inf (complex: the principal root).",
         _domain(0.2, 5.0),
         residuals=("x", "out"),
         complex_domain=_LOG_LIKE,
     ),
-    # sin's rule spells out _times_conj: it is on the seed workload's path, one call fewer
-    _unary("sin", np.sin, lambda s, g, out, x: s.mul(g, conj(s, s.cos(x))), _libm(math.sin, cmath.sin), "Sine."),
+    _unary("sin", np.sin, times(lambda s, out, x: s.cos(x)), _libm(math.sin, cmath.sin), "Sine."),
     _unary(
         "cos",
         np.cos,
-        lambda s, g, out, x: _times_conj(s, g, s.neg(s.sin(x))),
+        times(lambda s, out, x: s.neg(s.sin(x))),
         _libm(math.cos, cmath.cos),
         "Cosine.",
     ),
     _unary(
         "tan",
         np.tan,
-        lambda s, g, out, x: _times_conj(s, g, s.add(s.mul(out, out), 1.0)),
+        times(lambda s, out, x: s.add(s.mul(out, out), 1.0)),
         _libm(math.tan, cmath.tan),
         "Tangent.",
         _domain(-1.3, 1.3),
@@ -263,7 +278,7 @@ SPECS = [
     _unary(
         "tanh",
         np.tanh,
-        lambda s, g, out, x: _times_conj(s, g, s.sub(1.0, s.mul(out, out))),
+        times(lambda s, out, x: s.sub(1.0, s.mul(out, out))),
         _libm(math.tanh, cmath.tanh),
         "Hyperbolic tangent (complex: poles at i·(pi/2 + k·pi)).",
         residuals=("out",),
@@ -271,7 +286,7 @@ SPECS = [
     _unary(
         "sigmoid",
         _sigmoid,
-        lambda s, g, out, x: _times_conj(s, g, s.mul(out, s.sub(1.0, out))),
+        times(lambda s, out, x: s.mul(out, s.sub(1.0, out))),
         lambda x: 1.0 / (1.0 + np.exp(-x)),
         "Logistic function 1/(1+e**-x), without overflow for large |x| (or |Re x|; complex: poles at i·(pi + 2k·pi)).",
         residuals=("out",),
@@ -279,7 +294,7 @@ SPECS = [
     _unary(
         "expm1",
         np.expm1,
-        lambda s, g, out, x: _times_conj(s, g, s.add(out, 1.0)),
+        times(lambda s, out, x: s.add(out, 1.0)),
         _libm(math.expm1, lambda z: cmath.exp(z) - 1.0),
         "e**x - 1, accurate near 0.",
         residuals=("out",),
@@ -287,7 +302,7 @@ SPECS = [
     _unary(
         "log1p",
         np.log1p,
-        lambda s, g, out, x: _over_conj(s, g, s.add(x, 1.0)),
+        over(lambda s, out, x: s.add(x, 1.0)),
         _libm(math.log1p, lambda z: cmath.log(1.0 + z)),
         "log(1 + x), accurate near 0 (complex: cut along the real axis below -1).",
         _domain(-0.8, 3.0),
@@ -296,7 +311,7 @@ SPECS = [
     _unary(
         "abs",
         np.abs,
-        lambda s, g, out, x: s.mul(g, s.sign(x)),
+        (lambda s, g, out, x: s.mul(g, s.sign(x)), _abs_jvp),
         _abs_reference,
         "|x| (a float for complex x). Convention: abs'(0) = 0 (the subgradient PyTorch and JAX use); "
         "for complex z the gradient is g·z/|z| (PyTorch's), 0 at z = 0.",
@@ -309,7 +324,7 @@ SPECS = [
     _unary(
         "sign",
         np.sign,
-        _sign_rule,
+        (_sign_rule, _sign_jvp),
         _sign_reference,
         "-1, 0 or 1; for complex z, z/|z| (NumPy 2's and PyTorch's sgn), 0 at z = 0. The derivative of real "
         "sign is 0 everywhere (including at 0); complex sign has PyTorch's sgn derivative, 0 at z = 0.",
@@ -320,11 +335,11 @@ SPECS = [
             Kink((_COMPLEX_ZEROS,), (np.zeros(4, complex),)),
         ),
     ),
-    _unary("square", np.square, lambda s, g, out, x: _times_conj(s, g, s.mul(x, 2.0)), lambda x: x * x, "x*x."),
+    _unary("square", np.square, times(lambda s, out, x: s.mul(x, 2.0)), lambda x: x * x, "x*x."),
     _unary(
         "reciprocal",
         lambda x: np.divide(1.0, x),
-        lambda s, g, out, x: s.neg(_times_conj(s, g, s.mul(out, out))),
+        times(lambda s, out, x: s.neg(s.mul(out, out))),
         lambda x: 1.0 / x,
         "1/x; 1/0 = inf.",
         _domain(avoid=(0.0,)),
@@ -333,7 +348,7 @@ SPECS = [
     _unary(
         "erf",
         scipy.special.erf,
-        lambda s, g, out, x: s.mul(g, s.mul(s.exp(s.neg(s.mul(x, x))), _TWO_OVER_SQRT_PI)),
+        times(lambda s, out, x: s.mul(s.exp(s.neg(s.mul(x, x))), _TWO_OVER_SQRT_PI)),
         _libm(math.erf),
         "Gauss error function (real only, as PyTorch's: take s.real(z) first for a complex z).",
         accepts="fiu",
@@ -341,7 +356,7 @@ SPECS = [
     _unary(
         "positive",
         np.positive,
-        lambda s, g, out, x: g,
+        (lambda s, g, out, x: g, None),
         lambda x: x + 0.0 * x,
         "+x (a copy).",
         residuals=None,
@@ -350,7 +365,7 @@ SPECS = [
     _unary(
         "exp2",
         np.exp2,
-        lambda s, g, out, x: _times_conj(s, g, s.mul(out, _LN2)),
+        times(lambda s, out, x: s.mul(out, _LN2)),
         _libm(lambda v: math.pow(2.0, v), lambda z: complex(2.0) ** z),
         "2**x.",
         residuals=("out",),
@@ -358,7 +373,7 @@ SPECS = [
     _unary(
         "log2",
         np.log2,
-        lambda s, g, out, x: _over_conj(s, g, s.mul(x, _LN2)),
+        over(lambda s, out, x: s.mul(x, _LN2)),
         _libm(math.log2, lambda z: cmath.log(z) / _LN2),
         "Base-2 logarithm; log2(0) = -inf and its derivative there inf (complex: log's branch).",
         _domain(0.2, 5.0),
@@ -367,7 +382,7 @@ SPECS = [
     _unary(
         "log10",
         np.log10,
-        lambda s, g, out, x: _over_conj(s, g, s.mul(x, _LN10)),
+        over(lambda s, out, x: s.mul(x, _LN10)),
         _libm(math.log10, cmath.log10),
         "Base-10 logarithm; log10(0) = -inf and its derivative there inf (complex: log's branch).",
         _domain(0.2, 5.0),
@@ -376,21 +391,21 @@ SPECS = [
     _unary(
         "sinh",
         np.sinh,
-        lambda s, g, out, x: _times_conj(s, g, s.cosh(x)),
+        times(lambda s, out, x: s.cosh(x)),
         _libm(math.sinh, cmath.sinh),
         "Hyperbolic sine.",
     ),
     _unary(
         "cosh",
         np.cosh,
-        lambda s, g, out, x: _times_conj(s, g, s.sinh(x)),
+        times(lambda s, out, x: s.sinh(x)),
         _libm(math.cosh, cmath.cosh),
         "Hyperbolic cosine.",
     ),
     _unary(
         "arcsin",
         np.arcsin,
-        lambda s, g, out, x: _over_conj(s, g, _sqrt_one_minus_square(s, x)),
+        over(lambda s, out, x: _sqrt_one_minus_square(s, x)),
         _libm(math.asin, cmath.asin),
         "Inverse sine on [-1, 1] (complex: cuts along the real axis beyond ±1). Convention (PyTorch's): the "
         "derivative at ±1 is inf.",
@@ -401,7 +416,7 @@ SPECS = [
     _unary(
         "arccos",
         np.arccos,
-        lambda s, g, out, x: s.neg(_over_conj(s, g, _sqrt_one_minus_square(s, x))),
+        over(lambda s, out, x: s.neg(_sqrt_one_minus_square(s, x))),
         _libm(math.acos, cmath.acos),
         "Inverse cosine on [-1, 1] (complex: cuts along the real axis beyond ±1). Convention (PyTorch's): the "
         "derivative at ±1 is -inf.",
@@ -412,7 +427,7 @@ SPECS = [
     _unary(
         "arctan",
         np.arctan,
-        lambda s, g, out, x: _over_conj(s, g, s.add(s.square(x), 1.0)),
+        over(lambda s, out, x: s.add(s.square(x), 1.0)),
         _libm(math.atan, cmath.atan),
         "Inverse tangent (complex: cuts along the imaginary axis beyond ±i).",
         complex_domain=_complex_domain((-3.0, 3.0, -0.6, 0.6, ""), (-3.0, 3.0, -2.0, 2.0, "re")),
@@ -420,7 +435,7 @@ SPECS = [
     _unary(
         "arcsinh",
         np.arcsinh,
-        lambda s, g, out, x: _over_conj(s, g, s.sqrt(s.add(s.square(x), 1.0))),
+        over(lambda s, out, x: s.sqrt(s.add(s.square(x), 1.0))),
         _libm(math.asinh, cmath.asinh),
         "Inverse hyperbolic sine (complex: cuts along the imaginary axis beyond ±i).",
         complex_domain=_complex_domain((-3.0, 3.0, -0.6, 0.6, ""), (-3.0, 3.0, -2.0, 2.0, "re")),
@@ -428,7 +443,7 @@ SPECS = [
     _unary(
         "arccosh",
         np.arccosh,
-        _arccosh_rule,
+        over(_arccosh_denominator),
         _libm(math.acosh, cmath.acosh),
         "Inverse hyperbolic cosine on [1, inf) (complex: cut along the real axis below 1). Convention "
         "(PyTorch's): the derivative at 1 is inf.",
@@ -439,7 +454,7 @@ SPECS = [
     _unary(
         "arctanh",
         np.arctanh,
-        lambda s, g, out, x: _over_conj(s, g, s.sub(1.0, s.square(x))),
+        over(lambda s, out, x: s.sub(1.0, s.square(x))),
         _libm(math.atanh, cmath.atanh),
         "Inverse hyperbolic tangent on (-1, 1) (complex: cuts along the real axis beyond ±1). Convention "
         "(PyTorch's): arctanh(±1) = ±inf, its derivative there inf.",

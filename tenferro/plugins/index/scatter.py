@@ -46,6 +46,7 @@ from tenferro.extend import (
     conj,
     unbroadcast,
 )
+from tenferro.plugins.elementwise.derivative import settled  # a JVP helper extend.py lacks
 
 from . import samples
 from .gathers import check_fits
@@ -55,11 +56,14 @@ from .positions import IndexOutOfRange, index_tuple, normalize, picked_shape
 @dataclass(frozen=True)
 class Mode:
     """One way of combining an update with what is there: the kernel's ``update(out, where,
-    updates)`` (in place on a fresh copy of x) and the rules for x and the updates."""
+    updates)`` (in place on a fresh copy of x), the rules for x and the updates, and the
+    forward-mode rule ``jvp(s, t_x, t_updates, x, indices, updates, out, axis)`` (tangents
+    None for zero)."""
 
     update: Callable[[Any, tuple[Any, ...], Any], None]
     x_rule: Callable[..., Any]
     updates_rule: Callable[..., Any]
+    jvp: Callable[..., Any]
 
 
 def _ufunc_at(ufunc: np.ufunc) -> Callable[[Any, tuple[Any, ...], Any], None]:
@@ -118,30 +122,42 @@ def _mul_x(s: Any, g: Any, x: Any, indices: Any, updates: Any, out: Any, axis: i
     return s.mul(g, conj(s, s.where_select(s.compare(zeros, 0, "eq"), product, 0.0)))
 
 
-def _mul_updates(s: Any, g: Any, x: Any, indices: Any, updates: Any, out: Any, axis: int) -> Any:
-    # d out[p] / d u_j = x[p] · (product of the other updates landing at p): with P the
-    # product of the non-zero ones there and z how many are zero, that is P / u_j if z == 0,
-    # P for the one zero u_j if z == 1, else 0 (no division by a zero).
+def _others(s: Any, g: Any, x: Any, indices: Any, updates: Any, axis: int) -> Any:
+    """Per update u_j, the product of the other updates landing where it lands: with P the
+    product of the non-zero ones there and z how many are zero, P / u_j if z == 0, P for the
+    one zero u_j if z == 1, else 0 (no division by a zero). ``g`` gives the dtype."""
     zeros, product, zero = _products(s, g, x, indices, updates, axis)
     z, p = s.gather(zeros, indices, axis), s.gather(product, indices, axis)
-    others = s.where_select(
+    return s.where_select(
         zero,
         s.where_select(s.compare(z, 1, "eq"), p, 0.0),
         s.where_select(s.compare(z, 0, "eq"), s.div(p, s.where_select(zero, 1.0, updates)), 0.0),
     )
+
+
+def _mul_updates(s: Any, g: Any, x: Any, indices: Any, updates: Any, out: Any, axis: int) -> Any:
+    # d out[p] / d u_j = x[p] · (the product of the other updates landing at p)
+    others = _others(s, g, x, indices, updates, axis)
     return s.mul(s.gather(s.mul(g, conj(s, x)), indices, axis), conj(s, others))
 
 
-def _shares(s: Any, g: Any, x: Any, indices: Any, updates: Any, out: Any, axis: int) -> tuple[Any, Any, Any]:
-    """PyTorch's amax/amin rule: the cotangent split evenly among x's element and the
-    updates equal to the result at each position. Updates of another dtype than x are
-    compared as the kernel wrote them, cast to x's dtype (an f64 update rounded into an
-    f32 x ties with the result it made)."""
+def _ties(s: Any, dtype: Any, x: Any, indices: Any, updates: Any, out: Any, axis: int) -> tuple[Any, Any, Any]:
+    """How many of x's element and the updates equal the result at each position (in
+    ``dtype``), and which do. Updates of another dtype than x are compared as the kernel
+    wrote them, cast to x's dtype (an f64 update rounded into an f32 x ties with the result
+    it made)."""
     x_hit = s.compare(x, out, "eq")
     if hasattr(updates, "dtype") and updates.dtype != x.dtype:
         updates = s.astype(updates, x.dtype)
     updates_hit = s.compare(updates, s.gather(out, indices, axis), "eq")
-    count = s.scatter(s.astype(x_hit, g.dtype), indices, s.astype(updates_hit, g.dtype), axis, "add")
+    count = s.scatter(s.astype(x_hit, dtype), indices, s.astype(updates_hit, dtype), axis, "add")
+    return count, x_hit, updates_hit
+
+
+def _shares(s: Any, g: Any, x: Any, indices: Any, updates: Any, out: Any, axis: int) -> tuple[Any, Any, Any]:
+    """PyTorch's amax/amin rule: the cotangent split evenly among x's element and the
+    updates equal to the result at each position (see :func:`_ties`)."""
+    count, x_hit, updates_hit = _ties(s, g.dtype, x, indices, updates, out, axis)
     return s.div(g, count), x_hit, updates_hit
 
 
@@ -155,12 +171,43 @@ def _extreme_updates(s: Any, g: Any, x: Any, indices: Any, updates: Any, out: An
     return s.where_select(updates_hit, s.gather(share, indices, axis), 0.0)
 
 
+# -- forward-mode rules: jvp(s, t_x, t_updates, x, indices, updates, out, axis) -> the tangent --
+def _zeros_like(s: Any, t: Any, x: Any) -> Any:
+    return s.filled(x, 0.0, x.shape) if t is None else t
+
+
+def _linear_jvp(mode: str) -> Callable[..., Any]:
+    """set and add are linear in (x, updates) together: the op on the tangents."""
+
+    def jvp(s: Any, t_x: Any, t_u: Any, x: Any, indices: Any, updates: Any, out: Any, axis: int) -> Any:
+        return s.scatter(_zeros_like(s, t_x, x), indices, 0.0 if t_u is None else t_u, axis, mode)
+
+    return jvp
+
+
+def _mul_jvp(s: Any, t_x: Any, t_u: Any, x: Any, indices: Any, updates: Any, out: Any, axis: int) -> Any:
+    """t_x·(the product of the updates) + x·Σ_j t_u_j·(the product of the others), exact at zeros."""
+    terms = [] if t_x is None else [s.scatter(t_x, indices, updates, axis, "mul")]
+    if t_u is not None:
+        along = s.mul(t_u, _others(s, out, x, indices, updates, axis))
+        terms.append(s.mul(x, s.scatter_add_to(along, indices, x.shape, axis, "nd")))
+    return settled(s, terms, out)
+
+
+def _extreme_jvp(s: Any, t_x: Any, t_u: Any, x: Any, indices: Any, updates: Any, out: Any, axis: int) -> Any:
+    """The mean of the tangents of x's element and the updates tied for the result."""
+    count, x_hit, updates_hit = _ties(s, out.dtype, x, indices, updates, out, axis)
+    mine = s.filled(x, 0.0, x.shape) if t_x is None else s.where_select(x_hit, t_x, 0.0)
+    theirs = 0.0 if t_u is None else s.where_select(updates_hit, t_u, 0.0)
+    return s.div(s.scatter(mine, indices, theirs, axis, "add"), count)
+
+
 MODES = {
-    "set": Mode(_assign, _set_x, _set_updates),
-    "add": Mode(_ufunc_at(np.add), _add_x, _add_updates),
-    "mul": Mode(_ufunc_at(np.multiply), _mul_x, _mul_updates),
-    "min": Mode(_ufunc_at(np.minimum), _extreme_x, _extreme_updates),
-    "max": Mode(_ufunc_at(np.maximum), _extreme_x, _extreme_updates),
+    "set": Mode(_assign, _set_x, _set_updates, _linear_jvp("set")),
+    "add": Mode(_ufunc_at(np.add), _add_x, _add_updates, _linear_jvp("add")),
+    "mul": Mode(_ufunc_at(np.multiply), _mul_x, _mul_updates, _mul_jvp),
+    "min": Mode(_ufunc_at(np.minimum), _extreme_x, _extreme_updates, _extreme_jvp),
+    "max": Mode(_ufunc_at(np.maximum), _extreme_x, _extreme_updates, _extreme_jvp),
 }
 
 
@@ -200,6 +247,14 @@ def _rule(which: str) -> Callable[..., Any]:
         return getattr(MODES[mode], which)(s, g, x, indices, updates, out, axis)
 
     return rule
+
+
+def _scatter_jvp(s: Any, tangents: Any, inputs: Any, out: Any, axis: Any, mode: str) -> Any:
+    (t_x, _, t_u), (x, indices, updates) = tangents, inputs
+    if t_x is None and t_u is None:
+        return None
+    axis = normalize(x.shape, indices.shape, axis, "nd", "scatter")
+    return MODES[mode].jvp(s, t_x, t_u, x, indices, updates, out, axis)
 
 
 def _scatter_reference(
@@ -266,6 +321,7 @@ SPECS = [
         params={"axis": 0, "mode": "set"},
         forward=_scatter,
         vjps=(_rule("x_rule"), None, _rule("updates_rule")),
+        jvp=_scatter_jvp,
         unbroadcast=unbroadcast,
         accepts=("fiuc", "iu", "fiuc"),
         sample=samples.scatter_sample,
@@ -331,6 +387,7 @@ SPECS = [
         params={"value": REQUIRED, "shape": REQUIRED},
         forward=_filled,
         vjps=(lambda s, g, out, like, value, shape: None,),
+        jvp=lambda s, tangents, inputs, out, value, shape: None,
         accepts="biufc",
         residuals=(),
         sample=samples.filled_sample,

@@ -49,6 +49,12 @@ def _sort_rule(s: Any, g: Any, out: Any, x: Any, axis: Any, descending: bool) ->
     return s.scatter_add_to(g, s.argsort(x, axis, descending), x.shape, axis, "along")
 
 
+def _sort_jvp(s: Any, tangents: Any, inputs: Any, out: Any, axis: Any, descending: bool) -> Any:
+    """The tangent read in the sorted order (the transpose of the VJP's scatter)."""
+    t, x = tangents[0], inputs[0]
+    return None if t is None else s.take_along_axis(t, s.argsort(x, axis, descending), axis)
+
+
 def _reference_order(x: np.ndarray, axis: int = -1, descending: bool = False) -> np.ndarray:
     """Per lane, a Python sort of (key, position) pairs: stable by construction."""
     moved = np.moveaxis(np.asarray(x), axis, -1)
@@ -75,6 +81,7 @@ SPECS = [
         params={"axis": -1, "descending": False},
         forward=_sort,
         vjps=(_sort_rule,),
+        jvp=_sort_jvp,
         accepts="fiu",
         refuses=NO_ORDER,
         residuals=("x",),

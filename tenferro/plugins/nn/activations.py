@@ -1,5 +1,6 @@
 """Activations: relu, gelu (exact and tanh), silu, softplus (beta, threshold), as PyTorch's
-``torch.nn.functional`` defines them."""
+``torch.nn.functional`` defines them. Real and elementwise: each VJP is g times the
+derivative, and the JVP the same rule on the tangent (:mod:`.self_adjoint`)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ import numpy as np
 import scipy.special
 
 from tenferro.extend import ArgumentError, DTypeError, ErrorInput, Kink, OpSpec, SampleInput
+
+from .self_adjoint import self_adjoint
 
 _SQRT1_2 = math.sqrt(0.5)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
@@ -35,11 +38,16 @@ def _relu(x: np.ndarray) -> np.ndarray:
     return np.maximum(x, 0)  # nan stays nan
 
 
+def _relu_rule(s: Any, g: Any, out: Any, x: Any) -> Any:
+    return s.where_select(s.compare(out, 0, "gt"), g, 0.0)
+
+
 RELU = OpSpec(
     name="relu",
     inputs=("x",),
     forward=_relu,
-    vjps=(lambda s, g, out, x: s.where_select(s.compare(out, 0, "gt"), g, 0.0),),
+    vjps=(_relu_rule,),
+    jvp=self_adjoint(_relu_rule),
     accepts="fiu",
     residuals=("out",),
     sample=_domain(avoid=(0.0,)),
@@ -99,6 +107,7 @@ GELU = OpSpec(
     params={"approximate": "none"},
     forward=_gelu,
     vjps=(_gelu_rule,),
+    jvp=self_adjoint(_gelu_rule),
     accepts="f",
     residuals=("x",),
     sample=_gelu_sample,
@@ -122,6 +131,7 @@ SILU = OpSpec(
     inputs=("x",),
     forward=lambda x: np.multiply(x, scipy.special.expit(x)),
     vjps=(_silu_rule,),
+    jvp=self_adjoint(_silu_rule),
     accepts="f",
     residuals=("x",),
     sample=_domain(),
@@ -164,6 +174,7 @@ SOFTPLUS = OpSpec(
     params={"beta": 1.0, "threshold": 20.0},
     forward=_softplus,
     vjps=(_softplus_rule,),
+    jvp=self_adjoint(_softplus_rule),
     accepts="f",
     residuals=("x",),
     sample=_softplus_sample,

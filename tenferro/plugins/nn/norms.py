@@ -35,6 +35,7 @@ from tenferro.extend import (
     normalize_axes,
     unbroadcast,
 )
+from tenferro.plugins.elementwise.derivative import settled  # a JVP helper extend.py lacks
 
 
 def norm_axes(x: Any, normalized_shape: Any, axes: Any, op: str) -> tuple[int, ...]:
@@ -135,6 +136,30 @@ def _layer_norm_vjp(
     return g_x, g_weight, g_bias
 
 
+def _layer_norm_jvp(
+    s: Any, tangents: Any, inputs: tuple[Any, Any, Any], out: Any, normalized_shape: Any, eps: Any, axes: Any
+) -> Any:
+    """x̂'s tangent rstd·(t - mean(t) - x̂·mean(t·x̂)) (the VJP's map, which is symmetric)
+    times weight, plus t_weight·x̂ and t_bias."""
+    (t_x, t_w, t_b), (x, weight, _) = tangents, inputs
+    terms = [] if t_b is None else [t_b]
+    if t_x is None and t_w is None:
+        return settled(s, terms, out)
+    axis = norm_axes(x, normalized_shape, axes, "layer_norm")
+    centered = s.sub(x, s.reduce_mean(x, axis, True))
+    var = s.reduce_mean(s.mul(centered, centered), axis, True)
+    rstd = s.where_select(s.isinf(var), np.nan, s.rsqrt(s.add(var, eps)))
+    xhat = s.mul(centered, rstd)
+    if t_w is not None:
+        terms.append(s.mul(t_w, xhat))
+    if t_x is not None:
+        along = s.mul(xhat, s.reduce_mean(s.mul(t_x, xhat), axis, True))
+        inner = s.sub(s.sub(t_x, s.reduce_mean(t_x, axis, True)), along)
+        dxhat = s.mul(inner, rstd)
+        terms.append(dxhat if _is_one(weight) else s.mul(dxhat, weight))
+    return settled(s, terms, out)
+
+
 # -- rms_norm ------------------------------------------------------------------------------------
 def _eps(x: Any, eps: Any) -> Any:
     """PyTorch's default: the machine epsilon of x's dtype."""
@@ -167,6 +192,23 @@ def _rms_norm_vjp(
         inner = s.sub(dxhat, s.mul(xhat, s.reduce_mean(s.mul(dxhat, xhat), axis, True)))
         g_x = unbroadcast(s, s.mul(inner, rstd), x)
     return g_x, g_weight
+
+
+def _rms_norm_jvp(
+    s: Any, tangents: Any, inputs: tuple[Any, Any], out: Any, normalized_shape: Any, eps: Any, axes: Any
+) -> Any:
+    """x̂'s tangent rstd·(t - x̂·mean(t·x̂)) times weight, plus t_weight·x̂."""
+    (t_x, t_w), (x, weight) = tangents, inputs
+    if t_x is None and t_w is None:
+        return None
+    axis = norm_axes(x, normalized_shape, axes, "rms_norm")
+    rstd = s.rsqrt(s.add(s.reduce_mean(s.mul(x, x), axis, True), _eps(x, eps)))
+    xhat = s.mul(x, rstd)
+    terms = [] if t_w is None else [s.mul(t_w, xhat)]
+    if t_x is not None:
+        dxhat = s.mul(s.sub(t_x, s.mul(xhat, s.reduce_mean(s.mul(t_x, xhat), axis, True))), rstd)
+        terms.append(dxhat if _is_one(weight) else s.mul(dxhat, weight))
+    return settled(s, terms, out)
 
 
 # -- samples and references ------------------------------------------------------------------
@@ -238,6 +280,7 @@ SPECS = [
         params={"normalized_shape": None, "eps": 1e-5, "axes": None},
         forward=_layer_norm,
         vjp=_layer_norm_vjp,
+        jvp=_layer_norm_jvp,
         accepts=("f", "fiu", "fiu"),
         residuals=("x", "weight"),
         explain=explain_broadcast("layer_norm", ("x", "weight", "bias")),
@@ -254,6 +297,7 @@ SPECS = [
         params={"normalized_shape": None, "eps": None, "axes": None},
         forward=_rms_norm,
         vjp=_rms_norm_vjp,
+        jvp=_rms_norm_jvp,
         accepts=("f", "fiu"),
         residuals=("x", "weight"),
         explain=explain_broadcast("rms_norm", ("x", "weight")),

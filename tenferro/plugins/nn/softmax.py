@@ -6,7 +6,8 @@ zero gradient, log_softmax -inf with the gradient g itself (its softmax term is 
 g - exp(y)·sum(g) = g: what PyTorch's formula gives the -inf elements of a slice that has a
 finite one). PyTorch gives nan for such a slice, value and gradient; tenferro never nan.
 The VJPs are the compact ones, written with the result: y·(g - sum(g·y)) and
-g - exp(y)·sum(g).
+g - exp(y)·sum(g). softmax's Jacobian is symmetric, so its JVP is its VJP on the tangent;
+log_softmax's JVP is the transpose, t - sum(t·exp(y)).
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ from tenferro.extend import (
     normalize_axes,
     unbroadcast,
 )
+
+from .self_adjoint import self_adjoint
 
 
 def _axes(x: Any, axis: Any, op: str) -> tuple[int, ...]:
@@ -97,6 +100,19 @@ def _log_softmax_rule(s: Any, g: Any, out: Any, x: Any, axis: Any) -> Any:
     return s.sub(g, s.mul(s.exp(out), s.reduce_sum(g, axes, True)))
 
 
+def _log_softmax_jvp(s: Any, tangents: Any, inputs: Any, out: Any, axis: Any) -> Any:
+    t = tangents[0]
+    if t is None:
+        return None
+    return s.sub(t, s.reduce_sum(s.mul(t, s.exp(out)), normalize_axes(axis, out.ndim, "log_softmax"), True))
+
+
+def _masked_softmax_jvp(s: Any, tangents: Any, inputs: Any, out: Any, axis: Any) -> Any:
+    """softmax's JVP on x's tangent (broadcast with the mask by the product with y)."""
+    t = tangents[0]
+    return None if t is None else _softmax_rule(s, t, out, inputs[0], axis)
+
+
 # -- samples and references -------------------------------------------------------------------
 def _samples(masked: bool = False, low: float = -4.0, high: float = 4.0) -> Callable[[], Any]:
     def make() -> Any:
@@ -164,6 +180,7 @@ SPECS = [
         params={"axis": -1},
         forward=_softmax,
         vjps=(_softmax_rule,),
+        jvp=self_adjoint(_softmax_rule),
         accepts="f",
         residuals=("out",),
         sample=_samples(),
@@ -179,6 +196,7 @@ SPECS = [
         params={"axis": -1},
         forward=_log_softmax,
         vjps=(_log_softmax_rule,),
+        jvp=_log_softmax_jvp,
         accepts="f",
         residuals=("out",),
         sample=_samples(),
@@ -194,6 +212,7 @@ SPECS = [
         params={"axis": -1},
         forward=_masked_softmax,
         vjps=(_masked_softmax_rule, None),
+        jvp=_masked_softmax_jvp,
         unbroadcast=unbroadcast,
         accepts=("f", "b"),
         residuals=("out",),

@@ -95,6 +95,23 @@ def _prod_except_rule(s: Any, g: Any, out: Any, x: Any, axes: Any) -> Any:
     return s.prod_except_vjp(conj(s, x), g, axes)  # linear in g: g·conj(∂) is the kernel at conj(x)
 
 
+def _prod_jvp(s: Any, tangents: Any, inputs: Any, out: Any, axes: Any, keepdims: bool) -> Any:
+    """sum(t·prod_except(x)) over the axes."""
+    (t,), (x,) = tangents, inputs
+    if t is None:
+        return None
+    axes = normalize_axes(axes, x.ndim, "reduce_prod")
+    return s.reduce_sum(s.mul(t, s.prod_except(x, axes)), axes, keepdims)
+
+
+def _prod_except_jvp(s: Any, tangents: Any, inputs: Any, out: Any, axes: Any) -> Any:
+    """prod_except's Jacobian (the products of all elements but two) is symmetric, so its
+    JVP is the VJP kernel at x (not conj(x)) on the tangent; a transposed VJP would need
+    prod_except_vjp's derivative, which it does not have."""
+    t = tangents[0]
+    return None if t is None else s.prod_except_vjp(inputs[0], t, axes)
+
+
 # -- references: brute force over each row -----------------------------------------------
 def _brute_prod_except(x: np.ndarray, axes: Any = None) -> np.ndarray:
     rows, restore = _rows(np.asarray(x), normalize_axes(axes, np.ndim(x), "reference"))
@@ -158,6 +175,7 @@ SPECS = [
         complex_sample=_with_zeros_sample(cotangent=False, keepdims=True, complex_=True),
         residuals=("x",),
         accepts="fiuc",
+        jvp=_prod_jvp,
     ),
     OpSpec(
         name="prod_except",
@@ -166,6 +184,7 @@ SPECS = [
         params={"axes": None},
         forward=_prod_except,
         vjps=(_prod_except_rule,),
+        jvp=_prod_except_jvp,
         accepts="fc",
         residuals=("x",),
         sample=_with_zeros_sample(cotangent=False),

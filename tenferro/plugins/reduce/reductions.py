@@ -1,7 +1,8 @@
 """Reductions over ``axes`` (None = all, an int, or a tuple; reduced axes are dropped, or
 kept as size 1 with ``keepdims=True``).
 
-Every rule spreads the cotangent back with ``expand_to`` (given the same ``keepdims``).
+Every rule spreads the cotangent back with ``expand_to`` (given the same ``keepdims``);
+every forward-mode rule sums the tangent, weighted as the VJP weights the cotangent.
 The products live in :mod:`.product`, which needs more care at zeros.
 """
 
@@ -60,6 +61,29 @@ def _extremum_rule(name: str) -> InputRule:
         return s.mul(weight, spread(s, share, x, axes, keepdims))
 
     return rule
+
+
+def _extremum_jvp(name: str) -> Any:
+    def jvp(s: Any, tangents: Any, inputs: Any, out: Any, axes: Any, keepdims: bool) -> Any:
+        # the mean of the tangent over the elements tied for the extremum
+        (t,), (x,) = tangents, inputs
+        if t is None:
+            return None
+        axes = normalize_axes(axes, x.ndim, name)
+        hit = s.compare(x, spread(s, out, x, axes, keepdims), "eq")
+        weight = s.where_select(hit, x.dtype.type(1), x.dtype.type(0))
+        return s.div(s.reduce_sum(s.mul(weight, t), axes, keepdims), s.reduce_sum(weight, axes, keepdims))
+
+    return jvp
+
+
+def _logsumexp_jvp(s: Any, tangents: Any, inputs: Any, out: Any, axes: Any, keepdims: bool) -> Any:
+    """sum(softmax(x)·t) over the axes."""
+    (t,), (x,) = tangents, inputs
+    if t is None:
+        return None
+    axes = normalize_axes(axes, x.ndim, "logsumexp")
+    return s.reduce_sum(s.mul(t, s.exp(s.sub(x, spread(s, out, x, axes, keepdims)))), axes, keepdims)
 
 
 def _logsumexp_rule(s: Any, g: Any, out: Any, x: Any, axes: Any, keepdims: bool) -> Any:
@@ -142,6 +166,7 @@ def reduction(
     linear: bool = False,
     complex_sample: Callable[[], Any] | None = None,
     refuses: dict[str, str] | None = None,
+    jvp: Callable[..., Any] | None = None,
 ) -> OpSpec:
     """Spec of an op ``name(x, axes=None, keepdims=False)`` computed by
     ``kernel(x, axis=<normalized axes>)`` (reduced axes dropped; ``keepdims`` reshapes)."""
@@ -159,6 +184,7 @@ def reduction(
         params={"axes": None, "keepdims": False},
         forward=forward,
         vjps=None if rule is None else (rule,),
+        jvp=jvp,
         linear=linear,
         accepts=accepts,
         explain=explain,
@@ -250,6 +276,7 @@ SPECS = [
         residuals=("x", "out"),
         kinks=_tied(2.0),
         refuses=NO_ORDER,
+        jvp=_extremum_jvp("reduce_max"),
     ),
     reduction(
         "reduce_min",
@@ -262,6 +289,7 @@ SPECS = [
         residuals=("x", "out"),
         kinks=_tied(-2.0),
         refuses=NO_ORDER,
+        jvp=_extremum_jvp("reduce_min"),
     ),
     reduction(
         "logsumexp",
@@ -271,6 +299,7 @@ SPECS = [
         "log(sum(exp(x))) over `axes`, without overflow; its gradient is the softmax.",
         samples(low=-20.0, high=20.0),
         residuals=("x", "out"),
+        jvp=_logsumexp_jvp,
         refuses={
             "c": "complex logsumexp is not implemented (PyTorch's is log Σ exp(z) on the principal branch); "
             "write s.log(s.reduce_sum(s.exp(z), axes)) or reduce s.real(z) on purpose"

@@ -126,6 +126,32 @@ def _scan_vjp(s: Any, g: Any, inputs: tuple[Any, Any], out: Any, axis: Any, reve
     return ct_a, adjoint if s.needs_grad(b) else None
 
 
+def _scan_jvp(s: Any, tangents: Any, inputs: tuple[Any, Any], out: Any, axis: Any, reverse: bool) -> Any:
+    """The same recurrence driven by the tangent: dy_k = a_k·dy_(k-1) + (da_k·y_(k-1) + db_k)
+    (reverse: dy_k = a_(k+1)·dy_(k+1) + (da_(k+1)·y_(k+1) + db_k))."""
+    (t_a, t_b), (a, _) = tangents, inputs
+    if t_a is None and t_b is None:
+        return None
+    axis = _axis(a, axis, "scan_linear")
+    n = a.shape[axis]
+    drive = t_b
+    if t_a is not None:
+        if reverse:
+            from_a = s.shift_window(s.mul(t_a, out), axis, 1, n, 0.0)
+        else:
+            from_a = s.mul(t_a, s.shift_window(out, axis, -1, n, 0.0))
+        drive = from_a if t_b is None else s.add(from_a, t_b)
+    return s.scan_linear(a, drive, axis, reverse)
+
+
+def _shift_window_jvp(
+    s: Any, tangents: Any, inputs: Any, out: Any, axis: Any, offset: int, length: int, fill: Any
+) -> Any:
+    """The window of the tangent, 0 (the fill is a constant) outside it."""
+    t = tangents[0]
+    return None if t is None else s.shift_window(t, axis, offset, length, 0.0)
+
+
 def _shift_window_rule(s: Any, g: Any, out: Any, x: Any, axis: Any, offset: int, length: int, fill: Any) -> Any:
     axis = _axis(x, axis, "shift_window")
     return s.shift_window(g, axis, -offset, x.shape[axis], 0.0)
@@ -146,6 +172,19 @@ def _cumulative_prod_rule(s: Any, g: Any, out: Any, x: Any, axis: Any, include_i
     else:
         before = s.shift_window(out, axis, -1, n, 1.0)
     return s.mul(conj(s, before), s.scan_linear(conj(s, x), g, axis, True))
+
+
+def _cumulative_prod_jvp(s: Any, tangents: Any, inputs: Any, out: Any, axis: Any, include_initial: bool) -> Any:
+    """out_k = x_k·out_(k-1), so d out_k = x_k·d out_(k-1) + t_k·out_(k-1): a scan."""
+    (t,), (x,) = tangents, inputs
+    if t is None:
+        return None
+    axis = _axis(x, axis, "cumulative_prod")
+    n = x.shape[axis]
+    if include_initial:  # out_0 = 1 carries no tangent; out_(k+1) = x_k·out_k
+        scanned = s.scan_linear(x, s.mul(t, s.shift_window(out, axis, 0, n, 1.0)), axis, False)
+        return s.shift_window(scanned, axis, -1, n + 1, 0.0)
+    return s.scan_linear(x, s.mul(t, s.shift_window(out, axis, -1, n, 1.0)), axis, False)
 
 
 # -- samples and references ---------------------------------------------------------------------
@@ -274,6 +313,7 @@ SPECS = [
         params={"axis": None, "include_initial": False},
         forward=_cumulative_prod,
         vjps=(_cumulative_prod_rule,),
+        jvp=_cumulative_prod_jvp,
         accepts="iufc",
         residuals=("x", "out"),
         sample=_samples(zeros=True),
@@ -304,6 +344,7 @@ SPECS = [
         params={"axis": REQUIRED, "reverse": False},
         forward=_scan_linear,
         vjp=_scan_vjp,
+        jvp=_scan_jvp,
         accepts="fc",
         sample=_samples(zeros=True, pair="b"),
         complex_sample=_samples(zeros=True, pair="b", complex_=True),
@@ -319,6 +360,7 @@ SPECS = [
         params={"axis": REQUIRED, "offset": REQUIRED, "length": REQUIRED, "fill": 0.0},
         forward=_shift_window,
         vjps=(_shift_window_rule,),
+        jvp=_shift_window_jvp,
         accepts="fc",
         residuals=(),
         sample=_samples(pair="window"),

@@ -68,6 +68,28 @@ def _var_rule(s: Any, g: Any, out: Any, x: Any, axes: Any, correction: Any, keep
     return s.mul(spread(s, s.mul(g, 2.0), x, axes, keepdims), _centered_scaled(s, x, axes, correction))
 
 
+def _var_tangent(s: Any, t: Any, x: Any, axes: tuple[int, ...], correction: Any, keepdims: bool) -> Any:
+    """sum(2·Re(conj(x - mean)·t)) / (N - correction): the transpose of var's VJP."""
+    scaled = _centered_scaled(s, x, axes, correction)
+    along = s.mul(scaled, t) if x.dtype.kind != "c" else s.real(s.mul(s.conj(scaled), t))
+    return s.reduce_sum(s.mul(along, 2.0), axes, keepdims)
+
+
+def _var_jvp(s: Any, tangents: Any, inputs: Any, out: Any, axes: Any, correction: Any, keepdims: bool) -> Any:
+    (t,), (x,) = tangents, inputs
+    return None if t is None else _var_tangent(s, t, x, normalize_axes(axes, x.ndim, "var"), correction, keepdims)
+
+
+def _std_jvp(s: Any, tangents: Any, inputs: Any, out: Any, axes: Any, correction: Any, keepdims: bool) -> Any:
+    """d var / (2 std), 0 where std = 0 (as the VJP)."""
+    (t,), (x,) = tangents, inputs
+    if t is None:
+        return None
+    d_var = _var_tangent(s, t, x, normalize_axes(axes, x.ndim, "std"), correction, keepdims)
+    zero = s.compare(out, 0, "eq")
+    return s.where_select(zero, 0.0, s.div(d_var, s.mul(s.where_select(zero, 1.0, out), 2.0)))
+
+
 def _std_rule(s: Any, g: Any, out: Any, x: Any, axes: Any, correction: Any, keepdims: bool) -> Any:
     # d std = d var / (2 std), and 0 where std = 0 (also where it underflows to 0), as
     # PyTorch's std_backward masks it; the division is by a safe 1 there, so that no
@@ -124,13 +146,14 @@ def _errors(name: str) -> Callable[[], list[ErrorInput]]:
     return errors
 
 
-def _statistic(name: str, forward: Callable[..., np.ndarray], rule: Any, doc: str, **kw: Any) -> OpSpec:
+def _statistic(name: str, forward: Callable[..., np.ndarray], rule: Any, jvp: Any, doc: str, **kw: Any) -> OpSpec:
     return OpSpec(
         name=name,
         inputs=("x",),
         params={"axes": None, "correction": 0, "keepdims": False},
         forward=forward,
         vjps=(rule,),
+        jvp=jvp,
         accepts="fiuc",
         sample=_samples(spread_apart=name == "std"),
         reference=_reference(root=name == "std"),
@@ -145,6 +168,7 @@ SPECS = [
         "var",
         _var,
         _var_rule,
+        _var_jvp,
         "Variance over `axes`: sum(|x - mean|**2) / (N - correction) (correction = NumPy's ddof; "
         "integers give float64, complex a real result; N - correction <= 0 gives inf or nan, as NumPy).",
         residuals=("x",),
@@ -153,6 +177,7 @@ SPECS = [
         "std",
         _std,
         _std_rule,
+        _std_jvp,
         "Standard deviation over `axes`, sqrt(var(x, axes, correction)). Convention (PyTorch's): "
         "where std = 0 (all elements of a slice equal, or std underflows) the gradient is 0.",
         residuals=("x", "out"),

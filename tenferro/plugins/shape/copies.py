@@ -20,6 +20,7 @@ from tenferro.extend import (
     check_shape,
     unbroadcast,
 )
+from tenferro.plugins.elementwise.derivative import settled  # a JVP helper extend.py lacks
 
 from .common import axis_index, is_int
 from .views import lazy
@@ -273,12 +274,20 @@ def _unpad(s: Any, g: Any, out: Any, x: Any, pad_width: Any, mode: str, constant
     return unbroadcast(s, s.slice(g, tuple((before, before + n, 1) for (before, _), n in zip(pairs, x.shape))), x)
 
 
+def _pad_jvp(s: Any, tangents: Any, inputs: Any, out: Any, pad_width: Any, mode: str, constant_values: Any) -> Any:
+    """The tangent padded with zeros (the constant carries none), of the result's dtype (a
+    complex constant makes a real x's result complex)."""
+    t = tangents[0]
+    return None if t is None else settled(s, [s.pad(t, pad_width, mode, 0)], out)
+
+
 PAD = OpSpec(
     name="pad",
     inputs=("x",),
     params={"pad_width": REQUIRED, "mode": "constant", "constant_values": 0},
     forward=_pad,
     vjps=(_unpad,),
+    jvp=_pad_jvp,
     residuals=(),
     accepts="biufc",
     sample=lazy("pad"),
