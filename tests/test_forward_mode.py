@@ -37,3 +37,18 @@ def test_the_transposed_vjp_is_the_jvp_of_a_linear_op():
     x = rt.constant_from(np.array([1.0, -3.0]))
     out, tangent = tf.jvp(lambda x: rt.current_session().twice(x), (x,), (np.array([0.5, 4.0]),))
     assert np.array_equal(np.asarray(out), [2.0, -6.0]) and np.array_equal(np.asarray(tangent), [1.0, 8.0])
+
+
+def _detached_vjp(s, g, inputs, out):
+    """A wrong rule: its cotangent is 3, whatever g is (g cut off through a NumPy value)."""
+    return (s.mul(s.runtime.constant_from(np.ones(g.shape)), 3.0),)
+
+
+def test_a_vjp_that_cuts_the_cotangent_off_is_a_rule_error_in_forward_mode():
+    """Forward mode transposes the VJP as a function of g; a rule whose cotangent does not
+    come from g would transpose to a zero tangent, silently: it is refused, naming the op."""
+    spec = OpSpec(name="triple", inputs=("x",), forward=lambda x: 3 * x, vjp=_detached_vjp, accepts="f")
+    rt = EagerRuntime(plugins=[plugin_of("detached", spec)])
+    x = rt.constant_from(np.array([3.0]))
+    with pytest.raises(tf.RuleError, match="the VJP of triple .* not computed from the cotangent g"):
+        tf.jvp(lambda v: rt.current_session().triple(v), (x,), (np.array([1.0]),))

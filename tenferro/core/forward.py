@@ -18,6 +18,7 @@ import numpy as np
 
 from .eager import EagerTensor, vertex
 from .errors import NotDifferentiable, RuleError
+from .graph import depends_on
 from .recording import recording
 from .sweep import node_cotangents, reverse_sweep, stand_ins
 from .tensor import TRACKED, describe, freeze
@@ -171,13 +172,20 @@ def _transposed(session: EagerSession, node: Node, tangents: list[Any]) -> Any:
     floor = next(SEQUENCE)  # every node the rule records comes after this number
     with recording(rt), rt.rule_session() as rules:  # the rule's computation is what gets transposed
         cotangents = node_cotangents(rules, node, gs if node.output == CALL else gs[0])
+    wanted = {id(g) for g in gs if g is not None}
     roots = []
-    for ct, t in zip(cotangents, tangents):
+    for index, (ct, t) in enumerate(zip(cotangents, tangents)):
         if ct is not None and t is not None:
             found = vertex(ct)
-            if found is not None:
+            if found is not None and depends_on(found, frozenset(wanted), floor):
                 roots.append((found, t))
-    wanted = {id(g) for g in gs if g is not None}
+            elif np.any(ct._held() != 0):  # linear in g, yet not made from g: the rule cut g off
+                raise RuleError(
+                    f"the VJP of {node.spec.name} (plugin {node.spec.plugin!r}) returned, for input {index} "
+                    f"({node.spec.input_name(index)!r}), a nonzero cotangent that is not computed from the "
+                    f"cotangent g with the session's ops (g went through a constant or a NumPy value); forward "
+                    f"mode transposes the VJP, so it needs every cotangent computed from g (or a jvp rule)"
+                )
     got = {}
     if roots:
         with rt.rule_session(_between(roots, wanted, floor)) as sweep:

@@ -108,7 +108,7 @@ def _items(spec: OpSpec, sequence: Any) -> tuple[Any, ...]:
 def _unkept(spec: OpSpec, index: int, arg: EagerTensor) -> RuleError:
     return RuleError(
         f"{spec.name}: argument {spec.input_name(index)!r} is {arg.describe()}, whose value the trace did not "
-        f"keep; a VJP rule read a value its op's spec does not list in residuals (add it there)"
+        f"keep; a derivative rule (VJP or JVP) read a value its op's spec does not list in residuals (add it there)"
     )
 
 
@@ -119,7 +119,7 @@ def _scalar_kind(spec: OpSpec, index: int, arg: Any, in_rule: bool) -> str:
     if isinstance(arg, Hollow):  # a rule's ``out`` whose value the trace did not keep
         raise RuleError(
             f"{spec.name}: argument {spec.input_name(index)!r} is the result of {arg.spec.name}, whose value "
-            f"the trace did not keep; a VJP rule read a value its op's spec does not list in residuals "
+            f"the trace did not keep; a derivative rule (VJP or JVP) read a value its op's spec does not list in residuals "
             f"(add 'out' there)"
         )
     if in_rule:
