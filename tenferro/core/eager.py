@@ -84,8 +84,8 @@ class EagerTensor:
     def _held(self) -> np.ndarray:
         if isinstance(self._value, Hollow):
             raise RuleError(
-                f"{self.describe()} was recorded without its value: a derivative rule (VJP or JVP) read a value its op's "
-                f"spec does not list in residuals (add it there)"
+                f"{self.describe()} was recorded without its value: a derivative rule (VJP or JVP) read a value "
+                f"its op's spec does not list in residuals (add it there)"
             )
         return self._value
 

@@ -119,8 +119,8 @@ def _scalar_kind(spec: OpSpec, index: int, arg: Any, in_rule: bool) -> str:
     if isinstance(arg, Hollow):  # a rule's ``out`` whose value the trace did not keep
         raise RuleError(
             f"{spec.name}: argument {spec.input_name(index)!r} is the result of {arg.spec.name}, whose value "
-            f"the trace did not keep; a derivative rule (VJP or JVP) read a value its op's spec does not list in residuals "
-            f"(add 'out' there)"
+            f"the trace did not keep; a derivative rule (VJP or JVP) read a value its op's spec does not list "
+            f"in residuals (add 'out' there)"
         )
     if in_rule:
         hint = (
