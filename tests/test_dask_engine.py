@@ -9,6 +9,7 @@ each other (twice the classical bound γ_n ≤ n·ε/2 of recursive summation), 
 ``within_summation_bound`` checks.
 """
 
+import json
 import subprocess
 import sys
 import warnings
@@ -88,6 +89,14 @@ def test_b2_values_are_dask_arrays_and_nothing_is_computed_until_read(deng, seed
     assert all(map(is_dask, (x, p, loss, c, from_constant)))  # x moved to the engine when first used
     np.testing.assert_array_equal(np.asarray(from_constant), np.sin(seed_xs))
     np.testing.assert_array_equal(x.value().to_numpy(), seed_xs)
+
+
+def test_a_dask_array_given_to_variable_from_cannot_be_changed_under_the_variable(deng, rt):
+    given = da.ones(4, chunks=2)
+    x = rt.variable_from(given)
+    given[0] = 5.0  # dask's setitem rebinds the caller's array object
+    np.testing.assert_array_equal(np.asarray(x), np.ones(4))
+    assert len(x._value.dask) == 2  # kept without a copy task
 
 
 def test_b4_seed_gradient_is_exact_and_equals_the_cpu_engine_bitwise(deng, rt, eng, seed_xs):
@@ -261,3 +270,19 @@ def test_a_dask_value_on_a_cpu_engine_is_refused_not_gathered(deng, rt, eng):
 def test_import_tenferro_does_not_import_dask():
     code = "import sys, tenferro; tenferro.DaskEngine; assert 'dask' not in sys.modules, 'dask imported'"
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+# -- tenferro bench --engine dask ---------------------------------------------------------------
+def test_bench_engine_dask_times_the_seed_gradient_against_dask_by_hand(capsys, tmp_path):
+    from tenferro import cli
+
+    assert (
+        cli.main(["bench", "--engine", "dask", "--n", "1e4", "--chunks", "2500", "--json", str(tmp_path / "d.json")])
+        == 0
+    )
+    printed = capsys.readouterr().out
+    assert "DaskEngine" in printed and "dask by hand" in printed
+    (row,) = json.loads((tmp_path / "d.json").read_text())["rows"]
+    assert row["n"] == 10_000 and row["tenferro_dask_ms"] > 0 and row["dask_by_hand_ms"] > 0 and row["overhead"] > 0
+    with pytest.raises(SystemExit, match="--n and --memory go with --engine dask"):
+        cli.main(["bench", "--n", "1e6"])

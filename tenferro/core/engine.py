@@ -39,15 +39,26 @@ except (ImportError, AttributeError):  # another NumPy layout: the public (slowe
 
 
 #: Array types of engines that are not native (registered by them, e.g. dask's Array):
-#: ``rt.variable_from``/``constant_from`` keep such a value as it is (no gather).
+#: ``rt.variable_from``/``constant_from`` keep such a value (no gather), as :func:`kept` says.
 ENGINE_ARRAYS: tuple[type, ...] = ()
+_KEEP: dict[type, Callable[[Any], Any]] = {}
 
 
-def register_array_type(cls: type) -> None:
-    """Declare ``cls`` the array type of an engine (called when the engine's module loads)."""
+def register_array_type(cls: type, keep: Callable[[Any], Any]) -> None:
+    """Declare ``cls`` the array type of an engine; ``keep(a)`` is ``a`` as tenferro holds
+    it: a value no later change to the caller's ``a`` can reach (without copying data)."""
     global ENGINE_ARRAYS
     if cls not in ENGINE_ARRAYS:
         ENGINE_ARRAYS = (*ENGINE_ARRAYS, cls)
+    _KEEP[cls] = keep
+
+
+def kept(value: Any) -> Any:
+    """An engine's array given to ``variable_from``/``constant_from``, as tenferro holds it."""
+    for cls, keep in _KEEP.items():
+        if isinstance(value, cls):
+            return keep(value)
+    return value
 
 
 class Engine:

@@ -429,7 +429,7 @@ def _as_array(tensor: Any, call: str) -> Any:
             raise DTypeError(
                 f"{call}: dtype {tensor.dtype} is not supported; use a bool, integer, float or complex array"
             )
-        return tensor.copy()  # a new array object: the caller's own cannot be rebound under us (x[0] = 1)
+        return engines.kept(tensor)  # so that the caller's own cannot be changed under us (x[0] = 1)
     return array_from(tensor, call)
 
 

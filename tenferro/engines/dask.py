@@ -89,6 +89,12 @@ def _teach_reductions(da: Any) -> None:
     handled.setdefault(np.shape, lambda a: a.shape)
 
 
+def _kept(array: Any) -> Any:
+    """A new dask Array object on the same graph: ``a[i] = v`` rebinds the caller's object
+    (dask's setitem), never this one, and no data is copied (``a.copy()`` of one chunk would)."""
+    return type(array)(array.dask, array.name, array.chunks, meta=array._meta)
+
+
 def _dask() -> tuple[Any, Any]:
     """``dask`` and ``dask.array``, or the error that says how to install them."""
     try:
@@ -98,7 +104,7 @@ def _dask() -> tuple[Any, Any]:
         raise EngineError(
             f"DaskEngine needs dask[array] and distributed ({exc}); install them with pip install 'tenferro[dask]'"
         ) from None
-    register_array_type(da.Array)
+    register_array_type(da.Array, _kept)
     _teach_reductions(da)
     return dask, da
 
@@ -232,4 +238,4 @@ def _no_path(spec: Any, engine: DaskEngine, why: str) -> EngineError:
 
 
 if "dask.array" in sys.modules:  # dask already loaded: its arrays are engine values from now on
-    register_array_type(sys.modules["dask.array"].Array)
+    register_array_type(sys.modules["dask.array"].Array, _kept)
