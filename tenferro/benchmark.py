@@ -526,11 +526,30 @@ def dask_impls(n: int, client: Any, chunks: int) -> dict[str, Impl]:
     return {"tenferro": grad, "dask": by_hand}
 
 
-def _peak_rss() -> int:
-    """This process's peak resident memory, bytes (run on each worker)."""
-    import resource
+def _sample_rss(dask_worker: Any) -> int:
+    """Start sampling this worker process's resident memory every 5 ms (run on each
+    worker; ``ru_maxrss`` will not do: a process started by fork and exec keeps its
+    parent's peak). Returns the resident memory now, bytes."""
+    import threading
 
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    import psutil
+
+    process, stop = psutil.Process(), threading.Event()
+    state = dask_worker._tenferro_rss = {"peak": process.memory_info().rss, "stop": stop}
+
+    def sample() -> None:
+        while not stop.wait(0.005):
+            state["peak"] = max(state["peak"], process.memory_info().rss)
+
+    threading.Thread(target=sample, daemon=True).start()
+    return state["peak"]
+
+
+def _peak_rss(dask_worker: Any) -> int:
+    """Stop the sampling of :func:`_sample_rss`; the peak it saw, bytes."""
+    state = dask_worker._tenferro_rss
+    state["stop"].set()
+    return state["peak"]
 
 
 def _cluster(workers: int) -> Any:
@@ -540,15 +559,17 @@ def _cluster(workers: int) -> Any:
     return cluster, Client(cluster)
 
 
-def dask_worker_peaks(n: int, chunks: int, workers: int) -> dict[str, float]:
-    """Peak resident memory per worker (the largest, MiB) while each implementation runs
-    once on a fresh cluster (a worker's peak never goes down, so each gets its own)."""
+def dask_worker_peaks(n: int, chunks: int, workers: int) -> dict[str, dict[str, float]]:
+    """Resident memory of a worker (the largest, MiB) before and at its peak while each
+    implementation runs once, on a fresh cluster each (sampled every 5 ms)."""
     peaks = {}
     for name in ("tenferro", "dask"):
         cluster, client = _cluster(workers)
         try:
-            dask_impls(n, client, chunks)[name]()
-            peaks[name] = max(client.run(_peak_rss).values()) / 2**20
+            impl = dask_impls(n, client, chunks)[name]
+            before = max(client.run(_sample_rss).values()) / 2**20
+            impl()
+            peaks[name] = {"before": before, "peak": max(client.run(_peak_rss).values()) / 2**20}
         finally:
             client.close()
             cluster.close()
@@ -607,8 +628,9 @@ def dask_main(
             row["peak_worker_mib"] = dask_worker_peaks(row["n"], chunks, workers)
             peaks = row["peak_worker_mib"]
             out(
-                f"peak memory of a worker, N={size_label(row['n'])}: DaskEngine {peaks['tenferro']:.0f} MiB, "
-                f"dask by hand {peaks['dask']:.0f} MiB"
+                f"resident memory of a worker, N={size_label(row['n'])}: DaskEngine {peaks['tenferro']['peak']:.0f} "
+                f"MiB at its peak ({peaks['tenferro']['before']:.0f} before), dask by hand "
+                f"{peaks['dask']['peak']:.0f} MiB ({peaks['dask']['before']:.0f} before)"
             )
     if json_path:
         with open(json_path, "w") as handle:

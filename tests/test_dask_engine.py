@@ -10,6 +10,8 @@ each other (twice the classical bound γ_n ≤ n·ε/2 of recursive summation), 
 """
 
 import json
+import pathlib
+import re
 import subprocess
 import sys
 import warnings
@@ -35,6 +37,7 @@ from tenferro import (  # noqa: E402
     Tensor,
 )
 
+ROOT = pathlib.Path(__file__).resolve().parent.parent
 EPS = np.finfo(np.float64).eps
 CHUNKS = 300  # the seed's 1000 elements in four chunks: sums really are split
 
@@ -180,6 +183,19 @@ def test_b12_detach_is_a_constant_copy(deng, rt, seed_xs):
     assert np.array_equal(grads[x].to_numpy(), seed_xs)
 
 
+def test_the_seed_gradient_keeps_the_chunks_of_x_without_a_rechunk(deng, rt):
+    """The cotangent of a sum is its seed broadcast to x's shape: chunked like the engine's
+    values (not one chunk of N elements split and sent between workers)."""
+    x = rt.variable_from(da.linspace(-2, 2, N, chunks=CHUNKS))
+    loss = rt.with_eager_session(deng, lambda s: s.reduce_sum(s.mul(s.sin(x), s.mul(x, x)), None))
+    loss.backward(deng)
+    assert x._grad.chunks == x._value.chunks == ((300, 300, 300, 100),)
+    layers = {name.split("-")[0] for name in x._grad.__dask_graph__().layers}
+    assert "broadcast_to" in layers and "rechunk" not in layers
+    with rt.eager_session(deng):  # even in a session, outside a DaskEngine kernel, dask's broadcast_to is dask's own
+        assert da.broadcast_to(da.ones(()), (N,)).chunks == ((N,),)
+
+
 def test_persisted_results_hold_chunks_and_give_the_same_gradient(client, rt, seed_xs):
     eng = DaskEngine(client, chunks=CHUNKS, persist=True)
     x, p, loss = seed_program(rt, eng, seed_xs)
@@ -286,3 +302,30 @@ def test_bench_engine_dask_times_the_seed_gradient_against_dask_by_hand(capsys, 
     assert row["n"] == 10_000 and row["tenferro_dask_ms"] > 0 and row["dask_by_hand_ms"] > 0 and row["overhead"] > 0
     with pytest.raises(SystemExit, match="--n and --memory go with --engine dask"):
         cli.main(["bench", "--n", "1e6"])
+
+
+# -- the docs show what runs ------------------------------------------------------------------
+def python_blocks(path):
+    return re.findall(r"^```python\n(.*?)^```", path.read_text(encoding="utf-8"), re.S | re.M)
+
+
+def test_docs_engines_program_runs_on_both_engines_with_equal_gradients(capsys):
+    (program,) = python_blocks(ROOT / "docs" / "engines.md")
+    exec(compile(program, "docs/engines.md", "exec"), {"__name__": "__main__"})  # asserts bitwise equality
+    on_numpy, on_dask = map(float, capsys.readouterr().out.split())
+    xs = np.linspace(-2, 2, 100_000)
+    within_summation_bound(on_dask, on_numpy, xs.size, np.sum(np.abs(np.sin(xs) * xs * xs)))
+
+
+def test_readme_moves_the_program_by_changing_the_engine_only():
+    """The README's diff is one line of docs/engines.md's program (which runs, above)
+    turned into the other: the runtime's engine, and nothing else."""
+    (diff,) = re.findall(r"^```diff\n(.*?)^```", (ROOT / "README.md").read_text(encoding="utf-8"), re.S | re.M)
+    removed = [line[1:] for line in diff.splitlines() if line.startswith("-")]
+    added = [line[1:].partition("  #")[0] for line in diff.splitlines() if line.startswith("+")]
+    assert len(removed) == len(added) == 1
+    (program,) = python_blocks(ROOT / "docs" / "engines.md")
+    lines = [line.strip() for line in program.splitlines()]
+    assert removed[0] in lines and added[0] in lines
+    assert "CpuEngine.serial()" in removed[0] and "DaskEngine(client" in added[0]
+    assert removed[0].partition("engine=")[0] == added[0].partition("engine=")[0]

@@ -18,6 +18,7 @@ See docs/engines.md for the policy, its memory cost and what was measured.
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import math
 import sys
 import warnings
@@ -31,6 +32,10 @@ from tenferro.core.errors import EngineError, TenferroError
 
 #: How dask announces that it is about to compute a function it does not implement.
 _FALLBACK_WARNING = r".*is not implemented by Dask array"
+
+
+#: The engine's chunks while one of its kernels runs (see :func:`_teach_broadcasts`).
+_KERNEL_CHUNKS: contextvars.ContextVar[Any] = contextvars.ContextVar("tenferro_dask_chunks", default=None)
 
 
 class _Gathered(Exception):
@@ -89,6 +94,32 @@ def _teach_reductions(da: Any) -> None:
     handled.setdefault(np.shape, lambda a: a.shape)
 
 
+def _teach_broadcasts(da: Any) -> None:
+    """Inside a DaskEngine kernel, ``np.broadcast_to`` (dask's ``broadcast_to``) chunks the
+    axes it creates with the engine's chunks, where dask would make each one a single
+    chunk: the cotangent of a sum (its seed broadcast to the input's shape) then has the
+    input's chunks, each made where it is used, instead of one chunk of N elements split
+    and sent between workers. Values are unchanged; outside a kernel, nothing changes."""
+    original = da.broadcast_to
+    if getattr(original, "_tenferro", False):
+        return
+
+    def broadcast_to(x: Any, shape: Any, chunks: Any = None, meta: Any = None) -> Any:
+        engine_chunks = _KERNEL_CHUNKS.get()
+        if chunks is None and engine_chunks is not None:
+            x, shape = da.asarray(x), tuple(shape)
+            new = len(shape) - x.ndim
+            if new >= 0 and shape != x.shape and all(o in (1, s) for o, s in zip(x.shape, shape[new:])):
+                target = da.core.normalize_chunks(engine_chunks, shape, dtype=x.dtype)
+                chunks = tuple(
+                    target[i] if i < new or x.shape[i - new] == 1 else x.chunks[i - new] for i in range(len(shape))
+                )
+        return original(x, shape, chunks=chunks, meta=meta)
+
+    broadcast_to._tenferro = True  # type: ignore[attr-defined]
+    da.broadcast_to = broadcast_to
+
+
 def _kept(array: Any) -> Any:
     """A new dask Array object on the same graph: ``a[i] = v`` rebinds the caller's object
     (dask's setitem), never this one, and no data is copied (``a.copy()`` of one chunk would)."""
@@ -106,6 +137,7 @@ def _dask() -> tuple[Any, Any]:
         ) from None
     register_array_type(da.Array, _kept)
     _teach_reductions(da)
+    _teach_broadcasts(da)
     return dask, da
 
 
@@ -167,6 +199,7 @@ class DaskEngine(Engine):
                 asked.append(_gathering())
                 raise _Gathered
 
+            token = _KERNEL_CHUNKS.set(engine.chunks)
             try:
                 with dask.config.set(scheduler=refuse), warnings.catch_warnings():
                     warnings.filterwarnings("ignore", _FALLBACK_WARNING, FutureWarning)
@@ -180,6 +213,8 @@ class DaskEngine(Engine):
                         raise explained from None
                     raise _no_path(spec, engine, f"dask refused it ({type(exc).__name__}: {exc})") from None
                 raise
+            finally:
+                _KERNEL_CHUNKS.reset(token)
             if asked:
                 raise _no_path(spec, engine, asked[0])
             for item in out if isinstance(out, (tuple, list)) else (out,):
