@@ -36,6 +36,7 @@ from tenferro import (  # noqa: E402
     ShapeMismatch,
     Tensor,
 )
+from tenferro.core.tensor import Hollow  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 EPS = np.finfo(np.float64).eps
@@ -194,6 +195,20 @@ def test_the_seed_gradient_keeps_the_chunks_of_x_without_a_rechunk(deng, rt):
     assert "broadcast_to" in layers and "rechunk" not in layers
     with rt.eager_session(deng):  # even in a session, outside a DaskEngine kernel, dask's broadcast_to is dask's own
         assert da.broadcast_to(da.ones(()), (N,)).chunks == ((N,),)
+
+
+def test_an_op_with_several_results_records_hollow_results_and_differentiates(deng, rt, eng):
+    """A call node keeps no dask result its rule does not read (as for NumPy values)."""
+    grads = []
+    for engine in (eng, deng):
+        x = rt.variable_from(np.arange(12.0).reshape(3, 4))
+        with rt.eager_session(engine) as s:
+            a, b, c = s.unstack(x, 0)
+            loss = s.reduce_sum(s.mul(s.sin(a), c), None)
+        assert all(type(v) is Hollow for v in a._node.parents[0].value)
+        loss.backward(engine)
+        grads.append(x.grad().to_numpy())
+    assert is_dask(a) and np.array_equal(grads[0], grads[1])
 
 
 def test_persisted_results_hold_chunks_and_give_the_same_gradient(client, rt, seed_xs):
