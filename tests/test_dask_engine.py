@@ -284,6 +284,18 @@ def test_an_op_that_dask_refuses_for_these_chunks_raises(client, rt):
         rt.with_eager_session(DaskEngine(client, chunks=(2, 3)), lambda s: s.inv(a))
 
 
+def test_wrong_arguments_raise_what_they_raise_on_the_cpu_engine(deng, rt, eng):
+    """The op's own explanation, computed without reading a dask value (under lazy())."""
+    messages = []
+    for engine in (eng, deng):  # tensors of their own: a tensor an engine used holds its values
+        a, b = rt.constant_from(np.ones((3, 4))), rt.constant_from(np.ones(5))
+        for op, args in (("add", (a, b)), ("matmul", (a, a)), ("reshape", (a, (5,)))):
+            with lazy(), pytest.raises(ShapeMismatch) as info:
+                rt.with_eager_session(engine, lambda s, op=op, args=args: getattr(s, op)(*args))
+            messages.append(str(info.value))
+    assert messages[:3] == messages[3:]
+
+
 def test_a_result_of_value_dependent_shape_is_refused(deng, rt):
     x = rt.constant_from(np.array([1.0, -2.0, 3.0]))
     with pytest.raises(EngineError, match="nonzero .* the shape of its result depends on the values"):

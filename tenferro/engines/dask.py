@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from tenferro.core.engine import Engine, register_array_type
-from tenferro.core.errors import EngineError, TenferroError
+from tenferro.core.errors import EngineError, KernelError, TenferroError
 
 #: How dask announces that it is about to compute a function it does not implement.
 _FALLBACK_WARNING = r".*is not implemented by Dask array"
@@ -204,15 +204,23 @@ class DaskEngine(Engine):
                 with dask.config.set(scheduler=refuse), warnings.catch_warnings():
                     warnings.filterwarnings("ignore", _FALLBACK_WARNING, FutureWarning)
                     out = forward(*values, **params)
+            except TenferroError:
+                raise
             except Exception as exc:
                 if asked:
                     raise _no_path(spec, engine, asked[0]) from None
-                if _raised_by_dask(exc):  # dask refuses (chunking, an unsupported argument): no path here
+                # The op's explain (what the session would call) sees dask values too: it may
+                # not compute them either, so it runs here, under the refusing scheduler.
+                with dask.config.set(scheduler=refuse):
                     explained = _explained(spec, values, params)
-                    if explained is not None:  # the arguments are wrong on any engine
-                        raise explained from None
+                if explained is not None:  # the arguments are wrong on any engine
+                    raise explained from None
+                if _raised_by_dask(exc):  # dask refuses (chunking, an unsupported argument): no path here
                     raise _no_path(spec, engine, f"dask refused it ({type(exc).__name__}: {exc})") from None
-                raise
+                raise KernelError(
+                    f"{spec.name} (plugin {spec.plugin!r}) failed on {engine!r}: {type(exc).__name__}: {exc}; "
+                    f"check its arguments against its signature {spec.signature}"
+                ) from None
             finally:
                 _KERNEL_CHUNKS.reset(token)
             if asked:
