@@ -266,6 +266,20 @@ def test_transforms_take_the_engine(deng, seed_xs):
     g = tf.grad(seed, engine=deng)(seed_xs)
     assert is_dask(g)
     assert np.array_equal(np.asarray(g), np.asarray(tf.grad(seed, engine=CpuEngine.serial())(seed_xs)))
+    v = np.cos(np.arange(N, dtype=np.float64))
+    hv = tf.hvp(seed, (seed_xs,), (v,), engine=deng)  # nested: grad inside jvp, one engine
+    assert is_dask(hv) and np.max(np.abs(np.asarray(hv) - exact_hvp(seed_xs, v))) <= 2.0**-49
+
+
+def test_hessian_on_a_runtime_whose_default_engine_is_dask(deng):
+    xs = np.linspace(-2, 2, 7)
+    hessians = []
+    for engine in (CpuEngine.serial(), deng):
+        x = EagerRuntime(engine=engine).constant_from(xs)
+        hessians.append(tf.hessian(lambda w: tnp.sum(tnp.sin(w) * w * w))(x))
+    assert is_dask(hessians[1])
+    assert np.array_equal(np.asarray(hessians[0]), np.asarray(hessians[1]))  # no sum: bitwise
+    assert np.max(np.abs(np.diag(np.asarray(hessians[1])) - exact_hvp(xs, np.ones(7)))) <= 2.0**-49
 
 
 # -- never a silent gather --------------------------------------------------------------------

@@ -182,8 +182,8 @@ class DaskEngine(Engine):
             return self.client.persist(out) if self.client is not None else out.persist()
         return out
 
-    def zeros(self, shape: tuple[int, ...], dtype: np.dtype) -> Any:
-        return self._da.zeros(shape, dtype=dtype, chunks=self.chunks if shape else ())
+    def ones(self, shape: tuple[int, ...], dtype: np.dtype) -> Any:
+        return self._da.ones(shape, dtype=dtype, chunks=self.chunks if shape else ())
 
     def kernel(self, spec: Any) -> Callable[..., Any]:
         """``spec.forward`` run so that it cannot compute a dask value: while it runs, dask's
