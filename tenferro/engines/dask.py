@@ -133,7 +133,8 @@ def _dask() -> tuple[Any, Any]:
         import dask.array as da
     except ImportError as exc:
         raise EngineError(
-            f"DaskEngine needs dask[array] and distributed ({exc}); install them with pip install 'tenferro[dask]'"
+            f"DaskEngine needs dask[array] and distributed ({exc}); install them with pip install -e '.[dask]' "
+            f"in a clone of tenferro"
         ) from None
     register_array_type(da.Array, _kept)
     _teach_reductions(da)
