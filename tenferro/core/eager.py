@@ -116,7 +116,8 @@ class EagerTensor:
     def grad(self) -> Tensor | None:
         """The gradient accumulated in this variable's slot by ``backward``; ``None`` if no
         backward has reached it yet, and always ``None`` for non-variables (no warning)."""
-        return None if self._grad is None else Tensor._wrap(read(self._grad))
+        g = self._grad
+        return None if g is None else Tensor._wrap(g if type(g) is np.ndarray else read(g))
 
     def clear_grad(self) -> None:
         """Empty the slot (torch's ``x.grad = None``); call it before each training step,

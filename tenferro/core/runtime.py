@@ -424,7 +424,8 @@ def default_runtime() -> EagerRuntime:
 def _as_array(tensor: Any, call: str) -> Any:
     if isinstance(tensor, EagerTensor):
         raise ArgumentError(f"{call}: got an EagerTensor; pass its value (x.value()) to make a new leaf")
-    if isinstance(tensor, engines.ENGINE_ARRAYS):  # an engine's array: not gathered, and immutable here
+    # an engine's array: not gathered, and immutable here
+    if engines.ENGINE_ARRAYS and isinstance(tensor, engines.ENGINE_ARRAYS):
         if tensor.dtype.kind not in "biufc":
             raise DTypeError(
                 f"{call}: dtype {tensor.dtype} is not supported; use a bool, integer, float or complex array"
