@@ -555,7 +555,7 @@ def _peak_rss(dask_worker: Any) -> int:
 def _cluster(workers: int) -> Any:
     from distributed import Client, LocalCluster
 
-    cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None)
+    cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0")
     return cluster, Client(cluster)
 
 

@@ -48,7 +48,7 @@ def client():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the cluster's own start-up chatter
         cluster = distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, memory_limit="1GiB"
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0", memory_limit="1GiB"
         )
         client = distributed.Client(cluster)
     yield client
