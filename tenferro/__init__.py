@@ -38,6 +38,7 @@ from .core.errors import (
     ContextMismatch,
     DTypeError,
     EngineBusy,
+    EngineError,
     GradInactive,
     KernelError,
     NonScalarGrad,
@@ -53,6 +54,7 @@ from .core.errors import (
     UnknownOp,
 )
 from .core.runtime import default_runtime
+from .engines import DaskEngine  # dask itself is imported when an engine is made
 from .transforms import grad, hessian, hvp, jacfwd, jacobian, jacrev, jvp, linearize, value_and_grad, vjp
 
 __version__ = "0.1.0"
@@ -85,12 +87,14 @@ __all__ = [
     "AxisError",
     "ContextMismatch",
     "CpuEngine",
+    "DaskEngine",
     "DTypeError",
     "EagerRuntime",
     "EagerSession",
     "EagerTensor",
     "Engine",
     "EngineBusy",
+    "EngineError",
     "ErrorInput",
     "GradInactive",
     "Gradients",

@@ -9,7 +9,7 @@ import numpy as np
 from .errors import ArgumentError, RuleError
 from .graph import depends_on, listing
 from .recording import differentiating
-from .tensor import Hollow, Tensor, describe
+from .tensor import Hollow, Tensor, describe, read
 from .trace import Node, Vertex
 
 if TYPE_CHECKING:
@@ -56,11 +56,12 @@ class EagerTensor:
         return self._rt
 
     def value(self) -> Tensor:
-        """The number this tensor holds, as an immutable :class:`Tensor` (no copy)."""
-        return Tensor._wrap(self._held())
+        """The number this tensor holds, as an immutable :class:`Tensor` (no copy; the value
+        of an engine such as ``DaskEngine`` is computed here, each time it is read)."""
+        return Tensor._wrap(read(self._held()))
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
-        return Tensor._wrap(self._read("np.asarray(x)")).__array__(dtype, copy)
+        return Tensor._wrap(read(self._read("np.asarray(x)"))).__array__(dtype, copy)
 
     def _read(self, exit: str) -> np.ndarray:
         """The value, for an exit that hands it to NumPy or Python (``exit`` names it):
@@ -82,6 +83,8 @@ class EagerTensor:
         return self._held()
 
     def _held(self) -> np.ndarray:
+        """The value as held: a NumPy array, or the array of the engine that made it (not
+        computed); a RuleError for a value the trace did not keep."""
         if isinstance(self._value, Hollow):
             raise RuleError(
                 f"{self.describe()} was recorded without its value: a derivative rule (VJP or JVP) read a value "
@@ -113,7 +116,8 @@ class EagerTensor:
     def grad(self) -> Tensor | None:
         """The gradient accumulated in this variable's slot by ``backward``; ``None`` if no
         backward has reached it yet, and always ``None`` for non-variables (no warning)."""
-        return None if self._grad is None else Tensor._wrap(self._grad)
+        g = self._grad
+        return None if g is None else Tensor._wrap(g if type(g) is np.ndarray else read(g))
 
     def clear_grad(self) -> None:
         """Empty the slot (torch's ``x.grad = None``); call it before each training step,
@@ -157,7 +161,7 @@ class EagerTensor:
         kind = "variable" if self._leaf else "result" if self._node is not None else "constant"
         if isinstance(self._value, Hollow):
             return f"EagerTensor({describe(self.shape, self.dtype)}, {kind}, value not kept)"
-        body = np.array2string(self._value, threshold=6, edgeitems=3, separator=", ")
+        body = np.array2string(read(self._value), threshold=6, edgeitems=3, separator=", ")
         return f"EagerTensor({describe(self.shape, self.dtype)}, {kind}, {body})"
 
 

@@ -4,6 +4,15 @@ The engine is an explicit object (as in the seed, where the caller owns a CPU th
 and lends it) so that other engines (Dask, CuPy) can come later behind the same seam: an
 engine is lent with :meth:`Engine.lend`, and while it is lent its :meth:`Engine.context`
 is in force around every kernel the session runs.
+
+The seam for engines whose values are not NumPy arrays (``tenferro.DaskEngine``): such an
+engine is not :attr:`Engine.native`, and its sessions are of a class of their own (see
+``session.session_class``) whose ops give each NumPy value to :meth:`Engine.enter` before
+the kernel, run the kernel as :meth:`Engine.kernel` wraps it, and hand each result that is
+not an ndarray to :meth:`Engine.adopt`. A native engine's sessions keep the inline
+``type(x) is np.ndarray`` checks and pay nothing for the seam. Values of another engine are
+read (computed, gathered) only at the exits: ``x.value()``, ``np.asarray(x)``, ``float(x)``,
+``x.grad()``, ``grads[x]`` and printing (``tensor.read``).
 """
 
 from __future__ import annotations
@@ -29,10 +38,40 @@ except (ImportError, AttributeError):  # another NumPy layout: the public (slowe
     _ERRSTATE = None
 
 
-class Engine:
-    """Base class of engines: lending, and the context kernels run in."""
+#: Array types of engines that are not native (registered by them, e.g. dask's Array):
+#: ``rt.variable_from``/``constant_from`` keep such a value (no gather), as :func:`kept` says.
+ENGINE_ARRAYS: tuple[type, ...] = ()
+_KEEP: dict[type, Callable[[Any], Any]] = {}
 
-    __slots__ = ("name", "_lock", "_holder")
+
+def register_array_type(cls: type, keep: Callable[[Any], Any]) -> None:
+    """Declare ``cls`` the array type of an engine; ``keep(a)`` is ``a`` as tenferro holds
+    it: a value no later change to the caller's ``a`` can reach (without copying data)."""
+    global ENGINE_ARRAYS
+    if cls not in ENGINE_ARRAYS:
+        ENGINE_ARRAYS = (*ENGINE_ARRAYS, cls)
+    _KEEP[cls] = keep
+
+
+def kept(value: Any) -> Any:
+    """An engine's array given to ``variable_from``/``constant_from``, as tenferro holds it."""
+    for cls, keep in _KEEP.items():
+        if isinstance(value, cls):
+            return keep(value)
+    return value
+
+
+class Engine:
+    """Base class of engines: lending, and the context kernels run in.
+
+    An engine whose values are NumPy arrays is :attr:`native`; one that holds values of
+    another type (dask arrays) sets ``native = False`` and overrides :meth:`enter`,
+    :meth:`adopt`, :meth:`kernel` and :meth:`ones` (see the module docstring)."""
+
+    __slots__ = ("name", "_lock", "_holder", "__weakref__")
+
+    #: Whether values are NumPy arrays (sessions then use the registry's plain session class).
+    native: bool = True
 
     def __init__(self, name: str = "serial"):
         self.name = name
@@ -67,6 +106,26 @@ class Engine:
                 return fn(*args, **kwargs)
 
         return run
+
+    # -- the seam for engines whose values are not NumPy arrays ------------------------------
+    def enter(self, value: np.ndarray) -> Any:
+        """A NumPy value an op of this engine's session receives, as this engine's array
+        (the tensor holding it keeps the result: it moves to the engine once)."""
+        return value
+
+    def adopt(self, out: Any) -> Any:
+        """A kernel's result that is not an ndarray, as this engine's value; None when it is
+        not one of this engine's arrays (the session then converts NumPy scalars itself)."""
+        return None
+
+    def kernel(self, spec: Any) -> Callable[..., Any]:
+        """The forward kernel of ``spec`` as this engine runs it (wrapped, e.g. to refuse a
+        kernel that would gather its inputs to one process)."""
+        return spec.forward
+
+    def ones(self, shape: tuple[int, ...], dtype: np.dtype) -> Any:
+        """Ones as a value of this engine (the cotangent forward mode transposes a VJP on)."""
+        return np.ones(shape, dtype)
 
     @property
     def busy(self) -> bool:

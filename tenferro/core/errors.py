@@ -85,6 +85,12 @@ class KernelError(TenferroError):
     """An op's forward kernel failed in a way its own checks did not foresee."""
 
 
+class EngineError(TenferroError, TypeError):
+    """An op cannot run on an engine without gathering a distributed value to one process
+    (an op with no path on the engine, or a value of another engine): refused, never done
+    silently."""
+
+
 class SessionEntryError(TenferroError):
     """A session or engine cannot be used right now."""
 

@@ -21,7 +21,7 @@ from .errors import NotDifferentiable, RuleError
 from .graph import depends_on
 from .recording import recording
 from .sweep import node_cotangents, reverse_sweep, stand_ins
-from .tensor import TRACKED, describe, freeze
+from .tensor import TRACKED, Hollow, describe, seal
 from .trace import CALL, SEQUENCE, Node, Vertex
 
 if TYPE_CHECKING:
@@ -142,7 +142,7 @@ def _checked(spec: Any, tangent: Any, result: Any, rt: Any) -> Any:
     if (
         type(tangent) is not EagerTensor
         or tangent._rt is not rt
-        or type(tangent._value) is not np.ndarray
+        or isinstance(tangent._value, Hollow)
         or tangent.shape != result.shape
         or tangent.dtype != result.dtype
     ):
@@ -163,14 +163,14 @@ def _transposed(session: EagerSession, node: Node, tangents: list[Any]) -> Any:
     ``g`` is all ones, not zeros: its value does not change a linear map, but a rule may
     decide by it (eigh's refuses a degenerate spectrum only where the vectors' cotangent
     is nonzero), and forward mode cannot know which parts of the result will be used."""
-    rt = session._rt
+    rt, engine = session._rt, session._engine
     results = node.value if node.output == CALL else (node,)
+    ones = np.ones if engine is None else engine.ones  # ones of the session's engine (not N of them in NumPy)
     gs = tuple(
-        EagerTensor(freeze(np.ones(r.shape, r.dtype)), rt, None, leaf=True) if r.dtype in TRACKED else None
-        for r in results
+        EagerTensor(seal(ones(r.shape, r.dtype)), rt, None, leaf=True) if r.dtype in TRACKED else None for r in results
     )
     floor = next(SEQUENCE)  # every node the rule records comes after this number
-    with recording(rt), rt.rule_session() as rules:  # the rule's computation is what gets transposed
+    with recording(rt), rt.rule_session(engine=engine) as rules:  # the rule's computation is what gets transposed
         cotangents = node_cotangents(rules, node, gs if node.output == CALL else gs[0])
     wanted = {id(g) for g in gs if g is not None}
     roots = []
@@ -188,7 +188,7 @@ def _transposed(session: EagerSession, node: Node, tangents: list[Any]) -> Any:
                 )
     got = {}
     if roots:
-        with rt.rule_session(_between(roots, wanted, floor)) as sweep:
+        with rt.rule_session(_between(roots, wanted, floor), engine) as sweep:
             got = reverse_sweep(sweep, roots)
     transposed = tuple(None if g is None else got.get(id(g), (g, None))[1] for g in gs)
     return transposed if node.output == CALL else transposed[0]

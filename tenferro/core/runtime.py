@@ -10,6 +10,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from . import engine as engines
 from .eager import EagerTensor, vertex
 from .engine import CpuEngine, Engine
 from .errors import (
@@ -27,7 +28,7 @@ from .recording import no_grad
 from .registry import Registry
 from .session import EagerSession, implicit_session, session_class
 from .sweep import reverse_sweep
-from .tensor import TRACKED, Tensor, array_from, describe, freeze
+from .tensor import TRACKED, Tensor, array_from, describe, freeze, read, seal
 from .trace import Node
 
 T = TypeVar("T")
@@ -90,7 +91,7 @@ class Gradients:
 
     def __getitem__(self, variable: EagerTensor) -> Tensor:
         try:
-            return Tensor._wrap(self._items[id(variable)][1])
+            return Tensor._wrap(read(self._items[id(variable)][1]))
         except KeyError:
             raise NotInGradients(
                 f"{variable!r} received no gradient in this backward pass (it is not a variable the output "
@@ -102,7 +103,7 @@ class Gradients:
 
     def __iter__(self) -> Iterator[tuple[EagerTensor, Tensor]]:
         for variable, value in self._items.values():
-            yield variable, Tensor._wrap(value)
+            yield variable, Tensor._wrap(read(value))
 
     def __repr__(self) -> str:
         kinds = ", ".join(describe(v.shape, v.dtype) for v, _ in self._items.values())
@@ -159,7 +160,8 @@ class EagerRuntime:
     # -- values --------------------------------------------------------------------------
     def variable_from(self, tensor: Tensor | Any) -> EagerTensor:
         """A leaf that requires gradients (torch's ``requires_grad=True``): a float32,
-        float64, complex64 or complex128 Tensor or anything ``np.array`` accepts (copied)."""
+        float64, complex64 or complex128 Tensor or anything ``np.array`` accepts (copied),
+        or an engine's array (a dask array: kept as it is, not computed)."""
         value = _as_array(tensor, "variable_from")
         if value.dtype not in TRACKED:
             raise DTypeError(
@@ -170,7 +172,7 @@ class EagerRuntime:
 
     def constant_from(self, tensor: Tensor | Any) -> EagerTensor:
         """A plain tensor: no gradient flows into it. Takes a Tensor or anything
-        ``np.array`` accepts (copied)."""
+        ``np.array`` accepts (copied), or an engine's array (kept, not computed)."""
         return EagerTensor(_as_array(tensor, "constant_from"), self)
 
     # -- sessions ------------------------------------------------------------------------
@@ -185,7 +187,7 @@ class EagerRuntime:
         if not callable(fn):
             raise ArgumentError(f"with_eager_session: fn must be callable, got {type(fn).__name__}")
         with engine.lend("a session"):
-            session = self._session_class(self)
+            session = self._session_class(self) if engine.native else session_class(self.registry, engine)(self)
             outer, self._here.session = self._here.session, session
             try:
                 return fn(session)
@@ -199,7 +201,7 @@ class EagerRuntime:
         :meth:`with_eager_session`; the session is closed when the block ends."""
         engine = self._engine_or_default(engine, "eager_session")
         with engine.lend("a session"):
-            session = self._session_class(self)
+            session = self._session_class(self) if engine.native else session_class(self.registry, engine)(self)
             outer, self._here.session = self._here.session, session
             try:
                 yield session
@@ -290,7 +292,7 @@ class EagerRuntime:
         computed = {key: (variable, _zero_if_none(self, variable, ct)._value) for key, (variable, ct) in leaves.items()}
         with self._slots:
             for variable, value in computed.values():
-                variable._grad = value if variable._grad is None else freeze(variable._grad + value)
+                variable._grad = value if variable._grad is None else seal(variable._grad + value)
         return Gradients(computed)
 
     def _sweep(
@@ -302,21 +304,28 @@ class EagerRuntime:
         needed: set[int] | None = None,
     ) -> dict[int, tuple[EagerTensor, Any]]:
         """The reverse sweep from ``out`` on a session of its own (recording unless paused)."""
-        with engine.lend(holder), self.rule_session(needed) as session:
+        with engine.lend(holder), self.rule_session(needed, engine) as session:
             return reverse_sweep(session, [(vertex(out), seed)])
 
-    def rule_session(self, needed: set[int] | None = None) -> AbstractContextManager[EagerSession]:
+    def rule_session(
+        self, needed: set[int] | None = None, engine: Engine | None = None
+    ) -> AbstractContextManager[EagerSession]:
         """A session for derivative rules, current in this thread for the block (rules
         written with operators record there too), lending nothing: the caller has lent the
-        engine, or is inside a session that has. ``needed`` as in :meth:`grad`'s sweep."""
-        return _RuleSession(self, self._session_class(self, needed=needed, in_sweep=True))
+        engine, or is inside a session that has. ``needed`` as in :meth:`grad`'s sweep.
+        Its ops run as ``engine``'s (by default the engine of the session open here)."""
+        if engine is None:
+            open_here = self._here.session
+            engine = None if open_here is None else open_here._engine
+        cls = self._session_class if engine is None or engine.native else session_class(self.registry, engine)
+        return _RuleSession(self, cls(self, needed=needed, in_sweep=True))
 
     def _detach(self, engine: Engine | None, tensor: EagerTensor) -> EagerTensor:
         # The seed's signature takes an engine; copying a value runs no kernel, so it is
         # checked but not borrowed (detach works inside a session on the same engine).
         self._engine_or_default(engine, "detach")
         self._check_member(tensor, "detach")
-        return EagerTensor(freeze(tensor._held().copy()), self)
+        return EagerTensor(seal(tensor._held().copy()), self)
 
     # -- argument checks -----------------------------------------------------------------
     def _engine_or_default(self, engine: Engine | None, call: str) -> Engine:
@@ -412,13 +421,23 @@ def default_runtime() -> EagerRuntime:
     return _DEFAULT
 
 
-def _as_array(tensor: Any, call: str) -> np.ndarray:
+def _as_array(tensor: Any, call: str) -> Any:
     if isinstance(tensor, EagerTensor):
         raise ArgumentError(f"{call}: got an EagerTensor; pass its value (x.value()) to make a new leaf")
+    # an engine's array: not gathered, and immutable here
+    if engines.ENGINE_ARRAYS and isinstance(tensor, engines.ENGINE_ARRAYS):
+        if tensor.dtype.kind not in "biufc":
+            raise DTypeError(
+                f"{call}: dtype {tensor.dtype} is not supported; use a bool, integer, float or complex array"
+            )
+        return engines.kept(tensor)  # so that the caller's own cannot be changed under us (x[0] = 1)
     return array_from(tensor, call)
 
 
 def _zero_if_none(rt: EagerRuntime, variable: EagerTensor, ct: EagerTensor | None) -> EagerTensor:
     if ct is not None:
         return ct
+    value = variable._value
+    if type(value) is not np.ndarray:  # another engine's variable: its own zeros (lazy, chunked alike)
+        return EagerTensor(np.zeros_like(value), rt)
     return EagerTensor(freeze(np.zeros(variable.shape, variable.dtype)), rt)

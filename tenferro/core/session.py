@@ -16,11 +16,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from . import engine as engines
 from .eager import EagerTensor
 from .errors import (
     ArgumentError,
     ContextMismatch,
     DTypeError,
+    EngineError,
     KernelError,
     RuleError,
     SessionClosed,
@@ -30,7 +32,7 @@ from .params import frozen, frozen_params
 from .recording import paused
 from .registry import Registry
 from .spec import REQUIRED, OpSpec
-from .tensor import SUPPORTED_KINDS, TRACKED, Hollow, describe, dtype_name, freeze
+from .tensor import SUPPORTED_KINDS, TRACKED, Hollow, describe, dtype_name, freeze, seal
 from .trace import Node, call_node, result_node
 
 if TYPE_CHECKING:
@@ -51,6 +53,10 @@ class EagerSession:
     runtime, or Python/NumPy scalars as constants) followed by its static params, and
     returns a new EagerTensor; no op modifies its arguments. ``tenferro ops`` lists them.
     """
+
+    #: The engine of a session class built for an engine that is not native (see
+    #: :func:`session_class`); None for the registry's plain class (NumPy values).
+    _engine: Engine | None = None
 
     def __init__(self, rt: EagerRuntime, needed: set[int] | None = None, in_sweep: bool = False):
         self._rt = rt
@@ -181,20 +187,42 @@ def _explain(spec: OpSpec, values: Sequence[Any], params: Mapping[str, Any], exc
 
 
 def _bad_result(spec: OpSpec, out: Any, why: str) -> KernelError:
-    shown = describe(out.shape, out.dtype) if isinstance(out, np.ndarray) else type(out).__name__
+    arrays = (np.ndarray, *engines.ENGINE_ARRAYS)
+    shown = describe(out.shape, out.dtype) if isinstance(out, arrays) else type(out).__name__
     return KernelError(f"{spec.name} (plugin {spec.plugin!r}): its forward kernel returned {shown}; {why}")
 
 
-def _as_result(spec: OpSpec, out: Any) -> np.ndarray:
+def _as_result(spec: OpSpec, out: Any, engine: Engine | None = None) -> Any:
     """A kernel's non-ndarray result (e.g. the NumPy scalar of a full reduction) as a
-    numeric array, or the KernelError that blames the kernel (None and text included)."""
+    frozen numeric array, or as the value of the session's ``engine`` (which adopts its own
+    arrays), or the KernelError that blames the kernel (None and text included). The array
+    of an engine other than the session's is refused, never gathered."""
+    if engine is not None:
+        adopted = engine.adopt(out)
+        if adopted is not None:
+            if adopted.dtype.kind not in SUPPORTED_KINDS:
+                raise _bad_result(spec, adopted, "a kernel must return a numeric array")
+            return adopted
+    if isinstance(out, engines.ENGINE_ARRAYS):
+        raise _foreign(spec.name, f"its kernel returned a {type(out).__module__}.{type(out).__name__}", engine)
     try:
         array = np.asarray(out)
     except Exception:
         array = None
     if array is None or array.dtype.kind not in SUPPORTED_KINDS:
         raise _bad_result(spec, out, "a kernel must return a numeric array")
-    return array
+    return freeze(array)
+
+
+def _foreign(name: str, what: str, engine: Engine | None) -> EngineError:
+    """The error for a value of another engine (a dask array) met by a NumPy session:
+    computing it here would gather it to this process, so it is refused."""
+    where = f"{engine!r}" if engine is not None else "a session on NumPy values (CpuEngine)"
+    return EngineError(
+        f"{name}: {what}, the value of another engine, but this op runs on {where}; tenferro does not gather "
+        f"a distributed value silently: run the op on the engine that made the value, or read it first "
+        f"(x.value()) and make a new tensor of it"
+    )
 
 
 def _unrecordable(spec: OpSpec, out: np.ndarray) -> TenferroError:
@@ -223,18 +251,18 @@ def _results(
     parents: tuple[Any, ...],
     params: Any,
     record: bool,
+    engine: Engine | None = None,
 ) -> tuple[EagerTensor, ...]:
     """The tensors of a ``multiple_results`` op: with ``record``, a call node and one
     result node per float result (see :func:`~tenferro.core.trace.call_node`)."""
     if not isinstance(out, (tuple, list)):
-        raise _bad_result(spec, np.asarray(out), "an op with multiple_results must return a tuple or list of arrays")
+        raise _bad_result(spec, out, "an op with multiple_results must return a tuple or list of arrays")
     arrays = []
     for item in out:
-        array = item if type(item) is np.ndarray else _as_result(spec, item)
+        array = item if type(item) is np.ndarray else _as_result(spec, item, engine)
         if array.dtype.kind not in SUPPORTED_KINDS:
             raise _bad_result(spec, array, "a kernel must return bool, integer, float or complex arrays")
-        array.setflags(False)
-        arrays.append(array)
+        arrays.append(seal(array))
     if not record:
         return tuple(EagerTensor(array, rt) for array in arrays)
     integer_results = spec.integer_results or not any(spec.differentiable)
@@ -278,7 +306,7 @@ def _bind(spec: OpSpec, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[
     return tensors, params
 
 
-def _method(spec: OpSpec, kernel_state: tuple[Any, Any] | None = None) -> Any:
+def _method(spec: OpSpec, kernel_state: tuple[Any, Any] | None = None, engine: Engine | None = None) -> Any:
     """The session method of one op: bind the arguments, check them, run the kernel on the
     engine, record a node.
 
@@ -288,8 +316,14 @@ def _method(spec: OpSpec, kernel_state: tuple[Any, Any] | None = None) -> Any:
     program is made of (one or two inputs, tensors or a float, in order, default params)
     are checked inline; any other call is bound by :func:`_bind` and checked by
     ``classify``, which also raises every argument error.
+
+    For an ``engine`` that is not native (see ``engine.py``) there are no inline checks:
+    ``classify`` gives each NumPy value to ``engine.enter`` (the tensor keeps what it
+    returns), the kernel is ``engine.kernel(spec)``, and results are adopted by the engine.
     """
-    name, accepts, forward, drops = spec.name, spec.accepts, spec.forward, spec.drops
+    name, accepts, drops = spec.name, spec.accepts, spec.drops
+    forward = spec.forward if engine is None else engine.kernel(spec)
+    enter = None if engine is None else engine.enter
     # An implicit session's method sets the engine's context variable around the kernel.
     state, quiet = kernel_state or (None, None)
     integer_results = spec.integer_results or not any(spec.differentiable)
@@ -300,7 +334,7 @@ def _method(spec: OpSpec, kernel_state: tuple[Any, Any] | None = None) -> Any:
     # The fewest params a positional call may give: every later one has a default.
     least = max((i + 1 for i, d in enumerate(spec.params.values()) if d is REQUIRED), default=0)
     variadic, multiple = spec.variadic, spec.multiple_results
-    fast = 0 if variadic else arity  # the arity the inline checks below handle (1 or 2)
+    fast = 0 if variadic or engine is not None else arity  # the arity the inline checks below handle (1 or 2)
     kinds_a, kinds_b = (*accepts, "", "")[:2]
     floats_b = "f" in kinds_b
 
@@ -336,8 +370,14 @@ def _method(spec: OpSpec, kernel_state: tuple[Any, Any] | None = None) -> Any:
                         f"but this session belongs to {rt!r}; tensors of two runtimes cannot be mixed"
                     )
                 value = arg._value
-                if type(value) is not np.ndarray and isinstance(value, Hollow):
-                    raise _unkept(spec, index, arg)
+                if type(value) is not np.ndarray:
+                    if isinstance(value, Hollow):
+                        raise _unkept(spec, index, arg)
+                    if enter is None:  # another engine's value on NumPy: refused, not gathered
+                        shown = f"{type(value).__module__}.{type(value).__name__}"
+                        raise _foreign(name, f"argument {spec.input_name(index)!r} holds a {shown}", engine)
+                elif enter is not None:  # the value moves to the engine, once (the tensor keeps it)
+                    value = arg._value = enter(value)
                 if value.dtype.kind not in accepts[0 if variadic else index]:
                     raise _dtype_error(spec, index, value)
                 parent = arg._node
@@ -416,15 +456,16 @@ def _method(spec: OpSpec, kernel_state: tuple[Any, Any] | None = None) -> Any:
             raise
         except Exception as exc:
             raise _explain(spec, values, params, exc) from None
-        if type(out) is not np.ndarray or multiple:
+        if type(out) is np.ndarray and not multiple:
+            # a later kernel that writes into it fails instead of corrupting the trace (positional: 0.1 µs faster)
+            out.setflags(False)
+        else:
             if multiple:
-                return _results(spec, out, rt, args, parents, params, tracked and rt not in paused())
-            out = _as_result(spec, out)
+                return _results(spec, out, rt, args, parents, params, tracked and rt not in paused(), engine)
+            out = _as_result(spec, out, engine)
         dtype = out.dtype
         if dtype is not F64 and dtype is not F32 and dtype.kind not in SUPPORTED_KINDS:
             raise _bad_result(spec, out, "a kernel must return a bool, integer, float or complex array")
-        # a later kernel that writes into it fails instead of corrupting the trace (positional: 0.1 µs faster)
-        out.setflags(False)
         if tracked and rt not in paused():
             if dtype is F64 or dtype is F32 or dtype in TRACKED:
                 kept = _recorded(drops, args, variadic) if drops else args
@@ -467,10 +508,11 @@ class ImplicitSession(EagerSession):
     def __init__(self, rt: EagerRuntime, engine: Engine):
         super().__init__(rt)
         self._unlent = engine.unlent
+        self._ops = rt._session_class if engine.native else session_class(rt.registry, engine)
 
     def __getattr__(self, name: str) -> Any:
         # Reached once per op name: the wrapped method is then an instance attribute.
-        op = getattr(self._rt._session_class, name, None)
+        op = getattr(self._ops, name, None)
         if op is None or name.startswith("_"):
             return super().__getattr__(name)
         bound = op.__get__(self)
@@ -486,7 +528,7 @@ def implicit_session(rt: EagerRuntime, registry: Registry, engine: Engine) -> Im
     under the engine's ``kernel_state`` (built once per registry and state), or, for an
     engine without one, an ImplicitSession that wraps each op in ``Engine.unlent``."""
     state = engine.kernel_state()
-    if state is None:
+    if state is None or not engine.native:
         return ImplicitSession(rt, engine)
     with _CLASSES_LOCK:
         classes = _IMPLICIT.setdefault(registry, {})
@@ -501,13 +543,29 @@ def implicit_session(rt: EagerRuntime, registry: Registry, engine: Engine) -> Im
 
 
 _CLASSES: weakref.WeakKeyDictionary[Registry, type[EagerSession]] = weakref.WeakKeyDictionary()
+#: Per registry, the session class of each engine that is not native (see session_class).
+_ENGINE_CLASSES: weakref.WeakKeyDictionary[Registry, weakref.WeakKeyDictionary[Engine, type[EagerSession]]] = (
+    weakref.WeakKeyDictionary()
+)
 _IMPLICIT: weakref.WeakKeyDictionary[Registry, dict[Any, type[ImplicitSession]]] = weakref.WeakKeyDictionary()
 _CLASSES_LOCK = threading.Lock()
 
 
-def session_class(registry: Registry) -> type[EagerSession]:
+def session_class(registry: Registry, engine: Engine | None = None) -> type[EagerSession]:
     """The subclass of EagerSession with one method per op of ``registry``: built once per
-    registry (also when several threads build their first runtime at the same time)."""
+    registry (also when several threads build their first runtime at the same time). For
+    an ``engine`` that is not native, a class of that engine's own (built once per engine),
+    whose methods enter, run and adopt values as the engine says (see :func:`_method`)."""
+    if engine is not None and not engine.native:
+        with _CLASSES_LOCK:
+            classes = _ENGINE_CLASSES.setdefault(registry, weakref.WeakKeyDictionary())
+            cls = classes.get(engine)
+            if cls is None:
+                methods: dict[str, Any] = {spec.name: _method(spec, None, engine) for spec in registry}
+                doc = f"An EagerSession of {engine!r} whose methods are the {len(methods)} ops of one registry."
+                methods.update(__module__=__name__, __doc__=doc, _engine=engine)
+                cls = classes[engine] = type("EngineSession", (EagerSession,), methods)
+        return cls
     with _CLASSES_LOCK:
         cls = _CLASSES.get(registry)
         if cls is None:

@@ -19,7 +19,7 @@ from .errors import NotDifferentiable, RuleError
 from .graph import reachable
 from .recording import paused
 from .spec import OpSpec
-from .tensor import Hollow, describe, freeze
+from .tensor import Hollow, describe, freeze, seal
 from .trace import CALL, Node, Vertex, result_node
 
 if TYPE_CHECKING:
@@ -52,10 +52,13 @@ def _reject_cotangent(node: Node, index: int, arg: Any, ct: Any, rt: Any) -> Non
 def _unbroadcast(session: EagerSession, node: Node, index: int, arg: EagerTensor, ct: Any) -> EagerTensor:
     """A per-input rule's cotangent that is not a tensor of its input's shape and dtype:
     summed back by the op's ``unbroadcast`` when it broadcasts (the sweep's only call of
-    it, so ops that did not broadcast pay nothing), else the RuleError saying what is wrong."""
+    it, so ops that did not broadcast pay nothing), else the RuleError saying what is wrong.
+    A cotangent held as another engine's array (a dask array) of the right type is fine."""
     spec, rt = node.spec, session._rt
-    if type(ct) is not EagerTensor or ct._rt is not rt or type(ct._value) is not np.ndarray:
+    if type(ct) is not EagerTensor or ct._rt is not rt or isinstance(ct._value, Hollow):
         _reject_cotangent(node, index, arg, ct, rt)
+    if ct.shape == arg.shape and ct.dtype == arg.dtype:
+        return ct
     if spec.unbroadcast is not None:
         try:
             ct = spec.unbroadcast(session, ct, arg)
@@ -169,7 +172,7 @@ def node_cotangents(
     for index, ct in enumerate(cotangents):  # a whole-op rule unbroadcasts itself: only check
         if ct is not None:
             arg = inputs[index]
-            if type(ct) is not EagerTensor or ct._rt is not rt or type(ct._value) is not np.ndarray:
+            if type(ct) is not EagerTensor or ct._rt is not rt or isinstance(ct._value, Hollow):
                 _reject_cotangent(node, index, arg, ct, rt)
             if ct._value.shape != arg._value.shape or ct._value.dtype != arg._value.dtype:
                 _reject_cotangent(node, index, arg, ct, rt)
@@ -297,7 +300,8 @@ def reverse_sweep(
     given: set[int] = set()  # cotangents already handed to a variable
     for key, (variable, ct) in leaves.items():
         if ct is not None:
-            if id(ct) in borrowed or id(ct) in given or ct._value.base is not None:
+            value = ct._value
+            if id(ct) in borrowed or id(ct) in given or (type(value) is np.ndarray and value.base is not None):
                 ct = _fresh(session, ct)
                 leaves[key] = (variable, ct)
             given.add(id(ct))
@@ -337,6 +341,8 @@ def _fresh(session: EagerSession, ct: EagerTensor) -> EagerTensor:
         if rt in paused():
             return EagerTensor(freeze(value.copy()), rt)
         minus_zero = np.ndarray(value.shape, value.dtype, np.array(zero, value.dtype), 0, (0,) * value.ndim)
-    else:
-        minus_zero = np.full(value.shape, zero, value.dtype)
-    return session.add_any(ct, EagerTensor(freeze(minus_zero), rt))
+    elif rt in paused():  # another engine's array is immutable: a new tensor sharing it is fresh
+        return EagerTensor(value, rt)
+    else:  # -0.0 of the engine's own kind (lazy, no buffer of ct's size in this process)
+        minus_zero = np.full_like(value, zero)
+    return session.add_any(ct, EagerTensor(seal(minus_zero), rt))

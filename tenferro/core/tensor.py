@@ -35,6 +35,23 @@ def freeze(array: np.ndarray) -> np.ndarray:
     return array
 
 
+def seal(value: Any) -> Any:
+    """:func:`freeze` for a value of any engine: a NumPy array is made read-only; another
+    engine's array (a dask array) is immutable already and returned as it is."""
+    if type(value) is np.ndarray:
+        value.setflags(write=False)
+    return value
+
+
+def read(value: Any) -> np.ndarray:
+    """A value as a read-only NumPy array: itself for NumPy, computed (gathered to this
+    process) for another engine's array. Only the exits call it (``x.value()``,
+    ``np.asarray(x)``, ``x.grad()``, ``grads[x]``, printing)."""
+    if type(value) is np.ndarray:
+        return value
+    return freeze(np.array(value))
+
+
 def read_only_view(array: np.ndarray) -> np.ndarray:
     """A view of ``array`` that cannot be made writeable: its base is a read-only buffer,
     not ``array``, so neither the view's flag nor its base's can be turned back on."""

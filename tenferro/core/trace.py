@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from . import engine as engines
 from .tensor import Hollow
 
 if TYPE_CHECKING:
@@ -93,10 +94,9 @@ def call_node(
     result: the array where the rule reads results (``"out"`` in residuals), else a
     Hollow with its shape and dtype; a result that records no node (an integer result)
     is given as its constant EagerTensor and kept as it is."""
+    arrays = (np.ndarray, *engines.ENGINE_ARRAYS)  # an array of any engine (NumPy, dask)
     node = Node(spec, inputs, parents, params, Hollow((len(results),), np.dtype(object)), CALL)
-    node.value = tuple(
-        r if not isinstance(r, np.ndarray) or spec.keeps_out else Hollow(r.shape, r.dtype) for r in results
-    )
+    node.value = tuple(r if not isinstance(r, arrays) or spec.keeps_out else Hollow(r.shape, r.dtype) for r in results)
     return node
 
 

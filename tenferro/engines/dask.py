@@ -1,0 +1,285 @@
+"""`DaskEngine`: the same kernels on dask arrays, chunked, on a ``distributed`` cluster when
+there is one.
+
+Values are dask arrays. The families' own (engine-neutral) kernels run on them through
+NumPy's protocols, so an op builds a dask graph: its result has its shape and dtype at
+once and is computed when read (``x.value()``, ``np.asarray(x)``, ``float(x)``,
+``x.grad()``), or at once in the background on the workers with ``persist=True``. A NumPy
+value that an op of this engine receives (a variable made from a NumPy array, the seed of
+a backward pass) becomes a dask array with the engine's ``chunks`` and stays one (the
+tensor keeps it). A kernel that would gather its dask arguments to this process (NumPy's
+fallback for a function dask does not implement, ``np.asarray`` or ``bool`` of a dask
+array inside a kernel) or whose result has a shape that depends on the values (boolean
+masks, ``nonzero``) raises :class:`~tenferro.EngineError` naming the op and the engine.
+
+See docs/engines.md for the policy, its memory cost and what was measured.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import math
+import sys
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from tenferro.core.engine import Engine, register_array_type
+from tenferro.core.errors import EngineError, KernelError, TenferroError
+
+#: How dask announces that it is about to compute a function it does not implement.
+_FALLBACK_WARNING = r".*is not implemented by Dask array"
+
+
+#: The engine's chunks while one of its kernels runs (see :func:`_teach_broadcasts`).
+_KERNEL_CHUNKS: contextvars.ContextVar[Any] = contextvars.ContextVar("tenferro_dask_chunks", default=None)
+
+
+class _Gathered(Exception):
+    """Raised by the scheduler in force while a kernel runs: the kernel asked for a value."""
+
+
+#: ``ufunc.reduce``/``ufunc.accumulate`` of NumPy ufuncs as dask's own reductions and scans.
+_REDUCTIONS = {np.add: "sum", np.multiply: "prod", np.maximum: "max", np.minimum: "min"}
+_REDUCTIONS |= {np.logical_and: "all", np.logical_or: "any"}
+_SCANS = {np.add: "cumsum", np.multiply: "cumprod"}
+_TAKE_DTYPE = {"sum", "prod", "cumsum", "cumprod"}
+
+
+def _teach_reductions(da: Any) -> None:
+    """Let dask arrays answer ``np.add.reduce(x, axis)`` and ``np.add.accumulate(x, axis)``
+    (and the other ufuncs of the tables above) with dask's own ``sum``/``cumsum``/...
+
+    NumPy dispatches a ufunc's ``reduce`` method through ``__array_ufunc__`` (NEP 13), but
+    dask answers only ``__call__`` and ``outer``; the reduce family's kernels use
+    ``ufunc.reduce`` (cheaper than ``np.sum`` on NumPy). This adds the missing methods to
+    ``dask.array.Array`` once, where dask would have returned NotImplemented (a TypeError):
+    it changes no call that worked before. Other methods (``at``, ``reduceat``) stay
+    refused, and the ops that use them raise on this engine."""
+    original = da.Array.__array_ufunc__
+    if getattr(original, "_tenferro", False):
+        return
+
+    def __array_ufunc__(self: Any, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        name = (_REDUCTIONS if method == "reduce" else _SCANS if method == "accumulate" else {}).get(ufunc)
+        if name is None or len(inputs) != 1 or not set(kwargs) <= {"axis", "keepdims", "dtype", "initial"}:
+            return original(self, ufunc, method, *inputs, **kwargs)
+        x = inputs[0] if isinstance(inputs[0], da.Array) else da.asarray(inputs[0])
+        axis = kwargs.get("axis", 0)  # NumPy's default for ufunc.reduce and accumulate is axis 0
+        dtype, initial = kwargs.get("dtype"), kwargs.get("initial")
+        axes = range(x.ndim) if axis is None else (axis,) if isinstance(axis, int) else axis
+        if (dtype is not None and name not in _TAKE_DTYPE) or (
+            initial is not None and (name not in ("max", "min") or any(x.shape[a] == 0 for a in axes))
+        ):
+            return original(self, ufunc, method, *inputs, **kwargs)
+        given = {"dtype": dtype} if dtype is not None else {}
+        if method == "accumulate":
+            return getattr(da, name)(x, axis=axis, **given)
+        out = getattr(da, name)(x, axis=axis, keepdims=kwargs.get("keepdims", False), **given)
+        return out if initial is None else ufunc(out, initial)  # max with initial: the larger of the two
+
+    __array_ufunc__._tenferro = True  # type: ignore[attr-defined]
+    da.Array.__array_ufunc__ = __array_ufunc__
+    # NumPy 2's np.astype (the elementwise family's cast, and so every mixed-precision
+    # unbroadcast) is the array's own astype; dask would gather it otherwise.
+    handled = sys.modules["dask.array.core"]._HANDLED_FUNCTIONS
+    if hasattr(np, "astype"):
+        handled.setdefault(np.astype, lambda x, dtype, /, *, copy=True, device=None: x.astype(dtype, copy=copy))
+    # Metadata, known without computing anything (dask would gather the array for them).
+    handled.setdefault(np.size, lambda a, axis=None: a.size if axis is None else a.shape[axis])
+    handled.setdefault(np.ndim, lambda a: a.ndim)
+    handled.setdefault(np.shape, lambda a: a.shape)
+
+
+def _teach_broadcasts(da: Any) -> None:
+    """Inside a DaskEngine kernel, ``np.broadcast_to`` (dask's ``broadcast_to``) chunks the
+    axes it creates with the engine's chunks, where dask would make each one a single
+    chunk: the cotangent of a sum (its seed broadcast to the input's shape) then has the
+    input's chunks, each made where it is used, instead of one chunk of N elements split
+    and sent between workers. Values are unchanged; outside a kernel, nothing changes."""
+    original = da.broadcast_to
+    if getattr(original, "_tenferro", False):
+        return
+
+    def broadcast_to(x: Any, shape: Any, chunks: Any = None, meta: Any = None) -> Any:
+        engine_chunks = _KERNEL_CHUNKS.get()
+        if chunks is None and engine_chunks is not None:
+            x, shape = da.asarray(x), tuple(shape)
+            new = len(shape) - x.ndim
+            if new >= 0 and shape != x.shape and all(o in (1, s) for o, s in zip(x.shape, shape[new:])):
+                target = da.core.normalize_chunks(engine_chunks, shape, dtype=x.dtype)
+                chunks = tuple(
+                    target[i] if i < new or x.shape[i - new] == 1 else x.chunks[i - new] for i in range(len(shape))
+                )
+        return original(x, shape, chunks=chunks, meta=meta)
+
+    broadcast_to._tenferro = True  # type: ignore[attr-defined]
+    da.broadcast_to = broadcast_to
+
+
+def _kept(array: Any) -> Any:
+    """A new dask Array object on the same graph: ``a[i] = v`` rebinds the caller's object
+    (dask's setitem), never this one, and no data is copied (``a.copy()`` of one chunk would)."""
+    return type(array)(array.dask, array.name, array.chunks, meta=array._meta)
+
+
+def _dask() -> tuple[Any, Any]:
+    """``dask`` and ``dask.array``, or the error that says how to install them."""
+    try:
+        import dask
+        import dask.array as da
+    except ImportError as exc:
+        raise EngineError(
+            f"DaskEngine needs dask[array] and distributed ({exc}); install them with pip install -e '.[dask]' "
+            f"in a clone of tenferro"
+        ) from None
+    register_array_type(da.Array, _kept)
+    _teach_reductions(da)
+    _teach_broadcasts(da)
+    return dask, da
+
+
+class DaskEngine(Engine):
+    """Runs every op's kernel on dask arrays (see the module docstring).
+
+    ``client``: a ``distributed.Client`` whose workers hold persisted values (``None``:
+    dask's current scheduler, which is a Client you created, else dask's threads).
+    ``chunks``: how a NumPy value entering the engine is chunked (``da.from_array``'s
+    ``chunks``; ``"auto"`` gives chunks of about dask's ``array.chunk-size``, 128 MiB).
+    ``persist``: ``False`` keeps every result a lazy graph (nothing is computed until read;
+    reading a gradient computes the forward pieces it needs once, as a hand-written dask
+    gradient does); ``True`` persists each result as it is made, so the trace holds
+    computed chunks on the workers (memory: every value the trace keeps, on the cluster).
+    """
+
+    __slots__ = ("client", "chunks", "persist", "_dask", "_da")
+
+    native = False
+
+    def __init__(self, client: Any = None, chunks: Any = "auto", persist: bool = False):
+        super().__init__("dask")
+        self._dask, self._da = _dask()
+        self.client = client
+        self.chunks = chunks
+        self.persist = bool(persist)
+
+    def context(self) -> contextlib.AbstractContextManager[Any]:
+        """NumPy's floating-point warnings off (as CpuEngine) for what runs in this process."""
+        return np.errstate(all="ignore")
+
+    # -- the seam ----------------------------------------------------------------------------
+    def enter(self, value: np.ndarray) -> Any:
+        """A NumPy value as a dask array of the engine's chunks (named by its content, so
+        the same array entered twice is one set of chunks in a graph)."""
+        return self._da.from_array(value, chunks=self.chunks if value.ndim else ())
+
+    def adopt(self, out: Any) -> Any:
+        if not isinstance(out, self._da.Array):
+            return None
+        if self.persist:
+            return self.client.persist(out) if self.client is not None else out.persist()
+        return out
+
+    def ones(self, shape: tuple[int, ...], dtype: np.dtype) -> Any:
+        return self._da.ones(shape, dtype=dtype, chunks=self.chunks if shape else ())
+
+    def kernel(self, spec: Any) -> Callable[..., Any]:
+        """``spec.forward`` run so that it cannot compute a dask value: while it runs, dask's
+        scheduler is one that refuses (a gather would happen in this process), and a
+        refusal, or a result whose shape depends on the values, is an EngineError."""
+        forward, dask, array_type = spec.forward, self._dask, self._da.Array
+        engine = self
+
+        def run(*values: Any, **params: Any) -> Any:
+            asked: list[str] = []
+
+            def refuse(*args: Any, **kwargs: Any) -> Any:
+                asked.append(_gathering())
+                raise _Gathered
+
+            token = _KERNEL_CHUNKS.set(engine.chunks)
+            try:
+                with dask.config.set(scheduler=refuse), warnings.catch_warnings():
+                    warnings.filterwarnings("ignore", _FALLBACK_WARNING, FutureWarning)
+                    out = forward(*values, **params)
+            except TenferroError:
+                raise
+            except Exception as exc:
+                if asked:
+                    raise _no_path(spec, engine, asked[0]) from None
+                # The op's explain (what the session would call) sees dask values too: it may
+                # not compute them either, so it runs here, under the refusing scheduler.
+                with dask.config.set(scheduler=refuse):
+                    explained = _explained(spec, values, params)
+                if explained is not None:  # the arguments are wrong on any engine
+                    raise explained from None
+                if _raised_by_dask(exc):  # dask refuses (chunking, an unsupported argument): no path here
+                    raise _no_path(spec, engine, f"dask refused it ({type(exc).__name__}: {exc})") from None
+                raise KernelError(
+                    f"{spec.name} (plugin {spec.plugin!r}) failed on {engine!r}: {type(exc).__name__}: {exc}; "
+                    f"check its arguments against its signature {spec.signature}"
+                ) from None
+            finally:
+                _KERNEL_CHUNKS.reset(token)
+            if asked:
+                raise _no_path(spec, engine, asked[0])
+            for item in out if isinstance(out, (tuple, list)) else (out,):
+                if isinstance(item, array_type) and any(math.isnan(d) for d in item.shape):
+                    raise _no_path(spec, engine, "the shape of its result depends on the values")
+            return out
+
+        return run
+
+    def __repr__(self) -> str:
+        client = "None" if self.client is None else type(self.client).__name__
+        return f"DaskEngine(client={client}, chunks={self.chunks!r}, persist={self.persist})"
+
+
+def _gathering() -> str:
+    """What, in the kernel running now, asked dask to compute: the NumPy function dask
+    does not implement (found in dask's fallback frame), else a conversion."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        if frame.f_code.co_name == "handle_nonmatching_names" and "func" in frame.f_locals:
+            func = frame.f_locals["func"]
+            return (
+                f"its kernel calls {func.__module__}.{func.__name__}, which dask does not implement (dask would gather)"
+            )
+        frame = frame.f_back
+    return "its kernel reads a dask value (np.asarray, bool, float or compute: a gather to one process)"
+
+
+def _explained(spec: Any, values: tuple[Any, ...], params: dict[str, Any]) -> Exception | None:
+    """The TenferroError the op's ``explain`` gives for these arguments, if any."""
+    if spec.explain is None:
+        return None
+    try:
+        found = spec.explain(*values, **params)
+    except TenferroError as raised:
+        return raised
+    except Exception:
+        return None
+    return found if isinstance(found, TenferroError) else None
+
+
+def _raised_by_dask(exc: BaseException) -> bool:
+    """Whether the innermost frame of ``exc``'s traceback is dask's own code."""
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    return tb is not None and str(tb.tb_frame.f_globals.get("__name__", "")).startswith("dask.")
+
+
+def _no_path(spec: Any, engine: DaskEngine, why: str) -> EngineError:
+    return EngineError(
+        f"{spec.name} (plugin {spec.plugin!r}) has no path on {engine!r}: {why}; tenferro never gathers a dask "
+        f"value silently. Run this op on CpuEngine with values read first (x.value()), or apply it to a "
+        f"part that fits in memory"
+    )
+
+
+if "dask.array" in sys.modules:  # dask already loaded: its arrays are engine values from now on
+    register_array_type(sys.modules["dask.array"].Array, _kept)

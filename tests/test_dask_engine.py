@@ -1,0 +1,372 @@
+"""DaskEngine on a distributed LocalCluster: the seed behaviours that make sense for a lazy
+engine (B2, B4, B6, B8, B9, B11, B12), one front-end program run unchanged on both engines,
+and the rule that a distributed value is never gathered silently.
+
+Equal numbers: an elementwise computation (the seed's gradient and HVP) runs the same
+kernels chunk by chunk, so it is bitwise equal to CpuEngine; a sum over n terms may add in
+another order (per chunk, then across chunks), and both orders are within n·ε·Σ|terms| of
+each other (twice the classical bound γ_n ≤ n·ε/2 of recursive summation), which is what
+``within_summation_bound`` checks.
+"""
+
+import json
+import pathlib
+import re
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+import pytest
+from conftest import N, exact_grad, exact_hvp, seed_program
+
+da = pytest.importorskip("dask.array")
+dask = pytest.importorskip("dask")
+distributed = pytest.importorskip("distributed")
+
+import tenferro as tf  # noqa: E402
+import tenferro.numpy as tnp  # noqa: E402
+from tenferro import (  # noqa: E402
+    CpuEngine,
+    DaskEngine,
+    DTypeError,
+    EagerRuntime,
+    EngineError,
+    Gradients,
+    ShapeMismatch,
+    Tensor,
+)
+from tenferro.core.tensor import Hollow  # noqa: E402
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+EPS = np.finfo(np.float64).eps
+CHUNKS = 300  # the seed's 1000 elements in four chunks: sums really are split
+
+
+@pytest.fixture(scope="module")
+def client():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the cluster's own start-up chatter
+        cluster = distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0", memory_limit="1GiB"
+        )
+        client = distributed.Client(cluster)
+    yield client
+    client.close()
+    cluster.close()
+
+
+@pytest.fixture
+def deng(client):
+    return DaskEngine(client, chunks=CHUNKS)
+
+
+def refuse_compute(*args, **kwargs):
+    raise AssertionError("a dask value was computed before it was read")
+
+
+def lazy():
+    """A block in which any dask computation fails the test (nothing may be read there)."""
+    return dask.config.set(scheduler=refuse_compute)
+
+
+def within_summation_bound(a, b, n, magnitude):
+    """|a - b| <= n·ε·magnitude elementwise, where magnitude is Σ|terms| of each sum."""
+    assert np.all(np.abs(np.asarray(a) - np.asarray(b)) <= n * EPS * np.asarray(magnitude))
+
+
+def is_dask(tensor):
+    return isinstance(tensor._value, da.Array)
+
+
+# -- B2, B4, B6, B8, B9, B11, B12 on the DaskEngine -------------------------------------------
+def test_b2_values_are_dask_arrays_and_nothing_is_computed_until_read(deng, seed_xs):
+    rt = EagerRuntime()
+    with lazy():
+        x, p, loss = seed_program(rt, deng, seed_xs)
+        c = rt.constant_from(da.from_array(seed_xs, chunks=CHUNKS))  # kept as it is, not gathered
+        from_constant = rt.with_eager_session(deng, lambda s: s.sin(c))
+        assert (p.shape, p.dtype, loss.shape) == ((N,), np.float64, ())  # known at once
+        loss.backward(deng)
+    assert x.tracks_grad() and x.is_variable() and p.tracks_grad() and loss.tracks_grad()
+    assert not c.tracks_grad() and not from_constant.tracks_grad()
+    assert all(map(is_dask, (x, p, loss, c, from_constant)))  # x moved to the engine when first used
+    np.testing.assert_array_equal(np.asarray(from_constant), np.sin(seed_xs))
+    np.testing.assert_array_equal(x.value().to_numpy(), seed_xs)
+
+
+def test_a_dask_array_given_to_variable_from_cannot_be_changed_under_the_variable(deng, rt):
+    given = da.ones(4, chunks=2)
+    x = rt.variable_from(given)
+    given[0] = 5.0  # dask's setitem rebinds the caller's array object
+    np.testing.assert_array_equal(np.asarray(x), np.ones(4))
+    assert len(x._value.dask) == 2  # kept without a copy task
+
+
+def test_b4_seed_gradient_is_exact_and_equals_the_cpu_engine_bitwise(deng, rt, eng, seed_xs):
+    x, p, loss = seed_program(rt, deng, seed_xs)
+    loss.backward(deng)
+    g = x.grad().as_slice()
+    assert np.max(np.abs(g - exact_grad(seed_xs))) <= 4.441e-16
+    cx, cp, closs = seed_program(rt, eng, seed_xs)
+    closs.backward(eng)
+    assert np.array_equal(g, cx.grad().as_slice())
+    # the loss is a sum over four chunks: another order than NumPy's pairwise sum
+    within_summation_bound(loss.value().to_numpy(), closs.value().to_numpy(), N, np.sum(np.abs(np.asarray(cp))))
+
+
+def test_b6_second_backward_doubles_bitwise_and_clear_grad_restarts(deng, rt, seed_xs):
+    x, p, loss = seed_program(rt, deng, seed_xs)
+    loss.backward(deng)
+    first = x.grad().to_numpy()
+    loss.backward(deng)
+    assert is_dask(x) and isinstance(x._grad, da.Array)  # the slot holds a dask array too
+    assert np.array_equal(x.grad().to_numpy(), 2 * first)
+    x.clear_grad()
+    assert x.grad() is None
+    again = rt.with_eager_session(deng, lambda s: s.reduce_sum(s.mul(s.sin(x), s.mul(x, x)), None))
+    again.backward(deng)
+    assert np.array_equal(x.grad().to_numpy(), first)
+
+
+def test_b8_backward_with_seeds_the_cotangent(deng, rt, seed_xs, seed_vs):
+    x, p, loss = seed_program(rt, deng, seed_xs)
+    p.backward_with(deng, rt.constant_from(Tensor.from_vec_col_major([N], seed_vs)))
+    assert np.max(np.abs(x.grad().as_slice() - seed_vs * exact_grad(seed_xs))) <= 8.882e-16
+    x.clear_grad()
+    loss.backward(deng)
+    expected = x.grad().to_numpy()
+    x.clear_grad()
+    p.backward_with(deng, rt.constant_from(da.ones(N, chunks=CHUNKS)))  # a dask cotangent
+    assert np.array_equal(x.grad().to_numpy(), expected)
+    with pytest.raises(ShapeMismatch, match=r"cotangent v has shape \[999\], but the output has shape \[1000\]"):
+        p.backward_with(deng, rt.constant_from(da.ones(N - 1)))
+    with pytest.raises(DTypeError, match="cotangent v has dtype float32, but the output has dtype float64"):
+        p.backward_with(deng, rt.constant_from(np.ones(N, np.float32)))
+
+
+def test_b9_functional_grad_and_hvp(deng, rt, seed_xs, seed_vs):
+    x, p, loss = seed_program(rt, deng, seed_xs)
+    with lazy():
+        gf = rt.grad(deng, loss, x)
+        vt = rt.constant_from(Tensor.from_vec_col_major([N], seed_vs))
+        gv = rt.with_eager_session(deng, lambda s: s.reduce_sum(s.mul(gf, vt), None))
+        hv = rt.grad(deng, gv, x)
+    assert x.grad() is None and gf.tracks_grad() and is_dask(gf) and is_dask(hv)
+    assert np.max(np.abs(np.asarray(gf) - exact_grad(seed_xs))) <= 4.441e-16
+    assert np.max(np.abs(np.asarray(hv) - exact_hvp(seed_xs, seed_vs))) <= 2.0**-49
+    a, b = rt.variable_from(np.array([1.0, 2.0])), rt.variable_from(np.array([3.0, 5.0]))
+    ga, gb = rt.grad(deng, rt.with_eager_session(deng, lambda s: s.reduce_sum(s.mul(a, b), None)), [a, b])
+    np.testing.assert_array_equal(np.asarray(ga), [3.0, 5.0])
+    np.testing.assert_array_equal(np.asarray(gb), [1.0, 2.0])
+
+
+def test_b11_no_grad_records_nothing(deng, rt, seed_xs):
+    x = rt.variable_from(Tensor.from_vec_col_major([N], seed_xs))
+    with rt.no_grad():
+        y = rt.with_eager_session(deng, lambda s: s.reduce_sum(s.mul(x, x), None))
+    assert not y.tracks_grad() and is_dask(y)
+    within_summation_bound(float(np.asarray(y)), np.sum(seed_xs**2), N, np.sum(seed_xs**2))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        grads = y.backward(deng)
+    assert isinstance(grads, Gradients) and len(grads) == 0
+    assert x.grad() is None
+
+
+def test_b12_detach_is_a_constant_copy(deng, rt, seed_xs):
+    x = rt.variable_from(da.from_array(seed_xs, chunks=CHUNKS))
+    z = x.detach(deng)
+    assert not z.tracks_grad() and is_dask(z)
+    loss = rt.with_eager_session(deng, lambda s: s.reduce_sum(s.mul(z, x), None))
+    grads = loss.backward(deng)
+    assert np.array_equal(x.grad().to_numpy(), seed_xs)
+    assert np.array_equal(grads[x].to_numpy(), seed_xs)
+
+
+def test_the_seed_gradient_keeps_the_chunks_of_x_without_a_rechunk(deng, rt):
+    """The cotangent of a sum is its seed broadcast to x's shape: chunked like the engine's
+    values (not one chunk of N elements split and sent between workers)."""
+    x = rt.variable_from(da.linspace(-2, 2, N, chunks=CHUNKS))
+    loss = rt.with_eager_session(deng, lambda s: s.reduce_sum(s.mul(s.sin(x), s.mul(x, x)), None))
+    loss.backward(deng)
+    assert x._grad.chunks == x._value.chunks == ((300, 300, 300, 100),)
+    layers = {name.split("-")[0] for name in x._grad.__dask_graph__().layers}
+    assert "broadcast_to" in layers and "rechunk" not in layers
+    with rt.eager_session(deng):  # even in a session, outside a DaskEngine kernel, dask's broadcast_to is dask's own
+        assert da.broadcast_to(da.ones(()), (N,)).chunks == ((N,),)
+
+
+def test_an_op_with_several_results_records_hollow_results_and_differentiates(deng, rt, eng):
+    """A call node keeps no dask result its rule does not read (as for NumPy values)."""
+    grads = []
+    for engine in (eng, deng):
+        x = rt.variable_from(np.arange(12.0).reshape(3, 4))
+        with rt.eager_session(engine) as s:
+            a, b, c = s.unstack(x, 0)
+            loss = s.reduce_sum(s.mul(s.sin(a), c), None)
+        assert all(type(v) is Hollow for v in a._node.parents[0].value)
+        loss.backward(engine)
+        grads.append(x.grad().to_numpy())
+    assert is_dask(a) and np.array_equal(grads[0], grads[1])
+
+
+def test_persisted_results_hold_chunks_and_give_the_same_gradient(client, rt, seed_xs):
+    eng = DaskEngine(client, chunks=CHUNKS, persist=True)
+    x, p, loss = seed_program(rt, eng, seed_xs)
+    assert len(p._value.dask) == p._value.npartitions  # computed chunks on the workers, no graph
+    loss.backward(eng)
+    assert np.max(np.abs(x.grad().as_slice() - exact_grad(seed_xs))) <= 4.441e-16
+
+
+# -- the same program on both engines ---------------------------------------------------------
+def front_end_program(rt):
+    """A small regression written with tenferro.numpy, operators and tf.value_and_grad /
+    tf.grad / tf.hvp: nothing in it names an engine (the runtime's default is used)."""
+    rng = np.random.default_rng(0)
+    features, targets = rt.constant_from(rng.normal(size=(40, 6))), rt.constant_from(rng.normal(size=40))
+    params = {"w": rt.constant_from(rng.normal(size=6) / 3), "b": rt.constant_from(np.zeros(1))}
+
+    def loss_fn(params, features, targets):
+        predicted = tnp.tanh(features @ params["w"] + params["b"])
+        return tnp.mean((predicted - targets) ** 2)
+
+    losses = []
+    for _ in range(3):
+        loss, grads = tf.value_and_grad(loss_fn)(params, features, targets)
+        losses.append(float(loss))
+        params = tf.tree_map(lambda p, g: p - 0.1 * g, params, grads)
+
+    def seed(x):
+        return tnp.sum(tnp.sin(x) * x * x)
+
+    xs = rt.constant_from(np.linspace(-2, 2, N))
+    v = np.cos(np.arange(N, dtype=np.float64))
+    return losses, params, tf.grad(seed)(xs), tf.hvp(seed, (xs,), (v,))
+
+
+def test_a_front_end_program_runs_unchanged_on_both_engines(client):
+    cpu_losses, cpu_params, cpu_g, cpu_hv = front_end_program(EagerRuntime(engine=CpuEngine.serial()))
+    dask_rt = EagerRuntime(engine=DaskEngine(client, chunks=16))
+    losses, params, g, hv = front_end_program(dask_rt)
+    assert is_dask(params["w"]) and is_dask(g) and is_dask(hv)
+    # each loss is a mean of 40 squares (and the parameters come from sums of 40 products)
+    for ours, theirs in zip(losses, cpu_losses):
+        within_summation_bound(ours, theirs, 40 * 8, max(abs(theirs), 1.0))
+    for name in ("w", "b"):
+        within_summation_bound(np.asarray(params[name]), np.asarray(cpu_params[name]), 40 * 8, 10.0)
+    assert np.array_equal(np.asarray(g), np.asarray(cpu_g))  # elementwise: bitwise
+    assert np.array_equal(np.asarray(hv), np.asarray(cpu_hv))
+
+
+def test_transforms_take_the_engine(deng, seed_xs):
+    def seed(x):
+        return tnp.sum(tnp.sin(x) * x * x)
+
+    g = tf.grad(seed, engine=deng)(seed_xs)
+    assert is_dask(g)
+    assert np.array_equal(np.asarray(g), np.asarray(tf.grad(seed, engine=CpuEngine.serial())(seed_xs)))
+    v = np.cos(np.arange(N, dtype=np.float64))
+    hv = tf.hvp(seed, (seed_xs,), (v,), engine=deng)  # nested: grad inside jvp, one engine
+    assert is_dask(hv) and np.max(np.abs(np.asarray(hv) - exact_hvp(seed_xs, v))) <= 2.0**-49
+
+
+def test_hessian_on_a_runtime_whose_default_engine_is_dask(deng):
+    xs = np.linspace(-2, 2, 7)
+    hessians = []
+    for engine in (CpuEngine.serial(), deng):
+        x = EagerRuntime(engine=engine).constant_from(xs)
+        hessians.append(tf.hessian(lambda w: tnp.sum(tnp.sin(w) * w * w))(x))
+    assert is_dask(hessians[1])
+    assert np.array_equal(np.asarray(hessians[0]), np.asarray(hessians[1]))  # no sum: bitwise
+    assert np.max(np.abs(np.diag(np.asarray(hessians[1])) - exact_hvp(xs, np.ones(7)))) <= 2.0**-49
+
+
+# -- never a silent gather --------------------------------------------------------------------
+def test_an_op_without_a_dask_path_raises_naming_op_and_engine(deng, rt):
+    a = rt.variable_from(np.eye(3) + 0.5)
+    with lazy():  # refused before anything is computed
+        with pytest.raises(EngineError, match=r"det \(plugin 'linalg'\) has no path on DaskEngine\(") as info:
+            rt.with_eager_session(deng, lambda s: s.det(a))
+    assert "numpy.linalg.det, which dask does not implement" in str(info.value)
+    assert isinstance(info.value, TypeError)
+
+
+def test_an_op_that_dask_refuses_for_these_chunks_raises(client, rt):
+    a = rt.constant_from(np.eye(4) + 0.5)
+    with pytest.raises(EngineError, match=r"inv \(plugin 'linalg'\) has no path on DaskEngine.*dask refused it"):
+        rt.with_eager_session(DaskEngine(client, chunks=(2, 3)), lambda s: s.inv(a))
+
+
+def test_wrong_arguments_raise_what_they_raise_on_the_cpu_engine(deng, rt, eng):
+    """The op's own explanation, computed without reading a dask value (under lazy())."""
+    messages = []
+    for engine in (eng, deng):  # tensors of their own: a tensor an engine used holds its values
+        a, b = rt.constant_from(np.ones((3, 4))), rt.constant_from(np.ones(5))
+        for op, args in (("add", (a, b)), ("matmul", (a, a)), ("reshape", (a, (5,)))):
+            with lazy(), pytest.raises(ShapeMismatch) as info:
+                rt.with_eager_session(engine, lambda s, op=op, args=args: getattr(s, op)(*args))
+            messages.append(str(info.value))
+    assert messages[:3] == messages[3:]
+
+
+def test_a_result_of_value_dependent_shape_is_refused(deng, rt):
+    x = rt.constant_from(np.array([1.0, -2.0, 3.0]))
+    with pytest.raises(EngineError, match="nonzero .* the shape of its result depends on the values"):
+        rt.with_eager_session(deng, lambda s: s.nonzero(x))
+
+
+def test_a_dask_value_on_a_cpu_engine_is_refused_not_gathered(deng, rt, eng):
+    x = rt.variable_from(da.ones(4, chunks=2))
+    with lazy(), pytest.raises(EngineError, match="sin: argument 'x' holds a dask.array.core.Array"):
+        rt.with_eager_session(eng, lambda s: s.sin(x))
+    y = rt.with_eager_session(deng, lambda s: s.sin(x))
+    np.testing.assert_array_equal(np.asarray(y), np.sin(np.ones(4)))
+
+
+def test_import_tenferro_does_not_import_dask():
+    code = "import sys, tenferro; tenferro.DaskEngine; assert 'dask' not in sys.modules, 'dask imported'"
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+# -- tenferro bench --engine dask ---------------------------------------------------------------
+def test_bench_engine_dask_times_the_seed_gradient_against_dask_by_hand(capsys, tmp_path):
+    from tenferro import cli
+
+    assert (
+        cli.main(["bench", "--engine", "dask", "--n", "1e4", "--chunks", "2500", "--json", str(tmp_path / "d.json")])
+        == 0
+    )
+    printed = capsys.readouterr().out
+    assert "DaskEngine" in printed and "dask by hand" in printed
+    (row,) = json.loads((tmp_path / "d.json").read_text())["rows"]
+    assert row["n"] == 10_000 and row["tenferro_dask_ms"] > 0 and row["dask_by_hand_ms"] > 0 and row["overhead"] > 0
+    with pytest.raises(SystemExit, match="--n and --memory go with --engine dask"):
+        cli.main(["bench", "--n", "1e6"])
+
+
+# -- the docs show what runs ------------------------------------------------------------------
+def python_blocks(path):
+    return re.findall(r"^```python\n(.*?)^```", path.read_text(encoding="utf-8"), re.S | re.M)
+
+
+def test_docs_engines_program_runs_on_both_engines_with_equal_gradients(capsys):
+    (program,) = python_blocks(ROOT / "docs" / "engines.md")
+    exec(compile(program, "docs/engines.md", "exec"), {"__name__": "__main__"})  # asserts bitwise equality
+    on_numpy, on_dask = map(float, capsys.readouterr().out.split())
+    xs = np.linspace(-2, 2, 100_000)
+    within_summation_bound(on_dask, on_numpy, xs.size, np.sum(np.abs(np.sin(xs) * xs * xs)))
+
+
+def test_readme_moves_the_program_by_changing_the_engine_only():
+    """The README's diff is one line of docs/engines.md's program (which runs, above)
+    turned into the other: the runtime's engine, and nothing else."""
+    (diff,) = re.findall(r"^```diff\n(.*?)^```", (ROOT / "README.md").read_text(encoding="utf-8"), re.S | re.M)
+    removed = [line[1:] for line in diff.splitlines() if line.startswith("-")]
+    added = [line[1:].partition("  #")[0] for line in diff.splitlines() if line.startswith("+")]
+    assert len(removed) == len(added) == 1
+    (program,) = python_blocks(ROOT / "docs" / "engines.md")
+    lines = [line.strip() for line in program.splitlines()]
+    assert removed[0] in lines and added[0] in lines
+    assert "CpuEngine.serial()" in removed[0] and "DaskEngine(client" in added[0]
+    assert removed[0].partition("engine=")[0] == added[0].partition("engine=")[0]
