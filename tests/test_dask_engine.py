@@ -370,3 +370,14 @@ def test_readme_moves_the_program_by_changing_the_engine_only():
     assert removed[0] in lines and added[0] in lines
     assert "CpuEngine.serial()" in removed[0] and "DaskEngine(client" in added[0]
     assert removed[0].partition("engine=")[0] == added[0].partition("engine=")[0]
+
+
+def test_jacobians_on_a_dask_engine_are_assembled_on_it(deng):
+    """jacrev/jacfwd stack their rows and columns inside the transform's session, on its
+    engine (they were stacked after it, on the default NumPy runtime, which refused the
+    dask values), and equal CpuEngine's."""
+    x = np.array([0.5, -1.0, 2.0])
+    for jacobian in (tf.jacrev, tf.jacfwd):
+        on_dask = jacobian(lambda v: tnp.sin(v) * v, engine=deng)(x)
+        on_cpu = jacobian(lambda v: tnp.sin(v) * v)(x)
+        assert np.array_equal(np.asarray(on_dask), np.asarray(on_cpu))

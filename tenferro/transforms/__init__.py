@@ -24,6 +24,7 @@ import numpy as np
 from tenferro.core.eager import EagerTensor
 from tenferro.core.engine import Engine
 from tenferro.core.errors import ArgumentError, DTypeError, NonScalarGrad
+from tenferro.core.forward import Plan
 from tenferro.core.tensor import describe, dtype_name
 
 from ._call import Call, flatten, unflatten, where_in
@@ -205,21 +206,26 @@ def _jacrev(
     def jacrev_f(*args: Any, **kwargs: Any) -> Any:
         call = Call(transform, fun, args, nums, engine, has_aux, "require" if holomorphic else "allow", kwargs)
         _real_outputs(call, transform, holomorphic)
-        per_output = []
-        for out in call.outputs:
-            rows = []  # one cotangent per argument leaf, for each element of the output
-            for k in range(out.size):
-                seed = np.zeros(out.size, out.dtype)
-                seed[k] = 1
-                rows.append(call.pull([(out, EagerTensor(seed.reshape(out.shape), call.rt))]))
-            blocks = [
-                _stacked([row[j] for row in rows], out.shape, x.shape, x, holomorphic, last=False)
-                for j, x in enumerate(call.inputs)
-            ]
-            per_output.append(_per_argnum(call, blocks, single))
+        with call.context():  # one session for every sweep and the blocks' assembly, on the call's engine
+            per_output = [_rows(call, out, holomorphic, single) for out in call.outputs]
         return _with_aux(call, unflatten(call.out_spec, per_output), has_aux)
 
     return _named(jacrev_f, transform, fun)
+
+
+def _rows(call: Call, out: EagerTensor, holomorphic: bool, single: bool) -> Any:
+    """The Jacobian blocks of one output leaf: one sweep per element, each giving a row
+    (one cotangent per argument leaf)."""
+    rows = []
+    for k in range(out.size):
+        seed = np.zeros(out.size, out.dtype)
+        seed[k] = 1
+        rows.append(call.pull([(out, EagerTensor(seed.reshape(out.shape), call.rt))]))
+    blocks = [
+        _stacked([row[j] for row in rows], out.shape, x.shape, x, holomorphic, last=False)
+        for j, x in enumerate(call.inputs)
+    ]
+    return _per_argnum(call, blocks, single)
 
 
 #: ``jax.jacobian``: reverse mode.
@@ -305,26 +311,30 @@ def _jacfwd(
         call = Call(transform, fun, args, nums, engine, has_aux, "require" if holomorphic else "refuse", kwargs)
         _real_outputs(call, transform, holomorphic)
         plan = call.plan()
-        columns: list[list[Any]] = []  # per argument leaf: the outputs' tangents for each element
-        for j, x in enumerate(call.inputs):
-            pushed = []
-            for k in range(x.size):
-                basis = np.zeros(x.size, x.dtype)
-                basis[k] = 1
-                given = [None] * len(call.inputs)
-                given[j] = EagerTensor(basis.reshape(x.shape), call.rt)
-                pushed.append(call.push(plan, given))
-            columns.append(pushed)
-        per_output = []
-        for i, out in enumerate(call.outputs):
-            blocks = [
-                _stacked([p[i] for p in columns[j]], x.shape, out.shape, out, False, last=True)
-                for j, x in enumerate(call.inputs)
-            ]
-            per_output.append(_per_argnum(call, blocks, single))
+        with call.context():  # one session for every push and the blocks' assembly, on the call's engine
+            columns = [_columns(call, plan, j, x) for j, x in enumerate(call.inputs)]
+            per_output = []
+            for i, out in enumerate(call.outputs):
+                blocks = [
+                    _stacked([p[i] for p in columns[j]], x.shape, out.shape, out, False, last=True)
+                    for j, x in enumerate(call.inputs)
+                ]
+                per_output.append(_per_argnum(call, blocks, single))
         return _with_aux(call, unflatten(call.out_spec, per_output), has_aux)
 
     return _named(jacfwd_f, transform, fun)
+
+
+def _columns(call: Call, plan: Plan, j: int, x: EagerTensor) -> list[list[EagerTensor]]:
+    """The outputs' tangents along each element of argument leaf ``j`` (one push each)."""
+    pushed = []
+    for k in range(x.size):
+        basis = np.zeros(x.size, x.dtype)
+        basis[k] = 1
+        given: list[EagerTensor | None] = [None] * len(call.inputs)
+        given[j] = EagerTensor(basis.reshape(x.shape), call.rt)
+        pushed.append(call.push(plan, given))
+    return pushed
 
 
 def hessian(

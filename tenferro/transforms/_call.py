@@ -28,7 +28,7 @@ from tenferro.core.graph import reachable
 from tenferro.core.recording import differentiated, no_grad, paused, recording
 from tenferro.core.runtime import EagerRuntime, default_runtime
 from tenferro.core.sweep import reverse_sweep
-from tenferro.core.tensor import TRACKED, Tensor, describe, dtype_name, freeze
+from tenferro.core.tensor import TRACKED, Tensor, describe, dtype_name, freeze, seal
 from tenferro.core.trace import SEQUENCE, Node
 
 #: Python numbers accepted as array leaves (NumPy's dtypes: float64, int64, complex128, bool).
@@ -363,4 +363,4 @@ def check_dtype(value: np.ndarray, transform: str, what: Callable[[], str], comp
 def _or_zeros(tensor: EagerTensor | None, like: EagerTensor) -> EagerTensor:
     if tensor is not None:
         return tensor
-    return EagerTensor(freeze(np.zeros(like.shape, like.dtype)), like._rt)
+    return EagerTensor(seal(np.zeros_like(like._held())), like._rt)  # on like's engine
