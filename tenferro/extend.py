@@ -73,6 +73,7 @@ __all__ = [
     "is_broadcast_ones",
     "is_immutable",
     "normalize_axes",
+    "tangent_sum",
     "unbroadcast",
 ]
 
@@ -110,6 +111,24 @@ def unbroadcast(s: Any, g: Any, like: Any) -> Any:
     if value.dtype != target.dtype:
         g = s.astype(g, target.dtype)
     return g
+
+
+def tangent_sum(s: Any, terms: Sequence[Any], out: Any) -> Any:
+    """The sum of a ``jvp`` rule's terms as the result's tangent: None when there are none
+    (a zero tangent); broadcast to the result's shape and cast to its dtype where a term
+    falls short (the tangent of a broadcast float32 operand of a float64 result). The
+    forward-mode twin of :func:`unbroadcast`, with the ``elementwise`` family's ``add``,
+    ``astype`` and ``broadcast_to``."""
+    if not terms:
+        return None
+    total = terms[0]
+    for term in terms[1:]:
+        total = s.add(total, term)
+    if total.dtype != out.dtype:
+        total = s.astype(total, out.dtype)
+    if total.shape != out.shape:
+        total = s.broadcast_to(total, out.shape)
+    return total
 
 
 def is_broadcast_ones(t: Any) -> bool:

@@ -22,8 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from tenferro.extend import REQUIRED, ArgumentError, ErrorInput, OpSpec, ShapeMismatch, conj, unbroadcast
-from tenferro.plugins.elementwise.derivative import settled  # a JVP helper extend.py lacks
+from tenferro.extend import REQUIRED, ArgumentError, ErrorInput, OpSpec, ShapeMismatch, conj, tangent_sum, unbroadcast
 
 from .plans import LETTERS, plan, run, shape_of
 
@@ -168,7 +167,7 @@ def einsum_jvp(s: Any, tangents: Any, inputs: tuple[Any, ...], out: Any, subscri
     terms = [
         s.einsum([*operands[:i], t, *operands[i + 1 :]], subscripts) for i, t in enumerate(tangents) if t is not None
     ]
-    return settled(s, terms, out)
+    return tangent_sum(s, terms, out)
 
 
 EINSUM = OpSpec(

@@ -29,10 +29,11 @@ from tenferro.extend import (
     conj,
     explain_broadcast,
     is_broadcast_ones,
+    tangent_sum,
     unbroadcast,
 )
 
-from .derivative import JvpRule, partials, settled
+from .derivative import JvpRule, partials
 
 COMPARISONS: dict[str, Callable[[Any, Any], np.ndarray]] = {
     "lt": np.less,
@@ -148,9 +149,9 @@ def _div_jvp(s: Any, tangents: Any, inputs: Any, out: Any) -> Any:
     t_a, t_b = tangents
     b = inputs[1]
     if t_b is None:
-        return None if t_a is None else settled(s, [s.div(t_a, b)], out)
+        return None if t_a is None else tangent_sum(s, [s.div(t_a, b)], out)
     along_b = s.mul(t_b, out)
-    return settled(s, [s.div(s.neg(along_b) if t_a is None else s.sub(t_a, along_b), b)], out)
+    return tangent_sum(s, [s.div(s.neg(along_b) if t_a is None else s.sub(t_a, along_b), b)], out)
 
 
 def _is_scalar(x: Any) -> bool:
@@ -204,7 +205,7 @@ def _extremum(beats: str) -> tuple[tuple[InputRule, InputRule], JvpRule]:
     def jvp(s: Any, tangents: Any, inputs: Any, out: Any) -> Any:
         (t_a, t_b), (a, b) = tangents, inputs
         terms = [] if t_a is None else [_share(s, t_a, a, b, beats)]
-        return settled(s, terms if t_b is None else [*terms, _share(s, t_b, b, a, beats)], out)
+        return tangent_sum(s, terms if t_b is None else [*terms, _share(s, t_b, b, a, beats)], out)
 
     return (
         lambda s, g, out, a, b: _share(s, g, a, b, beats),
@@ -236,7 +237,7 @@ def _clamp_jvp(s: Any, tangents: Any, inputs: tuple[Any, Any, Any], out: Any) ->
     if t_hi is not None:
         elsewhere = x_in if lo_wins is None else s.logical_or(x_in, lo_wins)
         terms.append(s.where_select(elsewhere, 0.0, t_hi))
-    return settled(s, terms, out)
+    return tangent_sum(s, terms, out)
 
 
 def _clamp_vjp(s: Any, g: Any, inputs: tuple[Any, Any, Any], out: Any) -> tuple[Any, Any, Any]:

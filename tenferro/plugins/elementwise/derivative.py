@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from tenferro.extend import InputRule, conj
+from tenferro.extend import InputRule, conj, tangent_sum
 
 #: ``derivative(s, out, x)``: f′ (or the d of f′ = 1/d) at x, with the session's ops.
 Derivative = Callable[[Any, Any, Any], Any]
@@ -67,22 +67,6 @@ def partials(da: Partial, db: Partial) -> tuple[tuple[InputRule, InputRule], Jvp
             d = None if t is None else partial(s, out, *inputs)
             if d is not None:
                 terms.append(s.mul(t, d))
-        return settled(s, terms, out)
+        return tangent_sum(s, terms, out)
 
     return (vjp(da), vjp(db)), jvp
-
-
-def settled(s: Any, terms: Sequence[Any], out: Any) -> Any:
-    """The sum of a JVP's terms as the result's tangent: None when there are none; broadcast
-    to the result's shape and cast to its dtype where a term falls short (a tangent of a
-    broadcast float32 operand of a float64 result)."""
-    if not terms:
-        return None
-    total = terms[0]
-    for term in terms[1:]:
-        total = s.add(total, term)
-    if total.dtype != out.dtype:
-        total = s.astype(total, out.dtype)
-    if total.shape != out.shape:
-        total = s.broadcast_to(total, out.shape)
-    return total

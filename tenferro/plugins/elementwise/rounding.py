@@ -16,10 +16,9 @@ from typing import Any
 
 import numpy as np
 
-from tenferro.extend import ArgumentError, DTypeError, ErrorInput, Kink, OpSpec, SampleInput
+from tenferro.extend import ArgumentError, DTypeError, ErrorInput, Kink, OpSpec, SampleInput, tangent_sum
 
 from .binary import _binary, _binary_errors
-from .derivative import settled
 
 
 def _away_from(points: tuple[float, ...]) -> Callable[[], Any]:
@@ -46,7 +45,7 @@ def _remainder_jvp(s: Any, tangents: Any, inputs: Any, out: Any) -> Any:
     terms = [] if t_a is None else [t_a]
     if t_b is not None:
         terms.append(s.neg(s.mul(t_b, s.floor_divide(a, b))))
-    return settled(s, terms, out)
+    return tangent_sum(s, terms, out)
 
 
 def _constant(

@@ -44,9 +44,9 @@ from tenferro.extend import (
     ShapeMismatch,
     check_shape,
     conj,
+    tangent_sum,
     unbroadcast,
 )
-from tenferro.plugins.elementwise.derivative import settled  # a JVP helper extend.py lacks
 
 from . import samples
 from .gathers import check_fits
@@ -191,7 +191,7 @@ def _mul_jvp(s: Any, t_x: Any, t_u: Any, x: Any, indices: Any, updates: Any, out
     if t_u is not None:
         along = s.mul(t_u, _others(s, out, x, indices, updates, axis))
         terms.append(s.mul(x, s.scatter_add_to(along, indices, x.shape, axis, "nd")))
-    return settled(s, terms, out)
+    return tangent_sum(s, terms, out)
 
 
 def _extreme_jvp(s: Any, t_x: Any, t_u: Any, x: Any, indices: Any, updates: Any, out: Any, axis: int) -> Any:

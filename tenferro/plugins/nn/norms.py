@@ -33,9 +33,9 @@ from tenferro.extend import (
     check_shape,
     explain_broadcast,
     normalize_axes,
+    tangent_sum,
     unbroadcast,
 )
-from tenferro.plugins.elementwise.derivative import settled  # a JVP helper extend.py lacks
 
 
 def norm_axes(x: Any, normalized_shape: Any, axes: Any, op: str) -> tuple[int, ...]:
@@ -144,7 +144,7 @@ def _layer_norm_jvp(
     (t_x, t_w, t_b), (x, weight, _) = tangents, inputs
     terms = [] if t_b is None else [t_b]
     if t_x is None and t_w is None:
-        return settled(s, terms, out)
+        return tangent_sum(s, terms, out)
     axis = norm_axes(x, normalized_shape, axes, "layer_norm")
     centered = s.sub(x, s.reduce_mean(x, axis, True))
     var = s.reduce_mean(s.mul(centered, centered), axis, True)
@@ -157,7 +157,7 @@ def _layer_norm_jvp(
         inner = s.sub(s.sub(t_x, s.reduce_mean(t_x, axis, True)), along)
         dxhat = s.mul(inner, rstd)
         terms.append(dxhat if _is_one(weight) else s.mul(dxhat, weight))
-    return settled(s, terms, out)
+    return tangent_sum(s, terms, out)
 
 
 # -- rms_norm ------------------------------------------------------------------------------------
@@ -208,7 +208,7 @@ def _rms_norm_jvp(
     if t_x is not None:
         dxhat = s.mul(s.sub(t_x, s.mul(xhat, s.reduce_mean(s.mul(t_x, xhat), axis, True))), rstd)
         terms.append(dxhat if _is_one(weight) else s.mul(dxhat, weight))
-    return settled(s, terms, out)
+    return tangent_sum(s, terms, out)
 
 
 # -- samples and references ------------------------------------------------------------------

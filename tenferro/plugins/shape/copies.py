@@ -18,9 +18,9 @@ from tenferro.extend import (
     OpSpec,
     ShapeMismatch,
     check_shape,
+    tangent_sum,
     unbroadcast,
 )
-from tenferro.plugins.elementwise.derivative import settled  # a JVP helper extend.py lacks
 
 from .common import axis_index, is_int
 from .views import lazy
@@ -278,7 +278,7 @@ def _pad_jvp(s: Any, tangents: Any, inputs: Any, out: Any, pad_width: Any, mode:
     """The tangent padded with zeros (the constant carries none), of the result's dtype (a
     complex constant makes a real x's result complex)."""
     t = tangents[0]
-    return None if t is None else settled(s, [s.pad(t, pad_width, mode, 0)], out)
+    return None if t is None else tangent_sum(s, [s.pad(t, pad_width, mode, 0)], out)
 
 
 PAD = OpSpec(
