@@ -54,6 +54,7 @@ from .core.errors import (
     UnknownOp,
 )
 from .core.runtime import default_runtime
+from .core.tensor import read
 from .engines import DaskEngine  # dask itself is imported when an engine is made
 from .transforms import grad, hessian, hvp, jacfwd, jacobian, jacrev, jvp, linearize, value_and_grad, vjp
 
@@ -72,13 +73,19 @@ def variable(a: object) -> EagerTensor:
     whose gradient ``backward()`` adds into its slot, as ``torch.tensor(a, requires_grad=True)``.
     An EagerTensor gives its value (a new leaf without its history), so an SGD step reads
     ``tf.variable(p - lr * tf.constant(p.grad()))``."""
-    return default_runtime().variable_from(a.value() if isinstance(a, EagerTensor) else a)
+    return default_runtime().variable_from(_value_of(a))
 
 
 def constant(a: object) -> EagerTensor:
     """A constant of the default runtime (``default_runtime().constant_from(a)``); an
     EagerTensor gives its value, a Tensor (such as ``p.grad()``) itself."""
-    return default_runtime().constant_from(a.value() if isinstance(a, EagerTensor) else a)
+    return default_runtime().constant_from(_value_of(a))
+
+
+def _value_of(a: object) -> object:
+    """An EagerTensor's value on purpose (the history is dropped by request, so a function
+    transform does not refuse it as it refuses ``np.asarray``), anything else as it is."""
+    return Tensor._wrap(read(a._held())) if isinstance(a, EagerTensor) else a
 
 
 __all__ = [

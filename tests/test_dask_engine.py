@@ -120,7 +120,7 @@ def test_b6_second_backward_doubles_bitwise_and_clear_grad_restarts(deng, rt, se
     loss.backward(deng)
     first = x.grad().to_numpy()
     loss.backward(deng)
-    assert is_dask(x) and isinstance(x._grad, da.Array)  # the slot holds a dask array too
+    assert isinstance(x._grad, da.Array)  # the slot holds a dask array (x, of a CpuEngine runtime, stays NumPy)
     assert np.array_equal(x.grad().to_numpy(), 2 * first)
     x.clear_grad()
     assert x.grad() is None
@@ -381,3 +381,53 @@ def test_jacobians_on_a_dask_engine_are_assembled_on_it(deng):
         on_dask = jacobian(lambda v: tnp.sin(v) * v, engine=deng)(x)
         on_cpu = jacobian(lambda v: tnp.sin(v) * v)(x)
         assert np.array_equal(np.asarray(on_dask), np.asarray(on_cpu))
+
+
+def test_a_dask_array_is_kept_lazily_whatever_the_import_order():
+    """dask imported after tenferro, no DaskEngine made yet: a dask array given to
+    tf.variable / constant_from is still recognised and kept, not computed into this process."""
+    code = (
+        "import tenferro as tf, dask, dask.array as da\n"
+        "def refuse(*a, **k): raise AssertionError('computed')\n"
+        "with dask.config.set(scheduler=refuse):\n"
+        "    x = tf.variable(da.ones(4, chunks=2)); c = tf.default_runtime().constant_from(da.ones(4, chunks=2))\n"
+        "print(type(x._value).__name__, type(c._value).__name__)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["Array", "Array"]
+
+
+def test_a_transform_on_a_dask_engine_leaves_a_numpy_tensor_of_another_runtime_as_it_was(deng):
+    x = tf.variable(np.array([1.0, 2.0]))
+    g = tf.grad(lambda w: tnp.sum(w * w), engine=deng)(x)
+    assert np.array_equal(np.asarray(g), [2.0, 4.0])
+    assert type(x._value) is np.ndarray and np.array_equal(np.asarray(x * 2), [2.0, 4.0])
+
+
+def test_the_conversions_compute_a_dask_value(deng):
+    rd = EagerRuntime(engine=deng)
+    s = tnp.sum(rd.variable_from(np.arange(4.0)) * 2)
+    assert s.item() == 12.0 and (s * 1).tolist() == 12.0 and f"{s:.3f}" == "12.000"
+    assert float(np.from_dlpack(s)) == 12.0
+
+
+def test_an_op_without_a_dask_path_in_a_rule_is_an_engine_error_not_a_rule_error(deng):
+    rd = EagerRuntime(engine=deng)
+    x = rd.variable_from(np.arange(1.0, 6.0))
+    with pytest.raises(EngineError, match="prod_except"):
+        tf.hvp(lambda w: tnp.prod(w), (x,), (np.ones(5),))
+
+
+def test_an_engine_and_its_session_classes_are_freed_with_it():
+    import gc
+    import weakref
+
+    refs = []
+    for _ in range(3):
+        engine = DaskEngine(chunks=2)
+        refs.append(weakref.ref(engine))
+        tf.grad(lambda w: tnp.sum(w * w), engine=engine)(np.ones(2))
+    del engine
+    gc.collect()
+    assert all(ref() is None for ref in refs)

@@ -40,7 +40,16 @@ def test_leaving_tenferro_inside_a_transform_is_refused_not_a_silent_zero():
     import tenferro.numpy as tnp
 
     x = np.array([1.0, 2.0, 3.0])
-    for leave in (np.asarray, lambda y: float(y[0]), lambda y: y[0].item(), lambda y: y.tolist()):
+    exits = (
+        np.asarray,
+        lambda y: float(y[0]),
+        lambda y: y[0].item(),
+        lambda y: y.tolist(),
+        lambda y: y.value(),
+        np.from_dlpack,
+        lambda y: float(f"{tnp.sum(y):.3f}"),
+    )
+    for leave in exits:
         with pytest.raises(tf.ArgumentError, match="is computed from the arguments grad is differentiating"):
             tf.grad(lambda y, leave=leave: tnp.sum(y * 2.0) + np.sum(leave(y**2)))(x)
     with pytest.raises(tf.ArgumentError, match="jvp is differentiating"):
@@ -51,3 +60,5 @@ def test_leaving_tenferro_inside_a_transform_is_refused_not_a_silent_zero():
     g = tf.grad(lambda y: tnp.sum(y**2) if bool(y[0] > 0) and int(y[1]) == 2 else tnp.sum(y))(x)
     assert np.array_equal(np.asarray(g), 2 * x)
     assert float(tf.grad(lambda y: y * float(np.sum(x)))(1.0)) == 6.0  # a closure over plain data
+    g = tf.grad(lambda y: tnp.sum(y * y.detach()) + tnp.sum(y * tf.constant(y)))(x)  # stopped on purpose
+    assert np.array_equal(np.asarray(g), 2 * x)

@@ -129,7 +129,6 @@ def test_vjp_of_a_complex_function_is_pytorchs_convention():
 @pytest.mark.parametrize(
     ("make", "jax_error", "tf_error"),
     [
-        # NonScalarGrad is a TenferroError but not a TypeError (tenferro/core/errors.py)
         (lambda T: T.grad(lambda x: x * 2)(X), TypeError, tf.NonScalarGrad),
         (lambda T: T.grad(lambda x: x * 2.0)(np.arange(3)), TypeError, TypeError),
         (lambda T: T.grad(lambda z: z**2, holomorphic=True)(1.0), TypeError, TypeError),
@@ -144,3 +143,12 @@ def test_refused_where_jax_refuses(make, jax_error, tf_error):
         make(jax)
     with pytest.raises(tf_error):
         make(tf)
+
+
+def test_jacfwd_of_a_complex_output_of_a_real_input_is_jaxs():
+    """Forward mode has no convention to choose for a real input: jacfwd takes a complex
+    output as JAX's does (only holomorphic=True asks for complex outputs)."""
+    x = np.array([0.3, -1.2, 2.0])
+    got = np.asarray(tf.jacfwd(lambda v: tnp.exp(1j * v))(x))
+    np.testing.assert_allclose(got, np.diag(1j * np.exp(1j * x)), rtol=1e-15)  # closed form
+    np.testing.assert_allclose(got, np.asarray(jax.jacfwd(lambda v: jnp.exp(1j * v))(x)), rtol=1e-15)

@@ -58,7 +58,7 @@ class EagerTensor:
     def value(self) -> Tensor:
         """The number this tensor holds, as an immutable :class:`Tensor` (no copy; the value
         of an engine such as ``DaskEngine`` is computed here, each time it is read)."""
-        return Tensor._wrap(read(self._held()))
+        return Tensor._wrap(read(self._read("x.value()")))
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
         return Tensor._wrap(read(self._read("np.asarray(x)"))).__array__(dtype, copy)
@@ -78,7 +78,8 @@ class EagerTensor:
                         f"{exit}: {self.describe()} is computed from the arguments {transform} is differentiating; "
                         f"a NumPy array or Python number made from it carries no derivative, so the result "
                         f"would silently miss that part. Compute with tenferro.numpy functions and operators, "
-                        f"or return the value as aux (has_aux=True) and read it outside"
+                        f"return the value as aux (has_aux=True) to read it outside, or stop the derivative on "
+                        f"purpose with x.detach()"
                     )
         return self._held()
 

@@ -53,11 +53,25 @@ def register_array_type(cls: type, keep: Callable[[Any], Any]) -> None:
     _KEEP[cls] = keep
 
 
-def kept(value: Any) -> Any:
+#: Functions that recognise an engine's array before its engine was made (its library was
+#: imported after tenferro) and register its type; see :func:`kept`.
+_DISCOVERERS: list[Callable[[Any], bool]] = []
+
+
+def discover_array_types(discover: Callable[[Any], bool]) -> None:
+    """Add ``discover(value)``: True after it registered ``value``'s type as an engine's
+    (``register_array_type``), so that such a value is never taken for array-like data
+    and computed into a NumPy array in this process."""
+    _DISCOVERERS.append(discover)
+
+
+def kept(value: Any, discovering: bool = True) -> Any:
     """An engine's array given to ``variable_from``/``constant_from``, as tenferro holds it."""
     for cls, keep in _KEEP.items():
         if isinstance(value, cls):
             return keep(value)
+    if discovering and not isinstance(value, (np.ndarray, np.generic)) and any(d(value) for d in _DISCOVERERS):
+        return kept(value, discovering=False)
     return value
 
 
@@ -68,7 +82,7 @@ class Engine:
     another type (dask arrays) sets ``native = False`` and overrides :meth:`enter`,
     :meth:`adopt`, :meth:`kernel` and :meth:`ones` (see the module docstring)."""
 
-    __slots__ = ("name", "_lock", "_holder", "__weakref__")
+    __slots__ = ("name", "_lock", "_holder", "_session_classes", "__weakref__")
 
     #: Whether values are NumPy arrays (sessions then use the registry's plain session class).
     native: bool = True
@@ -77,6 +91,7 @@ class Engine:
         self.name = name
         self._lock = threading.Lock()
         self._holder = ""
+        self._session_classes: Any = None  # an engine that is not native: its session class per registry
 
     def lend(self, holder: str) -> Loan:
         """Lend the engine to ``holder`` for the duration of a ``with`` block.

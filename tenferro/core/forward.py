@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .eager import EagerTensor, vertex
-from .errors import NotDifferentiable, RuleError
+from .errors import EngineError, NotDifferentiable, RuleError
 from .graph import depends_on
 from .recording import recording
 from .sweep import node_cotangents, reverse_sweep, stand_ins
@@ -109,8 +109,8 @@ def node_tangent(session: EagerSession, node: Node, tangents: list[Any]) -> Any:
                 returned = spec.jvp(session, tangents, node.inputs, out)
         else:
             returned = _transposed(session, node, tangents)
-    except NotDifferentiable:
-        raise
+    except (NotDifferentiable, EngineError):
+        raise  # a point with no derivative, an op with no path on the engine: each says so itself
     except RuleError as exc:
         if "the JVP of" in str(exc) or "the VJP of" in str(exc):
             raise

@@ -424,13 +424,14 @@ def default_runtime() -> EagerRuntime:
 def _as_array(tensor: Any, call: str) -> Any:
     if isinstance(tensor, EagerTensor):
         raise ArgumentError(f"{call}: got an EagerTensor; pass its value (x.value()) to make a new leaf")
-    # an engine's array: not gathered, and immutable here
+    # an engine's array (also one whose engine was not made yet): not gathered, and immutable here
+    held = engines.kept(tensor)
     if engines.ENGINE_ARRAYS and isinstance(tensor, engines.ENGINE_ARRAYS):
         if tensor.dtype.kind not in "biufc":
             raise DTypeError(
                 f"{call}: dtype {tensor.dtype} is not supported; use a bool, integer, float or complex array"
             )
-        return engines.kept(tensor)  # so that the caller's own cannot be changed under us (x[0] = 1)
+        return held  # a new object, so that the caller's own cannot be changed under us (x[0] = 1)
     return array_from(tensor, call)
 
 

@@ -376,8 +376,12 @@ def _method(spec: OpSpec, kernel_state: tuple[Any, Any] | None = None, engine: E
                     if enter is None:  # another engine's value on NumPy: refused, not gathered
                         shown = f"{type(value).__module__}.{type(value).__name__}"
                         raise _foreign(name, f"argument {spec.input_name(index)!r} holds a {shown}", engine)
-                elif enter is not None:  # the value moves to the engine, once (the tensor keeps it)
-                    value = arg._value = enter(value)
+                elif enter is not None:  # the value moves to the engine
+                    value = enter(value)
+                    # Once, where no other engine is the runtime's default (the tensor keeps it);
+                    # a tensor of a CpuEngine runtime stays NumPy, to work there still.
+                    if rt._engine is None or rt._engine is engine:
+                        arg._value = value
                 if value.dtype.kind not in accepts[0 if variadic else index]:
                     raise _dtype_error(spec, index, value)
                 parent = arg._node
@@ -543,10 +547,6 @@ def implicit_session(rt: EagerRuntime, registry: Registry, engine: Engine) -> Im
 
 
 _CLASSES: weakref.WeakKeyDictionary[Registry, type[EagerSession]] = weakref.WeakKeyDictionary()
-#: Per registry, the session class of each engine that is not native (see session_class).
-_ENGINE_CLASSES: weakref.WeakKeyDictionary[Registry, weakref.WeakKeyDictionary[Engine, type[EagerSession]]] = (
-    weakref.WeakKeyDictionary()
-)
 _IMPLICIT: weakref.WeakKeyDictionary[Registry, dict[Any, type[ImplicitSession]]] = weakref.WeakKeyDictionary()
 _CLASSES_LOCK = threading.Lock()
 
@@ -558,13 +558,17 @@ def session_class(registry: Registry, engine: Engine | None = None) -> type[Eage
     whose methods enter, run and adopt values as the engine says (see :func:`_method`)."""
     if engine is not None and not engine.native:
         with _CLASSES_LOCK:
-            classes = _ENGINE_CLASSES.setdefault(registry, weakref.WeakKeyDictionary())
-            cls = classes.get(engine)
+            # Kept on the engine, not in a table keyed by it: the class refers to its engine,
+            # so a table would keep every engine (and its client) alive; a cycle is collected.
+            classes = engine._session_classes
+            if classes is None:
+                classes = engine._session_classes = weakref.WeakKeyDictionary()
+            cls = classes.get(registry)
             if cls is None:
                 methods: dict[str, Any] = {spec.name: _method(spec, None, engine) for spec in registry}
                 doc = f"An EagerSession of {engine!r} whose methods are the {len(methods)} ops of one registry."
                 methods.update(__module__=__name__, __doc__=doc, _engine=engine)
-                cls = classes[engine] = type("EngineSession", (EagerSession,), methods)
+                cls = classes[registry] = type("EngineSession", (EagerSession,), methods)
         return cls
     with _CLASSES_LOCK:
         cls = _CLASSES.get(registry)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .eager import EagerTensor
-from .errors import NotDifferentiable, RuleError
+from .errors import EngineError, NotDifferentiable, RuleError
 from .graph import reachable
 from .recording import paused
 from .spec import OpSpec
@@ -156,8 +156,9 @@ def node_cotangents(
         returned = spec.vjp(session, g, inputs, out, **params)
         if type(returned) is not tuple and isinstance(returned, Iterator):  # a generator rule runs here
             returned = tuple(returned)
-    except NotDifferentiable:
-        raise  # a rule refusing a point where it has no derivative (a degenerate spectrum) says so itself
+    except (NotDifferentiable, EngineError):
+        raise  # a point with no derivative (a degenerate spectrum), an op with no path on the engine: each says so
+
     except RuleError as exc:
         if "the VJP of" in str(exc):  # already names the op at fault
             raise

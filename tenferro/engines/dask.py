@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from tenferro.core.engine import Engine, register_array_type
+from tenferro.core.engine import Engine, discover_array_types, register_array_type
 from tenferro.core.errors import EngineError, KernelError, TenferroError
 
 #: How dask announces that it is about to compute a function it does not implement.
@@ -281,5 +281,16 @@ def _no_path(spec: Any, engine: DaskEngine, why: str) -> EngineError:
     )
 
 
+def _discover(value: Any) -> bool:
+    """A dask array met before any DaskEngine was made (dask imported after tenferro): its
+    type is registered then, so it is kept lazily, not computed into this process."""
+    module = sys.modules.get("dask.array")
+    if module is not None and isinstance(value, module.Array):
+        register_array_type(module.Array, _kept)
+        return True
+    return False
+
+
 if "dask.array" in sys.modules:  # dask already loaded: its arrays are engine values from now on
     register_array_type(sys.modules["dask.array"].Array, _kept)
+discover_array_types(_discover)

@@ -23,6 +23,7 @@ import numpy as np
 
 from ..core.eager import EagerTensor
 from ..core.errors import ArgumentError, AxisError, ShapeMismatch, TenferroError, UnknownOp
+from ..core.tensor import read
 from ._at import _at
 from ._keys import BASIC, plan
 from ._numpy_dispatch import divmod_pair
@@ -38,10 +39,17 @@ class ExportError(TenferroError, BufferError):
 
 
 # -- conversions -----------------------------------------------------------------------------
+def _exit(x: EagerTensor, exit: str) -> np.ndarray:
+    """The value handed out by an exit from the trace, as a NumPy array (an engine's value
+    is computed here): a float or complex value inside a function transform goes through
+    ``EagerTensor._read``, which refuses one the transform differentiates; bool and integer
+    values (control flow, no derivative) are read as they are, as JAX reads them."""
+    return read(x._read(exit) if x.dtype.kind in "fc" else x._held())
+
+
 def _one(x: EagerTensor, to: str) -> Any:
-    # A float or complex read inside a transform is refused (see EagerTensor._read); bool and
-    # int (control flow, no derivative) are allowed, as JAX allows them.
-    value = x._read(f"{to}(x)") if to in ("float", "complex") else x._held()
+    # bool(x) and int(x) decide control flow (no derivative): read as they are, as in JAX
+    value = _exit(x, f"{to}(x)") if to in ("float", "complex") else read(x._held())
     if value.size != 1:
         raise ShapeMismatch(
             f"{to}() of a tensor of shape {list(value.shape)}: only a tensor of one element has one "
@@ -86,7 +94,7 @@ def _len(self: EagerTensor) -> int:
 def _item(self: EagerTensor, *args: Any) -> Any:
     """NumPy's ``x.item()``: the one element as a Python number (or the element at a flat
     index or a tuple of indices)."""
-    value = self._read("x.item()") if self.dtype.kind in "fc" else self._held()
+    value = _exit(self, "x.item()")
     if not args and value.size != 1:
         raise ShapeMismatch(
             f"x.item() of a tensor of shape {list(value.shape)}: only a tensor of one element has one value; "
@@ -100,7 +108,7 @@ def _item(self: EagerTensor, *args: Any) -> Any:
 
 def _tolist(self: EagerTensor) -> Any:
     """The value as nested Python lists of Python numbers (a number for a 0-d tensor)."""
-    return (self._read("x.tolist()") if self.dtype.kind in "fc" else self._held()).tolist()
+    return _exit(self, "x.tolist()").tolist()
 
 
 # -- indexing --------------------------------------------------------------------------------
@@ -227,7 +235,7 @@ def _dlpack(
     """The value as a DLPack capsule (NumPy's export). The value is read-only: consumers
     that know DLPack 1.0 (``max_version >= (1, 0)``, NumPy 2's and PyTorch's from_dlpack)
     get it flagged read-only without a copy; older ones get a copy unless ``copy=False``."""
-    value = self._held()
+    value = _exit(self, "x.__dlpack__()")
     try:
         return value.__dlpack__(stream=stream, max_version=max_version, dl_device=dl_device, copy=copy)
     except BufferError as exc:
@@ -460,7 +468,7 @@ def _format(self: EagerTensor, spec: str) -> str:
     tensor is refused, as NumPy refuses it."""
     if not spec:
         return str(self)
-    value = self._held()
+    value = _exit(self, f"format(x, {spec!r})")
     if value.size != 1:
         raise ArgumentError(
             f"format(x, {spec!r}) of a tensor of shape {list(value.shape)}: only a tensor of one element "

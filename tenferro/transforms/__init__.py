@@ -309,7 +309,8 @@ def _jacfwd(
 
     def jacfwd_f(*args: Any, **kwargs: Any) -> Any:
         call = Call(transform, fun, args, nums, engine, has_aux, "require" if holomorphic else "refuse", kwargs)
-        _real_outputs(call, transform, holomorphic)
+        if holomorphic:  # as JAX: forward mode takes a complex output of a real input as it is
+            _real_outputs(call, transform, holomorphic)
         plan = call.plan()
         with call.context():  # one session for every push and the blocks' assembly, on the call's engine
             columns = [_columns(call, plan, j, x) for j, x in enumerate(call.inputs)]

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import optree
 
+from tenferro.core import engine as engines
 from tenferro.core.eager import EagerTensor, vertex
 from tenferro.core.engine import CpuEngine, Engine
 from tenferro.core.errors import ArgumentError, DTypeError, ShapeMismatch
@@ -90,7 +91,19 @@ def as_value(
         array = np.array(leaf)
         if array.dtype.kind in "biufc":
             return freeze(array)
-    got = f"an array of dtype {leaf.dtype}" if isinstance(leaf, np.ndarray) else f"a {type(leaf).__name__}"
+    held = engines.kept(leaf)  # an engine's array is recognised, never computed here
+    if engines.ENGINE_ARRAYS and isinstance(held, engines.ENGINE_ARRAYS):
+        raise ArgumentError(
+            f"{transform}: {what()} is a {type(leaf).__module__}.{type(leaf).__name__}, an engine's array; make it "
+            f"a tensor of the engine's runtime first (rt.variable_from(a) or rt.constant_from(a), with "
+            f"rt = EagerRuntime(engine=...)), so that it is not computed into this process"
+        )
+    name = type(leaf).__name__
+    got = (
+        f"an array of dtype {leaf.dtype}"
+        if isinstance(leaf, np.ndarray)
+        else f"{'an' if name[:1].lower() in 'aeiou' else 'a'} {name}"
+    )
     raise ArgumentError(f"{transform}: {what()} is {got}, not an array of numbers; {_NOT_AN_ARRAY[role]}")
 
 
