@@ -18,7 +18,7 @@ import numpy as np
 
 from .eager import EagerTensor, vertex
 from .errors import EngineError, NotDifferentiable, RuleError
-from .graph import depends_on
+from .graph import depends_on, leading_to, nodes_in_order, reachable
 from .recording import recording
 from .sweep import node_cotangents, reverse_sweep, stand_ins
 from .tensor import TRACKED, Hollow, describe, seal
@@ -52,20 +52,10 @@ def forward_plan(roots: Sequence[Vertex], starts: set[int]) -> Plan:
     """The plan of pushing tangents of the vertices ``starts`` (by id) to ``roots``: the
     nodes between them in creation order (inputs before their users). The walk stops at
     the starts: what computed them is not the transform's business."""
-    seen: dict[int, Node] = {}
-    stack = [root for root in roots if type(root) is Node and id(root) not in starts]
-    for root in stack:
-        seen[id(root)] = root
-    while stack:
-        node = stack.pop()
-        for parent in node.parents:
-            if type(parent) is Node and id(parent) not in seen and id(parent) not in starts:
-                seen[id(parent)] = parent
-                stack.append(parent)
     carried = set(starts)
     nodes = []
-    for node in sorted(seen.values(), key=lambda n: n.seq):
-        if any(id(parent) in carried for parent in node.parents if parent is not None):
+    for node in nodes_in_order(reachable(*roots, stops=starts)):
+        if id(node) not in starts and any(id(parent) in carried for parent in node.parents if parent is not None):
             carried.add(id(node))
             nodes.append(node)
     return Plan(nodes, {id(root) for root in roots})
@@ -198,17 +188,4 @@ def _between(roots: list[tuple[Vertex, Any]], wanted: set[int], floor: int) -> s
     """The vertices a sweep from ``roots`` to the variables ``wanted`` must visit, among the
     nodes recorded after ``floor`` (the rule's own: the trace before it cannot lead to the
     rule's cotangent variables, so it is not walked)."""
-    reached: dict[int, Node] = {}
-    stack = [v for v, _ in roots if type(v) is Node and v.seq > floor]
-    for v in stack:
-        reached[id(v)] = v
-    while stack:
-        for parent in stack.pop().parents:
-            if type(parent) is Node and parent.seq > floor and id(parent) not in reached:
-                reached[id(parent)] = parent
-                stack.append(parent)
-    needed = set(wanted)
-    for node in sorted(reached.values(), key=lambda n: n.seq):
-        if any(parent is not None and id(parent) in needed for parent in node.parents):
-            needed.add(id(node))
-    return needed
+    return leading_to(reachable(*(v for v, _ in roots), floor=floor), wanted)

@@ -3,6 +3,7 @@ jaxpr-like listing of B16."""
 
 from __future__ import annotations
 
+from collections.abc import Container
 from numbers import Number
 from typing import Any
 
@@ -13,15 +14,17 @@ from .tensor import describe
 from .trace import CALL, Node, Vertex
 
 
-def reachable(*roots: Vertex) -> dict[int, Vertex]:
+def reachable(*roots: Vertex, stops: Container[int] = (), floor: int = -1) -> dict[int, Vertex]:
     """Every vertex the ``roots`` were computed from, their own included, by id (iterative,
     so a chain of 10^5 ops needs no recursion; each vertex is visited once however many
-    roots lead to it)."""
+    roots lead to it). The walk does not go past a vertex whose id is in ``stops`` nor a
+    node created at or before ``floor``: those are reached, their parents are not (a
+    transform's own arguments; the trace before a rule ran)."""
     seen: dict[int, Vertex] = {id(root): root for root in roots}
     stack = list(seen.values())
     while stack:
         current = stack.pop()
-        if type(current) is Node:
+        if type(current) is Node and current.seq > floor and id(current) not in stops:
             for parent in current.parents:
                 if parent is not None and id(parent) not in seen:
                     seen[id(parent)] = parent

@@ -25,7 +25,7 @@ from tenferro.core.eager import EagerTensor, vertex
 from tenferro.core.engine import CpuEngine, Engine
 from tenferro.core.errors import ArgumentError, DTypeError, ShapeMismatch
 from tenferro.core.forward import Plan, forward_plan, push_tangents
-from tenferro.core.graph import reachable
+from tenferro.core.graph import leading_to, reachable
 from tenferro.core.recording import differentiated, no_grad, paused, recording
 from tenferro.core.runtime import EagerRuntime, default_runtime
 from tenferro.core.sweep import reverse_sweep
@@ -267,26 +267,10 @@ class Call:
     def _needed(self, roots: list[tuple[Any, Any]]) -> set[int] | None:
         """The vertices between the roots and the call's own (None: every vertex reached is)."""
         wanted = {id(v) for v in self.starts}
-        seen: dict[int, Any] = {}
-        stack = []
-        for v, _ in roots:
-            if id(v) not in seen:
-                seen[id(v)] = v
-                stack.append(v)
-        while stack:
-            current = stack.pop()
-            if type(current) is Node and current not in self.stops:
-                for parent in current.parents:
-                    if parent is not None and id(parent) not in seen:
-                        seen[id(parent)] = parent
-                        stack.append(parent)
+        seen = reachable(*(v for v, _ in roots), stops={id(v) for v in self.stops})
         if not self.stops and all(type(v) is Node or id(v) in wanted for v in seen.values()):
             return None
-        needed = set(wanted)
-        for node in sorted((v for v in seen.values() if type(v) is Node), key=lambda n: n.seq):
-            if node not in self.stops and any(p is not None and id(p) in needed for p in node.parents):
-                needed.add(id(node))
-        return needed
+        return leading_to(seen, wanted)
 
     # -- forward mode -------------------------------------------------------------------
     def plan(self) -> Plan:
