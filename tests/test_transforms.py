@@ -214,12 +214,12 @@ Pair = collections.namedtuple("Pair", "a b")
 )
 def test_grad_returns_the_structure_of_its_argument(tree):
     def f(t):
-        leaves = tf.transforms._call.flatten(t)[0]
+        leaves = tf.transforms._trees.flatten(t)[0]
         return sum(tnp.sum(tnp.sin(x) * (k + 1)) for k, x in enumerate(leaves))
 
     g = tf.grad(f)(tree)
-    leaves, spec = tf.transforms._call.flatten(tree)
-    got, got_spec = tf.transforms._call.flatten(g)
+    leaves, spec = tf.transforms._trees.flatten(tree)
+    got, got_spec = tf.transforms._trees.flatten(g)
     assert got_spec == spec and type(g) is type(tree)
     if isinstance(tree, dict):
         assert list(g) == list(tree)

@@ -27,7 +27,8 @@ from tenferro.core.errors import ArgumentError, DTypeError, NonScalarGrad
 from tenferro.core.forward import Plan
 from tenferro.core.tensor import describe, dtype_name
 
-from ._call import Call, flatten, unflatten, where_in
+from ._call import Call
+from ._trees import flatten, unflatten, where_in
 
 __all__ = ["grad", "hessian", "hvp", "jacfwd", "jacobian", "jacrev", "jvp", "linearize", "value_and_grad", "vjp"]
 

@@ -18,93 +18,19 @@ from contextvars import ContextVar
 from typing import Any
 
 import numpy as np
-import optree
 
-from tenferro.core import engine as engines
 from tenferro.core.eager import EagerTensor, vertex
 from tenferro.core.engine import CpuEngine, Engine
 from tenferro.core.errors import ArgumentError, DTypeError, ShapeMismatch
 from tenferro.core.forward import Plan, forward_plan, push_tangents
 from tenferro.core.graph import leading_to, reachable
 from tenferro.core.recording import differentiated, no_grad, paused, recording
-from tenferro.core.runtime import EagerRuntime, default_runtime
+from tenferro.core.runtime import EagerRuntime
 from tenferro.core.sweep import reverse_sweep
-from tenferro.core.tensor import TRACKED, Tensor, describe, dtype_name, freeze, seal
+from tenferro.core.tensor import dtype_name, freeze, seal
 from tenferro.core.trace import SEQUENCE, Node
 
-#: Python numbers accepted as array leaves (NumPy's dtypes: float64, int64, complex128, bool).
-_NUMBERS = (bool, int, float, complex)
-
-
-def flatten(tree: Any) -> tuple[list[Any], Any]:
-    """The leaves of a pytree (dicts, lists, tuples, namedtuples; None is an empty subtree,
-    as in JAX) and its structure."""
-    return optree.tree_flatten(tree)
-
-
-def unflatten(spec: Any, leaves: Sequence[Any]) -> Any:
-    return optree.tree_unflatten(spec, list(leaves))
-
-
-def where_in(transform: str, what: str, tree: Any, index: int) -> str:
-    """``argument 0 at ['W1']``: how an error names leaf ``index`` of ``tree``."""
-    paths = optree.tree_paths(tree)
-    path = "".join(f"[{key!r}]" for key in paths[index]) if index < len(paths) else ""
-    return f"{what} at {path}" if path else what
-
-
-def runtime_of(trees: Sequence[Any]) -> EagerRuntime:
-    """The runtime of the first EagerTensor among the leaves of ``trees``, else the default."""
-    for tree in trees:
-        for leaf in optree.tree_leaves(tree):
-            if type(leaf) is EagerTensor:
-                return leaf._rt
-    return default_runtime()
-
-
-#: What a transform says of a leaf that is not an array, by the role of the leaf.
-_NOT_AN_ARRAY = {
-    "argument": "the arguments of a transformed function are pytrees (dicts, lists, tuples, namedtuples) of "
-    "arrays (NumPy arrays, tenferro arrays, Python numbers); pass other values as arguments outside argnums, "
-    "or close over them",
-    "output": "a transformed function returns a pytree (dicts, lists, tuples, namedtuples) of arrays (NumPy "
-    "arrays, tenferro arrays, Python numbers); return other values as aux (has_aux=True)",
-    "tangent": "tangents and cotangents are pytrees of arrays, one per leaf of the primal or output",
-}
-
-
-def as_value(
-    leaf: Any, rt: EagerRuntime, transform: str, what: Callable[[], str], role: str = "argument"
-) -> np.ndarray:
-    """The read-only array a leaf holds (an EagerTensor's value, a copy of anything else
-    array-like), or the ArgumentError that names the leaf (its ``role`` says what to do)."""
-    if type(leaf) is EagerTensor:
-        if leaf._rt is not rt:
-            raise ArgumentError(
-                f"{transform}: {what()} belongs to {leaf._rt!r}, but the other arrays to {rt!r}; tensors of two "
-                f"runtimes cannot be mixed"
-            )
-        return leaf._held()
-    if isinstance(leaf, Tensor):
-        return leaf._array
-    if isinstance(leaf, (np.ndarray, np.generic, *_NUMBERS)):
-        array = np.array(leaf)
-        if array.dtype.kind in "biufc":
-            return freeze(array)
-    held = engines.kept(leaf)  # an engine's array is recognised, never computed here
-    if engines.ENGINE_ARRAYS and isinstance(held, engines.ENGINE_ARRAYS):
-        raise ArgumentError(
-            f"{transform}: {what()} is a {type(leaf).__module__}.{type(leaf).__name__}, an engine's array; make it "
-            f"a tensor of the engine's runtime first (rt.variable_from(a) or rt.constant_from(a), with "
-            f"rt = EagerRuntime(engine=...)), so that it is not computed into this process"
-        )
-    name = type(leaf).__name__
-    got = (
-        f"an array of dtype {leaf.dtype}"
-        if isinstance(leaf, np.ndarray)
-        else f"{'an' if name[:1].lower() in 'aeiou' else 'a'} {name}"
-    )
-    raise ArgumentError(f"{transform}: {what()} is {got}, not an array of numbers; {_NOT_AN_ARRAY[role]}")
+from ._trees import NUMBERS, as_value, check_dtype, flatten, runtime_of_trees, unflatten, where_in
 
 
 class Call:
@@ -144,7 +70,7 @@ class Call:
                 f"{transform}: argnums names positional argument(s) "
                 f"{sorted({n for n in argnums if argnums.count(n) > 1})} more than once; name each once"
             )
-        self.rt = rt = runtime_of(args)
+        self.rt = rt = runtime_of_trees(args)
         self.engine = engine
         self.in_specs: list[Any] = []
         self.inputs: list[EagerTensor] = []  # the transform's own tensors, one per differentiated leaf
@@ -298,7 +224,7 @@ class Call:
                 f"{list(like.shape)}; they must be equal"
             )
         if value.dtype != like.dtype:
-            weak = isinstance(given, _NUMBERS) and not isinstance(given, bool)
+            weak = isinstance(given, NUMBERS) and not isinstance(given, bool)
             if not weak or (value.dtype.kind == "c" and like.dtype.kind != "c"):
                 raise DTypeError(
                     f"{self.transform}: {what()} has dtype {dtype_name(value.dtype)}, but {of} is "
@@ -332,29 +258,6 @@ def _lending(rt: EagerRuntime, engine: Engine) -> Iterator[Any]:
             yield session
     finally:
         _LENT.reset(token)
-
-
-def check_dtype(value: np.ndarray, transform: str, what: Callable[[], str], complex_inputs: str) -> None:
-    """A differentiated leaf must be float32/64 or complex64/128 (see :class:`Call` for
-    ``complex_inputs``), as JAX's transforms require."""
-    if complex_inputs == "require" and value.dtype.kind != "c":
-        raise DTypeError(
-            f"{transform}: {what()} has dtype {dtype_name(value.dtype)}; {transform} with holomorphic=True needs "
-            f"complex inputs (cast it to complex, or leave holomorphic=False for a real function)"
-        )
-    if value.dtype in TRACKED and (complex_inputs != "refuse" or value.dtype.kind != "c"):
-        return
-    if value.dtype.kind == "c":
-        raise DTypeError(
-            f"{transform}: {what()} is {describe(value.shape, value.dtype)}; {transform} of a complex input needs "
-            f"holomorphic=True (the function must then be holomorphic), or split it into real and imaginary parts"
-        )
-    hint = (
-        "an integer or bool input has no derivative: pass it outside argnums or close over it"
-        if value.dtype.kind in "biu"
-        else "differentiated inputs are float32, float64, complex64 or complex128: cast it first"
-    )
-    raise DTypeError(f"{transform}: {what()} has dtype {dtype_name(value.dtype)}; {hint}")
 
 
 def _or_zeros(tensor: EagerTensor | None, like: EagerTensor) -> EagerTensor:
