@@ -424,6 +424,8 @@ def default_runtime() -> EagerRuntime:
 def _as_array(tensor: Any, call: str) -> Any:
     if isinstance(tensor, EagerTensor):
         raise ArgumentError(f"{call}: got an EagerTensor; pass its value (x.value()) to make a new leaf")
+    if type(tensor) is np.ndarray or isinstance(tensor, Tensor):  # the common case: copied below
+        return array_from(tensor, call)
     # an engine's array (also one whose engine was not made yet): not gathered, and immutable here
     held = engines.kept(tensor)
     if engines.ENGINE_ARRAYS and isinstance(tensor, engines.ENGINE_ARRAYS):
