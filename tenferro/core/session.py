@@ -319,7 +319,8 @@ def _method(spec: OpSpec, kernel_state: tuple[Any, Any] | None = None, engine: E
 
     For an ``engine`` that is not native (see ``engine.py``) there are no inline checks:
     ``classify`` gives each NumPy value to ``engine.enter`` (the tensor keeps what it
-    returns), the kernel is ``engine.kernel(spec)``, and results are adopted by the engine.
+    returns when its runtime's default engine is this one or none), the kernel is
+    ``engine.kernel(spec)``, and results are adopted by the engine.
     """
     name, accepts, drops = spec.name, spec.accepts, spec.drops
     forward = spec.forward if engine is None else engine.kernel(spec)
