@@ -411,6 +411,23 @@ def test_a_session_and_detach_work_inside_a_session_on_the_default_engine(rt):
     assert not z.tracks_grad() and np.array_equal(np.asarray(z), np.sin([1.0, 2.0]))
 
 
+def test_a_cpu_engine_subclass_context_is_in_force_in_sessions_and_outside_them():
+    entered = []
+
+    class Counting(CpuEngine):
+        def context(self):
+            entered.append(1)
+            return np.errstate(all="ignore")
+
+    engine = Counting()
+    rt = EagerRuntime(engine=engine)
+    x = rt.variable_from([1.0, 0.0])
+    rt.with_eager_session(lambda s: s.div(x, 0.0))
+    assert len(entered) == 1  # the session's loan entered the subclass's context
+    (x / 0.0).backward_with(rt.constant_from([1.0, 1.0]))
+    assert len(entered) == 3  # the op outside any session, then the backward pass
+
+
 def test_an_engine_whose_context_fails_is_not_left_lent():
     class Broken(CpuEngine):
         def context(self):

@@ -171,8 +171,12 @@ class Loan:
             )
         engine._holder = self.holder
         try:
-            self._context = engine.context()
-            self._context.__enter__()
+            state = engine.kernel_state()
+            if state is None:
+                self._context = engine.context()
+                self._context.__enter__()
+            else:  # one context variable: set it (0.2 µs) rather than enter np.errstate (1.2 µs)
+                self._context = (state[0], state[0].set(state[1]))
         except BaseException:
             engine._holder = ""
             engine._lock.release()  # a context that fails to start must not leave the engine lent
@@ -180,7 +184,11 @@ class Loan:
         return engine
 
     def __exit__(self, *exc_info: object) -> None:
-        self._context.__exit__(*exc_info)
+        context = self._context
+        if type(context) is tuple:
+            context[0].reset(context[1])
+        else:
+            context.__exit__(*exc_info)
         self.engine._holder = ""
         self.engine._lock.release()
 
@@ -212,7 +220,9 @@ class CpuEngine(Engine):
         looks, and the state ``np.errstate(all="ignore")`` made at import: every warning off,
         NumPy's default buffer size and no ``np.seterrcall`` callback (a kernel rarely
         depends on either; a sixth of ``np.errstate``'s cost per call)."""
-        return None if _ERRSTATE is None else (_ERRSTATE, _QUIET)
+        if _ERRSTATE is None or type(self).context is not CpuEngine.context:
+            return None  # a subclass with a context of its own: that context, not this shortcut
+        return _ERRSTATE, _QUIET
 
 
 class _PerThreadCpuEngine(CpuEngine):
