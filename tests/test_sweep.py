@@ -212,3 +212,75 @@ def test_a_vjp_may_return_a_list_or_a_generator_of_cotangents():
         x = rt.variable_from(np.array([0.5, 1.0]))
         rt.with_eager_session(lambda s, op=op, x=x: s.reduce_sum(getattr(s, op)(x), None)).backward()
         np.testing.assert_array_equal(x.grad().to_numpy(), np.cos([0.5, 1.0]))
+
+
+class _Keeper:
+    """An op `shared(a, b) = a + b` whose VJP hands one fresh tensor to both inputs, and an
+    op `kept(x) = 2x` whose VJP keeps the cotangent it returns (as a cache would)."""
+
+    def __init__(self):
+        self.kept = []
+
+    @hookimpl
+    def tenferro_register_ops(self, registry):
+        def shared_vjp(s, g, inputs, out):
+            ct = s.mul(g, 1.0)
+            return (ct, ct)
+
+        def kept_vjp(s, g, inputs, out):
+            ct = s.mul(g, 2.0)
+            self.kept.append((ct, ct.value().to_numpy()))
+            return (ct,)
+
+        registry.add(OpSpec(name="shared", inputs=("a", "b"), forward=np.add, vjp=shared_vjp))
+        registry.add(OpSpec(name="kept", inputs=("x",), forward=lambda x: 2.0 * x, vjp=kept_vjp))
+
+
+@pytest.fixture
+def keeper_rt():
+    keeper = _Keeper()
+    return EagerRuntime(engine=CpuEngine.serial(), plugins=[keeper]), keeper
+
+
+def test_accumulating_cotangents_never_writes_into_one_a_rule_shared_or_kept(keeper_rt):
+    rt, keeper = keeper_rt
+    xs = np.linspace(-1.0, 1.0, 5)
+    x = rt.variable_from(xs)
+
+    def f(s):
+        a, b = s.sin(x), s.cos(x)
+        y = s.shared(a, b)  # one tensor goes to a and to b
+        z = s.add(s.mul(a, 3.0), s.mul(b, 5.0))  # a and b get a second cotangent each
+        w = s.kept(x)  # its cotangent reaches x, which then gets more
+        return s.reduce_sum(s.add(s.add(y, z), w), None)
+
+    loss = rt.with_eager_session(f)
+    loss.backward()
+    expected = (1.0 + 3.0) * np.cos(xs) - (1.0 + 5.0) * np.sin(xs) + 2.0
+    np.testing.assert_allclose(x.grad().to_numpy(), expected, rtol=1e-15, atol=1e-15)
+    ((ct, value),) = keeper.kept
+    np.testing.assert_array_equal(np.asarray(ct), value)  # the rule's own tensor is unchanged
+
+
+def test_backward_adds_a_cotangent_into_a_buffer_only_the_sweep_holds(rt):
+    from tenferro.core.recording import no_grad
+    from tenferro.core.sweep import _accumulate
+
+    def fresh():
+        return rt.constant_from(np.full(4, 1.5))
+
+    with no_grad(rt), rt.rule_session() as s:
+        pending = {"v": fresh()}
+        total = _accumulate(s, pending["v"], fresh())
+        assert total is pending["v"]  # written into the running sum's own buffer
+        np.testing.assert_array_equal(np.asarray(total), np.full(4, 3.0))
+        held = pending["v"]  # a second holder: the sum goes to a new tensor
+        again = _accumulate(s, pending["v"], fresh())
+        assert again is not held and np.array_equal(np.asarray(held), np.full(4, 3.0))
+        pending = {"v": fresh()}
+        view = np.asarray(pending["v"])  # a view of the buffer: never written
+        assert _accumulate(s, pending["v"], fresh()) is not pending["v"]
+        np.testing.assert_array_equal(view, np.full(4, 1.5))
+    with rt.rule_session() as s:  # recording (rt.grad): never in place
+        pending = {"v": fresh()}
+        assert _accumulate(s, pending["v"], fresh()) is not pending["v"]

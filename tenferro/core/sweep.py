@@ -9,6 +9,7 @@ itself a traced result and can be differentiated again.
 from __future__ import annotations
 
 import heapq
+import sys
 from collections.abc import Container, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -138,19 +139,23 @@ def node_cotangents(
     try:
         if rules is not None:
             cotangents: list[EagerTensor | None] = []
-            for index, (rule, parent) in enumerate(zip(rules, node.parents)):
+            parents = node.parents
+            for index, rule in enumerate(rules):
+                parent = parents[index]
                 if rule is None or parent is None or (needed is not None and id(parent) not in needed):
                     cotangents.append(None)  # no rule, or no gradient wanted there
                     continue
                 ct = rule(session, g, out, *inputs, **params) if params else rule(session, g, out, *inputs)
-                if ct is not None and (
-                    type(ct) is not EagerTensor
-                    or ct._rt is not rt
-                    or type(ct._value) is not np.ndarray
-                    or ct._value.shape != inputs[index]._value.shape
-                    or ct._value.dtype != inputs[index]._value.dtype
-                ):
-                    ct = _unbroadcast(session, node, index, inputs[index], ct)
+                if ct is not None:
+                    value = ct._value if type(ct) is EagerTensor else None
+                    arg = inputs[index]._value
+                    if (
+                        type(value) is not np.ndarray
+                        or ct._rt is not rt
+                        or value.shape != arg.shape
+                        or value.dtype != arg.dtype
+                    ):
+                        ct = _unbroadcast(session, node, index, inputs[index], ct)
                 cotangents.append(ct)
             return cotangents
         returned = spec.vjp(session, g, inputs, out, **params)
@@ -278,7 +283,7 @@ def reverse_sweep(
             # Accumulate: at a node until it runs, at a variable until the end.
             if type(parent) is Node:
                 if parent in pending:
-                    pending[parent] = session.add_any(pending[parent], ct)
+                    pending[parent] = _accumulate(session, pending[parent], ct)
                 else:
                     pending[parent] = ct
                     push(heap, (-parent.seq, parent))
@@ -286,7 +291,7 @@ def reverse_sweep(
                 key = id(parent)
                 previous = leaves.get(key)
                 if previous is not None and previous[1] is not None:
-                    ct = session.add_any(previous[1], ct)
+                    ct = _accumulate(session, previous[1], ct)
                 leaves[key] = (parent, ct)
         del g  # and the local reference to it
     if zero_branches:  # a zero branch whose vertex also got a cotangent from elsewhere adds nothing
@@ -307,6 +312,53 @@ def reverse_sweep(
                 leaves[key] = (variable, ct)
             given.add(id(ct))
     return leaves
+
+
+def _accumulate(session: EagerSession, total: EagerTensor, ct: EagerTensor) -> EagerTensor:
+    """``total + ct``, two cotangents of one vertex. Where nothing records (``backward``),
+    the sum is written into ``total``'s buffer when nothing but the sweep can see it, as
+    PyTorch's InputBuffer accumulates into a gradient no one else holds: an array of its
+    own, held by this tensor alone, the tensor held only by the caller's running sum (so
+    never one the sweep borrowed, which ``borrowed`` holds too, nor one a rule kept). At
+    N = 10^6 that is one buffer of 8 MB fewer to allocate and fault in; the values are
+    bitwise those of ``add_any``."""
+    if _holders(total) != _HELD_ONCE or session._rt not in paused():
+        return session.add_any(total, ct)
+    value = total._value
+    if (
+        type(value) is np.ndarray
+        and value.base is None
+        and type(ct._value) is np.ndarray
+        and ct._value.shape == value.shape
+        and ct._value.dtype == value.dtype
+    ):
+        value.flags.writeable = True
+        try:
+            np.add(value, ct._value, out=value)
+        finally:
+            value.flags.writeable = False
+        return total
+    return session.add_any(total, ct)
+
+
+def _holders(tensor: EagerTensor) -> tuple[int, int]:
+    """The reference counts of ``tensor``'s value and of ``tensor``, as seen from here."""
+    return sys.getrefcount(tensor._value), sys.getrefcount(tensor)
+
+
+def _held_once() -> tuple[int, int]:
+    """:func:`_holders` of a tensor held by one container entry whose array only it holds,
+    measured rather than assumed (counts differ between Python versions): any other holder
+    of either adds one."""
+
+    def accumulate(total: EagerTensor) -> tuple[int, int]:  # as _accumulate asks: from its parameter
+        return _holders(total)
+
+    box = {0: EagerTensor(np.empty(1), None)}  # type: ignore[arg-type]
+    return accumulate(box[0])
+
+
+_HELD_ONCE = _held_once()
 
 
 def _to_call(session: EagerSession, result: Node, g: EagerTensor, pending: dict[Node, Any], heap: list) -> None:
