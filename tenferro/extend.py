@@ -16,7 +16,8 @@ arguments, :func:`check_shape` for ``shape`` arguments, :func:`is_immutable` for
 that cache work by array identity, ``NO_ORDER`` for the ``refuses`` of an op that orders
 its values (why it refuses complex inputs), :func:`conj` for the complex conjugates in VJPs (the
 VJP of a holomorphic f is g ↦ g·conj(f′(z)): cotangents live in the real inner product
-Re(conj(a)·b), PyTorch's convention), and ``strategies``, the
+Re(conj(a)·b), PyTorch's convention), :func:`derived` for a value a rule derives from
+its op's inputs (f′(x)) that later sweeps over the same node reuse, and ``strategies``, the
 hypothesis sample strategies (imported on first use, since hypothesis is a test-only
 dependency; so it is not in ``__all__``).
 """
@@ -46,6 +47,7 @@ from .core.registry import PluginRegistrar
 from .core.rules import InputRule, Unbroadcast, WholeRule
 from .core.spec import REQUIRED, ErrorInput, Kink, OpSpec, SampleInput
 from .core.tensor import check_shape
+from .core.trace import derived
 
 __all__ = [
     "REQUIRED",
@@ -68,6 +70,7 @@ __all__ = [
     "broadcastable",
     "check_shape",
     "conj",
+    "derived",
     "explain_broadcast",
     "hookimpl",
     "is_broadcast_ones",

@@ -214,3 +214,79 @@ def test_numpy_scalars_keep_numpy_promotion_and_alone_are_still_refused():
     assert rt.with_eager_session(lambda s: s.mul(x, 2.0)).dtype == np.float32  # a Python float is weak
     with pytest.raises(ArgumentError, match="every argument is a scalar"):
         rt.with_eager_session(lambda s: s.mul(np.float64(1.0), np.float64(2.0)))
+
+
+def _wave(calls, keeps_out=False):
+    """wave(x) = sin(x), its derivative cos(x) made through ``derived``; ``calls`` counts
+    how often it is computed. With ``keeps_out`` the rule reads the result (``out``)."""
+    from tenferro.extend import derived
+
+    def rule(s, g, out, x):
+        def compute():
+            calls.append(1)
+            return s.cos(x)
+
+        return s.mul(g, derived(out, compute))
+
+    return OpSpec(
+        name="wave",
+        inputs=("x",),
+        forward=np.sin,
+        vjps=(rule,),
+        residuals=("x", "out") if keeps_out else ("x",),
+    )
+
+
+def test_a_derived_value_is_computed_once_per_node_where_recorded_and_reused():
+    calls = []
+    rt = _runtime(_wave(calls))
+    xs = np.array([0.3, -1.2, 2.0])
+    x = rt.variable_from(xs)
+    loss = _sum(rt, lambda s: s.mul(s.wave(x), s.wave(x)))  # two nodes
+    g1 = rt.grad(loss, x)  # records: each node keeps its cos(x)
+    assert len(calls) == 2
+    g2 = rt.grad(loss, x)
+    assert len(calls) == 2 and np.array_equal(np.asarray(g1), np.asarray(g2))
+    # the second derivative flows through the kept value: d/dx sum(2 sin cos) = 2 cos 2x
+    hessian_diagonal = rt.grad(_sum(rt, lambda s: s.mul(g1, 1.0)), x)
+    np.testing.assert_allclose(np.asarray(hessian_diagonal), 2 * np.cos(2 * xs), rtol=1e-14)
+
+
+def test_a_derived_value_is_not_kept_by_a_backward_pass_nor_where_the_rule_reads_out():
+    calls = []
+    rt = _runtime(_wave(calls))
+    x = rt.variable_from([0.5, 1.5])
+    loss = _sum(rt, lambda s: s.wave(x))
+    loss.backward()
+    loss.backward()
+    assert len(calls) == 2 and loss._node.parents[0].derived is None  # nothing recorded, nothing kept
+    reads_out = []
+    rt = _runtime(_wave(reads_out, keeps_out=True))
+    x = rt.variable_from([0.5, 1.5])
+    loss = _sum(rt, lambda s: s.wave(x))
+    rt.grad(loss, x)
+    rt.grad(loss, x)
+    assert len(reads_out) == 2  # kept, it would hold the node that holds it
+
+
+def test_a_hessian_vector_product_leaves_no_cycle_for_the_collector():
+    import gc
+    import weakref
+
+    from tenferro.plugins import elementwise, reduce
+
+    rt = EagerRuntime(engine=CpuEngine.serial(), plugins=[elementwise, reduce])
+    x = rt.variable_from(np.linspace(-1.0, 1.0, 5))
+    v = rt.constant_from(np.ones(5))
+    gc.disable()
+    try:
+        loss = _sum(rt, lambda s: s.mul(s.sin(x), s.mul(x, x)))
+        gf = rt.grad(loss, x)
+        sin_node = loss._node.parents[0].parents[0]
+        assert sin_node.spec.name == "sin" and sin_node.derived  # cos(x), kept
+        kept = weakref.ref(sin_node.derived[0]._value)
+        hvp = rt.grad(_sum(rt, lambda s, gf=gf: s.mul(gf, v)), x)
+        del loss, gf, sin_node, hvp
+        assert kept() is None  # freed by reference counting
+    finally:
+        gc.enable()

@@ -20,7 +20,7 @@ user drops it, and a rule that reads one anyway gets a RuleError naming the op.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -61,7 +61,7 @@ class Node(Hollow):
     call node, with the cotangents of all its results.
     """
 
-    __slots__ = ("spec", "inputs", "parents", "params", "value", "seq", "output")
+    __slots__ = ("spec", "inputs", "parents", "params", "value", "seq", "output", "derived")
 
     def __init__(
         self,
@@ -81,6 +81,35 @@ class Node(Hollow):
         self.shape = out.shape
         self.dtype = out.dtype
         self.output = output
+        #: What the op's rules derived from its inputs, kept for later sweeps (see :func:`derived`).
+        self.derived: dict[Any, Any] | None = None
+
+
+def derived(out: Any, compute: Callable[[], Any], key: Any = 0) -> Any:
+    """``compute()``, a value a rule derives from its op's inputs and params alone (sin's
+    ``cos(x)``; never anything computed from the cotangent or tangent), once per node:
+    where it is recorded, the node keeps it, and every later sweep over the node reuses it
+    (the second sweep of a Hessian-vector product, each row of a Jacobian of a gradient)
+    instead of computing it again. The derivative trace holds that value anyway.
+
+    ``out`` is the rule's ``out``. A value is kept only for an op whose rules do not read
+    its result (``out`` is then the node): one computed from the result would hold the
+    node that holds it, a cycle that only the garbage collector frees. A value that is
+    not recorded (a ``backward`` pass, which builds no derivative trace) is not kept, so a
+    training loop holds nothing more; nor is another engine's (a dask array). ``key``
+    tells apart several values of one node (one per input)."""
+    if type(out) is not Node:
+        return compute()
+    kept = out.derived
+    if kept is not None and key in kept:
+        return kept[key]
+    value = compute()
+    if getattr(value, "_node", None) is not None and type(value._value) is np.ndarray:
+        if kept is None:
+            out.derived = {key: value}
+        else:
+            kept[key] = value
+    return value
 
 
 def call_node(

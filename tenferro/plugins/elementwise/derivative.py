@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from tenferro.extend import InputRule, conj, tangent_sum
+from tenferro.extend import InputRule, conj, derived, tangent_sum
 
 #: ``derivative(s, out, x)``: f′ (or the d of f′ = 1/d) at x, with the session's ops.
 Derivative = Callable[[Any, Any, Any], Any]
@@ -24,11 +24,11 @@ def times(derivative: Derivative) -> tuple[InputRule, JvpRule]:
     """The VJP g·conj(f′) and the JVP t·f′ of a function whose derivative is f′."""
 
     def vjp(s: Any, g: Any, out: Any, x: Any) -> Any:
-        return s.mul(g, conj(s, derivative(s, out, x)))
+        return s.mul(g, conj(s, derived(out, lambda: derivative(s, out, x))))
 
     def jvp(s: Any, tangents: Sequence[Any], inputs: Sequence[Any], out: Any) -> Any:
         t = tangents[0]
-        return None if t is None else s.mul(t, derivative(s, out, inputs[0]))
+        return None if t is None else s.mul(t, derived(out, lambda: derivative(s, out, inputs[0])))
 
     return vjp, jvp
 
@@ -37,11 +37,11 @@ def over(denominator: Derivative) -> tuple[InputRule, JvpRule]:
     """The VJP g / conj(d) and the JVP t / d of a function whose derivative is 1/d."""
 
     def vjp(s: Any, g: Any, out: Any, x: Any) -> Any:
-        return s.div(g, conj(s, denominator(s, out, x)))
+        return s.div(g, conj(s, derived(out, lambda: denominator(s, out, x))))
 
     def jvp(s: Any, tangents: Sequence[Any], inputs: Sequence[Any], out: Any) -> Any:
         t = tangents[0]
-        return None if t is None else s.div(t, denominator(s, out, inputs[0]))
+        return None if t is None else s.div(t, derived(out, lambda: denominator(s, out, inputs[0])))
 
     return vjp, jvp
 
