@@ -219,21 +219,19 @@ def reverse_sweep(
     goes no further (how a function transform differentiates with respect to its own
     arguments when they were computed by an enclosing one).
 
-    Every cotangent returned is a fresh tensor with a value of its own: one that a rule
-    passed through unchanged (the seed, an input of the op, its output), a view (of a
-    broadcast), or one two variables would share, is copied at the end, so no result is
-    a tensor the caller holds or shares memory with one.
+    Every cotangent returned is a fresh tensor with a value of its own: one that anything
+    else holds (the seed or an input or output of an op a rule passed through unchanged,
+    one two variables would share, one a rule kept) or a view (of a broadcast) is copied at
+    the end, so no result is a tensor the caller holds or shares memory with one. Whether
+    anything else holds it is read from reference counts (see :func:`_holders`), once per
+    variable, rather than tracked along every edge.
     """
     needed = session._needed
     # The cotangent waiting at each node; None once the node has run (it stays, as visited).
     pending: dict[Node, EagerTensor | None] = {}
     heap: list[tuple[int, Node]] = []
     leaves: dict[int, tuple[Any, Any]] = {}
-    # Cotangents that are tensors someone else holds, kept alive here so that their ids
-    # cannot be reused by fresh tensors while the sweep runs.
-    borrowed: dict[int, EagerTensor] = {}
     for root, seed in roots:
-        borrowed[id(seed)] = seed
         if type(root) is Node:
             if root in pending:
                 pending[root] = session.add_any(pending[root], seed)
@@ -259,27 +257,12 @@ def reverse_sweep(
                 _to_call(session, node, g, pending, heap)  # which comes later (created first)
                 continue
             g = tuple(g)  # the call: every result's cotangent has arrived
-        inputs = node.inputs
         for parent, ct in zip(node.parents, node_cotangents(session, node, g, needed)):
             if parent is None or (needed is not None and id(parent) not in needed):
                 continue  # a constant, a scalar, or a branch that leads to no wanted variable
             if ct is None:
                 zero_branches.append(parent)
                 continue
-            # A cotangent passed through unchanged is borrowed: g (if g was), or the op's
-            # own output or one of its inputs (by identity: `in` would use ==).
-            if ct is g:
-                if id(g) in borrowed:
-                    borrowed[id(ct)] = ct
-            elif ct._node is node:
-                borrowed[id(ct)] = ct
-            elif type(g) is tuple and _held_by_call(ct, g, node, borrowed):
-                borrowed[id(ct)] = ct
-            else:
-                for other in inputs:
-                    if other is ct:
-                        borrowed[id(ct)] = ct
-                        break
             # Accumulate: at a node until it runs, at a variable until the end.
             if type(parent) is Node:
                 if parent in pending:
@@ -294,6 +277,7 @@ def reverse_sweep(
                     ct = _accumulate(session, previous[1], ct)
                 leaves[key] = (parent, ct)
         del g  # and the local reference to it
+    ct = previous = None  # the last cotangent handled: no longer held here (see below)
     if zero_branches:  # a zero branch whose vertex also got a cotangent from elsewhere adds nothing
         zero_branches = [
             v
@@ -303,14 +287,9 @@ def reverse_sweep(
         for reached in reachable(*zero_branches).values():
             if type(reached) is not Node:
                 leaves.setdefault(id(reached), (reached, None))
-    given: set[int] = set()  # cotangents already handed to a variable
     for key, (variable, ct) in leaves.items():
-        if ct is not None:
-            value = ct._value
-            if id(ct) in borrowed or id(ct) in given or (type(value) is np.ndarray and value.base is not None):
-                ct = _fresh(session, ct)
-                leaves[key] = (variable, ct)
-            given.add(id(ct))
+        if ct is not None and (_holders(ct) != _HANDED_ONCE or getattr(ct._value, "base", None) is not None):
+            leaves[key] = (variable, _fresh(session, ct))
     return leaves
 
 
@@ -319,7 +298,7 @@ def _accumulate(session: EagerSession, total: EagerTensor, ct: EagerTensor) -> E
     the sum is written into ``total``'s buffer when nothing but the sweep can see it, as
     PyTorch's InputBuffer accumulates into a gradient no one else holds: an array of its
     own, held by this tensor alone, the tensor held only by the caller's running sum (so
-    never one the sweep borrowed, which ``borrowed`` holds too, nor one a rule kept). At
+    never the seed, an input or output of an op, nor one a rule kept). At
     N = 10^6 that is one buffer of 8 MB fewer to allocate and fault in; the values are
     bitwise those of ``add_any``."""
     if _holders(total) != _HELD_ONCE or session._rt not in paused():
@@ -361,6 +340,18 @@ def _held_once() -> tuple[int, int]:
 _HELD_ONCE = _held_once()
 
 
+def _handed_once() -> tuple[int, int]:
+    """:func:`_holders` of a cotangent only one variable's entry of a sweep's result holds,
+    as the end of :func:`reverse_sweep` asks (any other holder adds one)."""
+    leaves = {0: (None, EagerTensor(np.empty(1), None))}  # type: ignore[arg-type]
+    for _key, (_variable, ct) in leaves.items():
+        return _holders(ct)
+    raise AssertionError("not reached")
+
+
+_HANDED_ONCE = _handed_once()
+
+
 def _to_call(session: EagerSession, result: Node, g: EagerTensor, pending: dict[Node, Any], heap: list) -> None:
     """Put the cotangent of a call's result in the call's slot for it (adding to one
     already there: a derivative trace may hold two nodes of one result)."""
@@ -371,15 +362,6 @@ def _to_call(session: EagerSession, result: Node, g: EagerTensor, pending: dict[
         heapq.heappush(heap, (-call.seq, call))
     previous = slots[result.output]
     slots[result.output] = g if previous is None else session.add_any(previous, g)
-
-
-def _held_by_call(ct: EagerTensor, g: tuple[Any, ...], call: Node, borrowed: dict[int, EagerTensor]) -> bool:
-    """Whether a call's rule passed through a cotangent held elsewhere: a borrowed one it
-    was given, or one of the call's own results."""
-    if any(ct is given and id(given) in borrowed for given in g):
-        return True
-    made_by = ct._node
-    return made_by is not None and made_by.output is not None and made_by.parents[0] is call
 
 
 def _fresh(session: EagerSession, ct: EagerTensor) -> EagerTensor:
