@@ -22,9 +22,10 @@ def reachable(*roots: Vertex, stops: Container[int] = (), floor: int = -1) -> di
     transform's own arguments; the trace before a rule ran)."""
     seen: dict[int, Vertex] = {id(root): root for root in roots}
     stack = list(seen.values())
+    bounded = bool(stops) or floor >= 0  # rt.grad's walk has neither: one test per vertex less
     while stack:
         current = stack.pop()
-        if type(current) is Node and current.seq > floor and id(current) not in stops:
+        if type(current) is Node and (not bounded or (current.seq > floor and id(current) not in stops)):
             for parent in current.parents:
                 if parent is not None and id(parent) not in seen:
                     seen[id(parent)] = parent

@@ -99,12 +99,14 @@ def _recorded(drops: tuple[int, ...], args: tuple[Any, ...], variadic: bool = Fa
         if type(arg) is not EagerTensor or arg._leaf:
             return args
         return (*args[:index], arg.hollow(), *args[index + 1 :])
-    kept = list(args)
+    kept = None  # a copy of args only once a value is dropped (add(x, 1.0) of a variable drops none)
     for index in range(len(args)) if variadic else drops:
-        arg = kept[index]
+        arg = args[index]
         if type(arg) is EagerTensor and not arg._leaf:
+            if kept is None:
+                kept = list(args)
             kept[index] = arg.hollow()
-    return tuple(kept)
+    return args if kept is None else tuple(kept)
 
 
 def _items(spec: OpSpec, sequence: Any) -> tuple[Any, ...]:

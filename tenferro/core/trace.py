@@ -85,8 +85,8 @@ class Node(Hollow):
         self.derived: dict[Any, Any] | None = None
 
 
-def derived(out: Any, compute: Callable[[], Any], key: Any = 0) -> Any:
-    """``compute()``, a value a rule derives from its op's inputs and params alone (sin's
+def derived(out: Any, key: Any, compute: Callable[..., Any], *args: Any) -> Any:
+    """``compute(*args)``, a value a rule derives from its op's inputs and params alone (sin's
     ``cos(x)``; never anything computed from the cotangent or tangent), once per node:
     where it is recorded, the node keeps it, and every later sweep over the node reuses it
     (the second sweep of a Hessian-vector product, each row of a Jacobian of a gradient)
@@ -97,13 +97,14 @@ def derived(out: Any, compute: Callable[[], Any], key: Any = 0) -> Any:
     node that holds it, a cycle that only the garbage collector frees. A value that is
     not recorded (a ``backward`` pass, which builds no derivative trace) is not kept, so a
     training loop holds nothing more; nor is another engine's (a dask array). ``key``
-    tells apart several values of one node (one per input)."""
+    tells apart several values of one node (one per input); ``compute`` and ``args`` are
+    given apart so that a rule makes no closure per call."""
     if type(out) is not Node:
-        return compute()
+        return compute(*args)
     kept = out.derived
     if kept is not None and key in kept:
         return kept[key]
-    value = compute()
+    value = compute(*args)
     if getattr(value, "_node", None) is not None and type(value._value) is np.ndarray:
         if kept is None:
             out.derived = {key: value}
