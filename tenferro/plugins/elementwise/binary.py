@@ -27,6 +27,7 @@ from tenferro.extend import (
     SampleInput,
     ShapeMismatch,
     conj,
+    derived,
     explain_broadcast,
     is_broadcast_ones,
     tangent_sum,
@@ -122,14 +123,19 @@ def _mul_unless_ones(s: Any, g: Any, b: Any) -> Any:
     gradient's eleven array passes away."""
     if type(b) is float:  # the common case in chains of ops: no test of g, nothing to conjugate
         return s.mul(g, b)
-    if hasattr(b, "shape") and is_broadcast_ones(g) and g.shape == b.shape and g.dtype == b.dtype:
+    if is_broadcast_ones(g) and hasattr(b, "shape") and g.shape == b.shape and g.dtype == b.dtype:
         return conj(s, b)
     return s.mul(g, conj(s, b))
 
 
+def _doubled(s: Any, x: Any) -> Any:
+    return s.mul(x, 2.0)
+
+
 def _mul_a(s: Any, g: Any, out: Any, a: Any, b: Any) -> Any:
-    # x*x: one cotangent 2·g·x instead of g·x + g·x (bitwise the same: doubling is exact)
-    return s.mul(_mul_unless_ones(s, g, b), 2.0) if a is b else _mul_unless_ones(s, g, b)
+    # x*x: one cotangent g·2x instead of g·x + g·x (doubling is exact), with 2x derived once
+    # per node: a second sweep (a Hessian-vector product) multiplies once
+    return _mul_unless_ones(s, g, derived(out, 0, _doubled, s, b) if a is b else b)
 
 
 def _mul_b(s: Any, g: Any, out: Any, a: Any, b: Any) -> Any:
