@@ -251,7 +251,8 @@ class EagerRuntime:
             raise ArgumentError(f"grad: wrt must be an EagerTensor or a list of them, got {type(wrt).__name__}")
         self._check_member(out, "grad: out")
         for index, target in enumerate(targets):
-            self._check_member(target, f"grad: wrt[{index}]")
+            if type(target) is not EagerTensor or target._rt is not self:  # the message only when it fails
+                self._check_member(target, f"grad: wrt[{index}]")
         if not out.tracks_grad():
             raise GradInactive(
                 "grad is inactive: the output does not track gradients (it was computed from "
@@ -272,9 +273,9 @@ class EagerRuntime:
                     f"({describe(target.shape, target.dtype)}), so its derivative is identically zero"
                 )
         wanted = {id(t) for t in targets}
-        variables = [v for v in reached.values() if type(v) is not Node]
         # Prune branches that lead to no target, unless every variable reached is one.
-        needed = None if all(id(v) in wanted for v in variables) else leading_to(reached, wanted)
+        everything = all(type(v) is Node or id(v) in wanted for v in reached.values())
+        needed = None if everything else leading_to(reached, wanted)
         leaves = self._sweep(engine, "rt.grad", out, self._seed(out), needed)
         grads = [_zero_if_none(self, *leaves.get(id(t), (t, None))) for t in targets]
         return grads[0] if single else grads
@@ -346,6 +347,8 @@ class EagerRuntime:
         """The engine and arguments of ``call(*names, engine=...)`` or of the seed's
         ``call(engine, *names)``; ``given`` holds the positional arguments (``_MISSING``
         where none was passed)."""
+        if given[-1] is not _MISSING and type(given[0]) in _ENGINE_TYPES and engine is None:
+            return given[0], tuple(given[1:])  # the seed's form with a CpuEngine: checked already
         args = tuple(given[:-1]) if given[-1] is _MISSING else tuple(given)  # only the last may be missing
         if len(args) == len(names) + 1:
             if engine is not None:
@@ -401,6 +404,9 @@ class EagerRuntime:
     def __repr__(self) -> str:
         return f"<EagerRuntime {id(self):#x}>"
 
+
+#: Engine types whose instances ``_split_engine`` takes without a check (its fast path).
+_ENGINE_TYPES = frozenset({CpuEngine})
 
 #: The engine of a runtime's implicit session when it has no default engine.
 _CALLING_THREAD = CpuEngine("calling_thread")
