@@ -93,6 +93,13 @@ def _recorded(drops: tuple[int, ...], args: tuple[Any, ...], variadic: bool = Fa
     """``args`` as a node records them: the tensors at ``drops`` (whose values the VJP does
     not read; for a variadic op, every item) as hollow copies. Variables are kept whole
     (the user holds them anyway)."""
+    if not variadic and len(drops) == len(args) == 2:  # a binary op that reads neither (add, sub)
+        a, b = args
+        hollow_a = type(a) is EagerTensor and not a._leaf
+        hollow_b = type(b) is EagerTensor and not b._leaf
+        if not (hollow_a or hollow_b):
+            return args
+        return (a.hollow() if hollow_a else a, b.hollow() if hollow_b else b)
     if len(drops) == 1 and not variadic:  # the common case (a reduction's input): no list
         index = drops[0]
         arg = args[index]
