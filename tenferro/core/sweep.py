@@ -284,7 +284,7 @@ def reverse_sweep(
             for v in zero_branches
             if (v not in pending if type(v) is Node else leaves.get(id(v), (v, None))[1] is None)
         ]
-        for reached in reachable(*zero_branches).values():
+        for reached in reachable(*zero_branches).values() if zero_branches else ():
             if type(reached) is not Node:
                 leaves.setdefault(id(reached), (reached, None))
     for key, (variable, ct) in leaves.items():
