@@ -17,6 +17,7 @@ result and the gradients are nan, as PyTorch's, never the 0 that 1/sqrt(inf) wou
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -67,7 +68,7 @@ def _is_zero(value: Any) -> bool:
 
 
 def _count(shape: tuple[int, ...], axes: tuple[int, ...]) -> int:
-    return int(np.prod([shape[a] for a in axes], dtype=np.int64))
+    return math.prod(shape[a] for a in axes)
 
 
 # -- layer_norm ----------------------------------------------------------------------------------

@@ -5,6 +5,7 @@ Every error names the op, what the caller asked for and the shape or rank it was
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any
 
@@ -44,16 +45,29 @@ def axis_list(axes: Any, ndim: int, op: str, name: str = "axis") -> tuple[int, .
 
 
 def permutation(axes: Any, ndim: int, op: str) -> tuple[int, ...]:
-    """``axes`` as a permutation of ``range(ndim)``: every axis exactly once."""
+    """``axes`` as a permutation of ``range(ndim)``: every axis exactly once. Tuples of
+    Python ints are remembered (a matmul rule transposes on every call); errors are
+    raised again each time."""
+    exact = type(axes) is tuple and all(type(a) is int for a in axes)  # True == 1 must not hit 1's entry
+    if exact:
+        found = _PERMUTATIONS.get((axes, ndim))
+        if found is not None:
+            return found
     perm = axis_list(axes, ndim, op, "axes")
     if len(perm) != ndim:
         raise AxisError(
             f"{op}: axes {axes!r} has {len(perm)} entries for a tensor with {ndim} dims; "
             f"give a permutation of all {ndim} axes"
         )
+    if exact and len(_PERMUTATIONS) < 4096:
+        _PERMUTATIONS[(axes, ndim)] = perm
     return perm
 
 
+_PERMUTATIONS: dict[tuple[tuple[int, ...], int], tuple[int, ...]] = {}
+
+
+@functools.lru_cache(maxsize=1024)
 def inverse(perm: tuple[int, ...]) -> tuple[int, ...]:
     """The permutation that undoes ``perm``."""
     return tuple(int(i) for i in np.argsort(perm))
