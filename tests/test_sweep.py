@@ -284,3 +284,41 @@ def test_backward_adds_a_cotangent_into_a_buffer_only_the_sweep_holds(rt):
     with rt.rule_session() as s:  # recording (rt.grad): never in place
         pending = {"v": fresh()}
         assert _accumulate(s, pending["v"], fresh()) is not pending["v"]
+
+
+def test_a_cotangent_only_the_sweep_holds_is_returned_as_it_is_not_copied():
+    """A copy costs a pass over memory, and inside rt.grad an op: only a cotangent that
+    something else holds is copied (a function transform's rows end at stops, each once)."""
+    import weakref
+
+    from tenferro.core.eager import vertex
+    from tenferro.core.sweep import reverse_sweep
+
+    made = []
+
+    class _Scale:
+        @hookimpl
+        def tenferro_register_ops(self, registry):
+            def rule(s, g, out, x):
+                ct = s.mul(g, 3.0)
+                made.append(weakref.ref(ct._value))
+                return ct
+
+            registry.add(OpSpec(name="scale3", inputs=("x",), forward=lambda x: 3.0 * x, vjps=(rule,)))
+
+    from tenferro.plugins import elementwise
+
+    rt = EagerRuntime(engine=CpuEngine.serial(), plugins=[elementwise, _Scale()])
+    x = rt.variable_from([1.0, 2.0])
+    with rt.eager_session() as s:
+        stop = s.sin(x)
+        out = s.scale3(s.scale3(stop))
+    seed = rt.constant_from([1.0, 1.0])
+    with rt.no_grad(), CpuEngine.serial().lend("a test"), rt.rule_session() as s:
+        for stops in ((), (vertex(stop),)):
+            made.clear()
+            leaves = reverse_sweep(s, [(vertex(out), seed)], stops)
+            if stops:  # the stop's cotangent is the last rule's own tensor
+                assert leaves[id(vertex(stop))][1]._value is made[-1]()
+            else:  # x's is sin's rule's, the gradient 9 cos(x)
+                np.testing.assert_array_equal(np.asarray(leaves[id(x)][1]), 9.0 * np.cos([1.0, 2.0]))

@@ -277,7 +277,7 @@ def reverse_sweep(
                     ct = _accumulate(session, previous[1], ct)
                 leaves[key] = (parent, ct)
         del g  # and the local reference to it
-    ct = previous = None  # the last cotangent handled: no longer held here (see below)
+    g = ct = previous = None  # the last cotangents handled (a stop's g too): no longer held here (see below)
     if zero_branches:  # a zero branch whose vertex also got a cotangent from elsewhere adds nothing
         zero_branches = [
             v
