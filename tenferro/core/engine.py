@@ -107,8 +107,9 @@ class Engine:
 
     def kernel_state(self) -> tuple[contextvars.ContextVar[Any], Any] | None:
         """When :meth:`context` amounts to setting one context variable: the variable and
-        its value, which an op called outside any session sets around its kernel alone (a
-        few hundred ns cheaper per op than :meth:`unlent`). None: use :meth:`unlent`."""
+        its value, which a loan sets instead of entering :meth:`context`, and an op called
+        outside any session around its kernel alone (a few hundred ns cheaper per op than
+        :meth:`unlent`). None: enter :meth:`context`, and use :meth:`unlent`."""
         return None
 
     def unlent(self, fn: Callable[..., T]) -> Callable[..., T]:

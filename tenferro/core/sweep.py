@@ -307,6 +307,7 @@ def _accumulate(session: EagerSession, total: EagerTensor, ct: EagerTensor) -> E
     if (
         type(value) is np.ndarray
         and value.base is None
+        and value.flags.owndata  # (an array a C kernel made around memory it keeps has neither)
         and type(ct._value) is np.ndarray
         and ct._value.shape == value.shape
         and ct._value.dtype == value.dtype
