@@ -438,3 +438,15 @@ def test_an_engine_whose_context_fails_is_not_left_lent():
         with engine.lend("a test"):
             pass
     assert not engine.busy
+
+
+def test_the_seed_forms_with_an_engine_alone_name_the_forms_they_take(rt, eng):
+    x = rt.variable_from([1.0])
+    y = rt.with_eager_session(eng, lambda s: s.mul(x, 2.0))
+    for call, form in (
+        (lambda: y.backward_with(eng), "backward_with takes \\(v, \\*, engine=None\\)"),
+        (lambda: rt.grad(eng, y), "grad takes \\(out, wrt, \\*, engine=None\\)"),
+        (lambda: rt.with_eager_session(eng), "with_eager_session takes \\(fn, \\*, engine=None\\)"),
+    ):
+        with pytest.raises(ArgumentError, match=form):
+            call()

@@ -226,7 +226,7 @@ def _wave(calls, keeps_out=False):
             calls.append(1)
             return s.cos(x)
 
-        return s.mul(g, derived(out, 0, compute, x))
+        return s.mul(g, derived(s, out, 0, compute, x))
 
     return OpSpec(
         name="wave",

@@ -322,3 +322,58 @@ def test_a_cotangent_only_the_sweep_holds_is_returned_as_it_is_not_copied():
                 assert leaves[id(vertex(stop))][1]._value is made[-1]()
             else:  # x's is sin's rule's, the gradient 9 cos(x)
                 np.testing.assert_array_equal(np.asarray(leaves[id(x)][1]), 9.0 * np.cos([1.0, 2.0]))
+
+
+def test_accumulating_never_writes_into_an_array_a_weak_reference_holds():
+    """Identity caches (an LU factorisation, an einsum plan; extend.is_immutable) remember
+    arrays through weak references: a sum written into such an array would leave them a
+    stale entry."""
+    import weakref
+
+    seen = []
+
+    class _Watcher:
+        @hookimpl
+        def tenferro_register_ops(self, registry):
+            def rule(s, g, out, x):
+                ct = s.mul(g, 1.0)
+                seen.append((weakref.ref(ct._value), ct.value().to_numpy()))
+                return ct
+
+            registry.add(OpSpec(name="watched", inputs=("x",), forward=lambda x: x + 0.0, vjps=(rule,)))
+
+    from tenferro.plugins import elementwise, reduce
+
+    rt = EagerRuntime(engine=CpuEngine.serial(), plugins=[elementwise, reduce, _Watcher()])
+    x = rt.variable_from([1.0, 2.0, 3.0])
+    # the watched op is made last, so its rule's cotangent reaches x first: the running sum
+    loss = rt.with_eager_session(lambda s: s.reduce_sum(s.add(s.mul(x, 5.0), s.mul(s.watched(x), 2.0)), None))
+    loss.backward()
+    ((ref, value),) = seen
+    assert ref() is not None and np.array_equal(ref(), value)  # (a copy went to x's slot)
+    np.testing.assert_array_equal(x.grad().to_numpy(), [7.0, 7.0, 7.0])
+
+
+def test_a_second_gradient_differentiates_bitwise_like_the_first():
+    """The cos(x) a recorded sweep keeps is recorded anew when a later sweep takes it, so
+    derivatives of gradients do not depend on which gradient came first."""
+    import tenferro as tf
+    import tenferro.numpy as tnp
+
+    rt = tf.default_runtime()
+    x = tf.variable(np.linspace(-1.3, 1.7, 7))
+    v = np.cos(np.arange(7))
+    loss = tnp.sum(tnp.sin(x) * x * x)
+    g1, g2 = rt.grad(loss, x), rt.grad(loss, x)
+    h1, h2 = rt.grad(tnp.sum(g1 * v), x), rt.grad(tnp.sum(g2 * v), x)
+    assert np.array_equal(np.asarray(g1), np.asarray(g2)) and np.array_equal(np.asarray(h1), np.asarray(h2))
+    t1, t2 = rt.grad(tnp.sum(h1 * v), x), rt.grad(tnp.sum(h2 * v), x)
+    assert np.array_equal(np.asarray(t1), np.asarray(t2))
+
+
+def test_the_gradient_of_x_times_x_is_finite_where_2x_overflows(rt):
+    for dtype, big in ((np.float64, 1e308), (np.float32, 2e38)):
+        x = rt.variable_from(np.array([big], dtype))
+        y = rt.with_eager_session(lambda s, x=x: s.mul(x, x))
+        y.backward_with(rt.constant_from(np.array([0.25], dtype)))
+        np.testing.assert_array_equal(x.grad().to_numpy(), np.array([big / 2], dtype))

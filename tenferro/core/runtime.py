@@ -347,7 +347,12 @@ class EagerRuntime:
         """The engine and arguments of ``call(*names, engine=...)`` or of the seed's
         ``call(engine, *names)``; ``given`` holds the positional arguments (``_MISSING``
         where none was passed)."""
-        if given[-1] is not _MISSING and type(given[0]) in _ENGINE_TYPES and engine is None:
+        if (
+            len(given) == len(names) + 1
+            and given[-1] is not _MISSING
+            and type(given[0]) in _ENGINE_TYPES
+            and engine is None
+        ):
             return given[0], tuple(given[1:])  # the seed's form with a CpuEngine: checked already
         args = tuple(given[:-1]) if given[-1] is _MISSING else tuple(given)  # only the last may be missing
         if len(args) == len(names) + 1:

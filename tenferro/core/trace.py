@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from . import engine as engines
+from .recording import paused
 from .tensor import Hollow
 
 if TYPE_CHECKING:
@@ -85,27 +86,42 @@ class Node(Hollow):
         self.derived: dict[Any, Any] | None = None
 
 
-def derived(out: Any, key: Any, compute: Callable[..., Any], *args: Any) -> Any:
-    """``compute(*args)``, a value a rule derives from its op's inputs and params alone (sin's
-    ``cos(x)``; never anything computed from the cotangent or tangent), once per node:
-    where it is recorded, the node keeps it, and every later sweep over the node reuses it
-    (the second sweep of a Hessian-vector product, each row of a Jacobian of a gradient)
-    instead of computing it again. The derivative trace holds that value anyway.
+def derived(s: Any, out: Any, key: Any, compute: Callable[..., Any], *args: Any) -> Any:
+    """``compute(*args)``, a value a rule derives from its op's inputs and params alone with
+    one op of session ``s`` (sin's ``cos(x)``; never anything computed from the cotangent
+    or tangent), computed once per node: where it is recorded, the node keeps it, and a
+    later sweep over the node (the second sweep of a Hessian-vector product, each row of a
+    Jacobian of a gradient) takes it again without running the kernel. Where that sweep
+    records, the value is recorded anew as a node like the one running ``compute`` would
+    make (same op, inputs and params, created now), so every derivative is bitwise what
+    it was without the reuse. The derivative trace holds that value anyway.
 
-    ``out`` is the rule's ``out``. A value is kept only for an op whose rules do not read
-    its result (``out`` is then the node): one computed from the result would hold the
-    node that holds it, a cycle that only the garbage collector frees. A value that is
-    not recorded (a ``backward`` pass, which builds no derivative trace) is not kept, so a
-    training loop holds nothing more; nor is another engine's (a dask array). ``key``
-    tells apart several values of one node (one per input); ``compute`` and ``args`` are
-    given apart so that a rule makes no closure per call."""
+    Kept only when ``out`` is the node (an op whose rules do not read its result: one
+    computed from the result would hold the node that holds it, a cycle), when ``compute``
+    recorded exactly one op on values made before it, and never where nothing records (a
+    ``backward`` pass: a training loop holds nothing more) nor for another engine's values
+    (a dask array). ``key`` tells apart several values of one node; ``compute`` and
+    ``args`` are given apart so that a rule makes no closure per call."""
     if type(out) is not Node:
         return compute(*args)
     kept = out.derived
     if kept is not None and key in kept:
-        return kept[key]
+        value = kept[key]
+        rt = value._rt
+        if rt in paused():
+            return value
+        made = value._node
+        return type(value)(value._value, rt, Node(made.spec, made.inputs, made.parents, made.params, value._value))
+    before = next(SEQUENCE)
     value = compute(*args)
-    if getattr(value, "_node", None) is not None and type(value._value) is np.ndarray:
+    made = getattr(value, "_node", None)
+    if (
+        made is not None
+        and made.seq > before
+        and made.output is None
+        and type(value._value) is np.ndarray
+        and all(type(parent) is not Node or parent.seq < before for parent in made.parents)
+    ):
         if kept is None:
             out.derived = {key: value}
         else:

@@ -27,7 +27,6 @@ from tenferro.extend import (
     SampleInput,
     ShapeMismatch,
     conj,
-    derived,
     explain_broadcast,
     is_broadcast_ones,
     tangent_sum,
@@ -128,14 +127,10 @@ def _mul_unless_ones(s: Any, g: Any, b: Any) -> Any:
     return s.mul(g, conj(s, b))
 
 
-def _doubled(s: Any, x: Any) -> Any:
-    return s.mul(x, 2.0)
-
-
 def _mul_a(s: Any, g: Any, out: Any, a: Any, b: Any) -> Any:
-    # x*x: one cotangent g·2x instead of g·x + g·x (doubling is exact), with 2x derived once
-    # per node: a second sweep (a Hessian-vector product) multiplies once
-    return _mul_unless_ones(s, g, derived(out, 0, _doubled, s, b) if a is b else b)
+    # x*x: one cotangent (g·x)·2 instead of g·x + g·x (bitwise the same: doubling is exact;
+    # g·(2x) would overflow where 2x does)
+    return s.mul(_mul_unless_ones(s, g, b), 2.0) if a is b else _mul_unless_ones(s, g, b)
 
 
 def _mul_b(s: Any, g: Any, out: Any, a: Any, b: Any) -> Any:
