@@ -350,7 +350,7 @@ def test_accumulating_never_writes_into_an_array_a_weak_reference_holds():
     loss = rt.with_eager_session(lambda s: s.reduce_sum(s.add(s.mul(x, 5.0), s.mul(s.watched(x), 2.0)), None))
     loss.backward()
     ((ref, value),) = seen
-    assert ref() is not None and np.array_equal(ref(), value)  # (a copy went to x's slot)
+    assert ref() is None or np.array_equal(ref(), value)  # gone with its cache entry, or unchanged
     np.testing.assert_array_equal(x.grad().to_numpy(), [7.0, 7.0, 7.0])
 
 
