@@ -377,3 +377,19 @@ def test_the_gradient_of_x_times_x_is_finite_where_2x_overflows(rt):
         y = rt.with_eager_session(lambda s, x=x: s.mul(x, x))
         y.backward_with(rt.constant_from(np.array([0.25], dtype)))
         np.testing.assert_array_equal(x.grad().to_numpy(), np.array([big / 2], dtype))
+
+
+def test_without_exact_reference_counts_every_cotangent_is_copied_and_none_added_in_place(rt, monkeypatch):
+    """A free-threaded build may count references lazily: the sweep then trusts none."""
+    from tenferro.core import sweep
+
+    monkeypatch.setattr(sweep, "_COUNTS_EXACT", False)
+    x = rt.variable_from(np.array([0.5, -1.5]))
+    v = rt.constant_from(np.array([1.0, 2.0]))
+    loss = rt.with_eager_session(lambda s: s.reduce_sum(s.add(s.mul(s.sin(x), x), s.mul(x, v)), None))
+    loss.backward()
+    g = rt.grad(loss, x)
+    expected = np.cos([0.5, -1.5]) * [0.5, -1.5] + np.sin([0.5, -1.5]) + [1.0, 2.0]
+    np.testing.assert_allclose(x.grad().to_numpy(), expected, rtol=1e-15)
+    np.testing.assert_array_equal(np.asarray(g), x.grad().to_numpy())
+    assert not np.shares_memory(np.asarray(g), np.asarray(v))

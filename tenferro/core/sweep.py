@@ -289,7 +289,9 @@ def reverse_sweep(
             if type(reached) is not Node:
                 leaves.setdefault(id(reached), (reached, None))
     for key, (variable, ct) in leaves.items():
-        if ct is not None and (_holders(ct) != _HANDED_ONCE or getattr(ct._value, "base", None) is not None):
+        if ct is not None and (
+            not _COUNTS_EXACT or _holders(ct) != _HANDED_ONCE or getattr(ct._value, "base", None) is not None
+        ):
             leaves[key] = (variable, _fresh(session, ct))
     return leaves
 
@@ -303,7 +305,7 @@ def _accumulate(session: EagerSession, total: EagerTensor, ct: EagerTensor) -> E
     (so never the seed, an input or output of an op, nor one a rule kept). At
     N = 10^6 that is one buffer of 8 MB fewer to allocate and fault in; the values are
     bitwise those of ``add_any``."""
-    if _holders(total) != _HELD_ONCE or session._rt not in paused():
+    if not _COUNTS_EXACT or _holders(total) != _HELD_ONCE or session._rt not in paused():
         return session.add_any(total, ct)
     value = total._value
     if (
@@ -342,6 +344,10 @@ def _held_once() -> tuple[int, int]:
 
 
 _HELD_ONCE = _held_once()
+
+#: Whether reference counts tell every holder: not on a free-threaded build (objects may be
+#: counted lazily there), where every variable's cotangent is copied and nothing is added in place.
+_COUNTS_EXACT = getattr(sys, "_is_gil_enabled", lambda: True)()
 
 
 def _handed_once() -> tuple[int, int]:
