@@ -8,6 +8,7 @@ import sys
 import broken_plugins
 import numpy as np
 import pytest
+from conftest import plugin_of
 
 from tenferro import OpSpec
 from tenferro.core.loading import default_registry
@@ -366,3 +367,28 @@ def test_the_suite_says_which_of_its_own_ops_are_missing(monkeypatch):
     monkeypatch.setenv("TENFERRO_BLOCK_PLUGINS", ",".join(with_dependents("reduce")))
     with pytest.raises(ConformanceFailure, match="'reduce_sum' is not loaded; do not block those plugins"):
         conformance_runtime([("vjp_off", broken_plugins.VJP_OFF)])
+
+
+def test_the_adjoint_check_allows_the_rounding_of_an_op_that_cancels_inside():
+    """lerp = a + w·(b − a) at w = 1 + 1/64 rounds at the scale of its input and returns
+    1/64 of it: the tolerance must follow the inputs' size, as the additive check's does
+    (the randomised profile once failed the CONTRIBUTING guide's lerp here)."""
+    from tenferro import CpuEngine, EagerRuntime
+    from tenferro.core.spec import SampleInput
+    from tenferro.plugins import elementwise
+    from tenferro.testing.exact_checks import _check_adjoint
+
+    lerp = OpSpec(
+        name="lerp",
+        inputs=("a", "b"),
+        params={"weight": 0.5},
+        forward=lambda a, b, weight=0.5: np.add(a, np.multiply(weight, np.subtract(b, a))),
+        vjps=(lambda s, g, out, a, b, weight: s.mul(g, 1.0 - weight), lambda s, g, out, a, b, weight: s.mul(g, weight)),
+        linear=True,
+        accepts="f",
+    )
+    rt = EagerRuntime(engine=CpuEngine.serial(), plugins=[elementwise, plugin_of("lerp", lerp)])
+    for shape in ((), (3,), (4, 5)):
+        sample = SampleInput((np.zeros(shape), 0.0), {"weight": 1.015625})
+        for seed in range(300):
+            _check_adjoint(rt, lerp, sample, [0, 1], np.random.default_rng(seed), "declares linear=True")
