@@ -350,7 +350,7 @@ class EagerRuntime:
         if (
             len(given) == len(names) + 1
             and given[-1] is not _MISSING
-            and type(given[0]) in _ENGINE_TYPES
+            and type(given[0]) is CpuEngine
             and engine is None
         ):
             return given[0], tuple(given[1:])  # the seed's form with a CpuEngine: checked already
@@ -409,9 +409,6 @@ class EagerRuntime:
     def __repr__(self) -> str:
         return f"<EagerRuntime {id(self):#x}>"
 
-
-#: Engine types whose instances ``_split_engine`` takes without a check (its fast path).
-_ENGINE_TYPES = frozenset({CpuEngine})
 
 #: The engine of a runtime's implicit session when it has no default engine.
 _CALLING_THREAD = CpuEngine("calling_thread")
