@@ -374,3 +374,23 @@ def test_cross_entropy_value_gradient_and_hvp_match_torch(rt):
     np.testing.assert_allclose(float(np.asarray(loss)), float(t_loss.detach()), rtol=1e-15)
     np.testing.assert_allclose(np.asarray(g), t_g.detach().numpy(), rtol=1e-14, atol=1e-16)
     np.testing.assert_allclose(np.asarray(hvp), t_hvp.numpy(), rtol=1e-13, atol=1e-16)
+
+
+def test_scatter_broadcasts_updates_along_a_trailing_axis_like_numpy_assignment(rt):
+    """NumPy 2.4's ufunc.at broadcast such updates wrongly and read past their buffer."""
+    x, idx = np.zeros(4), np.arange(4).reshape(2, 2, 1)
+    up = rt.variable_from(np.array([1.0, 2.0]))
+    for mode, expected in (("add", [1.0, 2.0, 1.0, 2.0]), ("set", [1.0, 2.0, 1.0, 2.0])):
+        out = rt.with_eager_session(
+            lambda s, mode=mode: s.scatter(rt.constant_from(x), rt.constant_from(idx), up, 0, mode)
+        )
+        np.testing.assert_array_equal(np.asarray(out), expected)
+    zeros, same = rt.constant_from(np.zeros(1)), rt.constant_from(np.zeros((2, 2, 1), np.int64))
+    repeated = rt.with_eager_session(lambda s: s.scatter(zeros, same, up, 0, "add"))
+    np.testing.assert_array_equal(np.asarray(repeated), [6.0])
+    repeated.backward_with(rt.constant_from([1.0]))
+    np.testing.assert_array_equal(up.grad().to_numpy(), [2.0, 2.0])
+    back = rt.with_eager_session(
+        lambda s: s.scatter_add_to(up, rt.constant_from(np.arange(4).reshape(2, 2, 1)), (4,), 0, "nd")
+    )
+    np.testing.assert_array_equal(np.asarray(back), [1.0, 2.0, 1.0, 2.0])

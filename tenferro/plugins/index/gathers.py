@@ -56,6 +56,7 @@ def scatter_add_to(updates: Any, indices: Any, shape: Any, axis: Any = 0, layout
     where = index_tuple(shape, indices, axis, layout, op)
     target = picked_shape(shape, tuple(np.shape(indices)), axis, layout)
     check_fits(np.shape(updates), target, op)
+    updates = broadcast_updates(updates, target)
     summed = summed_at(shape, where, updates)
     if summed is not None:
         return summed
@@ -69,6 +70,16 @@ def scatter_add_to(updates: Any, indices: Any, shape: Any, axis: Any = 0, layout
         return np.reshape(flat, shape)
     np.add.at(out, where, updates)
     return out
+
+
+def broadcast_updates(updates: Any, target: tuple[int, ...]) -> Any:
+    """``updates`` as ``ufunc.at`` may take them: broadcast to the ``target`` positions by
+    NumPy's own broadcast_to where they have dims but not that shape. NumPy 2.4's ufunc.at
+    broadcasts values along a trailing axis wrongly and reads past their buffer
+    (``np.add.at(zeros(4), (arange(4).reshape(2, 2),), [1., 2.])`` gives 1, 2 and garbage)."""
+    if np.ndim(updates) == 0 or tuple(np.shape(updates)) == tuple(target):
+        return updates
+    return np.broadcast_to(updates, target)
 
 
 def summed_at(shape: tuple[int, ...], where: tuple[Any, ...], updates: Any) -> Any:

@@ -49,7 +49,7 @@ from tenferro.extend import (
 )
 
 from . import samples
-from .gathers import check_fits
+from .gathers import broadcast_updates, check_fits
 from .positions import IndexOutOfRange, index_tuple, normalize, picked_shape
 
 
@@ -222,7 +222,8 @@ def _scatter(x: Any, indices: Any, updates: Any, axis: Any = 0, mode: str = "set
     shape = tuple(np.shape(x))
     axis = normalize(shape, tuple(np.shape(indices)), axis, "nd", "scatter")
     where = index_tuple(shape, indices, axis, "nd", "scatter")
-    check_fits(np.shape(updates), picked_shape(shape, tuple(np.shape(indices)), axis, "nd"), "scatter")
+    target = picked_shape(shape, tuple(np.shape(indices)), axis, "nd")
+    check_fits(np.shape(updates), target, "scatter")
     x_kind, updates_kind = np.result_type(x).kind, np.result_type(updates).kind
     if x_kind in "iu" and updates_kind == "f":
         raise DTypeError("scatter: the updates are float but x is an integer tensor; cast x to float first")
@@ -237,7 +238,7 @@ def _scatter(x: Any, indices: Any, updates: Any, axis: Any = 0, mode: str = "set
             f"key instead (s.real or s.abs of the values)"
         )
     out = np.copy(x)
-    combine(out, where, updates)
+    combine(out, where, broadcast_updates(updates, target))
     return out
 
 
