@@ -272,7 +272,7 @@ class EagerRuntime:
                     f"grad is inactive: the output does not depend on wrt[{index}] "
                     f"({describe(target.shape, target.dtype)}), so its derivative is identically zero"
                 )
-        wanted = {id(t) for t in targets}
+        wanted = {id(wrt)} if single else {id(t) for t in targets}
         # Prune branches that lead to no target, unless every variable reached is one.
         everything = all(type(v) is Node or id(v) in wanted for v in reached.values())
         needed = None if everything else leading_to(reached, wanted)

@@ -113,9 +113,9 @@ def node_cotangents(
 ) -> list[EagerTensor | None]:
     """The cotangents a node sends to its inputs, given the cotangent ``g`` of its result:
     one per input, None where no gradient is wanted or the derivative is zero. Each is
-    checked (see :func:`input_cotangent`) or a RuleError names the op. The conformance
+    checked (see :func:`_input_cotangent`) or a RuleError names the op. The conformance
     suite calls this; the sweep calls it for whole-op rules and calls, and runs per-input
-    rules through :func:`input_cotangent` itself, so both check alike.
+    rules through :func:`_input_cotangent` itself, so both check alike.
 
     Per-input rules are called only for inputs whose parent is wanted (``needed`` holds
     the vertices that lead to a wanted variable inside ``rt.grad``); a whole-op rule is
@@ -141,7 +141,7 @@ def node_cotangents(
         return [
             None
             if rule is None or parent is None or (needed is not None and id(parent) not in needed)
-            else input_cotangent(session, node, index, g, out)
+            else _input_cotangent(session, node, index, g, out)
             for index, (rule, parent) in enumerate(zip(rules, node.parents))
         ]
     try:
@@ -161,7 +161,7 @@ def node_cotangents(
     return cotangents
 
 
-def input_cotangent(session: EagerSession, node: Node, index: int, g: Any, out: Any) -> EagerTensor | None:
+def _input_cotangent(session: EagerSession, node: Node, index: int, g: Any, out: Any) -> EagerTensor | None:
     """What per-input rule ``index`` of ``node`` returns for cotangent ``g`` of result(s)
     ``out``, checked: None (zero), or an EagerTensor of this runtime with a value, of its
     input's shape and dtype (summed back first by the op's ``unbroadcast`` when it
@@ -279,7 +279,7 @@ def reverse_sweep(
             if given is not None:
                 ct = given[index]
             else:  # the rule's own call, here rather than in a list node_cotangents makes (~1 µs a node)
-                ct = None if rules[index] is None else input_cotangent(session, node, index, g, out)
+                ct = None if rules[index] is None else _input_cotangent(session, node, index, g, out)
             if ct is None:
                 zero_branches.append(parent)
                 continue
