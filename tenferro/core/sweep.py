@@ -324,7 +324,7 @@ def _accumulate(session: EagerSession, total: EagerTensor, ct: EagerTensor) -> E
     (so never the seed, an input or output of an op, nor one a rule kept). At
     N = 10^6 that is one buffer of 8 MB fewer to allocate and fault in; the values are
     bitwise those of ``add_any``."""
-    if not _COUNTS_EXACT or _holders(total) != _HELD_ONCE or session._rt not in paused():
+    if session._rt not in paused() or not _COUNTS_EXACT or _holders(total) != _HELD_ONCE:
         return session.add_any(total, ct)
     value = total._value
     if (
