@@ -12,7 +12,7 @@ import heapq
 import sys
 import weakref
 from collections.abc import Container, Iterator, Sequence
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -43,11 +43,16 @@ def _reject_cotangent(node: Node, index: int, arg: Any, ct: Any, rt: Any) -> Non
             f"{index} ({spec.input_name(index)!r}); a cotangent must be None or an EagerTensor made "
             f"with the session's ops"
         )
+    if spec.vjps is not None and spec.unbroadcast is None and ct.shape == node.shape != arg.shape:
+        # the result's shape for an input the op broadcast: per-input rules leave the sum to the core
+        fix = "an op that broadcasts declares OpSpec(unbroadcast=tenferro.extend.unbroadcast), which sums them back"
+    else:
+        fix = "sum broadcast axes back, cast mixed precision back"
     raise RuleError(
         f"the VJP of {spec.name} (plugin {spec.plugin!r}) returned a cotangent of type "
         f"{describe(ct.shape, ct.dtype)} for input {index} ({spec.input_name(index)!r}) of type "
         f"{describe(arg.shape, arg.dtype)}; a cotangent must have its input's shape and dtype "
-        f"(sum broadcast axes back, cast mixed precision back). {_forward_hint(node)}"
+        f"({fix}). {_forward_hint(node)}"
     )
 
 
@@ -114,8 +119,9 @@ def node_cotangents(
     """The cotangents a node sends to its inputs, given the cotangent ``g`` of its result:
     one per input, None where no gradient is wanted or the derivative is zero. Each is
     checked (see :func:`_input_cotangent`) or a RuleError names the op. The conformance
-    suite calls this; the sweep calls it for whole-op rules and calls, and runs per-input
-    rules through :func:`_input_cotangent` itself, so both check alike.
+    suite and forward mode (which transposes a VJP) call this; the sweep calls it for
+    whole-op rules and calls, and runs per-input rules through :func:`_input_cotangent`
+    itself, so all of them check alike.
 
     Per-input rules are called only for inputs whose parent is wanted (``needed`` holds
     the vertices that lead to a wanted variable inside ``rt.grad``); a whole-op rule is
@@ -149,7 +155,9 @@ def node_cotangents(
         if type(returned) is not tuple and isinstance(returned, Iterator):  # a generator rule runs here
             returned = tuple(returned)
     except Exception as exc:
-        _rule_failed(node, exc)
+        if _passes_through(exc):
+            raise
+        raise _rule_error(node, exc) from exc
     cotangents = list(_cotangent_tuple(spec, returned, len(node.inputs)))
     for index, ct in enumerate(cotangents):  # a whole-op rule unbroadcasts itself: only check
         if ct is not None:
@@ -165,13 +173,16 @@ def _input_cotangent(session: EagerSession, node: Node, index: int, g: Any, out:
     """What per-input rule ``index`` of ``node`` returns for cotangent ``g`` of result(s)
     ``out``, checked: None (zero), or an EagerTensor of this runtime with a value, of its
     input's shape and dtype (summed back first by the op's ``unbroadcast`` when it
-    broadcasts); else a RuleError names the op."""
+    broadcasts); else a RuleError names the op. What the rule raises is wrapped in one
+    too, unless it already says what is wrong (see :func:`_passes_through`)."""
     inputs, params = node.inputs, node.params
     rule = node.spec.vjps[index]  # type: ignore[index]
     try:
         ct = rule(session, g, out, *inputs, **params) if params else rule(session, g, out, *inputs)
     except Exception as exc:
-        _rule_failed(node, exc)
+        if _passes_through(exc):
+            raise
+        raise _rule_error(node, exc) from exc
     if ct is not None:
         value = ct._value if type(ct) is EagerTensor else None
         arg = inputs[index]._value
@@ -185,15 +196,36 @@ def _input_cotangent(session: EagerSession, node: Node, index: int, g: Any, out:
     return ct
 
 
-def _rule_failed(node: Node, exc: Exception) -> NoReturn:
-    """Raise what an exception from a node's VJP rule means: itself when it already says
-    (a point with no derivative, an op with no path on the engine, a RuleError naming the
-    op at fault), else a RuleError naming the op (the inputs were checked when the op ran:
-    this is the rule's bug)."""
-    if isinstance(exc, (NotDifferentiable, EngineError)) or (isinstance(exc, RuleError) and "the VJP of" in str(exc)):
-        raise exc
+def _passes_through(exc: Exception) -> bool:
+    """Whether an exception from a VJP rule already says what is wrong (a point with no
+    derivative, an op with no path on the engine, a RuleError naming the op at fault) and
+    goes on as it is; any other is wrapped by :func:`_rule_error`."""
+    return isinstance(exc, (NotDifferentiable, EngineError)) or (
+        isinstance(exc, RuleError) and "the VJP of" in str(exc)
+    )
+
+
+def _rule_error(node: Node, exc: Exception) -> RuleError:
+    """The RuleError naming the op whose VJP rule raised ``exc`` (the inputs were checked
+    when the op ran: this is the rule's bug), with what likely caused it. Callers raise it
+    from their ``except`` clause without binding it to a name: a traceback holding the
+    frame that holds it would keep the sweep's arrays until the cycle collector runs."""
     spec = node.spec
-    raise RuleError(f"the VJP of {spec.name} (plugin {spec.plugin!r}) failed: {exc}. {_forward_hint(node)}") from exc
+    if isinstance(exc, TypeError) and exc.__traceback__ is not None and exc.__traceback__.tb_next is None:
+        # raised by the call itself (no frame of the rule): the rule's signature is wrong
+        params = "".join(f", {name}=..." for name in node.params)
+        called = (
+            f"rule(s, g, out, {', '.join(spec.inputs)}{params})" if spec.vjps else f"vjp(s, g, inputs, out{params})"
+        )
+        hint = f"Its rules are called as {called}"
+    elif isinstance(exc, RuleError) and "whose value the trace did not keep" in str(exc):
+        unkept = [spec.inputs[index] for index in spec.drops] + ([] if spec.keeps_out else ["out"])
+        hint = (
+            f"{spec.name} keeps no value of {', '.join(map(repr, unkept))}: list each one its rules read in residuals"
+        )
+    else:
+        hint = _forward_hint(node)
+    return RuleError(f"the VJP of {spec.name} (plugin {spec.plugin!r}) failed: {exc}. {hint}")
 
 
 def stand_ins(call: Node, rt: Any) -> tuple[Any, ...]:
@@ -271,33 +303,39 @@ def reverse_sweep(
         if output is None and rules is not None:  # per-input rules (most ops): called below
             out = node if node.value is None else EagerTensor(node.value, rt, node)  # (see node_cotangents)
             given = None
-        else:  # a whole-op rule, or a call's rules: every result's cotangent has arrived
+        else:  # a whole-op rule, or a call's rules (or none: NotDifferentiable), once
             out, given = None, node_cotangents(session, node, g if output is None else tuple(g), needed)
+        sums = None  # cotangents for a vertex that has one already: added once every rule ran
         for index, parent in enumerate(node.parents):
             if parent is None or (needed is not None and id(parent) not in needed):
                 continue  # a constant, a scalar, or a branch that leads to no wanted variable
             if given is not None:
                 ct = given[index]
-            else:  # the rule's own call, here rather than in a list node_cotangents makes (~1 µs a node)
-                ct = None if rules[index] is None else _input_cotangent(session, node, index, g, out)
+            elif rules[index] is None:
+                ct = None
+            else:  # the rule called here, not through a list node_cotangents makes (~1 µs a node)
+                ct = _input_cotangent(session, node, index, g, out)
             if ct is None:
                 zero_branches.append(parent)
-                continue
-            # Accumulate: at a node until it runs, at a variable until the end.
-            if type(parent) is Node:
-                if parent in pending:
-                    pending[parent] = _accumulate(session, pending[parent], ct)
-                else:
-                    pending[parent] = ct
-                    push(heap, (-parent.seq, parent))
+            elif type(parent) is Node and parent not in pending:
+                pending[parent] = ct  # the first to arrive: the node runs once all have
+                push(heap, (-parent.seq, parent))
+            elif type(parent) is not Node and leaves.get(id(parent), (None, None))[1] is None:
+                leaves[id(parent)] = (parent, ct)  # a variable's first: the sum waits until the end
             else:
-                key = id(parent)
-                previous = leaves.get(key)
-                if previous is not None and previous[1] is not None:
-                    ct = _accumulate(session, previous[1], ct)
-                leaves[key] = (parent, ct)
-        del g, out  # and the local references to them
-    g = ct = previous = out = None  # the last cotangents handled (a stop's g too): no longer held here (see below)
+                if sums is None:
+                    sums = []
+                sums.append((parent, ct))
+        del g, out, given  # no longer held here once the node's rules have run
+        # Inside rt.grad rules and sums are both recorded, and the order of those nodes is the
+        # order a later sweep adds in: the sums come after all of the node's rules (bitwise).
+        for parent, ct in sums or ():
+            if type(parent) is Node:
+                pending[parent] = _accumulate(session, pending[parent], ct)
+            else:
+                leaves[id(parent)] = (parent, _accumulate(session, leaves[id(parent)][1], ct))
+        sums = None
+    g = ct = None  # the last cotangents handled (a stop's g too): no longer held here (see below)
     if zero_branches:  # a zero branch whose vertex also got a cotangent from elsewhere adds nothing
         zero_branches = [
             v
