@@ -71,6 +71,57 @@ def test_a_rule_returning_a_hollow_value_is_blamed_on_its_op():
         loss.backward()
 
 
+def test_a_per_input_rule_of_a_broadcasting_op_is_pointed_at_unbroadcast():
+    spec = OpSpec(name="plus_nb", inputs=("a", "b"), forward=np.add, vjps=(lambda s, g, out, a, b: g,) * 2)
+    rt = _runtime(spec)
+    a, b = rt.variable_from(np.ones((2, 3))), rt.variable_from(np.ones(3))
+    with pytest.raises(RuleError, match=r"input 1 \('b'\) of type f64\[3\].*OpSpec\(unbroadcast=tenferro.extend"):
+        _sum(rt, lambda s: s.plus_nb(a, b)).backward()
+
+
+def test_a_rule_of_the_wrong_signature_is_told_how_rules_are_called():
+    """A rule that forgets ``out`` fails in the call itself: the RuleError says how the
+    sweep calls the op's rules, not only Python's count of positional arguments."""
+    rt = _runtime(
+        OpSpec(
+            name="scaled",
+            inputs=("x",),
+            params={"k": 2.0},
+            forward=lambda x, k: x * k,
+            vjps=(lambda s, g, x, k: s.mul(g, k),),
+        )
+    )
+    x = rt.variable_from([1.0, 2.0])
+    with pytest.raises(
+        RuleError, match=r"multiple values for argument .k.\. Its rules are called as rule\(s, g, out, x, k=\.\.\.\)"
+    ):
+        _sum(rt, lambda s: s.scaled(x)).backward()
+    # an error inside a rule is not mistaken for one of its signature
+    rt = _runtime(OpSpec(name="bad", inputs=("x",), forward=np.sin, vjps=(lambda s, g, out, x: len(3),)))
+    x = rt.variable_from([1.0])
+    with pytest.raises(RuleError, match="has no len.*The op's result was") as info:
+        _sum(rt, lambda s: s.bad(x)).backward()
+    assert "called as" not in str(info.value)
+
+
+def test_a_rule_reading_an_input_its_residuals_omit_is_told_which_inputs_are_not_kept():
+    """The op a rule calls on the missing value names its own argument; the RuleError also
+    says which inputs of the rule's op the trace keeps no value of."""
+    spec = OpSpec(
+        name="sp_z",
+        inputs=("z", "w"),
+        forward=lambda z, w: np.logaddexp(0, z) * w,
+        residuals=("w",),
+        vjps=(lambda s, g, out, z, w: s.mul(s.mul(g, w), s.exp(z)), None),
+        accepts="f",
+    )
+    rt = _runtime(spec)
+    x = rt.variable_from([0.5, -1.0])
+    loss = _sum(rt, lambda s: s.sp_z(s.neg(x), rt.constant_from([1.0, 2.0])))
+    with pytest.raises(RuleError, match="the VJP of sp_z .*exp: argument 'x'.*sp_z keeps no value of 'z', 'out'"):
+        rt.grad(loss, x)
+
+
 def _extremes_spec(calls):
     """extremes(x) -> (min, max) of all of x: an op with two results."""
 
@@ -107,6 +158,18 @@ def test_a_rule_of_several_results_runs_once_with_every_cotangent_none_for_resul
     both = _sum(rt, lambda s: s.sub(high, low))
     np.testing.assert_array_equal(np.asarray(rt.grad(both, x)), [1.0, -1.0, 0.0])
     assert calls == [(True, True)]  # one call, with both results' cotangents
+
+
+def test_a_rule_that_computes_with_a_missing_cotangent_is_told_none_means_zero():
+    def vjp(s, g, inputs, out):  # forgets that a result nobody used has no cotangent
+        return (s.add(s.mul(g[0], 1.0), s.mul(g[1], 1.0)),)
+
+    spec = OpSpec(name="pair", inputs=("x",), forward=lambda x: (x * 1.0, x * 2.0), vjp=vjp, multiple_results=True)
+    rt = _runtime(spec)
+    x = rt.variable_from(np.ones(2))
+    first, _ = rt.with_eager_session(lambda s: s.pair(x))
+    with pytest.raises(RuleError, match="the VJP of pair .*is a NoneType; .*None stands for a zero"):
+        rt.grad(_sum(rt, lambda s: s.mul(first, 1.0)), x)
 
 
 def test_a_kernel_of_several_results_must_return_a_tuple():
@@ -267,6 +330,29 @@ def test_a_derived_value_is_not_kept_by_a_backward_pass_nor_where_the_rule_reads
     rt.grad(loss, x)
     rt.grad(loss, x)
     assert len(reads_out) == 2  # kept, it would hold the node that holds it
+
+
+def test_a_derived_value_made_from_the_cotangent_is_never_kept_stale():
+    """``derived`` is for values of the op's inputs; a rule that passes it the cotangent (or
+    anything else it computed) gets the value computed each time, never the one a sweep
+    with another cotangent kept."""
+    from tenferro.extend import derived
+
+    def rule(s, g, out, x):
+        return derived(s, out, "g·σ(x)", s.mul, g, s.sigmoid(x))  # misuse: made from g
+
+    spec = OpSpec(
+        name="softplus_stale", inputs=("x",), forward=lambda x: np.logaddexp(0, x), vjps=(rule,), residuals=("x",)
+    )
+    rt = _runtime(spec)
+    xs = np.array([0.5, -1.0])
+    x = rt.variable_from(xs)
+    y = rt.with_eager_session(lambda s: s.softplus_stale(x))
+    for weights in ([1.0, 1.0], [10.0, -3.0]):
+        w = rt.constant_from(weights)
+        loss = _sum(rt, lambda s, w=w: s.mul(y, w))
+        np.testing.assert_allclose(np.asarray(rt.grad(loss, x)), np.array(weights) / (1 + np.exp(-xs)), rtol=1e-15)
+    assert y._node.derived is None
 
 
 def test_a_hessian_vector_product_leaves_no_cycle_for_the_collector():

@@ -145,7 +145,12 @@ def _scalar_kind(spec: OpSpec, index: int, arg: Any, in_rule: bool) -> str:
             f"the trace did not keep; a derivative rule (VJP or JVP) read a value its op's spec does not list "
             f"in residuals (add 'out' there)"
         )
-    if in_rule:
+    if in_rule and arg is None:
+        hint = (
+            "inside a derivative rule None stands for a zero: a result without a cotangent (an op with "
+            "several results gets None in g for each) or an input without a tangent; skip its term"
+        )
+    elif in_rule:
         hint = (
             "inside a VJP rule, compute with the session's ops on the EagerTensors the rule was given "
             "(a raw array there is cut off from the trace, so second derivatives would be wrong)"

@@ -97,7 +97,9 @@ def derived(s: Any, out: Any, key: Any, compute: Callable[..., Any], *args: Any)
     it was without the reuse. The derivative trace holds that value anyway.
 
     Kept only when ``out`` is the node (an op whose rules do not read its result: one
-    computed from the result would hold the node that holds it, a cycle), when ``compute``
+    computed from the result would hold the node that holds it, a cycle), when every
+    tensor among ``args`` is one of the node's inputs (a value computed from the cotangent
+    would be stale in the next sweep: it is computed each time instead), when ``compute``
     recorded exactly one op on values made before it, and never where nothing records (a
     ``backward`` pass: a training loop holds nothing more) nor for another engine's values
     (a dask array). ``key`` tells apart several values of one node; ``compute`` and
@@ -121,6 +123,8 @@ def derived(s: Any, out: Any, key: Any, compute: Callable[..., Any], *args: Any)
         and made.output is None
         and type(value._value) is np.ndarray
         and all(type(parent) is not Node or parent.seq < before for parent in made.parents)
+        # every tensor argument (an EagerTensor, as value is) one of the node's own inputs
+        and all(type(arg) is not type(value) or any(arg is given for given in out.inputs) for arg in args)
     ):
         if kept is None:
             out.derived = {key: value}
