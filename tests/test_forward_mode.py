@@ -52,3 +52,17 @@ def test_a_vjp_that_cuts_the_cotangent_off_is_a_rule_error_in_forward_mode():
     x = rt.constant_from(np.array([3.0]))
     with pytest.raises(tf.RuleError, match="the VJP of triple .* not computed from the cotangent g"):
         tf.jvp(lambda v: rt.current_session().triple(v), (x,), (np.array([1.0]),))
+
+
+def test_a_jvp_of_the_wrong_type_is_named_with_the_type_it_returned():
+    """A jvp rule that forgets to broadcast (or cast) its tangent to the result's type: the
+    RuleError gives the type it returned beside the result's, and the helper that fixes it."""
+
+    def jvp(s, tangents, inputs, out):  # a's tangent alone, as broadcast a had it: f64[2,1]
+        return s.mul(tangents[0], 0.5)
+
+    spec = OpSpec(name="mix", inputs=("a", "b"), forward=lambda a, b: (a + b) / 2, vjps=(None, None), jvp=jvp)
+    rt = EagerRuntime(plugins=[plugin_of("mix", spec)])
+    b = rt.constant_from(np.ones(3))
+    with pytest.raises(tf.RuleError, match=r"returned a constant of type f64\[2,1\]; .* type f64\[2,3\].*tangent_sum"):
+        tf.jvp(lambda a: rt.current_session().mix(a, b), (rt.constant_from(np.ones((2, 1))),), (np.ones((2, 1)),))

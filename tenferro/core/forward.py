@@ -136,10 +136,16 @@ def _checked(spec: Any, tangent: Any, result: Any, rt: Any) -> Any:
         or tangent.shape != result.shape
         or tangent.dtype != result.dtype
     ):
-        shown = tangent.describe() if type(tangent) is EagerTensor else type(tangent).__name__
+        if type(tangent) is not EagerTensor:
+            shown = f"a {type(tangent).__name__}"
+        elif isinstance(tangent._value, Hollow):
+            shown = f"{tangent.describe()} whose value the trace did not keep"
+        else:
+            shown = f"{tangent.describe()} of type {describe(tangent.shape, tangent.dtype)}"
         raise RuleError(
             f"the JVP of {spec.name} (plugin {spec.plugin!r}) returned {shown}; a tangent must be None or an "
-            f"EagerTensor of the result's type {describe(result.shape, result.dtype)}, made with the session's ops"
+            f"EagerTensor of the result's type {describe(result.shape, result.dtype)}, made with the session's ops "
+            f"(tenferro.extend.tangent_sum(s, terms, out) adds terms and broadcasts and casts them to it)"
         )
     return tangent
 
