@@ -68,6 +68,9 @@ def test_blocked_plugins_are_not_loaded(monkeypatch):
         (_op("needs_grad"), "is a session attribute"),
         (OpSpec(name="f", inputs=("a", "b"), forward=np.add, variadic=True), "a variadic op has one input"),
         (_op("f", variadic=True, vjps=(lambda s, g, out, x: g,)), "and a whole-op vjp, not per-input vjps"),
+        # a miscounted vjps is named as such, not as the differentiable flags it implies
+        (OpSpec(name="f", inputs=("a", "b"), forward=np.add, vjps=(lambda s, g, out, a, b: g,)), "vjps has 1 rules"),
+        (OpSpec(name="f", inputs=("x",), forward=np.negative, vjps=(lambda s, g, out, x: g,) * 2), "vjps has 2 rules"),
     ],
 )
 def test_bad_specs_are_rejected_naming_the_plugin(spec, message):

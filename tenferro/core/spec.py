@@ -186,7 +186,8 @@ class OpSpec:
         else:
             flags = tuple(self.differentiable)
         derived("differentiable", flags)
-        if self.vjps is not None:  # an input declared not differentiable gets no rule called
+        if self.vjps is not None and len(rules) == len(flags):  # (else validate() names the miscount)
+            # an input declared not differentiable gets no rule called
             derived("vjps", tuple(rule if flag else None for rule, flag in zip(rules, flags)))
         if self.jvp is None and self.linear:
             derived("jvp", linear_jvp(self.name, flags, self.variadic))
@@ -296,9 +297,9 @@ def validate(spec: OpSpec, plugin: str) -> None:
     for kinds in spec.accepts:
         if not kinds or set(kinds) - KINDS:
             raise bad(f"accepts entry {kinds!r} must be made of the dtype kinds 'biufc'")
+    _validate_rules(spec, arity, bad)  # before differentiable, which per-input rules imply
     if len(spec.differentiable) != arity:
         raise bad("differentiable must have one flag per input")
-    _validate_rules(spec, arity, bad)
     for kink in spec.kinks:
         given = len(kink.args) if spec.variadic else arity
         if not isinstance(kink, Kink) or len(kink.args) != given or len(kink.cotangents) != given:
