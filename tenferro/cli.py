@@ -137,7 +137,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         "(exit status 1 when one is broken)",
     )
     plugins.set_defaults(run=_plugins)
-    check = commands.add_parser("check", help="run the conformance suite on plugins (needs the test extra)")
+    check = commands.add_parser(
+        "check",
+        help="run the conformance suite on plugins (needs the test extra)",
+        epilog="Other arguments go on to pytest: -k EXPR selects checks (e.g. -k 'sin and vjp_fd'), -x stops at "
+        "the first failure, -v names each check as it runs.",
+    )
     check.add_argument("plugins", help="plugin names (separated by spaces or commas), or 'all'")
     check.add_argument(
         "--load", action="append", default=[], metavar="[NAME=]MODULE[:ATTR]", help="an uninstalled plugin"

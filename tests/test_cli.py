@@ -159,3 +159,9 @@ def test_check_takes_several_plugin_names_separated_by_spaces(monkeypatch):
     # _check is looked up when the parser is built, so patch before calling main
     assert main(["check", "shape", "index", "nn", "-k", "concat"]) == 0
     assert seen["plugins"] == "shape,index,nn" and seen["pytest_args"] == ["-k", "concat"]
+
+
+def test_check_help_says_where_pytest_options_go(capsys):
+    with pytest.raises(SystemExit):
+        main(["check", "--help"])
+    assert "-k EXPR selects checks" in " ".join(capsys.readouterr().out.split())

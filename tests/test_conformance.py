@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from conftest import plugin_of
 
-from tenferro import OpSpec
+from tenferro import ArgumentError, EagerRuntime, OpSpec
 from tenferro.core.loading import default_registry
 from tenferro.testing import derivative_checks, strategies
 from tenferro.testing.checks import CHECKS
@@ -165,6 +165,36 @@ def test_a_report_shows_the_sample_and_a_rerun_command_not_hypothesis_advice(pyt
     assert f"{command} --hypothesis-seed=" in out
 
 
+@pytest.mark.parametrize(
+    "entry, error",
+    [
+        ("nosuchop::forward: gone", "plugin 'offplugin' has no op 'nosuchop'; remove the line"),
+        ("sin_off::jvp: no rule", "check 'jvp' does not apply to 'sin_off'"),
+        ("sin_off::vjp_df: typo", "expected 'op::check: reason' with a known check"),
+    ],
+)
+def test_an_expected_failure_that_can_never_run_is_a_usage_error(pytester, entry, error):
+    """A stale or misspelled entry of tenferro-xfail.txt would be ignored for ever: it is
+    refused, naming the file and line, as a usage error (not a pytest INTERNALERROR)."""
+    pytester.syspathinsert()
+    package = pytester.mkpydir("offplugin")
+    package.joinpath("__init__.py").write_text(
+        "import numpy as np\n"
+        "from tenferro import OpSpec, hookimpl\n"
+        "@hookimpl\n"
+        "def tenferro_register_ops(registry):\n"
+        "    registry.add(OpSpec(name='sin_off', inputs=('x',), forward=np.sin, reference=np.sin,\n"
+        "        vjp=lambda s, g, i, o: (s.mul(g, s.cos(i[0])),)))\n"
+    )
+    package.joinpath("tenferro-xfail.txt").write_text(f"# known\n{entry}\n")
+    result = pytester.runpytest(
+        "--tenferro-conformance=offplugin", "--tenferro-load=offplugin", "-p", "no:cacheprovider"
+    )
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"ERROR: tenferro conformance: *tenferro-xfail.txt:2: *{error}*"])
+    assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
+
+
 def test_the_dev_profile_is_randomised_in_a_ci_environment_too():
     """With CI set, hypothesis loads its own derandomised profile on import; --tenferro-profile
     dev must still mean random samples (and a seed to rerun them with)."""
@@ -210,6 +240,23 @@ def test_python_api(pytester):
     assert "vjp_off::sin_off::vjp_fd failed" in str(info.value)
     with pytest.raises(ConformanceFailure, match="no plugin named 'nope' is loaded"):
         check_plugin("nope", rt=RT)
+
+
+def test_the_python_api_refuses_a_runtime_or_op_the_checks_cannot_use():
+    """An author's own runtime without a default engine, an op the runtime does not hold
+    and an unknown check name are each one ArgumentError saying what to pass, not every
+    check failing for the same reason (or with plugin '' in its id)."""
+    with pytest.raises(ArgumentError, match="default engine"):
+        check_plugin("vjp_off", rt=EagerRuntime(plugins=[("vjp_off", broken_plugins.VJP_OFF)]))
+    unloaded = broken_plugins.VJP_OFF.spec
+    with pytest.raises(ArgumentError, match=r"does not hold it \('sin_off'\).*conformance_runtime\(plugins="):
+        check_op(unloaded, rt=RT)
+    with pytest.raises(ArgumentError, match="no check named 'vjp_df'"):
+        check_op(RT.registry["sin"], rt=RT, checks=["vjp_df"])
+    # the spec as the plugin module holds it: checked as registered, under its plugin's name
+    rt = conformance_runtime([("vjp_off", broken_plugins.VJP_OFF)])
+    (outcome,) = check_op(unloaded, rt=rt, checks=["forward"], max_examples=3)
+    assert outcome.id == "vjp_off::sin_off::forward" and outcome.status == "passed"
 
 
 def test_checks_a_spec_cannot_run_are_skipped_with_the_reason(pytester):
@@ -348,7 +395,7 @@ def test_a_proven_first_order_mismatch_is_reported_when_another_input_does_not_c
 
 def test_the_suite_runs_an_ops_rules_as_the_sweep_does():
     """A rule that passes a raw array is reported with the advice a rule needs, in every
-    check that runs rules (they all go through the sweep's own node_cotangents)."""
+    check that runs rules (they all call them through the sweep's own _input_cotangent)."""
     import broken_plugins
 
     rt = conformance_runtime([("raw_rule", broken_plugins.RAW_ARRAY_RULE)])

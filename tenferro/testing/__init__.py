@@ -17,6 +17,7 @@ from typing import Any
 _EXPORTS = {
     "check_op": "conformance",
     "check_plugin": "conformance",
+    "conformance_runtime": "conformance",
     "run_check": "conformance",
     "ConformanceFailure": "conformance",
     "CheckSkipped": "conformance",

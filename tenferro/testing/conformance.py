@@ -28,6 +28,7 @@ from hypothesis import strategies as st
 from hypothesis.errors import FailedHealthCheck, Unsatisfiable
 
 from tenferro.core.engine import CpuEngine
+from tenferro.core.errors import ArgumentError
 from tenferro.core.registry import Registry
 from tenferro.core.runtime import EagerRuntime
 from tenferro.core.spec import OpSpec
@@ -144,11 +145,14 @@ def run_check(
 
 
 def expected_failures(registry: Registry, plugin: str) -> dict[tuple[str, str], str]:
-    """(op, check) -> reason, from the plugin's ``tenferro-xfail.txt`` if it has one."""
+    """(op, check) -> reason, from the plugin's ``tenferro-xfail.txt`` if it has one. Strict
+    as the list is: an entry naming no op of the plugin, or a check that does not apply to
+    its op, is a ConformanceFailure (it would otherwise never be run, so never go stale)."""
     info = registry.plugins.get(plugin)
     path = _xfail_path(info.plugin if info else None)
     if path is None or not path.is_file():
         return {}
+    ops = {spec.name: spec for spec in registry.of_plugin(plugin)}
     listed = {}
     for number, line in enumerate(path.read_text().splitlines(), 1):
         line = line.split("#", 1)[0].strip()
@@ -157,6 +161,14 @@ def expected_failures(registry: Registry, plugin: str) -> dict[tuple[str, str], 
         match = re.fullmatch(r"(\w+)::(\w+):\s*(\S.*)", line)
         if match is None or match[2] not in CHECKS:
             raise ConformanceFailure(f"{path}:{number}: expected 'op::check: reason' with a known check, got {line!r}")
+        spec = ops.get(match[1])
+        if spec is None:
+            raise ConformanceFailure(f"{path}:{number}: plugin {plugin!r} has no op {match[1]!r}; remove the line")
+        if not CHECKS[match[2]].applies(spec):
+            raise ConformanceFailure(
+                f"{path}:{number}: check {match[2]!r} does not apply to {match[1]!r} (its spec does not declare "
+                f"what the check tests), so it cannot fail; remove the line"
+            )
         listed[(match[1], match[2])] = match[3]
     return listed
 
@@ -210,13 +222,47 @@ def _raise_failed(outcomes: list[Outcome]) -> list[Outcome]:
     return outcomes
 
 
+def _suite_runtime(rt: EagerRuntime | None, call: str) -> EagerRuntime:
+    """``rt``, or the conformance runtime; a runtime the checks cannot run ops on is refused
+    before any check fails for it."""
+    if rt is None:
+        return conformance_runtime()
+    if not isinstance(rt, EagerRuntime) or rt._engine is None:
+        raise ArgumentError(
+            f"{call}: rt must be an EagerRuntime with a default engine (the checks run ops without naming one), "
+            f"e.g. conformance_runtime(plugins=[mymath]) or EagerRuntime(engine=CpuEngine.serial(), plugins=[mymath])"
+        )
+    return rt
+
+
+def _registered(spec: OpSpec, rt: EagerRuntime) -> OpSpec:
+    """The registered spec of ``spec``'s op (it carries its plugin's name, which reports
+    and expected failures use); an ArgumentError when the runtime does not hold that op."""
+    registered = rt.registry._specs.get(spec.name) if isinstance(spec, OpSpec) else None
+    if registered is None or registered.forward is not spec.forward:
+        shown = spec.name if isinstance(spec, OpSpec) else type(spec).__name__
+        held = "holds another op of that name" if registered is not None else "does not hold it"
+        raise ArgumentError(
+            f"check_op: the runtime {held} ({shown!r}): the checks call the op by name, so its plugin must be "
+            f"loaded; pass rt=conformance_runtime(plugins=[your_module]), or check_plugin(name) for an installed one"
+        )
+    return registered
+
+
 def check_op(
     spec: OpSpec, rt: EagerRuntime | None = None, checks: Iterable[str] | None = None, max_examples: int | None = None
 ) -> list[Outcome]:
     """Run every applicable check (or the named ``checks``) on one op; return the outcomes
-    (skipped ones included), or raise ConformanceFailure listing the failures. ``rt`` must hold the op (default: a
-    runtime of the installed plugins)."""
-    rt = rt or conformance_runtime()
+    (skipped ones included), or raise ConformanceFailure listing the failures. ``rt`` must
+    hold the op and have a default engine (default: :func:`conformance_runtime`, every
+    installed plugin)."""
+    rt = _suite_runtime(rt, "check_op")
+    spec = _registered(spec, rt)
+    unknown = [name for name in checks if name not in CHECKS] if checks is not None else []
+    if unknown:
+        raise ArgumentError(
+            f"check_op: no check named {', '.join(map(repr, unknown))}; the checks are {', '.join(CHECKS)}"
+        )
     chosen = [CHECKS[name] for name in checks] if checks is not None else list(CHECKS.values())
     listed = expected_failures(rt.registry, spec.plugin)
     hs = current_settings(max_examples)
@@ -227,8 +273,9 @@ def check_op(
 
 
 def check_plugin(name: str, rt: EagerRuntime | None = None, max_examples: int | None = None) -> list[Outcome]:
-    """Run every check on every op of plugin ``name`` (``all`` for every plugin)."""
-    rt = rt or conformance_runtime()
+    """Run every check on every op of plugin ``name`` (``all`` for every plugin); ``rt`` as
+    for :func:`check_op`."""
+    rt = _suite_runtime(rt, "check_plugin")
     hs = current_settings(max_examples)
     outcomes = []
     for spec, check in selected(rt.registry, [name]):

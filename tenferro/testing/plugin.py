@@ -74,11 +74,12 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         rt = conformance_runtime(load_plugin_object(text) for text in config.getoption("tenferro_load"))
         plugins = [name.strip() for name in wanted.split(",") if name.strip()]
         chosen = list(selected(rt.registry, plugins))
+        listed = {name: expected_failures(rt.registry, name) for name in {spec.plugin for spec, _ in chosen}}
     except (TenferroError, ConformanceFailure, ImportError) as exc:
         raise pytest.UsageError(f"tenferro conformance: {exc}") from None
     hypothesis_settings = current_settings(config.getoption("tenferro_max_examples"))
     for spec, check in chosen:
-        reason = expected_failures(rt.registry, spec.plugin).get((spec.name, check.name))
+        reason = listed[spec.plugin].get((spec.name, check.name))
         items.append(
             ConformanceItem.from_parent(
                 session,
