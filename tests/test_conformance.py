@@ -165,6 +165,23 @@ def test_a_report_shows_the_sample_and_a_rerun_command_not_hypothesis_advice(pyt
     assert f"{command} --hypothesis-seed=" in out
 
 
+def _offplugin(pytester, xfail: str, off: str = "", sample: str = "") -> None:
+    """A plugin package ``offplugin`` with one op, sin_off (sin, its VJP scaled by ``off``),
+    and the expected-failure file ``xfail``."""
+    pytester.syspathinsert()
+    package = pytester.mkpydir("offplugin")
+    package.joinpath("__init__.py").write_text(
+        "import numpy as np\n"
+        "from tenferro import OpSpec, hookimpl\n"
+        "from tenferro.testing.strategies import unary\n"
+        "@hookimpl\n"
+        "def tenferro_register_ops(registry):\n"
+        "    registry.add(OpSpec(name='sin_off', inputs=('x',), forward=np.sin, reference=np.sin,\n"
+        f"        vjp=lambda s, g, i, o: (s.mul(g, s.cos(i[0])){off},){sample}))\n"
+    )
+    package.joinpath("tenferro-xfail.txt").write_text(xfail)
+
+
 @pytest.mark.parametrize(
     "entry, error",
     [
@@ -176,17 +193,7 @@ def test_a_report_shows_the_sample_and_a_rerun_command_not_hypothesis_advice(pyt
 def test_an_expected_failure_that_can_never_run_is_a_usage_error(pytester, entry, error):
     """A stale or misspelled entry of tenferro-xfail.txt would be ignored for ever: it is
     refused, naming the file and line, as a usage error (not a pytest INTERNALERROR)."""
-    pytester.syspathinsert()
-    package = pytester.mkpydir("offplugin")
-    package.joinpath("__init__.py").write_text(
-        "import numpy as np\n"
-        "from tenferro import OpSpec, hookimpl\n"
-        "@hookimpl\n"
-        "def tenferro_register_ops(registry):\n"
-        "    registry.add(OpSpec(name='sin_off', inputs=('x',), forward=np.sin, reference=np.sin,\n"
-        "        vjp=lambda s, g, i, o: (s.mul(g, s.cos(i[0])),)))\n"
-    )
-    package.joinpath("tenferro-xfail.txt").write_text(f"# known\n{entry}\n")
+    _offplugin(pytester, f"# known\n{entry}\n")
     result = pytester.runpytest(
         "--tenferro-conformance=offplugin", "--tenferro-load=offplugin", "-p", "no:cacheprovider"
     )
@@ -204,21 +211,11 @@ def test_the_dev_profile_is_randomised_in_a_ci_environment_too():
 
 
 def test_expected_failures_are_strict(pytester):
-    pytester.syspathinsert()
-    package = pytester.mkpydir("offplugin")
-    package.joinpath("__init__.py").write_text(
-        "import numpy as np\n"
-        "from tenferro import OpSpec, hookimpl\n"
-        "from tenferro.testing.strategies import unary\n"
-        "@hookimpl\n"
-        "def tenferro_register_ops(registry):\n"
-        "    registry.add(OpSpec(name='sin_off', inputs=('x',), forward=np.sin, reference=np.sin,\n"
-        "        vjp=lambda s, g, i, o: (s.mul(s.mul(g, s.cos(i[0])), 1.001),), sample=lambda: unary()))\n"
-    )
-    package.joinpath("tenferro-xfail.txt").write_text(
+    xfail = (
         "# known problems\nsin_off::vjp_fd: the VJP is 0.1 % off\nsin_off::jvp_fd: forward mode transposes that VJP\n"
         "sin_off::forward: claimed, but it passes\n"
     )
+    _offplugin(pytester, xfail, off=" * 1.001", sample=", sample=lambda: unary()")
     result = pytester.runpytest(
         "--tenferro-conformance=offplugin",
         "--tenferro-load=offplugin",
