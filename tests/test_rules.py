@@ -1,5 +1,7 @@
 """The rule vocabulary as the core applies it: declarations change what runs."""
 
+import math
+
 import numpy as np
 import pytest
 from conftest import plugin_of
@@ -77,6 +79,11 @@ def test_a_per_input_rule_of_a_broadcasting_op_is_pointed_at_unbroadcast():
     a, b = rt.variable_from(np.ones((2, 3))), rt.variable_from(np.ones(3))
     with pytest.raises(RuleError, match=r"input 1 \('b'\) of type f64\[3\].*OpSpec\(unbroadcast=tenferro.extend"):
         _sum(rt, lambda s: s.plus_nb(a, b)).backward()
+    # not for an op that did not broadcast: a reduction whose rule forgot to spread g back
+    rt = _runtime(OpSpec(name="total", inputs=("x",), forward=np.sum, vjps=(lambda s, g, out, x: g,)))
+    x = rt.variable_from(np.ones(3))
+    with pytest.raises(RuleError, match=r"f64\[\] for input 0 .*\(sum broadcast axes back"):
+        rt.with_eager_session(lambda s: s.total(x)).backward()
 
 
 def test_a_rule_of_the_wrong_signature_is_told_how_rules_are_called():
@@ -101,6 +108,12 @@ def test_a_rule_of_the_wrong_signature_is_told_how_rules_are_called():
     x = rt.variable_from([1.0])
     with pytest.raises(RuleError, match="has no len.*The op's result was") as info:
         _sum(rt, lambda s: s.bad(x)).backward()
+    assert "called as" not in str(info.value)
+    # nor one a C function raises on its arguments (no frame of its own, a signature it takes)
+    rt = _runtime(OpSpec(name="hyp", inputs=("x",), forward=np.sin, vjps=(math.hypot,)))
+    x = rt.variable_from([1.0])
+    with pytest.raises(RuleError, match="must be real number") as info:
+        _sum(rt, lambda s: s.hyp(x)).backward()
     assert "called as" not in str(info.value)
 
 

@@ -138,6 +138,8 @@ def _checked(spec: Any, tangent: Any, result: Any, rt: Any) -> Any:
     ):
         if type(tangent) is not EagerTensor:
             shown = f"a {type(tangent).__name__}"
+        elif tangent._rt is not rt:
+            shown = f"{tangent.describe()} of another runtime"
         elif isinstance(tangent._value, Hollow):
             shown = f"{tangent.describe()} whose value the trace did not keep"
         else:

@@ -9,6 +9,7 @@ itself a traced result and can be differentiated again.
 from __future__ import annotations
 
 import heapq
+import inspect
 import sys
 import weakref
 from collections.abc import Container, Iterator, Sequence
@@ -43,7 +44,12 @@ def _reject_cotangent(node: Node, index: int, arg: Any, ct: Any, rt: Any) -> Non
             f"{index} ({spec.input_name(index)!r}); a cotangent must be None or an EagerTensor made "
             f"with the session's ops"
         )
-    if spec.vjps is not None and spec.unbroadcast is None and ct.shape == node.shape != arg.shape:
+    if (
+        spec.vjps is not None
+        and spec.unbroadcast is None
+        and ct.shape == node.shape != arg.shape
+        and _widens(arg, node)
+    ):
         # the result's shape for an input the op broadcast: per-input rules leave the sum to the core
         fix = "an op that broadcasts declares OpSpec(unbroadcast=tenferro.extend.unbroadcast), which sums them back"
     else:
@@ -75,6 +81,14 @@ def _unbroadcast(session: EagerSession, node: Node, index: int, arg: EagerTensor
             return ct
     _reject_cotangent(node, index, arg, ct, rt)
     return ct  # not reached: _reject_cotangent raises
+
+
+def _widens(arg: Any, node: Node) -> bool:
+    """Whether broadcasting ``arg`` gives the node's result shape (so the op broadcast it)."""
+    try:
+        return np.broadcast_shapes(arg.shape, node.shape) == node.shape
+    except ValueError:
+        return False
 
 
 def _forward_hint(node: Node) -> str:
@@ -118,7 +132,8 @@ def node_cotangents(
 ) -> list[EagerTensor | None]:
     """The cotangents a node sends to its inputs, given the cotangent ``g`` of its result:
     one per input, None where no gradient is wanted or the derivative is zero. Each is
-    checked (see :func:`_input_cotangent`) or a RuleError names the op. The conformance
+    checked (see :func:`_input_cotangent`; a whole-op rule's are only checked, as such a
+    rule unbroadcasts itself) or a RuleError names the op. The conformance
     suite and forward mode (which transposes a VJP) call this; the sweep calls it for
     whole-op rules and calls, and runs per-input rules through :func:`_input_cotangent`
     itself, so all of them check alike.
@@ -157,7 +172,7 @@ def node_cotangents(
     except Exception as exc:
         if _passes_through(exc):
             raise
-        raise _rule_error(node, exc) from exc
+        raise _rule_error(node, exc, spec.vjp) from exc
     cotangents = list(_cotangent_tuple(spec, returned, len(node.inputs)))
     for index, ct in enumerate(cotangents):  # a whole-op rule unbroadcasts itself: only check
         if ct is not None:
@@ -182,7 +197,7 @@ def _input_cotangent(session: EagerSession, node: Node, index: int, g: Any, out:
     except Exception as exc:
         if _passes_through(exc):
             raise
-        raise _rule_error(node, exc) from exc
+        raise _rule_error(node, exc, rule) from exc
     if ct is not None:
         value = ct._value if type(ct) is EagerTensor else None
         arg = inputs[index]._value
@@ -205,14 +220,27 @@ def _passes_through(exc: Exception) -> bool:
     )
 
 
-def _rule_error(node: Node, exc: Exception) -> RuleError:
+def _miscalled(node: Node, rule: Any) -> bool:
+    """Whether ``rule``'s signature does not take the arguments the sweep gives it (a rule
+    without a signature, a C function, is given the benefit of the doubt)."""
+    spec = node.spec
+    given = 3 + len(spec.inputs) if spec.vjps is not None else 4  # s, g, out, *inputs / s, g, inputs, out
+    try:
+        inspect.signature(rule).bind(*[None] * given, **node.params)
+    except TypeError:
+        return True
+    except ValueError:
+        return False
+    return False
+
+
+def _rule_error(node: Node, exc: Exception, rule: Any) -> RuleError:
     """The RuleError naming the op whose VJP rule raised ``exc`` (the inputs were checked
     when the op ran: this is the rule's bug), with what likely caused it. Callers raise it
     from their ``except`` clause without binding it to a name: a traceback holding the
     frame that holds it would keep the sweep's arrays until the cycle collector runs."""
     spec = node.spec
-    if isinstance(exc, TypeError) and exc.__traceback__ is not None and exc.__traceback__.tb_next is None:
-        # raised by the call itself (no frame of the rule): the rule's signature is wrong
+    if isinstance(exc, TypeError) and _miscalled(node, rule):
         params = "".join(f", {name}=..." for name in node.params)
         called = (
             f"rule(s, g, out, {', '.join(spec.inputs)}{params})" if spec.vjps else f"vjp(s, g, inputs, out{params})"
