@@ -15,7 +15,7 @@ LAYERS = [
     ("op specs and the trace", {"spec", "trace"}),
     ("the graph, the registry and the core's two ops", {"graph", "registry", "accumulate", "alias"}),
     ("the eager tensor and plugin loading", {"eager", "loading"}),
-    ("the session", {"session"}),
+    ("the session", {"session", "rule_errors"}),
     ("the reverse sweep", {"sweep"}),
     ("forward mode", {"forward"}),
     ("the runtime", {"runtime"}),

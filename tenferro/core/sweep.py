@@ -9,7 +9,6 @@ itself a traced result and can be differentiated again.
 from __future__ import annotations
 
 import heapq
-import inspect
 import sys
 import weakref
 from collections.abc import Container, Iterator, Sequence
@@ -18,48 +17,15 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .eager import EagerTensor
-from .errors import EngineError, NotDifferentiable, RuleError
+from .errors import NotDifferentiable, RuleError
 from .graph import reachable
 from .recording import paused
-from .spec import OpSpec
-from .tensor import Hollow, describe, freeze, seal
+from .rule_errors import cotangent_tuple, passes_through, reject_cotangent, rule_error
+from .tensor import Hollow, freeze, seal
 from .trace import CALL, Node, Vertex, result_node
 
 if TYPE_CHECKING:
     from .session import EagerSession
-
-
-def _reject_cotangent(node: Node, index: int, arg: Any, ct: Any, rt: Any) -> None:
-    """Raise the RuleError that says what is wrong with cotangent ``ct`` of input ``index``."""
-    spec = node.spec
-    if type(ct) is EagerTensor and isinstance(ct._value, Hollow):
-        raise RuleError(
-            f"the VJP of {spec.name} (plugin {spec.plugin!r}) returned, for input {index} "
-            f"({spec.input_name(index)!r}), {ct.describe()} whose value the trace did not keep; "
-            f"compute each cotangent with the session's ops"
-        )
-    if type(ct) is not EagerTensor or ct._rt is not rt:
-        raise RuleError(
-            f"the VJP of {spec.name} (plugin {spec.plugin!r}) returned {type(ct).__name__} for input "
-            f"{index} ({spec.input_name(index)!r}); a cotangent must be None or an EagerTensor made "
-            f"with the session's ops"
-        )
-    if (
-        spec.vjps is not None
-        and spec.unbroadcast is None
-        and ct.shape == node.shape != arg.shape
-        and _widens(arg, node)
-    ):
-        # the result's shape for an input the op broadcast: per-input rules leave the sum to the core
-        fix = "an op that broadcasts declares OpSpec(unbroadcast=tenferro.extend.unbroadcast), which sums them back"
-    else:
-        fix = "sum broadcast axes back, cast mixed precision back"
-    raise RuleError(
-        f"the VJP of {spec.name} (plugin {spec.plugin!r}) returned a cotangent of type "
-        f"{describe(ct.shape, ct.dtype)} for input {index} ({spec.input_name(index)!r}) of type "
-        f"{describe(arg.shape, arg.dtype)}; a cotangent must have its input's shape and dtype "
-        f"({fix}). {_forward_hint(node)}"
-    )
 
 
 def _unbroadcast(session: EagerSession, node: Node, index: int, arg: EagerTensor, ct: Any) -> EagerTensor:
@@ -69,7 +35,7 @@ def _unbroadcast(session: EagerSession, node: Node, index: int, arg: EagerTensor
     A cotangent held as another engine's array (a dask array) of the right type is fine."""
     spec, rt = node.spec, session._rt
     if type(ct) is not EagerTensor or ct._rt is not rt or isinstance(ct._value, Hollow):
-        _reject_cotangent(node, index, arg, ct, rt)
+        reject_cotangent(node, index, arg, ct, rt)
     if ct.shape == arg.shape and ct.dtype == arg.dtype:
         return ct
     if spec.unbroadcast is not None:
@@ -79,52 +45,8 @@ def _unbroadcast(session: EagerSession, node: Node, index: int, arg: EagerTensor
             raise RuleError(f"the VJP of {spec.name} (plugin {spec.plugin!r}) failed to unbroadcast: {exc}") from exc
         if type(ct) is EagerTensor and ct.shape == arg.shape and ct.dtype == arg.dtype:
             return ct
-    _reject_cotangent(node, index, arg, ct, rt)
-    return ct  # not reached: _reject_cotangent raises
-
-
-def _widens(arg: Any, node: Node) -> bool:
-    """Whether broadcasting ``arg`` gives the node's result shape (so the op broadcast it)."""
-    try:
-        return np.broadcast_shapes(arg.shape, node.shape) == node.shape
-    except ValueError:
-        return False
-
-
-def _forward_hint(node: Node) -> str:
-    """The sentence that points at the forward kernel when it, not the VJP, may be wrong."""
-    shown = ", ".join(describe(a.shape, a.dtype) if hasattr(a, "dtype") else repr(a) for a in node.inputs)
-    results = node.value if node.output == CALL else (node,)
-    made = ", ".join(describe(r.shape, r.dtype) for r in results)
-    return (
-        f"The op's result was {made} from inputs ({shown}): if that is not "
-        f"what the op should return, its forward kernel is at fault, not the VJP"
-    )
-
-
-def _cotangent_tuple(spec: OpSpec, returned: Any, count: int) -> tuple[Any, ...]:
-    """A VJP's return value as a tuple of ``count`` cotangents, or the RuleError saying why
-    it is not one."""
-    if type(returned) is not tuple:
-        if not isinstance(returned, list):
-            shown = (
-                "None"
-                if returned is None
-                else "a single EagerTensor"
-                if isinstance(returned, EagerTensor)
-                else f"a {type(returned).__name__}"
-            )
-            raise RuleError(
-                f"the VJP of {spec.name} (plugin {spec.plugin!r}) returned {shown}; return a tuple with one "
-                f"cotangent per input (None for zero), e.g. (g,) for a one-input op"
-            )
-        returned = tuple(returned)
-    if len(returned) != count:
-        raise RuleError(
-            f"the VJP of {spec.name} (plugin {spec.plugin!r}) returned {len(returned)} "
-            f"cotangents for {count} inputs; return one per input (None for zero)"
-        )
-    return returned
+    reject_cotangent(node, index, arg, ct, rt)
+    return ct  # not reached: reject_cotangent raises
 
 
 def node_cotangents(
@@ -170,17 +92,17 @@ def node_cotangents(
         if type(returned) is not tuple and isinstance(returned, Iterator):  # a generator rule runs here
             returned = tuple(returned)
     except Exception as exc:
-        if _passes_through(exc):
+        if passes_through(exc):
             raise
-        raise _rule_error(node, exc, spec.vjp) from exc
-    cotangents = list(_cotangent_tuple(spec, returned, len(node.inputs)))
+        raise rule_error(node, exc, spec.vjp) from exc
+    cotangents = list(cotangent_tuple(spec, returned, len(node.inputs)))
     for index, ct in enumerate(cotangents):  # a whole-op rule unbroadcasts itself: only check
         if ct is not None:
             arg = node.inputs[index]
             if type(ct) is not EagerTensor or ct._rt is not rt or isinstance(ct._value, Hollow):
-                _reject_cotangent(node, index, arg, ct, rt)
+                reject_cotangent(node, index, arg, ct, rt)
             if ct._value.shape != arg._value.shape or ct._value.dtype != arg._value.dtype:
-                _reject_cotangent(node, index, arg, ct, rt)
+                reject_cotangent(node, index, arg, ct, rt)
     return cotangents
 
 
@@ -189,15 +111,15 @@ def _input_cotangent(session: EagerSession, node: Node, index: int, g: Any, out:
     ``out``, checked: None (zero), or an EagerTensor of this runtime with a value, of its
     input's shape and dtype (summed back first by the op's ``unbroadcast`` when it
     broadcasts); else a RuleError names the op. What the rule raises is wrapped in one
-    too, unless it already says what is wrong (see :func:`_passes_through`)."""
+    too, unless it already says what is wrong (see :func:`passes_through`)."""
     inputs, params = node.inputs, node.params
     rule = node.spec.vjps[index]  # type: ignore[index]
     try:
         ct = rule(session, g, out, *inputs, **params) if params else rule(session, g, out, *inputs)
     except Exception as exc:
-        if _passes_through(exc):
+        if passes_through(exc):
             raise
-        raise _rule_error(node, exc, rule) from exc
+        raise rule_error(node, exc, rule) from exc
     if ct is not None:
         value = ct._value if type(ct) is EagerTensor else None
         arg = inputs[index]._value
@@ -209,51 +131,6 @@ def _input_cotangent(session: EagerSession, node: Node, index: int, g: Any, out:
         ):
             ct = _unbroadcast(session, node, index, inputs[index], ct)
     return ct
-
-
-def _passes_through(exc: Exception) -> bool:
-    """Whether an exception from a VJP rule already says what is wrong (a point with no
-    derivative, an op with no path on the engine, a RuleError naming the op at fault) and
-    goes on as it is; any other is wrapped by :func:`_rule_error`."""
-    return isinstance(exc, (NotDifferentiable, EngineError)) or (
-        isinstance(exc, RuleError) and "the VJP of" in str(exc)
-    )
-
-
-def _miscalled(node: Node, rule: Any) -> bool:
-    """Whether ``rule``'s signature does not take the arguments the sweep gives it (a rule
-    without a signature, a C function, is given the benefit of the doubt)."""
-    spec = node.spec
-    given = 3 + len(spec.inputs) if spec.vjps is not None else 4  # s, g, out, *inputs / s, g, inputs, out
-    try:
-        inspect.signature(rule).bind(*[None] * given, **node.params)
-    except TypeError:
-        return True
-    except ValueError:
-        return False
-    return False
-
-
-def _rule_error(node: Node, exc: Exception, rule: Any) -> RuleError:
-    """The RuleError naming the op whose VJP rule raised ``exc`` (the inputs were checked
-    when the op ran: this is the rule's bug), with what likely caused it. Callers raise it
-    from their ``except`` clause without binding it to a name: a traceback holding the
-    frame that holds it would keep the sweep's arrays until the cycle collector runs."""
-    spec = node.spec
-    if isinstance(exc, TypeError) and _miscalled(node, rule):
-        params = "".join(f", {name}=..." for name in node.params)
-        called = (
-            f"rule(s, g, out, {', '.join(spec.inputs)}{params})" if spec.vjps else f"vjp(s, g, inputs, out{params})"
-        )
-        hint = f"Its rules are called as {called}"
-    elif isinstance(exc, RuleError) and "whose value the trace did not keep" in str(exc):
-        unkept = [spec.inputs[index] for index in spec.drops] + ([] if spec.keeps_out else ["out"])
-        hint = (
-            f"{spec.name} keeps no value of {', '.join(map(repr, unkept))}: list each one its rules read in residuals"
-        )
-    else:
-        hint = _forward_hint(node)
-    return RuleError(f"the VJP of {spec.name} (plugin {spec.plugin!r}) failed: {exc}. {hint}")
 
 
 def stand_ins(call: Node, rt: Any) -> tuple[Any, ...]:
@@ -432,6 +309,8 @@ _HELD_ONCE = _held_once()
 
 #: Whether reference counts tell every holder: not on a free-threaded build (objects may be
 #: counted lazily there), where every variable's cotangent is copied and nothing is added in place.
+
+
 _COUNTS_EXACT = getattr(sys, "_is_gil_enabled", lambda: True)()
 
 
