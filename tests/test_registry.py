@@ -181,3 +181,8 @@ def test_an_array_param_default_does_not_break_a_runtime():
     rt = EagerRuntime(engine=CpuEngine.serial(), registry=load_registry([plugin_of("arrays", spec)], strict=True))
     x = rt.constant_from([1.0, 3.0])
     assert np.asarray(rt.with_eager_session(lambda s: s.scaled(x))).tolist() == [2.0, 6.0]
+
+
+def test_a_misspelled_opspec_field_is_named_with_the_field_meant():
+    with pytest.raises(PluginError, match="OpSpec has no field 'residual'; did you mean 'residuals'"):
+        OpSpec(name="f", inputs=("x",), forward=np.sin, residual=("x",))

@@ -6,6 +6,8 @@ and the records its tests are made of (:class:`SampleInput`, :class:`ErrorInput`
 
 from __future__ import annotations
 
+import dataclasses
+import difflib
 import functools
 import keyword
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -230,6 +232,26 @@ class OpSpec:
     def summary(self) -> str:
         """First line of the doc string."""
         return self.doc.strip().splitlines()[0] if self.doc.strip() else ""
+
+
+def _named_fields(init: Callable[..., None]) -> Callable[..., None]:
+    """OpSpec's dataclass ``__init__``, with a misspelled field (``residual=``) named as a
+    PluginError with the field meant, not Python's bare "unexpected keyword argument"."""
+    names = [f.name for f in dataclasses.fields(OpSpec) if f.init]
+
+    @functools.wraps(init)
+    def checked_init(self: OpSpec, *args: Any, **kwargs: Any) -> None:
+        for given in kwargs:
+            if given not in names:
+                close = difflib.get_close_matches(given, names, n=1)
+                hint = f"; did you mean {close[0]!r}?" if close else f"; its fields are {', '.join(names)}"
+                raise PluginError(f"OpSpec has no field {given!r}{hint}")
+        init(self, *args, **kwargs)
+
+    return checked_init
+
+
+OpSpec.__init__ = _named_fields(OpSpec.__init__)  # type: ignore[method-assign]
 
 
 def _check_field_types(spec: OpSpec) -> None:
