@@ -351,6 +351,18 @@ def test_an_installed_plugin_passed_again_is_loaded_once_without_a_word():
     assert "reduce" in registry.plugins and not registry.broken
 
 
+def test_an_installed_plugin_passed_again_under_another_name_says_the_name_it_has():
+    from tenferro.plugins import reduce
+
+    with pytest.raises(
+        PluginError, match="plugin 'sums' is not loaded: its module is loaded already, as plugin 'reduce'"
+    ):
+        load_registry([("sums", reduce)], strict=True)
+    with pytest.warns(PluginWarning, match="as plugin 'reduce'; use that name"):
+        registry = load_registry([("sums", reduce)], strict=False)
+    assert "reduce" in registry.plugins and "sums" in registry.broken
+
+
 def test_a_plugin_warning_points_at_the_line_that_built_the_registry():
     """Not at tenferro's loader: the user's EagerRuntime() or load_registry() call."""
     with pytest.warns(PluginWarning) as caught:

@@ -157,9 +157,14 @@ class _Loading:
 
     def register(self, name: str, plugin: Any) -> None:
         """A plugin object passed in directly."""
-        if self.pm.is_blocked(name) or self.pm.is_registered(plugin):
-            return  # blocked, or the installed plugin itself passed again (`tenferro check --load`)
+        if self.pm.is_blocked(name):
+            return
         info = PluginInfo(name, plugin=plugin)
+        if self.pm.is_registered(plugin):  # an installed plugin passed again (`tenferro check --load`)
+            known = self.pm.get_name(plugin)
+            if known != name:  # under another name, which would name no loaded plugin
+                self.fail(info, f"is not loaded: its module is loaded already, as plugin {known!r}; use that name")
+            return
         if self.pm.has_plugin(name):
             self.fail(info, f"is not loaded: another plugin is named {name!r}; pass it as a (name, plugin) pair")
             return
