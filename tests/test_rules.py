@@ -302,7 +302,7 @@ def _wave(calls, keeps_out=False):
             calls.append(1)
             return s.cos(x)
 
-        return s.mul(g, derived(s, out, 0, compute, x))
+        return s.mul(g, derived(out, 0, compute, x))
 
     return OpSpec(
         name="wave",
@@ -352,7 +352,7 @@ def test_a_derived_value_made_from_the_cotangent_is_never_kept_stale():
     from tenferro.extend import derived
 
     def rule(s, g, out, x):
-        return derived(s, out, "g·σ(x)", s.mul, g, s.sigmoid(x))  # misuse: made from g
+        return derived(out, "g·σ(x)", s.mul, g, s.sigmoid(x))  # misuse: made from g
 
     spec = OpSpec(
         name="softplus_stale", inputs=("x",), forward=lambda x: np.logaddexp(0, x), vjps=(rule,), residuals=("x",)

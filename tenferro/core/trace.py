@@ -86,9 +86,9 @@ class Node(Hollow):
         self.derived: dict[Any, Any] | None = None
 
 
-def derived(s: Any, out: Any, key: Any, compute: Callable[..., Any], *args: Any) -> Any:
+def derived(out: Any, key: Any, compute: Callable[..., Any], *args: Any) -> Any:
     """``compute(*args)``, a value a rule derives from its op's inputs and params alone with
-    one op of session ``s`` (sin's ``cos(x)``; never anything computed from the cotangent
+    one session op (sin's ``cos(x)``; never anything computed from the cotangent
     or tangent), computed once per node: where it is recorded, the node keeps it, and a
     later sweep over the node (the second sweep of a Hessian-vector product, each row of a
     Jacobian of a gradient) takes it again without running the kernel. Where that sweep

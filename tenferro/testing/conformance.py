@@ -188,6 +188,13 @@ def expected_failures(registry: Registry, plugin: str) -> dict[tuple[str, str], 
     return listed
 
 
+def failures_by_plugin(
+    registry: Registry, chosen: Iterable[tuple[OpSpec, Check]]
+) -> dict[str, dict[tuple[str, str], str]]:
+    """:func:`expected_failures` of each plugin among the ``chosen`` (op, check) pairs, read once."""
+    return {name: expected_failures(registry, name) for name in {spec.plugin for spec, _ in chosen}}
+
+
 def _xfail_path(plugin: Any) -> pathlib.Path | None:
     """Where a plugin's expected-failure file would be: beside its module (for a plugin
     object, the module that defines its class)."""
@@ -297,8 +304,9 @@ def check_plugin(name: str, rt: EagerRuntime | None = None, max_examples: int | 
     for :func:`check_op`."""
     rt = _suite_runtime(rt, "check_plugin")
     hs = current_settings(max_examples)
-    outcomes = []
-    for spec, check in selected(rt.registry, [name]):
-        listed = expected_failures(rt.registry, spec.plugin)
-        outcomes.append(_outcome(rt, spec, check, listed.get((spec.name, check.name)), hs))
+    chosen = list(selected(rt.registry, [name]))
+    listed = failures_by_plugin(rt.registry, chosen)
+    outcomes = [
+        _outcome(rt, spec, check, listed[spec.plugin].get((spec.name, check.name)), hs) for spec, check in chosen
+    ]
     return _raise_failed(outcomes)

@@ -68,13 +68,13 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         return
     from tenferro.core.errors import TenferroError
 
-    from .conformance import ConformanceFailure, conformance_runtime, current_settings, expected_failures, selected
+    from .conformance import ConformanceFailure, conformance_runtime, current_settings, failures_by_plugin, selected
 
     try:  # a plugin that is not there or does not load is a usage error, not a pytest traceback
         rt = conformance_runtime(load_plugin_object(text) for text in config.getoption("tenferro_load"))
         plugins = [name.strip() for name in wanted.split(",") if name.strip()]
         chosen = list(selected(rt.registry, plugins))
-        listed = {name: expected_failures(rt.registry, name) for name in {spec.plugin for spec, _ in chosen}}
+        listed = failures_by_plugin(rt.registry, chosen)
     except (TenferroError, ConformanceFailure, ImportError) as exc:
         raise pytest.UsageError(f"tenferro conformance: {exc}") from None
     hypothesis_settings = current_settings(config.getoption("tenferro_max_examples"))

@@ -24,11 +24,11 @@ def times(derivative: Derivative) -> tuple[InputRule, JvpRule]:
     """The VJP g·conj(f′) and the JVP t·f′ of a function whose derivative is f′."""
 
     def vjp(s: Any, g: Any, out: Any, x: Any) -> Any:
-        return s.mul(g, conj(s, derived(s, out, 0, derivative, s, out, x)))
+        return s.mul(g, conj(s, derived(out, 0, derivative, s, out, x)))
 
     def jvp(s: Any, tangents: Sequence[Any], inputs: Sequence[Any], out: Any) -> Any:
         t = tangents[0]
-        return None if t is None else s.mul(t, derived(s, out, 0, derivative, s, out, inputs[0]))
+        return None if t is None else s.mul(t, derived(out, 0, derivative, s, out, inputs[0]))
 
     return vjp, jvp
 
@@ -37,11 +37,11 @@ def over(denominator: Derivative) -> tuple[InputRule, JvpRule]:
     """The VJP g / conj(d) and the JVP t / d of a function whose derivative is 1/d."""
 
     def vjp(s: Any, g: Any, out: Any, x: Any) -> Any:
-        return s.div(g, conj(s, derived(s, out, 0, denominator, s, out, x)))
+        return s.div(g, conj(s, derived(out, 0, denominator, s, out, x)))
 
     def jvp(s: Any, tangents: Sequence[Any], inputs: Sequence[Any], out: Any) -> Any:
         t = tangents[0]
-        return None if t is None else s.div(t, derived(s, out, 0, denominator, s, out, inputs[0]))
+        return None if t is None else s.div(t, derived(out, 0, denominator, s, out, inputs[0]))
 
     return vjp, jvp
 

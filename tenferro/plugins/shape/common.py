@@ -49,22 +49,20 @@ def permutation(axes: Any, ndim: int, op: str) -> tuple[int, ...]:
     Python ints are remembered (a matmul rule transposes on every call); errors are
     raised again each time."""
     exact = type(axes) is tuple and all(type(a) is int for a in axes)  # True == 1 must not hit 1's entry
-    if exact:
-        found = _PERMUTATIONS.get((axes, ndim))
-        if found is not None:
-            return found
+    return (_cached_permutation if exact else _permutation)(axes, ndim, op)
+
+
+def _permutation(axes: Any, ndim: int, op: str) -> tuple[int, ...]:
     perm = axis_list(axes, ndim, op, "axes")
     if len(perm) != ndim:
         raise AxisError(
             f"{op}: axes {axes!r} has {len(perm)} entries for a tensor with {ndim} dims; "
             f"give a permutation of all {ndim} axes"
         )
-    if exact and len(_PERMUTATIONS) < 4096:
-        _PERMUTATIONS[(axes, ndim)] = perm
     return perm
 
 
-_PERMUTATIONS: dict[tuple[tuple[int, ...], int], tuple[int, ...]] = {}
+_cached_permutation = functools.lru_cache(maxsize=4096)(_permutation)
 
 
 @functools.lru_cache(maxsize=1024)
