@@ -109,6 +109,52 @@ def test_einsum_ellipsis_broadcast_gradient_matches_torch(rt):
     )
 
 
+def _fd_gradient_of_sum_sin_einsum(subscripts, arrays, k, h=1e-6):
+    """Central differences of sum(sin(np.einsum(...))) in operand ``k``."""
+    grad = np.zeros_like(arrays[k])
+    for index in np.ndindex(grad.shape):
+        step = np.zeros_like(grad)
+        step[index] = h
+        up, down = list(arrays), list(arrays)
+        up[k], down[k] = arrays[k] + step, arrays[k] - step
+        grad[index] = (np.sin(np.einsum(subscripts, *up)).sum() - np.sin(np.einsum(subscripts, *down)).sum()) / (2 * h)
+    return grad
+
+
+@pytest.mark.parametrize(
+    "subscripts, shapes",
+    [
+        ("mnd,mdo->mno", [(1, 4, 1), (3, 1, 2)]),  # the issue's case: NumPy, JAX and PyTorch broadcast
+        ("ij,ij->", [(1, 3), (2, 3)]),  # a summed label only the other operand has at full size
+        ("ij,ij->", [(1, 3), (2, 1)]),
+        ("ij,jk->ik", [(2, 1), (3, 4)]),  # a contracted label of size 1 in one operand
+        ("ii,i->i", [(1, 1), (3,)]),
+        ("ij,jk,kl->il", [(2, 1), (3, 4), (1, 5)]),
+    ],
+)
+def test_einsum_broadcasts_a_size_1_axis_of_a_named_label(subscripts, shapes):
+    import tenferro as tf
+    import tenferro.numpy as tnp
+
+    arrays = _arrays(*shapes)
+    np.testing.assert_allclose(np.asarray(tnp.einsum(subscripts, *arrays)), np.einsum(subscripts, *arrays), rtol=1e-13)
+    grads = tf.grad(lambda *xs: tnp.sum(tnp.sin(tnp.einsum(subscripts, *xs))), argnums=tuple(range(len(arrays))))(
+        *arrays
+    )
+    for k, g in enumerate(grads):
+        assert g.shape == arrays[k].shape
+        np.testing.assert_allclose(np.asarray(g), _fd_gradient_of_sum_sin_einsum(subscripts, arrays, k), atol=1e-7)
+
+
+def test_einsum_refuses_sizes_that_neither_match_nor_broadcast():
+    import tenferro.numpy as tnp
+
+    with pytest.raises(ShapeMismatch, match=r"label 'j' differs: .*equal, or 1 to broadcast"):
+        tnp.einsum("ij,jk->ik", np.ones((2, 3)), np.ones((2, 3)))
+    with pytest.raises(ShapeMismatch, match=r"label 'i' is repeated in operands\[0\] .* a diagonal needs one size"):
+        tnp.einsum("ii->i", np.ones((1, 3)))
+
+
 def test_einsum_second_derivative_of_a_quadratic_form(rt):
     a0, x0 = _arrays((4, 4), (4,))
     a, x = rt.constant_from(a0), rt.variable_from(x0)

@@ -13,8 +13,9 @@ embedding of the output without the repeats: the plan computes that (``i->i``), 
 :func:`embed` places it on the diagonals (zeros elsewhere, as torch.diag_embed).
 
 Labels are letters (``a-zA-Z``, as NumPy); the axes of an ellipsis get letters the
-subscripts do not use. Named labels must agree in size across operands (an error names
-both operands and the axes); ellipsis axes broadcast as NumPy's do.
+subscripts do not use. A label's sizes across operands must agree or be 1, which
+broadcasts (as NumPy's einsum, named labels and ellipsis axes alike); an error names both
+operands and the axes.
 """
 
 from __future__ import annotations
@@ -142,21 +143,30 @@ def plan(subscripts: str, shapes: tuple[tuple[int, ...], ...], op: str = "einsum
 
 
 def _sizes(terms: list[str], shapes: tuple[tuple[int, ...], ...], dots: str, op: str) -> dict[str, int]:
-    """Each label's size; a ShapeMismatch naming both operands and axes where they differ
-    (ellipsis axes of size 1 broadcast)."""
+    """Each label's size; a ShapeMismatch naming both operands and axes where they differ.
+    An axis of size 1 broadcasts against the label's size in other operands, named labels
+    and ellipsis axes alike (NumPy's, JAX's and PyTorch's einsum); a label repeated within
+    one operand (a diagonal) must have one size there."""
     sizes: dict[str, int] = {}
     seen: dict[str, tuple[int, int]] = {}
     for k, (term, shape) in enumerate(zip(terms, shapes)):
+        own: dict[str, tuple[int, int]] = {}
         for axis, (label, size) in enumerate(zip(term, shape)):
-            if label not in sizes or (label in dots and sizes[label] == 1):
+            if label in own and own[label][0] != size:
+                raise ShapeMismatch(
+                    f"{op}: label {label!r} is repeated in operands[{k}] (shape {list(shape)}) with sizes "
+                    f"{own[label][0]} (axis {own[label][1]}) and {size} (axis {axis}); a diagonal needs one size"
+                )
+            own[label] = (size, axis)
+            if label not in sizes or sizes[label] == 1:
                 sizes[label], seen[label] = size, (k, axis)
-            elif size != sizes[label] and not (label in dots and size == 1):
+            elif size != sizes[label] and size != 1:
                 k0, axis0 = seen[label]
                 what = "ellipsis dims do not broadcast" if label in dots else f"label {label!r} differs"
                 raise ShapeMismatch(
                     f"{op}: {what}: operands[{k0}] has size {sizes[label]} in axis {axis0} (shape "
                     f"{list(shapes[k0])}) but operands[{k}] has size {size} in axis {axis} (shape "
-                    f"{list(shape)}); contracted and shared labels must have one size"
+                    f"{list(shape)}); the operands' sizes of a label must be equal, or 1 to broadcast"
                 )
     return sizes
 
@@ -164,9 +174,14 @@ def _sizes(terms: list[str], shapes: tuple[tuple[int, ...], ...], dots: str, op:
 def _planned(terms: tuple[str, ...], out: str, sizes: dict[str, int], shapes: tuple[tuple[int, ...], ...]) -> Plan:
     preps: list[Prep | None] = []
     labels: list[str] = []
+    # an axis of size 1 that broadcasts is dropped first, so a label only a broadcast axis
+    # shares with another operand is summed in that one's prep, as a label of its own
+    squeezed_terms = [
+        "".join(c for c, n in zip(term, shape) if not (n == 1 and sizes[c] != 1)) for term, shape in zip(terms, shapes)
+    ]
     for k, (term, shape) in enumerate(zip(terms, shapes)):
-        squeezed = "".join(c for c, n in zip(term, shape) if not (n == 1 and sizes[c] != 1))
-        others = set(out).union(*(t for m, t in enumerate(terms) if m != k))
+        squeezed = squeezed_terms[k]
+        others = set(out).union(*(t for m, t in enumerate(squeezed_terms) if m != k))
         unique = "".join(dict.fromkeys(c for c in squeezed if c in others))
         shape_ = tuple(n for c, n in zip(term, shape) if not (n == 1 and sizes[c] != 1))
         subs = None if unique == squeezed else f"{squeezed}->{unique}"

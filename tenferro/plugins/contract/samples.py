@@ -65,7 +65,9 @@ def einsum(draw: Draw) -> SampleInput:
         dots = batch
         if "..." in term and batch and draw(st.booleans()):  # broadcast: drop or shrink leading dims
             dots = batch[1:] if draw(st.booleans()) else (1,) + batch[1:]
-        shape = tuple(_with_dots(term, sizes, dots)) if "..." in term else tuple(sizes[c] for c in term)
+        # a named label's axis of size 1 broadcasts too (one that is not a repeated label's)
+        own = {c: 1 if term.count(c) == 1 and draw(st.integers(0, 5)) == 0 else sizes[c] for c in set(term) - {"."}}
+        shape = tuple(_with_dots(term, own, dots)) if "..." in term else tuple(own[c] for c in term)
         operands.append(draw(floats_array(shape)))
     return SampleInput(tuple(operands), {"subscripts": subscripts})
 
