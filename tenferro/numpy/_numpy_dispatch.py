@@ -544,6 +544,19 @@ def _copy(call: str, func: Any, args: Any, kwargs: Any) -> Any:
     return _tnp.asarray(a["a"]).copy()
 
 
+def _linspace(call: str, func: Any, args: Any, kwargs: Any) -> Any:
+    """``np.linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0)``:
+    ``tnp.linspace``'s samples (and their step with ``retstep``), which differentiate in
+    tenferro bounds."""
+    from ._creation import spaced
+    from ._dtypes import check_device
+
+    a = _bound(call, func, args, kwargs)
+    check_device(a.get("device"), call)
+    samples, step = spaced(call, a["start"], a["stop"], a["num"], a["endpoint"], a["dtype"], a["axis"])
+    return (samples, step) if a["retstep"] else samples
+
+
 SPECIAL: dict[tuple[str, str], Callable[..., Any]] = {
     ("numpy", "swapaxes"): _swapaxes,
     ("numpy", "ravel"): _ravel,
@@ -556,4 +569,5 @@ SPECIAL: dict[tuple[str, str], Callable[..., Any]] = {
     ("numpy", "sort"): _flattened,
     ("numpy", "argsort"): _flattened,
     ("numpy", "where"): _where,
+    ("numpy", "linspace"): _linspace,
 }
