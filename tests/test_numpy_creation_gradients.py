@@ -84,15 +84,13 @@ def test_linspace_with_a_tenferro_bound_is_numpys_values():
     assert samples.tracks_grad() and _number(step) == 0.25
 
 
-def test_linspace_differentiates_in_start_and_stop():
-    def f(bounds, endpoint=True):
-        return tnp.sum(tnp.linspace(bounds[0], bounds[1], 5, endpoint=endpoint) * np.arange(1.0, 6.0))
-
+@pytest.mark.parametrize("endpoint", [True, False])
+def test_linspace_differentiates_in_start_and_stop(endpoint):
+    weights = np.arange(1.0, 6.0)
     b0 = np.array([0.5, 2.0])
-    for endpoint in (True, False):
-        g = tf.grad(lambda b: f(b, endpoint))(b0)
-        want = fd_gradient(lambda b: (np.linspace(b[0], b[1], 5, endpoint=endpoint) * np.arange(1.0, 6.0)).sum(), b0)
-        np.testing.assert_allclose(np.asarray(g), want, rtol=1e-8)
+    g = tf.grad(lambda b: tnp.sum(tnp.linspace(b[0], b[1], 5, endpoint=endpoint) * weights))(b0)
+    want = fd_gradient(lambda b: (np.linspace(b[0], b[1], 5, endpoint=endpoint) * weights).sum(), b0)
+    np.testing.assert_allclose(np.asarray(g), want, rtol=1e-8)
     assert _number(tf.grad(lambda a: tnp.sum(np.linspace(a, 1.0, 5)))(0.0)) == 2.5  # JAX: 2.5
 
 
