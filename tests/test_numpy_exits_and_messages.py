@@ -96,10 +96,14 @@ def test_outside_a_transform_the_numpy_exits_read_the_value():
             lambda x: np.hstack([x, x]),
             ["np.hstack([np.asarray(a) for a in arrays])", "tnp.concat(arrays, axis=1)"],
         ),
-        (lambda x: np.logspace(x[0], x[1], 4), ["np.logspace(np.asarray(x1), np.asarray(x2), ...)"]),
+        (
+            lambda x: np.logspace(x[0], x[1], 4),
+            ["np.logspace(np.asarray(x1), np.asarray(x2), ...)", "base ** tnp.linspace(start, stop, num)"],
+        ),
+        (lambda x: np.geomspace(x[0], x[1], 4), ["np.geomspace(np.asarray(x1), np.asarray(x2), ...)", "tnp.exp("]),
         (lambda x: np.median(x), ["np.median(np.asarray(x))", "tnp.sort"]),
     ],
-    ids=["erf", "expit", "gamma", "hstack", "logspace", "median"],
+    ids=["erf", "expit", "gamma", "hstack", "logspace", "geomspace", "median"],
 )
 def test_a_call_with_no_equivalent_names_what_the_user_called_and_its_exit(call, words):
     """scipy.special.erf was refused as 'np.erf', np.hstack([x, x]) suggested

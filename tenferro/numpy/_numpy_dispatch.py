@@ -97,6 +97,8 @@ HINTS = {
     "np.hstack": "tnp.concat(arrays, axis=1) (axis=0 for 1-D arrays)",
     "np.vstack": "tnp.concat of the arrays as 2-D ones, axis=0",
     "np.column_stack": "tnp.stack(arrays, axis=1) of 1-D arrays",
+    "np.logspace": "base ** tnp.linspace(start, stop, num), which differentiates in start and stop",
+    "np.geomspace": "tnp.exp(tnp.linspace(tnp.log(start), tnp.log(stop), num)) for positive bounds",
     "np.copyto": "tnp.full(shape, x, dtype=...) in place of np.full, or x.at[key].set(values) (tenferro arrays are "
     "immutable)",
     "scipy.special.expit": "tf.nn.sigmoid(x), the same function",
