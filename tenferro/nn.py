@@ -50,6 +50,7 @@ def softplus(x: Any, *, beta: float = 1.0, threshold: float = 20.0) -> EagerTens
     """log(1 + exp(beta·x))/beta, and x itself where beta·x > threshold (PyTorch's)."""
     x = array_arg(x, "tf.nn.softplus")
     s = x._rt.current_session()
+    beta, threshold = _number(beta, "tf.nn.softplus", "beta"), _number(threshold, "tf.nn.softplus", "threshold")
     return run("tf.nn.softplus", None, s.softplus, x, beta, threshold)
 
 
@@ -82,7 +83,9 @@ def layer_norm(x: Any, weight: Any = None, bias: Any = None, *, axis: Any = -1, 
     rt = x._rt
     weight = 1.0 if weight is None else lift(rt, weight, "tf.nn.layer_norm", "weight")
     bias = 0.0 if bias is None else lift(rt, bias, "tf.nn.layer_norm", "bias")
-    return run("tf.nn.layer_norm", None, s.layer_norm, x, weight, bias, eps=eps, axes=axis)
+    return run(
+        "tf.nn.layer_norm", None, s.layer_norm, x, weight, bias, eps=_number(eps, "tf.nn.layer_norm", "eps"), axes=axis
+    )
 
 
 def rms_norm(x: Any, weight: Any = None, *, axis: Any = -1, eps: float | None = None) -> EagerTensor:
@@ -90,7 +93,18 @@ def rms_norm(x: Any, weight: Any = None, *, axis: Any = -1, eps: float | None = 
     x = array_arg(x, "tf.nn.rms_norm")
     s = x._rt.current_session()
     weight = 1.0 if weight is None else lift(x._rt, weight, "tf.nn.rms_norm", "weight")
-    return run("tf.nn.rms_norm", None, s.rms_norm, x, weight, eps=eps, axes=axis)
+    return run("tf.nn.rms_norm", None, s.rms_norm, x, weight, eps=_number(eps, "tf.nn.rms_norm", "eps"), axes=axis)
+
+
+def _number(value: Any, function: str, argument: str) -> Any:
+    """A parameter the op takes as a number (``eps``, ``beta``): a 0-d tensor's value, which
+    a function transform refuses to read when it differentiates it (the op has no
+    derivative in its parameters)."""
+    if type(value) is not EagerTensor:
+        return value
+    if value.ndim != 0:
+        raise ArgumentError(f"{function}: {argument} must be a number, got a tensor of shape {list(value.shape)}")
+    return value._read(f"{function} reads {argument} as a Python number").item()
 
 
 def one_hot(labels: Any, num_classes: int, *, dtype: Any = np.float64) -> EagerTensor:

@@ -8,7 +8,7 @@ import numpy as np
 
 from .errors import ArgumentError, RuleError
 from .graph import depends_on, listing
-from .recording import differentiating
+from .recording import differentiating, refused
 from .tensor import Hollow, Tensor, describe, read
 from .trace import Node, Vertex
 
@@ -74,12 +74,14 @@ class EagerTensor:
             root = self._node if self._node is not None else self
             for transform, floor, ids in running:
                 if depends_on(root, ids, floor):
-                    raise ArgumentError(
-                        f"{exit}: {self.describe()} is computed from the arguments {transform} is differentiating; "
-                        f"a NumPy array or Python number made from it carries no derivative, so the result "
-                        f"would silently miss that part. Compute with tenferro.numpy functions and operators, "
-                        f"return the value as aux (has_aux=True) to read it outside, or stop the derivative on "
-                        f"purpose with x.detach()"
+                    raise refused(
+                        ArgumentError(
+                            f"{exit}: {self.describe()} is computed from the arguments {transform} is differentiating; "
+                            f"a NumPy array or Python number made from it carries no derivative, so the result "
+                            f"would silently miss that part. Compute with tenferro.numpy functions and operators, "
+                            f"return the value as aux (has_aux=True) to read it outside, or stop the derivative on "
+                            f"purpose with x.detach()"
+                        )
                     )
         return self._held()
 

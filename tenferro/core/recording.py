@@ -11,10 +11,13 @@ rules under the same switch, so it builds no derivative trace.
 
 from __future__ import annotations
 
+import os
+import sys
 from contextvars import ContextVar
+from types import FrameType, TracebackType
 from typing import Any
 
-from .errors import ArgumentError
+from .errors import ArgumentError, TenferroError
 
 #: The runtimes whose recording is paused in the current context, once per open block.
 _PAUSED: ContextVar[tuple[Any, ...]] = ContextVar("tenferro_paused_runtimes", default=())
@@ -82,15 +85,58 @@ differentiating = _DIFFERENTIATING.get
 class differentiated:  # noqa: N801 - used like a function: ``with differentiated(...):``
     """For the block, a transform named ``transform`` differentiates the vertices ``ids``,
     made after creation number ``floor``: reading a value computed from them as a NumPy
-    array or a Python float would cut the derivative, and is refused."""
+    array or a Python float would cut the derivative, and is refused.
 
-    __slots__ = ("entry", "_token")
+    NumPy replaces some errors of the conversions it calls with its own (``a[0] = x[0]``
+    and ``a.fill(x)`` call ``float(x)`` and raise "setting an array element with a
+    sequence", ``np.nditer(x)`` a TypeError about write flags): an error other than a
+    TenferroError that ends the block where a refusal was swallowed (its cause, or raised at
+    the line that asked for the value) becomes the refusal again, so its words reach the user."""
+
+    __slots__ = ("entry", "_token", "_refused")
 
     def __init__(self, transform: str, floor: int, ids: frozenset[int]):
         self.entry = (transform, floor, ids)
 
     def __enter__(self) -> None:
         self._token = _DIFFERENTIATING.set((*_DIFFERENTIATING.get(), self.entry))
+        self._refused = _REFUSED.set(None)
 
-    def __exit__(self, *exc_info: object) -> None:
+    def __exit__(self, kind: Any, error: BaseException | None, traceback: TracebackType | None) -> None:
+        refusal = _REFUSED.get()
+        _REFUSED.reset(self._refused)
         _DIFFERENTIATING.reset(self._token)
+        if refusal is not None and isinstance(error, Exception) and not isinstance(error, TenferroError):
+            if _swallowed(error, *refusal):
+                raise ArgumentError(f"{refusal[0]} (NumPy reported it as {type(error).__name__}: {error})") from error
+
+
+#: The last value refused in this context while a transform's function runs: the error,
+#: and the frame and line outside tenferro that asked for the value.
+_REFUSED: ContextVar[tuple[ArgumentError, FrameType | None, int] | None] = ContextVar("tenferro_refused", default=None)
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+def refused(error: ArgumentError) -> ArgumentError:
+    """``error``, a value's refusal about to be raised, noted for :class:`differentiated`."""
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        frame = frame.f_back
+    _REFUSED.set((error, frame, frame.f_lineno if frame is not None else -1))
+    return error
+
+
+def _swallowed(error: BaseException, refusal: ArgumentError, frame: FrameType | None, line: int) -> bool:
+    """Whether ``error`` replaced ``refusal``: it is in its chain of causes, or ``error``
+    passed the line that asked for the refused value."""
+    seen: BaseException | None = error
+    while seen is not None:
+        if seen is refusal:
+            return True
+        seen = seen.__cause__ or seen.__context__
+    entry = error.__traceback__
+    while entry is not None:
+        if entry.tb_frame is frame and entry.tb_lineno == line:
+            return True
+        entry = entry.tb_next
+    return False

@@ -223,7 +223,7 @@ def astype(x: Any, dtype: Any, /, *, copy: builtins.bool = True, device: Any = N
 
 def check_device(device: Any, function: str) -> None:
     """The standard's ``device=``: tenferro.numpy arrays live on the CPU ("cpu" or None)."""
-    if device is not None and device != "cpu":
+    if device is not None and not (type(device) is str and device == "cpu"):
         raise ArgumentError(
             f"{function}: device={device!r} is not a device of tenferro.numpy; its only device is 'cpu' "
             f"(pass device=None or 'cpu')"

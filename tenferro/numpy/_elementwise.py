@@ -168,7 +168,8 @@ def _clip_bound(rt: Any, x: EagerTensor, value: Any, argument: str) -> Any:
 
 def nextafter(x1: Any, x2: Any, /) -> EagerTensor:
     """The next float after x1 towards x2 (NumPy's nextafter): a constant, as it has no
-    derivative. One operand may be a Python scalar; both real floating."""
+    derivative (JAX and PyTorch define none), so a function transform refuses an operand it
+    differentiates. One operand may be a Python scalar; both real floating."""
     rt = runtime_of((x1, x2))
     a = _nextafter_operand(rt, x1, "x1")
     b = _nextafter_operand(rt, x2, "x2")
@@ -202,7 +203,7 @@ def _nextafter_operand(rt: Any, value: Any, argument: str) -> np.ndarray | None:
     value = lift(rt, value, "tnp.nextafter", argument)
     if type(value) is not EagerTensor:
         raise ArgumentError(f"tnp.nextafter: {argument} must be a real floating-point array or a Python float")
-    return value._held()
+    return value._read(f"tnp.nextafter reads {argument} as a NumPy array (it has no derivative, as in JAX and PyTorch)")
 
 
 __all__ = sorted([*_made, "clip", "nextafter", "round"])

@@ -41,13 +41,15 @@ Axes = int | tuple[int, ...]
 
 
 def _ints(value: Any, function: str, argument: str) -> tuple[int, ...]:
-    """A shape-like argument as a tuple of ints (an int, as NumPy allows, is one entry)."""
-    if isinstance(value, (int, np.integer)):
-        return (operator.index(value),)
+    """A shape-like argument as a tuple of ints (an int, as NumPy allows, or a 0-d integer
+    tensor is one entry; integers have no derivative, so their values are read)."""
     try:
+        if isinstance(value, (int, np.integer)) or (type(value) is EagerTensor and value.ndim == 0):
+            return (operator.index(value),)
         return tuple(operator.index(v) for v in value)
     except TypeError:
-        raise ArgumentError(f"{function}: argument {argument!r} is {value!r}; pass a tuple of ints") from None
+        shown = f"a {value.dtype} tensor of shape {list(value.shape)}" if type(value) is EagerTensor else repr(value)
+        raise ArgumentError(f"{function}: argument {argument!r} is {shown}; pass a tuple of ints") from None
 
 
 def _joined(function: str, op: str, arrays: Any, *params: Any) -> EagerTensor:
@@ -75,8 +77,9 @@ def broadcast_to(x: Any, /, shape: tuple[int, ...]) -> EagerTensor:
     return call("tnp.broadcast_to", "broadcast_to", x, _ints(shape, "tnp.broadcast_to", "shape"))
 
 
-def concat(arrays: tuple[Any, ...] | list[Any], /, *, axis: int | None = 0) -> EagerTensor:
-    """The arrays joined along an existing `axis` (None: each flattened first)."""
+def concat(arrays: tuple[Any, ...] | list[Any], /, axis: int | None = 0) -> EagerTensor:
+    """The arrays joined along an existing `axis` (None: each flattened first); `axis` may be
+    passed by position, as NumPy users write ``np.concatenate((x, y), 1)``."""
     return _joined("tnp.concat", "concat", arrays, axis)
 
 
@@ -85,8 +88,9 @@ def concatenate(arrays: tuple[Any, ...] | list[Any], /, axis: int | None = 0) ->
     return _joined("tnp.concatenate", "concat", arrays, axis)
 
 
-def stack(arrays: tuple[Any, ...] | list[Any], /, *, axis: int = 0) -> EagerTensor:
-    """The arrays, all of one shape, joined along a new `axis`."""
+def stack(arrays: tuple[Any, ...] | list[Any], /, axis: int = 0) -> EagerTensor:
+    """The arrays, all of one shape, joined along a new `axis` (by keyword or, as in NumPy,
+    by position: ``stack([x, y], -1)``)."""
     return _joined("tnp.stack", "stack", arrays, axis)
 
 

@@ -87,13 +87,25 @@ CONSTANT = frozenset(
         "isreal",
     }
 )
-#: What to write instead, for NumPy functions users reach for that have no equivalent.
+#: What to write instead, for functions and ufuncs users reach for that have no equivalent.
 HINTS = {
-    "median": "tnp.sort and indexing the middle",
-    "percentile": "tnp.sort and indexing",
-    "quantile": "tnp.sort and indexing",
-    "nanmean": "tnp.where(tnp.isnan(x), 0, x)",
-    "nansum": "tnp.where(tnp.isnan(x), 0, x)",
+    "np.median": "tnp.sort and indexing the middle",
+    "np.percentile": "tnp.sort and indexing",
+    "np.quantile": "tnp.sort and indexing",
+    "np.nanmean": "tnp.where(tnp.isnan(x), 0, x)",
+    "np.nansum": "tnp.where(tnp.isnan(x), 0, x)",
+    "np.hstack": "tnp.concat(arrays, axis=1) (axis=0 for 1-D arrays)",
+    "np.vstack": "tnp.concat of the arrays as 2-D ones, axis=0",
+    "np.column_stack": "tnp.stack(arrays, axis=1) of 1-D arrays",
+    "np.logspace": "base ** tnp.linspace(start, stop, num), which differentiates in start and stop",
+    "np.geomspace": "tnp.exp(tnp.linspace(tnp.log(start), tnp.log(stop), num)) for positive bounds",
+    "np.copyto": "tnp.full(shape, x, dtype=...) in place of np.full, or x.at[key].set(values) (tenferro arrays are "
+    "immutable)",
+    "scipy.special.expit": "tf.nn.sigmoid(x), the same function",
+    "scipy.special.log_expit": "-tf.nn.softplus(-x)",
+    "scipy.special.logit": "tnp.log(x) - tnp.log1p(-x)",
+    "scipy.special.erf": "the op erf of x's session, x.runtime.current_session().erf(x) (tenferro.numpy has no "
+    "erf function yet)",
 }
 
 _MISSING: Any = object()
@@ -121,13 +133,15 @@ def _array_ufunc(self: EagerTensor, ufunc: np.ufunc, method: str, *inputs: Any, 
         ):
             return NotImplemented  # another array library's type: let it answer
     name = ufunc.__name__
+    if getattr(np, name, None) is not ufunc:  # not NumPy's own (scipy.special's, numba's): a name means nothing
+        raise _no_equivalent(_ufunc_call(ufunc) if method == "__call__" else f"{_ufunc_call(ufunc)}.{method}", inputs)
     if method == "__call__":
         if kwargs:
             if name == "vecdot" and "axis" in kwargs:  # the gufunc's axis: tnp.vecdot takes one too
                 kwargs = dict(kwargs)
                 return _vecdot(inputs, kwargs.pop("axis"), kwargs)
             _check_ufunc_kwargs(f"np.{name}", kwargs)
-        return _ufunc_function(name)(*inputs)
+        return _ufunc_function(name, inputs)(*inputs)
     call = f"np.{name}.{method}"
     if method == "reduce" or method == "accumulate":
         return _reduce(call, name, method, inputs[0], kwargs)
@@ -138,17 +152,26 @@ def _array_ufunc(self: EagerTensor, ufunc: np.ufunc, method: str, *inputs: Any, 
             f"{call}(x, indices, ...) writes into x in place, and tenferro arrays are immutable; use the "
             f"functional update x.at[indices].add(values) (or .set, .multiply, .min, .max), which records"
         )
-    raise _no_equivalent(call)
+    raise _no_equivalent(call, inputs)
 
 
-def _ufunc_function(name: str) -> Callable[..., Any]:
+def _ufunc_call(ufunc: np.ufunc) -> str:
+    """How the user called a ufunc that is not NumPy's: by its module (``scipy.special.erf``)."""
+    for module in ("scipy.special",):
+        namespace = sys.modules.get(module)
+        if namespace is not None and getattr(namespace, ufunc.__name__, None) is ufunc:
+            return f"{module}.{ufunc.__name__}"
+    return f"the ufunc {ufunc.__name__!r}"
+
+
+def _ufunc_function(name: str, inputs: tuple[Any, ...] = ()) -> Callable[..., Any]:
     function = getattr(_tnp, UFUNC_NAMES.get(name, name), None)
     if function is None:
         function = getattr(_tnp, name, None)
         if function is None:
             if name == "divmod":
                 return divmod_pair
-            raise _no_equivalent(f"np.{name}")
+            raise _no_equivalent(f"np.{name}", inputs)
     return function
 
 
@@ -269,7 +292,7 @@ def _array_function(
         return _call(call, func, target, args, kwargs)
     if module == "numpy" and name in CONSTANT:
         return func(*_exit(args), **_exit(kwargs))
-    raise _no_equivalent(call)
+    raise _no_equivalent(call, args)
 
 
 def _namespace(module: str) -> Any:
@@ -443,14 +466,35 @@ def _out_refused(call: str) -> ArgumentError:
     )
 
 
-def _no_equivalent(call: str) -> ArgumentError:
-    name = call.rpartition(".")[2]
-    hint = HINTS.get(name)
+def _no_equivalent(call: str, args: tuple[Any, ...] = ()) -> ArgumentError:
+    hint = HINTS.get(call)
     also = f", or write it with {hint}" if hint else ""
     return ArgumentError(
         f"{call} on a tenferro array: tenferro.numpy has no equivalent, so NumPy cannot record it; call "
-        f"{call}(np.asarray(x)), the explicit exit (a NumPy array; the gradient stops there){also}"
+        f"{_on_numpy_arrays(call, args)}, the explicit exit (a NumPy array; the gradient stops there){also}"
     )
+
+
+def _on_numpy_arrays(call: str, args: tuple[Any, ...]) -> str:
+    """The call as it reads on NumPy arrays: ``np.median(np.asarray(x))``,
+    ``np.hstack([np.asarray(a) for a in arrays])``; other arguments as ``...``."""
+    shown = [
+        "np.asarray(x)"
+        if type(value) is EagerTensor
+        else "[np.asarray(a) for a in arrays]"
+        if isinstance(value, (list, tuple)) and any(type(item) is EagerTensor for item in value)
+        else "..."
+        for value in args
+    ]
+    while shown and shown[-1] == "...":
+        shown.pop()
+    if not shown:
+        shown = ["np.asarray(x)"]
+    if shown.count("np.asarray(x)") > 1:
+        numbers = iter(range(1, len(shown) + 1))
+        shown = [f"np.asarray(x{next(numbers)})" if part == "np.asarray(x)" else part for part in shown]
+    more = ", ..." if len(shown) < len(args) else ""
+    return f"{call}({', '.join(shown)}{more})"
 
 
 # -- NumPy functions whose arguments differ from the tenferro.numpy function's -------------
@@ -544,6 +588,19 @@ def _copy(call: str, func: Any, args: Any, kwargs: Any) -> Any:
     return _tnp.asarray(a["a"]).copy()
 
 
+def _linspace(call: str, func: Any, args: Any, kwargs: Any) -> Any:
+    """``np.linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0)``:
+    ``tnp.linspace``'s samples (and their step with ``retstep``), which differentiate in
+    tenferro bounds."""
+    from ._creation import spaced
+    from ._dtypes import check_device
+
+    a = _bound(call, func, args, kwargs)
+    check_device(a.get("device"), call)
+    samples, step = spaced(call, a["start"], a["stop"], a["num"], a["endpoint"], a["dtype"], a["axis"])
+    return (samples, step) if a["retstep"] else samples
+
+
 SPECIAL: dict[tuple[str, str], Callable[..., Any]] = {
     ("numpy", "swapaxes"): _swapaxes,
     ("numpy", "ravel"): _ravel,
@@ -556,4 +613,5 @@ SPECIAL: dict[tuple[str, str], Callable[..., Any]] = {
     ("numpy", "sort"): _flattened,
     ("numpy", "argsort"): _flattened,
     ("numpy", "where"): _where,
+    ("numpy", "linspace"): _linspace,
 }

@@ -3,7 +3,9 @@
 ``where`` and ``sort`` record and differentiate (the ops ``where_select`` and ``sort``);
 the others have no derivative and return integer or bool constants: ``argmax``,
 ``argsort``, ``nonzero`` and ``count_nonzero`` through their ops, ``searchsorted`` and the
-``unique_*`` family computed with NumPy (their shapes depend on the values). As the
+integers of the ``unique_*`` family computed with NumPy (their shapes depend on the
+values); the unique values are x's elements taken at their first indices, so they
+differentiate. As the
 standard asks, every NaN is a distinct value of its own in ``unique_*``, and -0.0 equals 0.0.
 """
 
@@ -143,24 +145,30 @@ class UniqueInverseResult(NamedTuple):
     inverse_indices: EagerTensor
 
 
-def _unique(x: Any, function: str) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, np.ndarray, tuple[int, ...]]:
-    """(runtime, values, first indices, inverse indices, counts, x's shape), NaNs distinct."""
+def _unique(x: Any, function: str) -> tuple[Any, EagerTensor, np.ndarray, np.ndarray, np.ndarray, tuple[int, ...]]:
+    """(runtime, values, first indices, inverse indices, counts, x's shape), NaNs distinct.
+    The values are x's elements at their first indices (``take``, which records: the
+    values differentiate, each in the element it is); the rest are integers, read as such."""
     if type(x) is not EagerTensor:
         x = array_arg(x, function)
     a = x._held()
-    values, indices, inverse, counts = np.unique(
+    _, indices, inverse, counts = np.unique(
         a.reshape(-1), return_index=True, return_inverse=True, return_counts=True, equal_nan=False
     )
-    return x._rt, values, indices, inverse, counts, a.shape
+    rt = x._rt
+    s = rt.current_session()
+    values = s.take(s.reshape(x, (-1,)), rt.constant_from(indices.astype(np.int64)), 0)
+    return rt, values, indices, inverse, counts, a.shape
 
 
 def unique_all(x: Any, /) -> UniqueAllResult:
     """(values, indices, inverse_indices, counts): x's distinct values (sorted), the
     first index of each in x flattened, the index into values of each element of x (x's
-    shape), and how often each occurs. Constants."""
+    shape), and how often each occurs. The values differentiate (see unique_values), the
+    integers are constants."""
     rt, values, indices, inverse, counts, shape = _unique(x, "tnp.unique_all")
     return UniqueAllResult(
-        rt.constant_from(values),
+        values,
         rt.constant_from(indices.astype(np.int64)),
         rt.constant_from(inverse.reshape(shape).astype(np.int64)),
         rt.constant_from(counts.astype(np.int64)),
@@ -170,16 +178,16 @@ def unique_all(x: Any, /) -> UniqueAllResult:
 def unique_counts(x: Any, /) -> UniqueCountsResult:
     """(values, counts) of :func:`unique_all`."""
     rt, values, _, _, counts, _ = _unique(x, "tnp.unique_counts")
-    return UniqueCountsResult(rt.constant_from(values), rt.constant_from(counts.astype(np.int64)))
+    return UniqueCountsResult(values, rt.constant_from(counts.astype(np.int64)))
 
 
 def unique_inverse(x: Any, /) -> UniqueInverseResult:
     """(values, inverse_indices) of :func:`unique_all`."""
     rt, values, _, inverse, _, shape = _unique(x, "tnp.unique_inverse")
-    return UniqueInverseResult(rt.constant_from(values), rt.constant_from(inverse.reshape(shape).astype(np.int64)))
+    return UniqueInverseResult(values, rt.constant_from(inverse.reshape(shape).astype(np.int64)))
 
 
 def unique_values(x: Any, /) -> EagerTensor:
-    """x's distinct values, sorted (each NaN counts as its own value). A constant."""
-    rt, values, *_ = _unique(x, "tnp.unique_values")
-    return rt.constant_from(values)
+    """x's distinct values, sorted (each NaN counts as its own value); they differentiate,
+    each in the first element of x that holds it."""
+    return _unique(x, "tnp.unique_values")[1]

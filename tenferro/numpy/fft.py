@@ -1,12 +1,14 @@
 """``tnp.fft``: the array API's fft extension (2024.12) on the fft ops.
 
-The transforms record and differentiate; ``fftfreq``/``rfftfreq`` are constants. Keyword
+The transforms record and differentiate; ``fftfreq``/``rfftfreq`` are constants, or
+differentiable in a tenferro spacing ``d``. Keyword
 names and defaults are the standard's: ``n``/``axis`` (one axis) or ``s``/``axes``
 (several), ``norm="backward"``.
 """
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -115,24 +117,50 @@ ifftshift = _shift("ifftshift", "The inverse of fftshift: x rolled by -(n//2) al
 def _frequencies(name: str, numpy_function: Callable[..., np.ndarray], doc: str) -> Callable[..., EagerTensor]:
     label = f"tnp.fft.{name}"
 
-    def function(n: int, /, *, d: float = 1.0, dtype: Any = None, device: Any = None) -> EagerTensor:
-        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n <= 0:
+    def function(n: int, /, *, d: float | EagerTensor = 1.0, dtype: Any = None, device: Any = None) -> EagerTensor:
+        integral = isinstance(n, (int, np.integer)) or (type(n) is EagerTensor and n.ndim == 0 and n.dtype.kind in "iu")
+        if isinstance(n, bool) or not integral or operator.index(n) <= 0:
             raise ArgumentError(f"{label}: n must be a positive int (the number of samples), got {n!r}")
-        if device is not None and str(device) != "cpu":
+        n = operator.index(n)
+        if device is not None and not (type(device) is str and device == "cpu"):
             raise ArgumentError(f"{label}: device must be None or 'cpu' (tenferro runs on the CPU), got {device!r}")
         target = np.dtype(np.float64 if dtype is None else dtype)
         if target.kind != "f":
             raise ArgumentError(f"{label}: dtype must be a real floating-point dtype, got {target}")
-        return default_runtime().constant_from(numpy_function(int(n), d=d).astype(target))
+        try:
+            if type(d) is EagerTensor:  # NumPy's bins · (1/(n·d)), by ops: differentiable in d
+                return _scaled(label, numpy_function, n, d, target)
+            return default_runtime().constant_from(numpy_function(n, d=d).astype(target))
+        except (TypeError, ValueError, OverflowError, MemoryError) as exc:
+            if isinstance(exc, TenferroError):
+                raise
+            raise ArgumentError(
+                f"{label}: no frequencies for n={n!r} and d={d!r} ({exc}); n is a count of samples, d a number"
+            ) from None
 
     function = _named(function, name, doc)
     function.__module__ = __name__
     return function
 
 
+def _scaled(label: str, numpy_function: Callable[..., np.ndarray], n: int, d: EagerTensor, target: np.dtype) -> Any:
+    if d.ndim != 0 or d.dtype.kind not in "iuf":
+        raise ArgumentError(f"{label}: d must be a real number (a 0-d tensor), got {d.dtype} of shape {list(d.shape)}")
+    rt = d._rt
+    s = rt.current_session()
+    bins = np.rint(numpy_function(n) * n)  # the integers NumPy scales: exact as floats
+    spacing = d if d.dtype.kind == "f" else s.astype(d, np.float64)
+    frequencies = run(label, {}, s.mul, rt.constant_from(bins.astype(spacing.dtype)), s.div(1.0, s.mul(spacing, n)))
+    return frequencies if frequencies.dtype == target else s.astype(frequencies, target)
+
+
 fftfreq = _frequencies(
-    "fftfreq", np.fft.fftfreq, "The sample frequencies of fft of n points spaced d apart (a constant, float64)."
+    "fftfreq",
+    np.fft.fftfreq,
+    "The sample frequencies of fft of n points spaced d apart (float64; differentiable in a tenferro d).",
 )
 rfftfreq = _frequencies(
-    "rfftfreq", np.fft.rfftfreq, "The sample frequencies of rfft of n points spaced d apart (a constant, float64)."
+    "rfftfreq",
+    np.fft.rfftfreq,
+    "The sample frequencies of rfft of n points spaced d apart (float64; differentiable in a tenferro d).",
 )

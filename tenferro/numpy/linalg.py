@@ -190,8 +190,8 @@ def matrix_rank(x: Any, /, *, rtol: float | Any | None = None) -> EagerTensor:
     s = np.linalg.svd(value, compute_uv=False)
     if rtol is None:
         rtol = max(value.shape[-2:]) * np.finfo(value.dtype).eps
-    else:
-        rtol = np.asarray(rtol)[..., None]
+    else:  # a cutoff of an integer count: its value is read, it has no derivative
+        rtol = np.asarray(rtol._held() if type(rtol) is EagerTensor else rtol)[..., None]
     tol = rtol * (s.max(axis=-1, keepdims=True) if s.shape[-1] else 0.0)
     return x._rt.constant_from(np.count_nonzero(s > tol, axis=-1).astype(np.int64))
 
