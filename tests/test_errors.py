@@ -244,6 +244,15 @@ class _BadKernels:
             ("gives_wrong_shape", lambda x: np.sin(np.concatenate([x, x]))),
         ]:
             registry.add(OpSpec(name=name, inputs=("x",), forward=forward, vjp=cos))
+        # elementwise ops whose kernels lose the broadcast shape: one doubles x, one drops b's axis
+        registry.add(
+            OpSpec(
+                name="elementwise_doubled", inputs=("x",), forward=lambda x: np.concatenate([x, x]), elementwise=True
+            )
+        )
+        registry.add(
+            OpSpec(name="elementwise_cut", inputs=("a", "b"), forward=lambda a, b: (a + b)[..., :1], elementwise=True)
+        )
 
 
 @pytest.fixture
@@ -268,6 +277,27 @@ def test_a_bad_kernel_result_is_a_kernel_error_at_the_call(kernels_rt, op, messa
     with pytest.raises(KernelError, match=message) as info:
         kernels_rt.with_eager_session(lambda s: getattr(s, op)(x))
     assert "_BadKernels" in str(info.value)
+
+
+def test_an_elementwise_kernel_of_another_shape_is_a_kernel_error_at_the_call(kernels_rt):
+    x = kernels_rt.variable_from(np.array([1.0, 2.0]))
+    with pytest.raises(KernelError) as info:
+        kernels_rt.with_eager_session(lambda s: s.elementwise_doubled(x))
+    assert str(info.value) == (
+        "elementwise_doubled (plugin '_BadKernels'): its forward kernel returned f64[4]; the op is elementwise, so "
+        "its result must have the broadcast shape [2] of its arguments [2] (x)"
+    )
+    a, b = kernels_rt.constant_from(np.ones((2, 3))), kernels_rt.constant_from(np.ones(3))
+    with pytest.raises(
+        KernelError,
+        match=r"returned f64\[2,1\]; .* broadcast shape \[2, 3\] of its arguments \[2, 3\] \(a\), \[3\] \(b\)",
+    ):
+        kernels_rt.with_eager_session(lambda s: s.elementwise_cut(a, b))
+    # a result of the broadcast shape passes, beside a Python number as beside a tensor
+    column = kernels_rt.constant_from(np.ones((3, 1)))
+    assert kernels_rt.with_eager_session(lambda s: s.elementwise_cut(column, 1.0)).shape == (3, 1)
+    one = kernels_rt.constant_from(np.ones(1))
+    assert kernels_rt.with_eager_session(lambda s: s.elementwise_cut(column, one)).shape == (3, 1)
 
 
 def test_a_wrong_result_shape_is_blamed_on_the_forward_too(kernels_rt):

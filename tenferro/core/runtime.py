@@ -369,7 +369,8 @@ class EagerRuntime:
             raise ArgumentError(f"{what} must be an EagerTensor, got {type(tensor).__name__}")
         if tensor._rt is not self:
             raise ContextMismatch(
-                f"{what} belongs to {tensor._rt!r}, not to {self!r}; tensors of two runtimes cannot be mixed"
+                f"{what} belongs to {tensor._rt!r}, not to {self!r}; tensors of two runtimes cannot be mixed: "
+                f"{self._mixed(tensor._rt)}"
             )
 
     def _seed(self, out: EagerTensor) -> EagerTensor:
@@ -407,7 +408,30 @@ class EagerRuntime:
         return EagerTensor(value, self)
 
     def __repr__(self) -> str:
-        return f"<EagerRuntime {id(self):#x}>"
+        return f"<EagerRuntime {id(self):#x}: {self._words()}>"
+
+    def _words(self) -> str:
+        """Which runtime this is, as a user tells them apart: the default one, or one with
+        the installed plugins, with plugin objects of its own, or with those alone."""
+        if self is _DEFAULT:
+            return "the default runtime"
+        plugins = self.registry.plugins
+        own = sorted(name for name, info in plugins.items() if not info.distribution)  # passed as objects
+        installed = any(info.distribution and name != "core" for name, info in plugins.items())
+        if not own:
+            return "a runtime of the installed plugins"
+        listed = ", ".join(own)
+        return f"a runtime of the installed plugins and {listed}" if installed else f"a runtime of the plugins {listed}"
+
+    def _mixed(self, other: EagerRuntime) -> str:
+        """What to do about a tensor of ``other`` given to an op of this runtime."""
+        if other is _DEFAULT:
+            return (
+                "tnp.asarray, tf.constant and tf.variable make tensors of the default runtime: make the value a "
+                "tensor of this runtime instead (its constant_from or variable_from), or pass the NumPy array "
+                "itself, which operators and tenferro.numpy functions take as a constant of their tensors' runtime"
+            )
+        return "make the value a tensor of this runtime (its constant_from(t.value()))"
 
 
 #: The engine of a runtime's implicit session when it has no default engine.

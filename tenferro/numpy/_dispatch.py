@@ -280,7 +280,7 @@ def _stack_items(
         if value._rt is not rt:
             raise ContextMismatch(
                 f"{function}: argument {argument!r} holds a tensor of another runtime ({value._rt!r}, not {rt!r}); "
-                f"move it with that runtime's values first"
+                f"{rt._mixed(value._rt)}"
             )
         leaf = value
     else:  # a Python number becomes what NumPy's np.array types it (float64, int64, ...)
