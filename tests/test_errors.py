@@ -8,6 +8,7 @@ import pytest
 from tenferro import (
     ArgumentError,
     AxisError,
+    ContextMismatch,
     CpuEngine,
     DTypeError,
     EagerRuntime,
@@ -21,6 +22,7 @@ from tenferro import (
     TenferroError,
     Tensor,
     UnknownOp,
+    default_runtime,
     hookimpl,
 )
 
@@ -480,3 +482,26 @@ def test_the_seed_forms_with_an_engine_alone_name_the_forms_they_take(rt, eng):
     ):
         with pytest.raises(ArgumentError, match=form):
             call()
+
+
+def test_a_default_runtime_tensor_given_to_a_runtime_of_its_own_plugins_names_both_in_words():
+    from conftest import plugin_of
+
+    import tenferro.numpy as tnp
+
+    rt = EagerRuntime(plugins=[plugin_of("mine", OpSpec(name="mine_twice", inputs=("x",), forward=lambda x: 2 * x))])
+    x = rt.variable_from(np.array([1.0, 2.0]))
+    with pytest.raises(ContextMismatch) as info:
+        x + tnp.asarray([1.0, 2.0])  # tnp.asarray makes a tensor of the default runtime
+    message = str(info.value)
+    assert f"operator +: argument 'other' belongs to {default_runtime()!r}, but this op runs on {rt!r}" in message
+    assert repr(default_runtime()).endswith(": the default runtime>")
+    assert repr(rt).endswith(": a runtime of the installed plugins and mine>")
+    assert message.endswith(
+        "tnp.asarray, tf.constant and tf.variable make tensors of the default runtime: make the value a tensor of "
+        "this runtime instead (its constant_from or variable_from), or pass the NumPy array itself, which operators "
+        "and tenferro.numpy functions take as a constant of their tensors' runtime"
+    )
+    assert (x + np.array([1.0, 2.0])).tolist() == [2.0, 4.0]  # the way out it names
+    alone = EagerRuntime(plugins=[plugin_of("alone")], entry_points=False)
+    assert repr(alone).endswith(": a runtime of the plugins alone>")
