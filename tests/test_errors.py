@@ -505,3 +505,26 @@ def test_a_default_runtime_tensor_given_to_a_runtime_of_its_own_plugins_names_bo
     assert (x + np.array([1.0, 2.0])).tolist() == [2.0, 4.0]  # the way out it names
     alone = EagerRuntime(plugins=[plugin_of("alone")], entry_points=False)
     assert repr(alone).endswith(": a runtime of the plugins alone>")
+
+
+def test_backward_of_a_constant_is_grad_inactive_but_of_a_no_grad_result_empty():
+    import tenferro as tf
+    import tenferro.numpy as tnp
+
+    w = tnp.asarray([1.0, 2.0])  # forgot tf.variable
+    loss = tnp.sum(w * w)
+    with pytest.raises(GradInactive) as info:
+        loss.backward()
+    assert str(info.value).startswith("backward: grad is inactive: the output is a constant, computed from no variable")
+    with pytest.raises(GradInactive, match="^backward_with: grad is inactive"):
+        (w * w).backward_with(Tensor.from_numpy(np.ones(2)))
+    x = tf.variable([1.0, 2.0])
+    with pytest.raises(GradInactive):
+        tnp.sum(x.detach() * 2.0).backward()
+    rt = default_runtime()
+    with rt.no_grad():  # made with recording off: silent, as B11 says, inside the block and after it
+        quiet = tnp.sum(tnp.sin(x) * x)
+        constant = tnp.sum(w * w)
+        assert len(loss.backward()) == 0
+    assert len(quiet.backward()) == len(constant.backward()) == 0
+    assert x.grad() is None

@@ -24,7 +24,7 @@ from .errors import (
 )
 from .graph import leading_to, reachable
 from .loading import default_registry, load_registry
-from .recording import no_grad
+from .recording import no_grad, paused
 from .registry import Registry
 from .session import EagerSession, implicit_session, session_class
 from .sweep import reverse_sweep
@@ -221,7 +221,8 @@ class EagerRuntime:
     def no_grad(self) -> AbstractContextManager[None]:
         """Within the block ops of this runtime compute but record nothing (torch's
         ``no_grad``); their results do not track gradients and ``backward`` on them returns
-        empty Gradients. Like PyTorch's, it applies to the current thread (and asyncio
+        empty Gradients (backward of a constant computed from no variable raises
+        GradInactive instead). Like PyTorch's, it applies to the current thread (and asyncio
         task) only: other threads keep recording."""
         return no_grad(self)
 
@@ -285,7 +286,14 @@ class EagerRuntime:
         self._check_member(out, "backward")
         seed = self._seed(out) if cotangent is None else self._cotangent(out, cotangent)
         if not out.tracks_grad():
-            return Gradients({})
+            if out._leaf is None or self in paused():  # computed under no_grad, or backward inside it (B11)
+                return Gradients({})
+            call = "backward" if cotangent is None else "backward_with"
+            raise GradInactive(
+                f"{call}: grad is inactive: the output is a constant, computed from no variable, so there is no "
+                f"gradient to give (PyTorch: it does not require grad); make what you differentiate with respect to "
+                f"a variable (tf.variable(a), rt.variable_from(a)) and compute the output from it"
+            )
         with no_grad(self):  # backward builds no derivative trace
             leaves = self._sweep(engine, "backward", out, seed)
         # Every gradient is computed before any slot is written: a failing rule leaves
