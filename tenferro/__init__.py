@@ -56,6 +56,7 @@ from .core.errors import (
 from .core.runtime import default_runtime
 from .core.tensor import read
 from .engines import DaskEngine  # dask itself is imported when an engine is made
+from .numpy._dispatch import renamed as _renamed
 from .transforms import grad, hessian, hvp, jacfwd, jacobian, jacrev, jvp, linearize, value_and_grad, vjp
 
 __version__ = "0.1.0"
@@ -73,13 +74,22 @@ def variable(a: object) -> EagerTensor:
     whose gradient ``backward()`` adds into its slot, as ``torch.tensor(a, requires_grad=True)``.
     An EagerTensor gives its value (a new leaf without its history), so an SGD step reads
     ``tf.variable(p - lr * tf.constant(p.grad()))``."""
-    return default_runtime().variable_from(_value_of(a))
+    return _made(default_runtime().variable_from, a, "tf.variable")
 
 
 def constant(a: object) -> EagerTensor:
     """A constant of the default runtime (``default_runtime().constant_from(a)``); an
     EagerTensor gives its value, a Tensor (such as ``p.grad()``) itself."""
-    return default_runtime().constant_from(_value_of(a))
+    return _made(default_runtime().constant_from, a, "tf.constant")
+
+
+def _made(make: Callable[[object], EagerTensor], a: object, function: str) -> EagerTensor:
+    """``make(a)``, its error naming ``function`` (what the user called) rather than the
+    runtime method it calls."""
+    try:
+        return make(_value_of(a))
+    except TenferroError as exc:
+        raise _renamed(exc, function) from None
 
 
 def _value_of(a: object) -> object:

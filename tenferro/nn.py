@@ -13,9 +13,11 @@ from typing import Any
 
 import numpy as np
 
+from .core.arguments import size
 from .core.eager import EagerTensor
 from .core.errors import ArgumentError
-from .numpy._dispatch import array_arg, lift, run, runtime_of, unary
+from .core.tensor import MAX_ELEMENTS
+from .numpy._dispatch import array_arg, integer_array, lift, run, runtime_of, unary
 from .numpy._dtypes import as_dtype
 
 __all__ = [
@@ -112,9 +114,10 @@ def one_hot(labels: Any, num_classes: int, *, dtype: Any = np.float64) -> EagerT
     label outside [0, num_classes) gives a row of zeros, as ``jax.nn.one_hot``)."""
     rt = runtime_of((labels,))
     dtype = as_dtype(dtype, "tf.nn.one_hot")
-    values = np.asarray(labels)
-    if values.dtype.kind not in "iu":
-        raise ArgumentError(f"tf.nn.one_hot: labels must be integers, got {values.dtype}")
-    if isinstance(num_classes, bool) or not isinstance(num_classes, (int, np.integer)) or num_classes < 0:
-        raise ArgumentError(f"tf.nn.one_hot: num_classes must be a non-negative int, got {num_classes!r}")
+    values = integer_array(labels, "tf.nn.one_hot", "labels", "labels")
+    num_classes = size(num_classes, "tf.nn.one_hot", "num_classes")
+    if values.size * num_classes > MAX_ELEMENTS:
+        raise ArgumentError(
+            f"tf.nn.one_hot: {values.size} labels of {num_classes} classes make more elements than memory can address"
+        )
     return rt.constant_from((values[..., None] == np.arange(num_classes)).astype(dtype))

@@ -8,6 +8,7 @@ import pytest
 from tenferro import (
     ArgumentError,
     AxisError,
+    ContextMismatch,
     CpuEngine,
     DTypeError,
     EagerRuntime,
@@ -21,6 +22,7 @@ from tenferro import (
     TenferroError,
     Tensor,
     UnknownOp,
+    default_runtime,
     hookimpl,
 )
 
@@ -244,6 +246,15 @@ class _BadKernels:
             ("gives_wrong_shape", lambda x: np.sin(np.concatenate([x, x]))),
         ]:
             registry.add(OpSpec(name=name, inputs=("x",), forward=forward, vjp=cos))
+        # elementwise ops whose kernels lose the broadcast shape: one doubles x, one drops b's axis
+        registry.add(
+            OpSpec(
+                name="elementwise_doubled", inputs=("x",), forward=lambda x: np.concatenate([x, x]), elementwise=True
+            )
+        )
+        registry.add(
+            OpSpec(name="elementwise_cut", inputs=("a", "b"), forward=lambda a, b: (a + b)[..., :1], elementwise=True)
+        )
 
 
 @pytest.fixture
@@ -268,6 +279,27 @@ def test_a_bad_kernel_result_is_a_kernel_error_at_the_call(kernels_rt, op, messa
     with pytest.raises(KernelError, match=message) as info:
         kernels_rt.with_eager_session(lambda s: getattr(s, op)(x))
     assert "_BadKernels" in str(info.value)
+
+
+def test_an_elementwise_kernel_of_another_shape_is_a_kernel_error_at_the_call(kernels_rt):
+    x = kernels_rt.variable_from(np.array([1.0, 2.0]))
+    with pytest.raises(KernelError) as info:
+        kernels_rt.with_eager_session(lambda s: s.elementwise_doubled(x))
+    assert str(info.value) == (
+        "elementwise_doubled (plugin '_BadKernels'): its forward kernel returned f64[4]; the op is elementwise, so "
+        "its result must have the broadcast shape [2] of its arguments [2] (x)"
+    )
+    a, b = kernels_rt.constant_from(np.ones((2, 3))), kernels_rt.constant_from(np.ones(3))
+    with pytest.raises(
+        KernelError,
+        match=r"returned f64\[2,1\]; .* broadcast shape \[2, 3\] of its arguments \[2, 3\] \(a\), \[3\] \(b\)",
+    ):
+        kernels_rt.with_eager_session(lambda s: s.elementwise_cut(a, b))
+    # a result of the broadcast shape passes, beside a Python number as beside a tensor
+    column = kernels_rt.constant_from(np.ones((3, 1)))
+    assert kernels_rt.with_eager_session(lambda s: s.elementwise_cut(column, 1.0)).shape == (3, 1)
+    one = kernels_rt.constant_from(np.ones(1))
+    assert kernels_rt.with_eager_session(lambda s: s.elementwise_cut(column, one)).shape == (3, 1)
 
 
 def test_a_wrong_result_shape_is_blamed_on_the_forward_too(kernels_rt):
@@ -450,3 +482,49 @@ def test_the_seed_forms_with_an_engine_alone_name_the_forms_they_take(rt, eng):
     ):
         with pytest.raises(ArgumentError, match=form):
             call()
+
+
+def test_a_default_runtime_tensor_given_to_a_runtime_of_its_own_plugins_names_both_in_words():
+    from conftest import plugin_of
+
+    import tenferro.numpy as tnp
+
+    rt = EagerRuntime(plugins=[plugin_of("mine", OpSpec(name="mine_twice", inputs=("x",), forward=lambda x: 2 * x))])
+    x = rt.variable_from(np.array([1.0, 2.0]))
+    with pytest.raises(ContextMismatch) as info:
+        x + tnp.asarray([1.0, 2.0])  # tnp.asarray makes a tensor of the default runtime
+    message = str(info.value)
+    assert f"operator +: argument 'other' belongs to {default_runtime()!r}, but this op runs on {rt!r}" in message
+    assert repr(default_runtime()).endswith(": the default runtime>")
+    assert repr(rt).endswith(": a runtime of the installed plugins and mine>")
+    assert message.endswith(
+        "tnp.asarray, tf.constant and tf.variable make tensors of the default runtime: make the value a tensor of "
+        "this runtime instead (its constant_from or variable_from), or pass the NumPy array itself, which operators "
+        "and tenferro.numpy functions take as a constant of their tensors' runtime"
+    )
+    assert (x + np.array([1.0, 2.0])).tolist() == [2.0, 4.0]  # the way out it names
+    alone = EagerRuntime(plugins=[plugin_of("alone")], entry_points=False)
+    assert repr(alone).endswith(": a runtime of the plugins alone>")
+
+
+def test_backward_of_a_constant_is_grad_inactive_but_of_a_no_grad_result_empty():
+    import tenferro as tf
+    import tenferro.numpy as tnp
+
+    w = tnp.asarray([1.0, 2.0])  # forgot tf.variable
+    loss = tnp.sum(w * w)
+    with pytest.raises(GradInactive) as info:
+        loss.backward()
+    assert str(info.value).startswith("backward: grad is inactive: the output is a constant, computed from no variable")
+    with pytest.raises(GradInactive, match="^backward_with: grad is inactive"):
+        (w * w).backward_with(Tensor.from_numpy(np.ones(2)))
+    x = tf.variable([1.0, 2.0])
+    with pytest.raises(GradInactive):
+        tnp.sum(x.detach() * 2.0).backward()
+    rt = default_runtime()
+    with rt.no_grad():  # made with recording off: silent, as B11 says, inside the block and after it
+        quiet = tnp.sum(tnp.sin(x) * x)
+        constant = tnp.sum(w * w)
+        assert len(loss.backward()) == 0
+    assert len(quiet.backward()) == len(constant.backward()) == 0
+    assert x.grad() is None

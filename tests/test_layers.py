@@ -11,7 +11,7 @@ CORE = pathlib.Path(tenferro.__file__).parent / "core"
 #: Bottom to top. A module may import (at run time) only modules of lower layers.
 LAYERS = [
     ("errors and plain values", {"errors", "params", "rules", "hookspecs"}),
-    ("tensors, engines and the recording switch", {"tensor", "engine", "recording"}),
+    ("tensors, engines, the recording switch and plain arguments", {"tensor", "engine", "recording", "arguments"}),
     ("op specs and the trace", {"spec", "trace"}),
     ("the graph, the registry and the core's two ops", {"graph", "registry", "accumulate", "alias"}),
     ("the eager tensor and plugin loading", {"eager", "loading"}),

@@ -117,6 +117,20 @@ def test_a_rule_of_the_wrong_signature_is_told_how_rules_are_called():
     assert "called as" not in str(info.value)
 
 
+def test_a_rule_that_raises_on_a_result_of_its_inputs_shape_is_blamed_not_the_forward_kernel():
+    def rule(s, g, out, x):
+        raise ValueError("the rule's own mistake")
+
+    rt = _runtime(OpSpec(name="blamed", inputs=("x",), forward=np.sin, vjps=(rule,)))
+    x = rt.variable_from([1.0, 2.0])
+    with pytest.raises(RuleError) as info:
+        _sum(rt, lambda s: s.blamed(x)).backward()
+    assert str(info.value) == (
+        "the VJP of blamed (plugin 'rules') failed: the rule's own mistake. The op's result was f64[2] from inputs "
+        "(f64[2]), the inputs' shape, and the VJP rule raised on them: the fault is in the rule"
+    )
+
+
 def test_a_rule_reading_an_input_its_residuals_omit_is_told_which_inputs_are_not_kept():
     """The op a rule calls on the missing value names its own argument; the RuleError also
     says which inputs of the rule's op the trace keeps no value of."""

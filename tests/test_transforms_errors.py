@@ -160,6 +160,46 @@ def test_errors_name_the_transform_and_the_argument(make, error, match):
     assert isinstance(info.value, TenferroError)
 
 
+#: Each transform called with autograd's ``argnum``, JAX's name misspelled: (call, name in errors, its keywords).
+MISSPELLED = [
+    (lambda: tf.grad(sin_x2, argnum=1), "grad", "argnums"),
+    (lambda: tf.value_and_grad(sin_x2, argnum=1), "value_and_grad", "argnums"),
+    (lambda: tf.jacrev(sin_x2, argnum=1), "jacrev", "argnums"),
+    (lambda: tf.jacobian(sin_x2, argnum=1), "jacrev", "argnums"),
+    (lambda: tf.jacfwd(sin_x2, argnum=1), "jacfwd", "argnums"),
+    (lambda: tf.hessian(sin_x2, argnum=1), "hessian", "argnums"),
+    (lambda: tf.vjp(sin_x2, X, hasaux=True), "vjp", "has_aux"),
+    (lambda: tf.linearize(sin_x2, X, has_auxx=True), "linearize", "has_aux"),
+    (lambda: tf.jvp(sin_x2, (X,), (V,), tangent=1), "jvp", "tangents"),
+    (lambda: tf.hvp(sin_x2, (X,), (V,), engin=None), "hvp", "engine"),
+]
+
+
+@pytest.mark.parametrize(("make", "transform", "meant"), MISSPELLED, ids=[m[1] + "-" + m[2] for m in MISSPELLED])
+def test_a_misspelled_keyword_names_the_one_meant(make, transform, meant):
+    with pytest.raises(
+        ArgumentError, match=rf"^{transform}: got an unexpected keyword argument '\w+'; did you mean {meant!r}\?"
+    ) as info:
+        make()
+    assert isinstance(info.value, TypeError)  # what Python raises for it, so except TypeError still holds
+
+
+def test_a_keyword_no_transform_takes_lists_the_keywords():
+    with pytest.raises(ArgumentError) as info:
+        tf.grad(sin_x2, order=2)
+    assert str(info.value) == (
+        "grad: got an unexpected keyword argument 'order' (its keywords are fun, argnums, has_aux, holomorphic, engine)"
+    )
+
+
+@pytest.mark.parametrize("flag", ["has_aux", "holomorphic"])
+def test_a_flag_of_a_transform_is_a_bool(flag):
+    with pytest.raises(ArgumentError, match=rf"^jacfwd: {flag} must be True or False, got a NumPy array"):
+        tf.jacfwd(sin_x2, **{flag: np.array([True, False])})
+    with pytest.raises(ArgumentError, match=r"^vjp: engine must be an engine such as CpuEngine.serial\(\), or None"):
+        tf.vjp(sin_x2, X, engine="cpu")
+
+
 def test_a_python_number_tangent_takes_its_primals_dtype_but_an_array_must_match():
     _, t = tf.jvp(tnp.sin, (X.astype(np.float32),), (np.ones(3, np.float32),))
     assert t.dtype == np.float32

@@ -25,13 +25,18 @@ class EagerTensor:
     *constants* (``rt.constant_from``, or anything computed with nothing to track), and
     *results* recorded from a variable, which carry the :class:`Node` that made them.
     Only variables have a gradient slot; :meth:`grad` of anything else is ``None``.
+    ``_leaf`` is True for a variable, None for a result computed with recording off
+    (``no_grad``: it tracks nothing on purpose, and ``backward`` of it gives an empty
+    ``Gradients``), False for anything else.
 
     Hashing and ``==`` are by identity, so tensors can key dicts (see ``Gradients``).
     """
 
     __slots__ = ("_value", "_rt", "_node", "_leaf", "_grad")
 
-    def __init__(self, value: np.ndarray | Hollow, rt: EagerRuntime, node: Node | None = None, leaf: bool = False):
+    def __init__(
+        self, value: np.ndarray | Hollow, rt: EagerRuntime, node: Node | None = None, leaf: bool | None = False
+    ):
         self._value = value
         self._rt = rt
         self._node = node
@@ -114,7 +119,7 @@ class EagerTensor:
 
     def is_variable(self) -> bool:
         """True for leaves made by ``rt.variable_from``: the only tensors with a grad slot."""
-        return self._leaf
+        return self._leaf is True
 
     def grad(self) -> Tensor | None:
         """The gradient accumulated in this variable's slot by ``backward``; ``None`` if no
@@ -131,8 +136,10 @@ class EagerTensor:
         """Gradient of this scalar with respect to every variable it depends on, added
         into their slots. Returns the gradients of this call (see ``Gradients``).
 
-        Raises ``NonScalarGrad`` for a non-scalar (use :meth:`backward_with`). A tensor
-        that tracks nothing (e.g. computed under ``no_grad``) gives an empty ``Gradients``.
+        Raises ``NonScalarGrad`` for a non-scalar (use :meth:`backward_with`). A result of
+        variables computed under ``no_grad`` gives an empty ``Gradients`` (as does any
+        backward inside ``no_grad``); a tensor computed from no variable at all raises
+        ``GradInactive``, as PyTorch refuses a tensor that does not require grad.
         """
         return self._rt._backward(engine, self, None)
 

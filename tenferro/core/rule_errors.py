@@ -57,15 +57,31 @@ def _widens(arg: Any, node: Node) -> bool:
         return False
 
 
-def forward_hint(node: Node) -> str:
-    """The sentence that points at the forward kernel when it, not the VJP, may be wrong."""
+def forward_hint(node: Node, raised: bool = False) -> str:
+    """The sentence that says what the op's forward kernel returned, and so which of the
+    kernel and the rule is at fault: the kernel where the result contradicts what the op
+    declares (an elementwise op's broadcast shape); the rule where it ``raised`` on a
+    result of its inputs' broadcast shape, which a kernel gone wrong rarely keeps; else
+    either, as the result says (a rule that returned a cotangent of the wrong shape, or
+    raised on a result of another shape)."""
+    shapes = [a.shape for a in node.inputs if hasattr(a, "dtype")]
     shown = ", ".join(describe(a.shape, a.dtype) if hasattr(a, "dtype") else repr(a) for a in node.inputs)
     results = node.value if node.output == CALL else (node,)
     made = ", ".join(describe(r.shape, r.dtype) for r in results)
-    return (
-        f"The op's result was {made} from inputs ({shown}): if that is not "
-        f"what the op should return, its forward kernel is at fault, not the VJP"
-    )
+    said = f"The op's result was {made} from inputs ({shown})"
+    kept = len(results) == 1 and _broadcast(shapes) == results[0].shape
+    if node.spec.elementwise and not kept:
+        return f"{said}, but the op is elementwise: its forward kernel is at fault, not the VJP"
+    if raised and kept:
+        return f"{said}, the inputs' shape, and the VJP rule raised on them: the fault is in the rule"
+    return f"{said}: if that is not what the op should return, its forward kernel is at fault, not the VJP"
+
+
+def _broadcast(shapes: list[tuple[int, ...]]) -> tuple[int, ...] | None:
+    try:
+        return np.broadcast_shapes(*shapes)
+    except ValueError:
+        return None
 
 
 def cotangent_tuple(spec: OpSpec, returned: Any, count: int) -> tuple[Any, ...]:
@@ -134,5 +150,5 @@ def rule_error(node: Node, exc: Exception, rule: Any) -> RuleError:
             f"{spec.name} keeps no value of {', '.join(map(repr, unkept))}: list each one its rules read in residuals"
         )
     else:
-        hint = forward_hint(node)
+        hint = forward_hint(node, raised=True)
     return RuleError(f"the VJP of {spec.name} (plugin {spec.plugin!r}) failed: {exc}. {hint}")

@@ -24,7 +24,7 @@ from .errors import (
 )
 from .graph import leading_to, reachable
 from .loading import default_registry, load_registry
-from .recording import no_grad
+from .recording import no_grad, paused
 from .registry import Registry
 from .session import EagerSession, implicit_session, session_class
 from .sweep import reverse_sweep
@@ -221,7 +221,8 @@ class EagerRuntime:
     def no_grad(self) -> AbstractContextManager[None]:
         """Within the block ops of this runtime compute but record nothing (torch's
         ``no_grad``); their results do not track gradients and ``backward`` on them returns
-        empty Gradients. Like PyTorch's, it applies to the current thread (and asyncio
+        empty Gradients (backward of a constant computed from no variable raises
+        GradInactive instead). Like PyTorch's, it applies to the current thread (and asyncio
         task) only: other threads keep recording."""
         return no_grad(self)
 
@@ -285,7 +286,14 @@ class EagerRuntime:
         self._check_member(out, "backward")
         seed = self._seed(out) if cotangent is None else self._cotangent(out, cotangent)
         if not out.tracks_grad():
-            return Gradients({})
+            if out._leaf is None or self in paused():  # computed under no_grad, or backward inside it (B11)
+                return Gradients({})
+            call = "backward" if cotangent is None else "backward_with"
+            raise GradInactive(
+                f"{call}: grad is inactive: the output is a constant, computed from no variable, so there is no "
+                f"gradient to give (PyTorch: it does not require grad); make what you differentiate with respect to "
+                f"a variable (tf.variable(a), rt.variable_from(a)) and compute the output from it"
+            )
         with no_grad(self):  # backward builds no derivative trace
             leaves = self._sweep(engine, "backward", out, seed)
         # Every gradient is computed before any slot is written: a failing rule leaves
@@ -369,7 +377,8 @@ class EagerRuntime:
             raise ArgumentError(f"{what} must be an EagerTensor, got {type(tensor).__name__}")
         if tensor._rt is not self:
             raise ContextMismatch(
-                f"{what} belongs to {tensor._rt!r}, not to {self!r}; tensors of two runtimes cannot be mixed"
+                f"{what} belongs to {tensor._rt!r}, not to {self!r}; tensors of two runtimes cannot be mixed: "
+                f"{self._mixed(tensor._rt)}"
             )
 
     def _seed(self, out: EagerTensor) -> EagerTensor:
@@ -407,7 +416,30 @@ class EagerRuntime:
         return EagerTensor(value, self)
 
     def __repr__(self) -> str:
-        return f"<EagerRuntime {id(self):#x}>"
+        return f"<EagerRuntime {id(self):#x}: {self._words()}>"
+
+    def _words(self) -> str:
+        """Which runtime this is, as a user tells them apart: the default one, or one with
+        the installed plugins, with plugin objects of its own, or with those alone."""
+        if self is _DEFAULT:
+            return "the default runtime"
+        plugins = self.registry.plugins
+        own = sorted(name for name, info in plugins.items() if not info.distribution)  # passed as objects
+        installed = any(info.distribution and name != "core" for name, info in plugins.items())
+        if not own:
+            return "a runtime of the installed plugins"
+        listed = ", ".join(own)
+        return f"a runtime of the installed plugins and {listed}" if installed else f"a runtime of the plugins {listed}"
+
+    def _mixed(self, other: EagerRuntime) -> str:
+        """What to do about a tensor of ``other`` given to an op of this runtime."""
+        if other is _DEFAULT:
+            return (
+                "tnp.asarray, tf.constant and tf.variable make tensors of the default runtime: make the value a "
+                "tensor of this runtime instead (its constant_from or variable_from), or pass the NumPy array "
+                "itself, which operators and tenferro.numpy functions take as a constant of their tensors' runtime"
+            )
+        return "make the value a tensor of this runtime (its constant_from(t.value()))"
 
 
 #: The engine of a runtime's implicit session when it has no default engine.

@@ -214,6 +214,33 @@ def _bad_result(spec: OpSpec, out: Any, why: str) -> KernelError:
     return KernelError(f"{spec.name} (plugin {spec.plugin!r}): its forward kernel returned {shown}; {why}")
 
 
+def _broadcast_shape(values: Sequence[Any]) -> tuple[int, ...]:
+    """The shape the arguments of an elementwise op broadcast to (a Python number has
+    none), for arguments that do broadcast (its kernel ran). Two of one shape, the common
+    call, take two compares."""
+    if len(values) == 2:
+        a, b = values
+        sa = () if type(a) in _SCALAR_KINDS else a.shape
+        sb = () if type(b) in _SCALAR_KINDS else b.shape
+        if sa == sb or not sb:
+            return sa
+        if not sa:
+            return sb
+    return np.broadcast_shapes(*(v.shape for v in values if type(v) not in _SCALAR_KINDS))
+
+
+def _wrong_shape(spec: OpSpec, out: Any, values: Sequence[Any]) -> KernelError:
+    shapes = ", ".join(
+        f"{list(np.shape(v))} ({spec.input_name(i)})" for i, v in enumerate(values) if type(v) not in _SCALAR_KINDS
+    )
+    return _bad_result(
+        spec,
+        out,
+        f"the op is elementwise, so its result must have the broadcast shape {list(_broadcast_shape(values))} of "
+        f"its arguments {shapes}",
+    )
+
+
 def _as_result(spec: OpSpec, out: Any, engine: Engine | None = None) -> Any:
     """A kernel's non-ndarray result (e.g. the NumPy scalar of a full reduction) as a
     frozen numeric array, or as the value of the session's ``engine`` (which adopts its own
@@ -272,11 +299,12 @@ def _results(
     args: tuple[Any, ...],
     parents: tuple[Any, ...],
     params: Any,
-    record: bool,
+    record: bool | None,
     engine: Engine | None = None,
 ) -> tuple[EagerTensor, ...]:
     """The tensors of a ``multiple_results`` op: with ``record``, a call node and one
-    result node per float result (see :func:`~tenferro.core.trace.call_node`)."""
+    result node per float result (see :func:`~tenferro.core.trace.call_node`); ``record``
+    None under ``no_grad``, whose results track nothing on purpose (see EagerTensor)."""
     if not isinstance(out, (tuple, list)):
         raise _bad_result(spec, out, "an op with multiple_results must return a tuple or list of arrays")
     arrays = []
@@ -286,7 +314,7 @@ def _results(
             raise _bad_result(spec, array, "a kernel must return bool, integer, float or complex arrays")
         arrays.append(seal(array))
     if not record:
-        return tuple(EagerTensor(array, rt) for array in arrays)
+        return tuple(EagerTensor(array, rt, None, None if record is None else False) for array in arrays)
     integer_results = spec.integer_results or not any(spec.differentiable)
     recorded: list[Any] = []  # per result: its array, to record a node, or its constant tensor
     for array in arrays:
@@ -328,7 +356,9 @@ def _bind(spec: OpSpec, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[
     return tensors, params
 
 
-def _method(spec: OpSpec, kernel_state: tuple[Any, Any] | None = None, engine: Engine | None = None) -> Any:
+def _method(
+    spec: OpSpec, kernel_state: tuple[Any, Any] | None = None, engine: Engine | None = None, shapes: bool = False
+) -> Any:
     """The session method of one op: bind the arguments, check them, run the kernel on the
     engine, record a node.
 
@@ -338,6 +368,9 @@ def _method(spec: OpSpec, kernel_state: tuple[Any, Any] | None = None, engine: E
     program is made of (one or two inputs, tensors or a float, in order, default params)
     are checked inline; any other call is bound by :func:`_bind` and checked by
     ``classify``, which also raises every argument error.
+
+    With ``shapes`` (see :func:`checks_shapes`), an elementwise op's result shape is checked
+    against its arguments' broadcast shape.
 
     For an ``engine`` that is not native (see ``engine.py``) there are no inline checks:
     ``classify`` gives each NumPy value to ``engine.enter`` (the tensor keeps what it
@@ -358,6 +391,8 @@ def _method(spec: OpSpec, kernel_state: tuple[Any, Any] | None = None, engine: E
     # The fewest params a positional call may give: every later one has a default.
     least = max((i + 1 for i, d in enumerate(spec.params.values()) if d is REQUIRED), default=0)
     variadic, multiple = spec.variadic, spec.multiple_results
+    checked = spec.elementwise and shapes
+    special = multiple or checked  # a result that needs more than a read-only flag
     fast = 0 if variadic or engine is not None else arity  # the arity the inline checks below handle (1 or 2)
     kinds_a, kinds_b = (*accepts, "", "")[:2]
     floats_b = "f" in kinds_b
@@ -393,7 +428,7 @@ def _method(spec: OpSpec, kernel_state: tuple[Any, Any] | None = None, engine: E
                 if arg._rt is not rt:
                     raise ContextMismatch(
                         f"{name}: argument {spec.input_name(index)!r} belongs to {arg._rt!r}, "
-                        f"but this session belongs to {rt!r}; tensors of two runtimes cannot be mixed"
+                        f"but this op runs on {rt!r}; tensors of two runtimes cannot be mixed: {rt._mixed(arg._rt)}"
                     )
                 value = arg._value
                 if type(value) is not np.ndarray:
@@ -486,25 +521,35 @@ def _method(spec: OpSpec, kernel_state: tuple[Any, Any] | None = None, engine: E
             raise
         except Exception as exc:
             raise _explain(spec, values, params, exc) from None
-        if type(out) is np.ndarray and not multiple:
+        if type(out) is np.ndarray and not special:
             # a later kernel that writes into it fails instead of corrupting the trace (positional: 0.1 µs faster)
             out.setflags(False)
         elif multiple:
-            return _results(spec, out, rt, args, parents, params, tracked and rt not in paused(), engine)
-        elif type(out) in _NUMPY_SCALARS:  # a full reduction's NumPy scalar (0.5 µs less than _as_result)
-            out = np.asarray(out)
-            out.setflags(False)
+            off = rt in paused()
+            return _results(spec, out, rt, args, parents, params, None if off else tracked, engine)
         else:
-            out = _as_result(spec, out, engine)
+            if type(out) is np.ndarray:
+                out.setflags(False)
+            elif type(out) in _NUMPY_SCALARS:  # a full reduction's NumPy scalar (0.5 µs less than _as_result)
+                out = np.asarray(out)
+                out.setflags(False)
+            else:
+                out = _as_result(spec, out, engine)
+            if checked and out.shape != _broadcast_shape(values):
+                raise _wrong_shape(spec, out, values)
         dtype = out.dtype
         if dtype is not F64 and dtype is not F32 and dtype.kind not in SUPPORTED_KINDS:
             raise _bad_result(spec, out, "a kernel must return a bool, integer, float or complex array")
-        if tracked and rt not in paused():
+        if tracked:
+            if rt in paused():  # no_grad: a result that tracks nothing on purpose (see EagerTensor)
+                return EagerTensor(out, rt, None, None)
             if dtype is F64 or dtype is F32 or dtype in TRACKED:
                 kept = _recorded(drops, args, variadic) if drops else args
                 return EagerTensor(out, rt, Node(spec, kept, parents, params, out))
             if dtype.kind == "f" or not integer_results:
                 raise _unrecordable(spec, out)
+        elif rt in paused():
+            return EagerTensor(out, rt, None, None)
         return EagerTensor(out, rt)
 
     return _signed(spec, op)
@@ -567,12 +612,25 @@ def implicit_session(rt: EagerRuntime, registry: Registry, engine: Engine) -> Im
         classes = _IMPLICIT.setdefault(registry, {})
         cls = classes.get(state)
         if cls is None:
-            methods = {spec.name: _method(spec, state) for spec in registry}
+            methods = {spec.name: _method(spec, state, shapes=checks_shapes(registry, spec)) for spec in registry}
             doc = f"An ImplicitSession whose methods are the {len(methods)} ops of one registry."
             cls = classes[state] = type(
                 "RegistryImplicitSession", (ImplicitSession,), {"__module__": __name__, "__doc__": doc, **methods}
             )
     return cls(rt, engine)
+
+
+#: The distribution of the op families whose result shapes the session leaves unchecked.
+SHIPPED = "tenferro"
+
+
+def checks_shapes(registry: Registry, spec: OpSpec) -> bool:
+    """Whether the session checks the result shapes of ``spec``'s calls (when it declares
+    ``elementwise``): for every plugin but the families tenferro ships, whose shapes the
+    conformance suite proves against their NumPy references in tenferro's own tests, so
+    that the per-op path of the ops a program is made of pays nothing for the check."""
+    info = registry.plugins.get(spec.plugin)
+    return info is None or info.distribution != SHIPPED
 
 
 _CLASSES: weakref.WeakKeyDictionary[Registry, type[EagerSession]] = weakref.WeakKeyDictionary()
@@ -594,7 +652,9 @@ def session_class(registry: Registry, engine: Engine | None = None) -> type[Eage
                 classes = engine._session_classes = weakref.WeakKeyDictionary()
             cls = classes.get(registry)
             if cls is None:
-                methods: dict[str, Any] = {spec.name: _method(spec, None, engine) for spec in registry}
+                methods: dict[str, Any] = {
+                    spec.name: _method(spec, None, engine, checks_shapes(registry, spec)) for spec in registry
+                }
                 doc = f"An EagerSession of {engine!r} whose methods are the {len(methods)} ops of one registry."
                 methods.update(__module__=__name__, __doc__=doc, _engine=engine)
                 cls = classes[registry] = type("EngineSession", (EagerSession,), methods)
@@ -602,7 +662,8 @@ def session_class(registry: Registry, engine: Engine | None = None) -> type[Eage
     with _CLASSES_LOCK:
         cls = _CLASSES.get(registry)
         if cls is None:
-            methods = {spec.name: _method(spec) for spec in registry}  # spec.RESERVED_NAMES keeps them apart
+            # spec.RESERVED_NAMES keeps the methods apart from the session's own attributes
+            methods = {spec.name: _method(spec, shapes=checks_shapes(registry, spec)) for spec in registry}
             doc = f"An EagerSession whose methods are the {len(methods)} ops of one registry."
             cls = type("RegistrySession", (EagerSession,), {"__module__": __name__, "__doc__": doc, **methods})
             _CLASSES[registry] = cls

@@ -106,7 +106,10 @@ class OpSpec:
     ``multiple_results`` for an op whose kernel returns a tuple of arrays (``split``,
     ``eigh``): the session returns a tuple of tensors, and its rules, called once per call,
     get ``g`` and ``out`` as tuples, one entry per result (``None`` in ``g`` for a result
-    with no cotangent).
+    with no cotangent); ``elementwise`` for an op whose result has the broadcast shape of
+    its tensor arguments (``sin``, ``mul``, ``where_select``): the session checks each
+    result's shape against it, so a kernel that returns another shape is a KernelError
+    naming the plugin and the op at once, not a RuleError of its VJP later.
 
     **How it differentiates** (the vocabulary of :mod:`tenferro.core.rules`): ``vjps``,
     one rule per input (``rule(s, g, out, *inputs, **params)``), or ``vjp``, one rule for
@@ -169,6 +172,7 @@ class OpSpec:
     multiple_results: bool = field(default=False, kw_only=True)
     complex_sample: Callable[[], Any] | None = field(default=None, kw_only=True)
     refuses: Mapping[str, str] = field(default_factory=dict, kw_only=True)
+    elementwise: bool = field(default=False, kw_only=True)
     drops: tuple[int, ...] = field(init=False, repr=False, compare=False)
     keeps_out: bool = field(init=False, repr=False, compare=False)
 
@@ -309,6 +313,10 @@ def validate(spec: OpSpec, plugin: str) -> None:
         raise bad("an op needs at least one tensor input")
     if spec.variadic and (len(spec.inputs) != 1 or spec.vjps is not None):
         raise bad("a variadic op has one input (the sequence) and a whole-op vjp, not per-input vjps")
+    if spec.elementwise is not True and spec.elementwise is not False:
+        raise bad(f"elementwise must be True or False, got {spec.elementwise!r}")
+    if spec.elementwise and (spec.variadic or spec.multiple_results):
+        raise bad("an elementwise op has one result of its inputs' broadcast shape: not variadic, not multiple_results")
     if "out" in spec.inputs:
         raise bad("'out' is reserved for the result (in residuals); name the input differently")
     if spec.residuals is not None and set(spec.residuals) - set(spec.inputs) - {"out"}:

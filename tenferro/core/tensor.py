@@ -26,7 +26,7 @@ TRACKED = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.complex64, 
 #: The most dimensions a tensor may have (NumPy's own limit).
 MAX_DIMS = 64
 #: The most elements a tensor may have (what memory can address).
-_MAX_ELEMENTS = np.iinfo(np.intp).max
+MAX_ELEMENTS = np.iinfo(np.intp).max
 
 
 def freeze(array: np.ndarray) -> np.ndarray:
@@ -197,12 +197,14 @@ def check_shape(shape: Any, where: str) -> tuple[int, ...]:
     if (  # the common case, a shape from .shape, kept cheap: it is on every unbroadcast
         type(shape) is tuple
         and len(shape) <= MAX_DIMS
-        and all(type(d) is int and d >= 0 for d in shape)
-        and math.prod(shape) <= _MAX_ELEMENTS
+        and all(type(d) is int and 0 <= d <= MAX_ELEMENTS for d in shape)
+        and math.prod(shape) <= MAX_ELEMENTS
     ):
         return shape
     if isinstance(shape, (int, np.integer)) and not isinstance(shape, bool):
         shape = (shape,)
+    elif isinstance(shape, np.ndarray) and shape.ndim == 0:  # np.array(3): one dim, as NumPy reads it
+        shape = shape.reshape(1)
     if isinstance(shape, (str, bytes)) or not isinstance(shape, (Sequence, np.ndarray)):
         raise ArgumentError(f"{where}: shape must be a sequence of non-negative ints, got {shape!r}")
     dims = tuple(shape)
@@ -211,6 +213,8 @@ def check_shape(shape: Any, where: str) -> tuple[int, ...]:
     dims = tuple(int(d) for d in dims)
     if len(dims) > MAX_DIMS:
         raise ArgumentError(f"{where}: a tensor has at most {MAX_DIMS} dims, got {len(dims)}")
-    if math.prod(dims) > _MAX_ELEMENTS:
+    if any(d > MAX_ELEMENTS for d in dims):  # (0, 2**70) has no elements, and NumPy still refuses it
+        raise ArgumentError(f"{where}: shape {list(dims)} has a dim longer than memory can address")
+    if math.prod(dims) > MAX_ELEMENTS:
         raise ArgumentError(f"{where}: shape {list(dims)} has more elements than memory can address")
     return dims

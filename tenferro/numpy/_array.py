@@ -25,11 +25,14 @@ from ..core.eager import EagerTensor
 from ..core.errors import ArgumentError, AxisError, ShapeMismatch, TenferroError, UnknownOp
 from ..core.tensor import read
 from ._at import _at
+from ._dispatch import renamed
 from ._keys import BASIC, plan
 from ._numpy_dispatch import divmod_pair
 
 __all__: list[str] = []
 
+#: The most decimals ``round`` takes either way (10**309 is no float64).
+MAX_DECIMALS = 308
 #: The array API versions ``__array_namespace__`` answers for (the newest is implemented).
 API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12")
 
@@ -102,7 +105,7 @@ def _item(self: EagerTensor, *args: Any) -> Any:
         )
     try:
         return value.item(*args)
-    except (IndexError, ValueError, TypeError) as exc:
+    except (IndexError, ValueError, TypeError, OverflowError) as exc:
         raise AxisError(f"x.item{args!r} of a tensor of shape {list(value.shape)}: {exc}") from None
 
 
@@ -206,7 +209,7 @@ def _device(self: EagerTensor) -> str:
 
 def _to_device(self: EagerTensor, device: Any, /, *, stream: Any = None) -> EagerTensor:
     """x itself on ``"cpu"``, its only device."""
-    if device != "cpu" or stream is not None:
+    if type(device) is not str or device != "cpu" or stream is not None:
         raise ArgumentError(
             f"x.to_device({device!r}, stream={stream!r}): tenferro.numpy has one device, 'cpu', and no streams"
         )
@@ -215,7 +218,7 @@ def _to_device(self: EagerTensor, device: Any, /, *, stream: Any = None) -> Eage
 
 def _array_namespace(self: EagerTensor, /, *, api_version: str | None = None) -> Any:
     """``tenferro.numpy``, the namespace of the array API standard these arrays belong to."""
-    if api_version is not None and api_version not in API_VERSIONS:
+    if api_version is not None and (type(api_version) is not str or api_version not in API_VERSIONS):
         raise ArgumentError(
             f"x.__array_namespace__(api_version={api_version!r}): tenferro.numpy implements the array API "
             f"{API_VERSIONS[-1]} (and answers for {', '.join(API_VERSIONS)})"
@@ -235,17 +238,22 @@ def _dlpack(
     """The value as a DLPack capsule (NumPy's export). The value is read-only: consumers
     that know DLPack 1.0 (``max_version >= (1, 0)``, NumPy 2's and PyTorch's from_dlpack)
     get it flagged read-only without a copy; older ones get a copy unless ``copy=False``."""
+    if stream is not None:
+        raise ExportError(f"x.__dlpack__(stream={stream!r}): tenferro values live on the CPU, which has no streams")
     value = _exit(self, "x.__dlpack__()")
     try:
-        return value.__dlpack__(stream=stream, max_version=max_version, dl_device=dl_device, copy=copy)
-    except BufferError as exc:
-        if copy is False:
-            raise ExportError(
-                f"x.__dlpack__(copy=False): {exc}; tenferro values are read-only, so a consumer without DLPack 1.0 "
-                f"needs a copy (copy=None or True)"
-            ) from None
-        return np.array(value).__dlpack__(stream=stream, dl_device=dl_device)
-    except (TypeError, ValueError) as exc:
+        try:
+            return value.__dlpack__(stream=stream, max_version=max_version, dl_device=dl_device, copy=copy)
+        except BufferError as exc:
+            if copy is False:
+                raise ExportError(
+                    f"x.__dlpack__(copy=False): {exc}; tenferro values are read-only, so a consumer without "
+                    f"DLPack 1.0 needs a copy (copy=None or True)"
+                ) from None
+            return np.array(value).__dlpack__(stream=stream, dl_device=dl_device)
+    except ExportError:
+        raise
+    except (BufferError, TypeError, ValueError) as exc:  # NumPy's refusal of dl_device, max_version or copy
         raise ExportError(f"x.__dlpack__: {exc}") from None
 
 
@@ -329,8 +337,13 @@ def _arguments(
             if not any(value is a or (type(value) is str and value == a) for a in accepted):
                 why = "values are immutable; use the result" if name == "out" else "tenferro arrays have one layout"
                 raise ArgumentError(f"x.{method}({name}={value!r}) is not supported: {why} (leave {name} out)")
-    for name, default in DEFAULTS.items():
-        if name in bound and type(bound[name]) is type(default) and bound[name] == default:
+    for name, default in DEFAULTS.items():  # (a leading one is the function's own: x.astype(None) is float64)
+        if (
+            name in bound
+            and name not in names[:leading]
+            and type(bound[name]) is type(default)
+            and bound[name] == default
+        ):
             del bound[name]
     if "ddof" in bound:
         bound["correction"] = bound.pop("ddof")
@@ -343,7 +356,10 @@ def _method(method: str, function: str, names: tuple[str, ...], leading: int) ->
         if args or kwargs:
             positional, keywords = _arguments(method, names, leading, args, kwargs)
             if function in CAST_FIRST and "dtype" in keywords:
-                self = (_FOUND.get("astype") or _function("astype", method))(self, keywords.pop("dtype"))
+                try:
+                    self = (_FOUND.get("astype") or _function("astype", method))(self, keywords.pop("dtype"))
+                except TenferroError as exc:
+                    raise renamed(exc, f"x.{method}") from None
             return (_FOUND.get(function) or _function(function, method))(self, *positional, **keywords)
         return (_FOUND.get(function) or _function(function, method))(self)
 
@@ -359,7 +375,7 @@ def _shape_args(args: tuple[Any, ...]) -> Any:
 
 
 def _check_order(method: str, order: Any) -> None:
-    if order not in ("C", "A", "K"):
+    if type(order) is not str or order not in ("C", "A", "K"):
         raise ArgumentError(f"x.{method}(order={order!r}) is not supported: tenferro arrays are C-ordered (order='C')")
 
 
@@ -387,6 +403,12 @@ def _flatten(self: EagerTensor, order: str = "C") -> EagerTensor:
     return _flat(self, "flatten")
 
 
+def _ravel(self: EagerTensor, order: str = "C") -> EagerTensor:
+    """NumPy's ``x.ravel()``: the same as ``x.flatten()`` (values are immutable)."""
+    _check_order("ravel", order)
+    return _flat(self, "ravel")
+
+
 def _round(self: EagerTensor, decimals: int = 0, out: None = None) -> EagerTensor:
     """NumPy's ``x.round(decimals)``: see ``round_to``."""
     if out is not None:
@@ -401,6 +423,11 @@ def round_to(x: EagerTensor, decimals: Any, call: str) -> EagerTensor:
     in errors)."""
     if isinstance(decimals, bool) or not isinstance(decimals, (int, np.integer)):
         raise ArgumentError(f"{call}(decimals={decimals!r}): decimals must be an int")
+    if abs(decimals) > MAX_DECIMALS:
+        raise ArgumentError(
+            f"{call}(decimals={decimals!r}): 10**{abs(decimals)} is no float64; round to at most "
+            f"{MAX_DECIMALS} decimals either way"
+        )
     f = _FOUND.get("round") or _function("round", "round")
     if decimals == 0 or (decimals > 0 and x.dtype.kind in "iub"):
         return f(x)
@@ -466,6 +493,8 @@ def _format(self: EagerTensor, spec: str) -> str:
     """``f"{x:.4f}"``: a tensor of one element formats its value with the spec (as NumPy's
     0-d arrays, PyTorch and JAX); an empty spec gives ``str(x)``; another spec of a larger
     tensor is refused, as NumPy refuses it."""
+    if type(spec) is not str:  # format() passes a str; a direct call may not
+        raise ArgumentError(f"x.__format__: the format spec must be a str, got {type(spec).__name__}")
     if not spec:
         return str(self)
     value = _exit(self, f"format(x, {spec!r})")
@@ -508,7 +537,7 @@ def install(cls: type[EagerTensor]) -> None:
         "reshape": _reshape,
         "transpose": _transpose,
         "flatten": _flatten,
-        "ravel": _flatten,
+        "ravel": _ravel,
         "swapaxes": _swapaxes,
         "round": _round,
         "__round__": _python_round,

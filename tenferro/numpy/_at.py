@@ -12,8 +12,8 @@ from typing import Any
 import numpy as np
 
 from ..core.eager import EagerTensor
-from ..core.errors import ArgumentError, ShapeMismatch
-from ._dispatch import lift
+from ..core.errors import ArgumentError, ShapeMismatch, TenferroError
+from ._dispatch import lift, renamed
 from ._keys import plan, shown
 
 
@@ -83,6 +83,16 @@ def _check_mode(mode: Any, method: str) -> None:
 
 
 def _scatter(x: EagerTensor, key: Any, values: Any, mode: str, method: str, hints: dict[str, Any]) -> EagerTensor:
+    """:func:`_update`, an op's error reworded to name ``x.at[...].<method>`` and its ``values``."""
+    try:
+        return _update(x, key, values, mode, method, hints)
+    except TenferroError as exc:
+        if str(exc).startswith("x.at["):
+            raise
+        raise renamed(exc, f"x.at[...].{method}", {"updates": "values"}) from None
+
+
+def _update(x: EagerTensor, key: Any, values: Any, mode: str, method: str, hints: dict[str, Any]) -> EagerTensor:
     """x with ``values`` combined by ``mode`` into the elements ``x[key]`` picks: one
     ``scatter`` op at the coordinates of those elements (NumPy's indexing of the flat
     positions says which, in the order of ``x[key]``)."""

@@ -20,11 +20,12 @@ from typing import Any
 
 import numpy as np
 
+from ..core.arguments import integer
 from ..core.eager import EagerTensor
 from ..core.errors import ArgumentError, AxisError, ContextMismatch, DTypeError, ShapeMismatch, TenferroError
 from ..core.runtime import EagerRuntime, default_runtime
 from ..core.tensor import freeze, read
-from ._dispatch import as_array, lift, runtime_in, session_of, stacked
+from ._dispatch import as_array, call, lift, runtime_in, session_of, stacked
 from ._dtypes import as_dtype, check_device
 
 
@@ -354,7 +355,11 @@ def _broadcast_fill(
     like: EagerTensor | None, shape: tuple[int, ...], fill_value: Any, dtype: np.dtype | None, function: str
 ) -> EagerTensor:
     """A tenferro fill value cast (``astype``) and broadcast (``broadcast_to``): both record."""
-    value = fill_value if type(fill_value) is EagerTensor else asarray(fill_value)
+    value = (
+        fill_value
+        if type(fill_value) is EagerTensor
+        else stacked(runtime_in(fill_value), fill_value, function, "fill_value")
+    )
     if like is not None and value._rt is not like._rt:
         raise ContextMismatch(
             f"{function}: fill_value belongs to {value._rt!r}, but x to {like._rt!r}; tensors of two runtimes "
@@ -392,7 +397,7 @@ def arange(
     ``step`` enters the values ``start + step·i`` by ops, which differentiate in it."""
     check_device(device, "tnp.arange")
     given = {"start": start, "stop": stop, "step": step}
-    numbers = {name: _bound(value, name) for name, value in given.items() if value is not None}
+    numbers = {name: _bound(value, name) for name, value in given.items() if value is not None or name != "stop"}
     if numbers["step"] == 0:
         raise ArgumentError("tnp.arange: step must not be 0")
     if stop is None:
@@ -413,6 +418,8 @@ def arange(
         values = s.add(_operand(given["start"], first), s.mul(_operand(given["step"], by), counts))
         return values if values.dtype == dtype else s.astype(values, dtype)
     if dtype.kind in "iu" and integral:
+        for name, value in zip(("start", "stop", "step"), (first, last, by)):
+            integer(value, "tnp.arange", name)  # NumPy's arange counts in int64
         array = _allocated("tnp.arange", (size,), dtype, lambda: np.arange(first, last, by, dtype=dtype))
     else:  # exactly ceil((stop - start)/step) elements, the standard's count
         array = _allocated(
@@ -426,8 +433,10 @@ def _bound(value: Any, name: str) -> int | float:
     if type(value) is EagerTensor and value.ndim == 0 and value.dtype.kind in "iuf":
         number = value._held()[()]
         number = int(number) if value.dtype.kind in "iu" else float(number)
-    elif type(value) in (int, float) or isinstance(value, (np.integer, np.floating)):
-        number = value
+    elif _is_int(value):
+        number = int(value)  # (a NumPy integer's arithmetic would wrap around)
+    elif type(value) is float or isinstance(value, np.floating):
+        number = float(value)
     else:
         raise ArgumentError(f"tnp.arange: {name} must be an int or a float, got {_shown(value)}")
     if isinstance(number, (float, np.floating)) and not math.isfinite(number):
@@ -474,8 +483,9 @@ def spaced(
         dtype = as_dtype(dtype, function)
     if not isinstance(endpoint, (builtins.bool, np.bool_)):
         raise ArgumentError(f"{function}: endpoint must be True or False, got {endpoint!r}")
-    if not _is_int(axis) or type(axis) is EagerTensor:
+    if type(axis) is EagerTensor:
         raise ArgumentError(f"{function}: axis must be an int, got {_shown(axis)}")
+    axis = integer(axis, function, "axis")
     rt = runtime_in((start, stop))
     if rt is None:
         try:
@@ -572,25 +582,28 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: builtins.bool | None = N
             f"tnp.from_dlpack: x (a {type(x).__name__}) cannot be exported by DLPack ({exc}); DLPack carries bool, "
             f"integer, float and complex data"
         ) from None
+    if imported.dtype not in _KNOWN_DTYPES:
+        raise DTypeError(
+            f"tnp.from_dlpack: x holds {imported.dtype} data, which tenferro.numpy does not hold; convert it to "
+            f"bool, integer, float or complex data first"
+        )
     return asarray(imported)
 
 
 def tril(x: Any, /, *, k: int = 0) -> EagerTensor:
     """x with the elements above the k-th diagonal of its last two axes zeroed (records)."""
-    session = session_of(x)
-    return session.tril(_like(x, "tnp.tril"), k)
+    return call("tnp.tril", "tril", _like(x, "tnp.tril"), integer(k, "tnp.tril", "k"))
 
 
 def triu(x: Any, /, *, k: int = 0) -> EagerTensor:
     """x with the elements below the k-th diagonal of its last two axes zeroed (records)."""
-    session = session_of(x)
-    return session.triu(_like(x, "tnp.triu"), k)
+    return call("tnp.triu", "triu", _like(x, "tnp.triu"), integer(k, "tnp.triu", "k"))
 
 
 def meshgrid(*arrays: Any, indexing: str = "xy") -> list[EagerTensor]:
     """Coordinate matrices from 1-D arrays (``indexing`` 'xy', Cartesian as NumPy's
     default, or 'ij', matrix), each the reshape and broadcast of one input (records)."""
-    if indexing not in ("xy", "ij"):
+    if type(indexing) is not str or indexing not in ("xy", "ij"):
         raise ArgumentError(f"tnp.meshgrid: indexing must be 'xy' or 'ij', got {indexing!r}")
     session = session_of(*arrays)
     arrays_: Sequence[EagerTensor] = [_like(a, "tnp.meshgrid") for a in arrays]

@@ -15,14 +15,17 @@ from typing import Any
 
 import numpy as np
 
+from ..core.arguments import INT_MIN, shown
 from ..core.eager import EagerTensor
 from ..core.errors import ArgumentError, ContextMismatch, DTypeError, TenferroError
 from ..core.runtime import EagerRuntime, default_runtime
 from ..core.session import EagerSession
-from ..core.tensor import Tensor
+from ..core.tensor import Tensor, read
 
 #: Python scalars the session's ops take as constant operands as they are.
 SCALARS = (bool, int, float, complex)
+#: The largest Python int NumPy makes an integer array of (a uint64).
+UINT_MAX = int(np.iinfo(np.uint64).max)
 
 
 def runtime_of(args: tuple[Any, ...]) -> EagerRuntime:
@@ -53,7 +56,37 @@ def as_array(rt: EagerRuntime, value: Any, function: str, argument: str = "x") -
     """``value`` as an EagerTensor of ``rt`` (a Python number becomes a 0-d constant, as
     NumPy makes it)."""
     value = lift(rt, value, function, argument)
-    return value if type(value) is EagerTensor else rt.constant_from(value)
+    if type(value) is EagerTensor:
+        return value
+    if type(value) is int and not INT_MIN <= value <= UINT_MAX:  # NumPy would make it an object array
+        raise ArgumentError(
+            f"{function}: argument {argument!r} is the int {value}, which does not fit in a 64-bit integer; "
+            f"write it as a float ({float(value):.6g}) for a number of that size"
+        )
+    return rt.constant_from(value)
+
+
+def integer_array(value: Any, function: str, argument: str, what: str | None = None) -> np.ndarray:
+    """An argument of integers that no derivative flows through (counts, cut points, a
+    sorter, labels) as a NumPy integer array: a tenferro array of integers is read as it is
+    (integers are never tracked); anything else NumPy takes is converted. A float, a ragged
+    list or a string is an ArgumentError naming the function and the argument (as ``what``
+    says it: ``argument 'repeats'`` by default)."""
+    what = what or f"argument {argument!r}"
+    if isinstance(value, (list, tuple)) and runtime_in(value) is not None:  # [x[0], 1]: their stack
+        value = stacked(runtime_in(value), value, function, argument)
+    if type(value) is EagerTensor:
+        array = read(value._held())
+    else:
+        try:
+            array = np.asarray(value)
+        except (TypeError, ValueError, OverflowError) as exc:
+            raise ArgumentError(f"{function}: {what} is not an array of integers ({exc})") from None
+    if array.size == 0 and array.dtype.kind == "f":  # [] converts to float64
+        array = array.astype(np.int64)
+    if array.dtype.kind not in "iu":
+        raise ArgumentError(f"{function}: {what} must be integers, got {shown(value)}")
+    return array
 
 
 def array_arg(value: Any, function: str, argument: str = "x") -> EagerTensor:
@@ -247,13 +280,11 @@ def _stack_items(
         if value._rt is not rt:
             raise ContextMismatch(
                 f"{function}: argument {argument!r} holds a tensor of another runtime ({value._rt!r}, not {rt!r}); "
-                f"move it with that runtime's values first"
+                f"{rt._mixed(value._rt)}"
             )
         leaf = value
-    else:
-        leaf = lift(rt, value, function, argument)
-        if type(leaf) is not EagerTensor:  # a Python number: NumPy's np.array types it (float64, int64, ...)
-            leaf = rt.constant_from(np.array(leaf))
+    else:  # a Python number becomes what NumPy's np.array types it (float64, int64, ...)
+        leaf = as_array(rt, value, function, argument)
     leaves.append(leaf)
     return leaf
 

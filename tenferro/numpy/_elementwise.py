@@ -16,8 +16,8 @@ from typing import Any
 import numpy as np
 
 from ..core.eager import EagerTensor
-from ..core.errors import ArgumentError, DTypeError
-from ._dispatch import binary, lift, runtime_of, session_of, unary
+from ..core.errors import ArgumentError, DTypeError, ShapeMismatch
+from ._dispatch import binary, lift, run, runtime_of, session_of, unary
 
 #: Standard name -> the session op that computes it.
 UNARY: dict[str, str] = {
@@ -152,7 +152,7 @@ def clip(x: Any, /, min: Any = None, max: Any = None) -> EagerTensor:  # noqa: A
         hi = np.iinfo(x.dtype).max if x.dtype.kind in "iu" else (True if x.dtype.kind == "b" else np.inf)
     else:
         hi = _clip_bound(rt, x, max, "max")
-    return session.clamp(x, lo, hi)
+    return run("tnp.clip", {"lo": "min", "hi": "max"}, session.clamp, x, lo, hi)
 
 
 def _clip_bound(rt: Any, x: EagerTensor, value: Any, argument: str) -> Any:
@@ -181,6 +181,13 @@ def nextafter(x1: Any, x2: Any, /) -> EagerTensor:
         b = np.asarray(x2, a.dtype)
     if a.dtype.kind != "f" or b.dtype.kind != "f":
         raise DTypeError(f"tnp.nextafter: x1 and x2 must be real floating-point arrays, got {a.dtype} and {b.dtype}")
+    try:
+        np.broadcast_shapes(a.shape, b.shape)
+    except ValueError:
+        raise ShapeMismatch(
+            f"tnp.nextafter: shapes {list(a.shape)} (x1), {list(b.shape)} (x2) do not broadcast together; sizes "
+            f"must match or be 1 in every trailing axis"
+        ) from None
     return rt.constant_from(np.nextafter(a, b))
 
 

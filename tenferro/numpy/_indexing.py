@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..core.eager import EagerTensor
-from ._dispatch import call, lift
+from ._dispatch import as_array, call
 
 __all__ = ["take", "take_along_axis"]
 
@@ -20,8 +20,7 @@ def _indices(x: Any, indices: Any, function: str) -> Any:
         from ..core.runtime import default_runtime
 
         rt = default_runtime()
-    found = lift(rt, indices, function, "indices")
-    return found if type(found) is EagerTensor else rt.constant_from(found)
+    return as_array(rt, indices, function, "indices")
 
 
 def take(x: Any, indices: Any, /, *, axis: int | None = None) -> EagerTensor:

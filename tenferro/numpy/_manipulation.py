@@ -15,7 +15,7 @@ import numpy as np
 
 from ..core.eager import EagerTensor
 from ..core.errors import ArgumentError, ShapeMismatch, TenferroError
-from ._dispatch import array_arg, arrays_arg, call, renamed
+from ._dispatch import array_arg, arrays_arg, call, integer_array, renamed
 
 __all__ = [
     "broadcast_arrays",
@@ -102,7 +102,13 @@ def unstack(x: Any, /, *, axis: int = 0) -> tuple[EagerTensor, ...]:
 def split(x: Any, indices_or_sections: int | Any, /, axis: int = 0) -> list[EagerTensor]:
     """NumPy's split: equal parts (an int), or cuts at the indices given."""
     if not isinstance(indices_or_sections, (int, np.integer)):
-        indices_or_sections = tuple(int(i) for i in np.asarray(indices_or_sections).reshape(-1))
+        cuts = integer_array(indices_or_sections, "tnp.split", "indices_or_sections")
+        if cuts.ndim > 1:
+            raise ArgumentError(
+                f"tnp.split: argument 'indices_or_sections' must be an int (equal parts) or a 1-D sequence of cut "
+                f"points, got shape {list(cuts.shape)}"
+            )
+        indices_or_sections = int(cuts) if cuts.ndim == 0 else tuple(cuts.tolist())  # 0-d: a count, as NumPy's
     return list(call("tnp.split", "split", x, indices_or_sections, axis))
 
 
@@ -161,11 +167,10 @@ def repeat(x: Any, repeats: int | Any, /, *, axis: int | None = None) -> EagerTe
     """Each element of x repeated `repeats` times (an int, or one count per element along
     `axis`; None: x flattened)."""
     if not isinstance(repeats, (int, np.integer)):
-        counts = np.asarray(repeats)
-        if counts.dtype.kind not in "iu" or counts.ndim > 1:
+        counts = integer_array(repeats, "tnp.repeat", "repeats")
+        if counts.ndim > 1:
             raise ArgumentError(
-                f"tnp.repeat: argument 'repeats' must be an int or a 1-D integer array, got "
-                f"{counts.dtype} of shape {list(counts.shape)}"
+                f"tnp.repeat: argument 'repeats' must be an int or a 1-D integer array, got shape {list(counts.shape)}"
             )
         repeats = int(counts.reshape(())) if counts.size == 1 else tuple(int(c) for c in counts)
     return call("tnp.repeat", "repeat", x, operator.index(repeats) if type(repeats) is not tuple else repeats, axis)

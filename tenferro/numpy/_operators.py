@@ -12,7 +12,7 @@ from typing import Any
 
 from ..core.eager import EagerTensor
 from ..core.errors import TenferroError
-from ._dispatch import SCALARS, lift, retried
+from ._dispatch import SCALARS, lift, renamed, retried
 
 #: Binary operator -> op. The reflected form (``__radd__``) swaps the operands.
 BINARY = {
@@ -36,6 +36,8 @@ COMMUTATIVE = {"add", "mul", "bitwise_and", "bitwise_or", "bitwise_xor"}
 #: swaps ``<`` for ``>`` itself).
 COMPARISONS = {"lt": "lt", "le": "le", "gt": "gt", "ge": "ge", "eq": "eq", "ne": "ne"}
 UNARY = {"neg": "neg", "pos": "positive", "abs": "abs", "invert": "bitwise_invert"}
+#: How errors name each unary operator.
+UNARY_LABELS = {"neg": "operator -", "pos": "operator +", "abs": "abs()", "invert": "operator ~"}
 #: How errors name each binary operator: ``operator *``.
 SYMBOLS = {
     "add": "+",
@@ -63,14 +65,14 @@ FORWARD = {"a": "self", "b": "other"}
 REFLECTED = {"a": "other", "b": "self"}
 
 
-def _operand(self: EagerTensor, other: Any) -> Any:
+def _operand(self: EagerTensor, other: Any, label: str) -> Any:
     """``other`` as an op argument, or NotImplemented for what no array operator takes
     (None, a string), so that Python tries the other operand and then raises TypeError."""
     if type(other) is EagerTensor or type(other) in SCALARS:
         return other
     if other is None or isinstance(other, (str, bytes, dict, set)):
         return NotImplemented
-    return lift(self._rt, other, "an operator", "other")
+    return lift(self._rt, other, label, "other")
 
 
 def _forward(op: str, params: tuple[Any, ...], label: str) -> Any:
@@ -80,7 +82,7 @@ def _forward(op: str, params: tuple[Any, ...], label: str) -> Any:
 
         def operator(self: EagerTensor, other: Any) -> Any:
             if type(other) is not EagerTensor and type(other) is not float:
-                other = _operand(self, other)
+                other = _operand(self, other, label)
                 if other is NotImplemented:
                     return other
             rt = self._rt
@@ -96,7 +98,7 @@ def _forward(op: str, params: tuple[Any, ...], label: str) -> Any:
 
     def operator(self: EagerTensor, other: Any) -> Any:  # the hot path of x * y: nothing more
         if type(other) is not EagerTensor and type(other) is not float:
-            other = _operand(self, other)
+            other = _operand(self, other, label)
             if other is NotImplemented:
                 return other
         session = self._rt._here.session  # current_session(), inlined on the hot path
@@ -118,7 +120,7 @@ def _reflected(op: str, label: str) -> Any:
 
     def operator(self: EagerTensor, other: Any) -> Any:
         if type(other) is not EagerTensor and type(other) is not float:
-            other = _operand(self, other)
+            other = _operand(self, other, label)
             if other is NotImplemented:
                 return other
         session = self._rt._here.session  # current_session(), inlined on the hot path
@@ -132,10 +134,13 @@ def _reflected(op: str, label: str) -> Any:
     return operator
 
 
-def _unary(op: str) -> Any:
+def _unary(op: str, label: str) -> Any:
     def operator(self: EagerTensor) -> EagerTensor:
         session = self._rt._here.session  # current_session(), inlined on the hot path
-        return getattr(self._rt._implicit if session is None else session, op)(self)
+        try:  # free in Python 3.11 unless it raises
+            return getattr(self._rt._implicit if session is None else session, op)(self)
+        except TenferroError as exc:
+            raise renamed(exc, label) from None
 
     return operator
 
@@ -157,5 +162,5 @@ def install(cls: type[EagerTensor]) -> None:
         label = f"operator {SYMBOLS[name]}"
         setattr(cls, f"__{name}__", _named(_forward("compare", (how,), label), f"__{name}__", "compare"))
     for name, op in UNARY.items():
-        setattr(cls, f"__{name}__", _named(_unary(op), f"__{name}__", op))
+        setattr(cls, f"__{name}__", _named(_unary(op, UNARY_LABELS[name]), f"__{name}__", op))
     cls.__hash__ = object.__hash__  # type: ignore[method-assign]

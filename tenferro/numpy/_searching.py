@@ -18,7 +18,7 @@ import numpy as np
 from ..core.eager import EagerTensor
 from ..core.errors import ArgumentError, ShapeMismatch, TenferroError
 from ..core.runtime import default_runtime
-from ._dispatch import SCALARS, _named, array_arg, call, lift, renamed
+from ._dispatch import SCALARS, _named, array_arg, as_array, call, integer_array, lift, renamed
 
 __all__ = [
     "argmax",
@@ -69,9 +69,7 @@ def where(condition: Any, x1: Any, x2: Any, /) -> EagerTensor:
     else:
         rt = default_runtime()
     if type(condition) is not EagerTensor:
-        condition = lift(rt, condition, "tnp.where", "condition")
-        if type(condition) is not EagerTensor:
-            condition = rt.constant_from(condition)
+        condition = as_array(rt, condition, "tnp.where", "condition")
     if type(x1) is not EagerTensor:
         x1 = lift(rt, x1, "tnp.where", "x1")
     if type(x2) is not EagerTensor:
@@ -107,21 +105,21 @@ def searchsorted(
 ) -> EagerTensor:
     """Indices into the sorted 1-D x1 where the values x2 would be inserted to keep it
     sorted (`side`: before or after equal elements); an int64 constant."""
-    if side not in ("left", "right"):
+    if type(side) is not str or side not in ("left", "right"):
         raise ArgumentError(f"tnp.searchsorted: argument 'side' is {side!r}; pass 'left' or 'right'")
     if type(x1) is not EagerTensor:
         x1 = array_arg(x1, "tnp.searchsorted", "x1")
     if type(x2) is not EagerTensor:
-        x2 = lift(x1._rt, x2, "tnp.searchsorted", "x2")
+        x2 = as_array(x1._rt, x2, "tnp.searchsorted", "x2")  # a Python number: a 0-d array, as NumPy takes it
     a = x1._held()
     if a.ndim != 1:
         raise ShapeMismatch(f"tnp.searchsorted: x1 must be 1-D (sorted), got shape {list(a.shape)}")
     if sorter is not None:
-        order = np.asarray(sorter)
-        if order.dtype.kind not in "iu" or order.shape != a.shape:
+        order = integer_array(sorter, "tnp.searchsorted", "sorter")
+        if order.shape != a.shape or (order.size and not (-a.size <= order.min() and order.max() < a.size)):
             raise ArgumentError(
-                f"tnp.searchsorted: argument 'sorter' must be integer indices of x1's shape {list(a.shape)}, got "
-                f"{order.dtype} of shape {list(order.shape)}"
+                f"tnp.searchsorted: argument 'sorter' must be integer indices into x1 of its shape {list(a.shape)}, "
+                f"got shape {list(order.shape)}" + (f" and values {order.min()}..{order.max()}" if order.size else "")
             )
         a = a[order]
     found = np.searchsorted(a, x2._held(), side=side)  # no derivative: a read, not an exit

@@ -8,16 +8,17 @@ names and defaults are the standard's: ``n``/``axis`` (one axis) or ``s``/``axes
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
+from ..core.arguments import size
 from ..core.eager import EagerTensor
 from ..core.errors import ArgumentError, TenferroError
 from ..core.runtime import default_runtime
 from ._dispatch import X, _named, array_arg, renamed, run
+from ._dtypes import as_dtype
 
 __all__ = [
     "fft",
@@ -48,7 +49,8 @@ def _one_axis(name: str, doc: str) -> Callable[..., EagerTensor]:
         session = rt.current_session()
         op = getattr(session, name)
         try:
-            if n is None and axis == -1 and norm == "backward":  # the op's defaults: no params to bind
+            if n is None and type(axis) is int and axis == -1 and type(norm) is str and norm == "backward":
+                # the op's defaults: no params to bind (the op checks any other n, axis and norm)
                 return op(x)
             return op(x, n, axis, norm)
         except TenferroError as exc:
@@ -67,17 +69,9 @@ def _many_axes(name: str, doc: str) -> Callable[..., EagerTensor]:
         x: Any, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | None = None, norm: str = "backward"
     ) -> EagerTensor:
         x = array_arg(x, label)
-        if s is None and axes is None and norm == "backward":
+        if s is None and axes is None and type(norm) is str and norm == "backward":
             return run(label, X, getattr(x._rt.current_session(), name), x)
-        return run(
-            label,
-            X,
-            getattr(x._rt.current_session(), name),
-            x,
-            None if s is None else tuple(s),
-            None if axes is None else tuple(axes),
-            norm,
-        )
+        return run(label, X, getattr(x._rt.current_session(), name), x, s, axes, norm)  # the op checks them
 
     function = _named(function, name, doc)
     function.__module__ = __name__
@@ -103,7 +97,7 @@ def _shift(name: str, doc: str) -> Callable[..., EagerTensor]:
         x = array_arg(x, label)
         if axes is None:
             return run(label, {}, getattr(x._rt.current_session(), name), x)
-        return run(label, {}, getattr(x._rt.current_session(), name), x, axes if isinstance(axes, int) else tuple(axes))
+        return run(label, {}, getattr(x._rt.current_session(), name), x, axes)  # the op checks them
 
     function = _named(function, name, doc)
     function.__module__ = __name__
@@ -114,17 +108,22 @@ fftshift = _shift("fftshift", "x rolled by n//2 along `axes` (None: all): the ze
 ifftshift = _shift("ifftshift", "The inverse of fftshift: x rolled by -(n//2) along `axes` (None: all).")
 
 
+#: The most float64 samples an array can address (NumPy refuses more with a ValueError).
+MAX_SAMPLES = np.iinfo(np.intp).max // 8
+
+
 def _frequencies(name: str, numpy_function: Callable[..., np.ndarray], doc: str) -> Callable[..., EagerTensor]:
     label = f"tnp.fft.{name}"
 
     def function(n: int, /, *, d: float | EagerTensor = 1.0, dtype: Any = None, device: Any = None) -> EagerTensor:
-        integral = isinstance(n, (int, np.integer)) or (type(n) is EagerTensor and n.ndim == 0 and n.dtype.kind in "iu")
-        if isinstance(n, bool) or not integral or operator.index(n) <= 0:
-            raise ArgumentError(f"{label}: n must be a positive int (the number of samples), got {n!r}")
-        n = operator.index(n)
-        if device is not None and not (type(device) is str and device == "cpu"):
+        n = size(n, label, "n", 1)
+        if n > MAX_SAMPLES:
+            raise ArgumentError(
+                f"{label}: n is {n}; an array of that many float64 samples is larger than memory can address"
+            )
+        if device is not None and (type(device) is not str or device != "cpu"):
             raise ArgumentError(f"{label}: device must be None or 'cpu' (tenferro runs on the CPU), got {device!r}")
-        target = np.dtype(np.float64 if dtype is None else dtype)
+        target = np.dtype(np.float64) if dtype is None else as_dtype(dtype, label)
         if target.kind != "f":
             raise ArgumentError(f"{label}: dtype must be a real floating-point dtype, got {target}")
         try:

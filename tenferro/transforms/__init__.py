@@ -16,11 +16,15 @@ otherwise, so every differentiable op supports it. See docs/transforms.md.
 
 from __future__ import annotations
 
+import difflib
+import functools
+import inspect
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
+from tenferro.core.arguments import flag, shown
 from tenferro.core.eager import EagerTensor
 from tenferro.core.engine import Engine
 from tenferro.core.errors import ArgumentError, DTypeError, NonScalarGrad
@@ -31,6 +35,41 @@ from ._call import Call
 from ._trees import flatten, unflatten, where_in
 
 __all__ = ["grad", "hessian", "hvp", "jacfwd", "jacobian", "jacrev", "jvp", "linearize", "value_and_grad", "vjp"]
+
+
+T = TypeVar("T", bound=Callable[..., Any])
+
+
+def _keywords(transform: T) -> T:
+    """``transform`` refusing a keyword it does not take with an ArgumentError that names
+    the one meant (``tf.grad(f, argnum=1)``: did you mean 'argnums'?), not Python's bare
+    "unexpected keyword argument"; the other arguments are checked as they are read."""
+    parameters = inspect.signature(transform).parameters
+    names = [n for n, p in parameters.items() if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+
+    @functools.wraps(transform)
+    def checked(*args: Any, **kwargs: Any) -> Any:
+        for given in kwargs:
+            if given not in names:
+                close = difflib.get_close_matches(given, names, n=1)
+                hint = f"; did you mean {close[0]!r}?" if close else ""
+                raise ArgumentError(
+                    f"{transform.__name__}: got an unexpected keyword argument {given!r}{hint} "
+                    f"(its keywords are {', '.join(names)})"
+                )
+        return transform(*args, **kwargs)
+
+    return checked  # type: ignore[return-value]
+
+
+def _options(transform: str, engine: Any, **flags: Any) -> None:
+    """The options every transform takes: ``engine`` an Engine or None, each flag a bool."""
+    if engine is not None and not isinstance(engine, Engine):
+        raise ArgumentError(
+            f"{transform}: engine must be an engine such as CpuEngine.serial(), or None, got {shown(engine)}"
+        )
+    for name, value in flags.items():
+        flag(value, transform, name)
 
 
 def _argnums(argnums: int | Sequence[int], transform: str) -> tuple[tuple[int, ...], bool]:
@@ -64,6 +103,7 @@ def _conj(tensor: EagerTensor) -> EagerTensor:
 
 
 # -- reverse mode -----------------------------------------------------------------------
+@_keywords
 def value_and_grad(
     fun: Callable[..., Any],
     argnums: int | Sequence[int] = 0,
@@ -92,6 +132,7 @@ def _value_and_grad(
     transform: str,
 ) -> Callable[..., Any]:
     """``value_and_grad``, its errors naming ``transform`` (what the user called)."""
+    _options(transform, engine, has_aux=has_aux, holomorphic=holomorphic)
     nums, single = _argnums(argnums, transform)
 
     def value_and_grad_f(*args: Any, **kwargs: Any) -> Any:
@@ -134,6 +175,7 @@ def _settled(call: Call, tree: Any) -> tuple[Any, list[Any]]:
     return spec, [call.settle(x) if type(x) is EagerTensor else x for x in leaves]
 
 
+@_keywords
 def grad(
     fun: Callable[..., Any],
     argnums: int | Sequence[int] = 0,
@@ -153,12 +195,14 @@ def grad(
     return _named(grad_f, "grad", fun)
 
 
+@_keywords
 def vjp(fun: Callable[..., Any], *primals: Any, has_aux: bool = False, engine: Engine | None = None) -> tuple[Any, ...]:
     """``(out, vjp_fn)`` as ``jax.vjp`` (``(out, vjp_fn, aux)`` with ``has_aux``): ``fun``
     evaluated at ``primals`` once, and the function that maps a cotangent shaped like
     ``out`` to a tuple with one cotangent per primal. ``vjp_fn`` may be called many times.
     For complex values the map is tenferro's (PyTorch's) ct ↦ ct·conj(J), JAX's ct ↦ ct·J
     conjugated: ``vjp_fn(ct)`` is ``conj(jax_vjp_fn(conj(ct)))``."""
+    _options("vjp", engine, has_aux=has_aux)
     call = Call("vjp", fun, primals, tuple(range(len(primals))), engine, has_aux)
     out = unflatten(call.out_spec, [call.settle(x) for x in call.outputs])
 
@@ -179,6 +223,7 @@ def vjp(fun: Callable[..., Any], *primals: Any, has_aux: bool = False, engine: E
     return out, vjp_fn
 
 
+@_keywords
 def jacrev(
     fun: Callable[..., Any],
     argnums: int | Sequence[int] = 0,
@@ -202,6 +247,7 @@ def _jacrev(
     transform: str,
 ) -> Callable[..., Any]:
     """``jacrev``, its errors naming ``transform`` (what the user called)."""
+    _options(transform, engine, has_aux=has_aux, holomorphic=holomorphic)
     nums, single = _argnums(argnums, transform)
 
     def jacrev_f(*args: Any, **kwargs: Any) -> Any:
@@ -234,6 +280,7 @@ jacobian = jacrev
 
 
 # -- forward mode -----------------------------------------------------------------------
+@_keywords
 def jvp(
     fun: Callable[..., Any],
     primals: Sequence[Any],
@@ -257,6 +304,7 @@ def _jvp(
     transform: str,
 ) -> tuple[Any, ...]:
     """``jvp``, its errors naming ``transform`` (what the user called)."""
+    _options(transform, engine, has_aux=has_aux)
     primals, tangents = _sequences(primals, tangents, transform)
     call = Call(transform, fun, primals, tuple(range(len(primals))), engine, has_aux)
     flat = _tangents(call, tangents, transform)
@@ -265,6 +313,7 @@ def _jvp(
     return (out, tangent_out, unflatten(*_settled(call, call.aux))) if has_aux else (out, tangent_out)
 
 
+@_keywords
 def linearize(
     fun: Callable[..., Any], *primals: Any, has_aux: bool = False, engine: Engine | None = None
 ) -> tuple[Any, ...]:
@@ -272,6 +321,7 @@ def linearize(
     evaluated once at ``primals``, and the function ``f_jvp(*tangents)`` that gives its
     derivative along tangents, pushed through the recorded trace without running ``fun``
     again."""
+    _options("linearize", engine, has_aux=has_aux)
     call = Call("linearize", fun, primals, tuple(range(len(primals))), engine, has_aux)
     plan = call.plan()
 
@@ -284,6 +334,7 @@ def linearize(
     return (out, f_jvp, unflatten(*_settled(call, call.aux))) if has_aux else (out, f_jvp)
 
 
+@_keywords
 def jacfwd(
     fun: Callable[..., Any],
     argnums: int | Sequence[int] = 0,
@@ -306,6 +357,7 @@ def _jacfwd(
     transform: str,
 ) -> Callable[..., Any]:
     """``jacfwd``, its errors naming ``transform`` (what the user called)."""
+    _options(transform, engine, has_aux=has_aux, holomorphic=holomorphic)
     nums, single = _argnums(argnums, transform)
 
     def jacfwd_f(*args: Any, **kwargs: Any) -> Any:
@@ -339,6 +391,7 @@ def _columns(call: Call, plan: Plan, j: int, x: EagerTensor) -> list[list[EagerT
     return pushed
 
 
+@_keywords
 def hessian(
     fun: Callable[..., Any],
     argnums: int | Sequence[int] = 0,
@@ -352,12 +405,14 @@ def hessian(
     return _named(_jacfwd(inner, argnums, has_aux, holomorphic, engine, "hessian"), "hessian", fun)
 
 
+@_keywords
 def hvp(
     fun: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any], *, engine: Engine | None = None
 ) -> Any:
     """The Hessian-vector product of scalar-valued ``fun`` at ``primals`` along ``tangents``
     (forward over reverse, JAX's recipe ``jvp(grad(f), primals, tangents)[1]``): shaped like
     ``primals[0]`` for one primal, a tuple with one entry per primal for several."""
+    _options("hvp", engine)
     primals, tangents = _sequences(primals, tangents, "hvp")
     value_and_grad_f = _value_and_grad(fun, tuple(range(len(primals))), False, False, engine, "hvp")
     _, tangent_out = _jvp(lambda *xs: value_and_grad_f(*xs)[1], primals, tangents, False, engine, "hvp")

@@ -105,6 +105,7 @@ def _binary(
         doc=doc,
         kinks=kinks,
         refuses=refuses or {},
+        elementwise=True,
     )
 
 

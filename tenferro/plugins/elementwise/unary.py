@@ -120,6 +120,7 @@ def _unary(
         residuals=residuals,
         doc=doc,
         kinks=kinks,
+        elementwise=True,
     )
 
 
