@@ -165,3 +165,44 @@ def test_check_help_says_where_pytest_options_go(capsys):
     with pytest.raises(SystemExit):
         main(["check", "--help"])
     assert "-k EXPR selects checks" in " ".join(capsys.readouterr().out.split())
+
+
+#: Modules a working directory may hold by accident, each leaving a marker when imported
+#: (numpy.py also fails, as a stray file of that name would).
+STRAY = {
+    "numpy.py": "raise ImportError('the numpy.py of the working directory was imported')",
+    "pickle.py": "",
+}
+
+
+def _stray_modules(directory):
+    for name, body in STRAY.items():
+        marker = directory / f"IMPORTED-{name}"
+        (directory / name).write_text(f"open({str(marker)!r}, 'a').close()\n{body}\n")
+
+
+def _solo(tmp_path):
+    from tenferro import benchmark
+
+    assert len(benchmark.solo("numpy", [("grad", 10)], blocks=2, seconds=0.001)[0]) == 2
+
+
+def _dask_bench(tmp_path):
+    pytest.importorskip("distributed")
+    path = tmp_path / "out" / "d.json"
+    path.parent.mkdir()
+    args = ["bench", "--engine", "dask", "--n", "1e3", "--chunks", "500", "--json", "out/d.json"]
+    assert main(args) == 0
+    assert path.exists()  # a relative --json path still means the caller's directory
+
+
+@pytest.mark.parametrize("command", [_solo, _dask_bench], ids=["bench-solo-process", "bench-dask-workers"])
+def test_no_python_the_cli_starts_imports_a_module_of_the_working_directory(tmp_path, monkeypatch, command):
+    """`python -m` and `python -c` put the working directory first on sys.path: a process
+    `tenferro bench` starts (a library timed in a process of its own, a LocalCluster's
+    workers and their resource tracker) must not pick up a numpy.py or pickle.py there."""
+    _stray_modules(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    command(tmp_path)
+    assert sorted(path.name for path in tmp_path.glob("IMPORTED-*")) == []
+    assert pathlib.Path.cwd() == tmp_path
