@@ -13,6 +13,8 @@ import numpy as np
 import pytest
 from conftest import exact_grad, exact_hvp
 
+import tenferro as tf
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
 DOCUMENTS = [README, ROOT / "docs" / "behaviour.md"]
@@ -81,6 +83,9 @@ def test_front_end_block_computes_what_its_comments_say(capsys):
     assert np.max(np.abs(x.grad().to_numpy() - exact_grad(xs))) <= 4.441e-16
     assert len(grads) == 1 and p.grad() is None and loss.grad() is None
     assert float(loss) == float(np.asarray(loss))
+    # a gradient is a Tensor with NumPy's arithmetic; beside x the step is recorded
+    assert type(ns["g"]) is tf.Tensor and type(ns["x1"]) is tf.EagerTensor and ns["x1"].tracks_grad()
+    assert np.array_equal(np.asarray(ns["x1"]), xs - 0.1 * np.asarray(ns["g"]))
     # rt.grad is differentiable again: hv is the Hessian-vector product with v = cos(i)
     assert ns["gf"].tracks_grad()
     assert np.max(np.abs(np.asarray(ns["hv"]) - exact_hvp(xs, np.cos(np.arange(len(xs)))))) <= 2.0**-49
