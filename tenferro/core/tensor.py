@@ -161,9 +161,9 @@ def _binary(ufunc: np.ufunc, symbol: str) -> tuple[Any, Any]:
     return forward, reflected
 
 
-def _unary(ufunc: np.ufunc, symbol: str) -> Any:
+def _unary(ufunc: np.ufunc, call: str) -> Any:
     def operator(self: Tensor) -> Tensor:
-        return _computed(f"operator {symbol}", ufunc, "__call__", (self,), {})
+        return _computed(call, ufunc, "__call__", (self,), {})
 
     return operator
 
@@ -274,10 +274,10 @@ class Tensor:
     __eq__ = _binary(np.equal, "==")[0]  # type: ignore[assignment]
     __ne__ = _binary(np.not_equal, "!=")[0]  # type: ignore[assignment]
     __hash__ = object.__hash__  # by identity, as EagerTensor's: tensors still key dicts
-    __neg__ = _unary(np.negative, "-")
-    __pos__ = _unary(np.positive, "+")
-    __abs__ = _unary(np.absolute, "abs")
-    __invert__ = _unary(np.invert, "~")
+    __neg__ = _unary(np.negative, "operator -")
+    __pos__ = _unary(np.positive, "operator +")
+    __abs__ = _unary(np.absolute, "abs()")
+    __invert__ = _unary(np.invert, "operator ~")
 
     def __bool__(self) -> bool:
         return bool(self._one("bool"))
