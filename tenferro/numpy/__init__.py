@@ -10,11 +10,11 @@ no tenferro argument at all, the default runtime (``tenferro.default_runtime()``
 See docs/numpy.md.
 """
 
-from __future__ import annotations
+import sys as _sys
 
-from ..core.eager import EagerTensor
-from . import _array, _numpy_dispatch, _operators, fft, linalg  # noqa: F401 (tnp.fft, tnp.linalg)
-from ._array import *  # noqa: F403
+from .. import _array, _operators
+from ..core.eager import EagerTensor as _EagerTensor
+from . import _at, _dispatch, _keys, _numpy_dispatch, fft, linalg  # noqa: F401 (the methods call _at, _dispatch, _keys)
 from ._creation import *  # noqa: F403
 from ._dtypes import *  # noqa: F403
 from ._elementwise import *  # noqa: F403
@@ -28,6 +28,6 @@ from ._utility import *  # noqa: F403
 
 __array_api_version__ = "2024.12"
 
-_operators.install(EagerTensor)
-_array.install(EagerTensor)
-_numpy_dispatch.install(EagerTensor)
+_operators.bind(_sys.modules[__name__])
+_array.bind(_sys.modules[__name__])
+_numpy_dispatch.install(_EagerTensor)
