@@ -120,3 +120,41 @@ def test_transforms_block_computes_what_its_comments_say():
     assert float(ns["d2"]) == 12.0
     assert np.isclose(float(ns["tangent"]), float(np.sum(exact_grad(xs))), rtol=1e-14)
     assert np.asarray(ns["H"]).shape == (5, 5)
+
+
+def _front():
+    text = README.read_text(encoding="utf-8")
+    return text[: text.index("## The API in one screen")]
+
+
+def test_readme_says_how_long_its_test_command_takes_and_names_the_heavier_profile():
+    from hypothesis import settings
+
+    import tenferro.testing.profiles  # noqa: F401 - registers the profiles
+
+    front = _front()
+    minutes = re.search(r"Run the tests \(every test; about (\d+) minutes on two idle cores", front)
+    assert minutes and int(minutes.group(1)) <= 5
+    assert 'pip install -e ".[test,dask]" && pytest\n' in front
+    stated = re.search(
+        r"`pytest` runs (\d+) hypothesis examples per property, new ones each run \(the `dev`\s+profile\); "
+        r"CI sets `CI=1` for the same \d+, derandomised \(the `ci` profile\)\.\s+"
+        r"`TENFERRO_HYPOTHESIS_PROFILE=thorough pytest` runs (\d+) \(about (\d+) minutes\) and\s+`nightly` (\d+)",
+        front,
+    )
+    assert stated, "the README's sentence on the profiles"
+    dev, thorough, _, nightly = map(int, stated.groups())
+    assert dev == settings.get_profile("dev").max_examples == settings.get_profile("ci").max_examples
+    assert (thorough, nightly) == (
+        settings.get_profile("thorough").max_examples,
+        settings.get_profile("nightly").max_examples,
+    )
+
+
+def test_readme_defines_its_words_where_they_first_appear_and_says_what_is_not_there_yet():
+    front = _front()
+    for word in ("slots", "runtime", "engine", "session", "implicit session"):
+        assert f"*{word}*" in front, word
+    missing = front[front.index("**Not there yet**") :]
+    for thing in ("vmap", "checkpoint", "jit", "custom_vjp", "GPU", "EngineError", "tnp.random"):
+        assert thing in missing, thing
