@@ -9,8 +9,8 @@ default runtime, and
 When to clear gradients: each ``backward`` adds into the slots, as in PyTorch, which is
 what accumulating over micro-batches relies on (two backward calls per update below).
 Values are immutable, so an update makes new variables from the old values and their
-gradients (``tf.variable(p - lr * tf.constant(p.grad()))`` under ``no_grad``: ``p.grad()``
-is a plain ``Tensor``, and ``tf.variable`` of a tensor takes its value, not its history),
+gradients (``tf.variable(p - lr * p.grad())`` under ``no_grad``: ``p.grad()`` is a plain
+``Tensor``, a constant beside ``p``, and ``tf.variable`` of a tensor takes its value, not its history),
 and a new variable starts with an empty slot; ``p.clear_grad()`` is needed only for a
 variable that is kept for another step.
 
@@ -79,7 +79,7 @@ def train(seed: int = 0, log: bool = True) -> list[float]:
             # The update: new variables (empty slots) from the old values and their summed
             # gradients. Keeping a variable for another step would need p.clear_grad() here.
             with rt.no_grad():
-                params = {name: tf.variable(p - LR * tf.constant(p.grad())) for name, p in params.items()}
+                params = {name: tf.variable(p - LR * p.grad()) for name, p in params.items()}
     return losses
 
 

@@ -11,16 +11,19 @@ timed when importable (PyTorch on one thread, JAX without jit). Nothing here is 
 
 from __future__ import annotations
 
+import contextlib
 import importlib.metadata
 import importlib.util
 import json
+import os
 import platform
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 import tracemalloc
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -281,10 +284,28 @@ def solo(
     process of its own running this module, so that its worker threads (JAX's) share no
     process with the libraries timed here."""
     spec = json.dumps({"library": library, "jobs": jobs, "blocks": blocks, "seconds": seconds})
-    done = subprocess.run([sys.executable, "-m", __name__, spec], capture_output=True, text=True)
+    with away_from_the_working_directory():
+        done = subprocess.run([sys.executable, "-m", __name__, spec], capture_output=True, text=True)
     if done.returncode:
         raise RuntimeError(f"timing {library} in a process of its own failed:\n{done.stderr}")
     return json.loads(done.stdout.splitlines()[-1])
+
+
+@contextlib.contextmanager
+def away_from_the_working_directory() -> Iterator[None]:
+    """Work in an empty temporary directory meanwhile: ``python -m`` and ``python -c`` put
+    the working directory first on ``sys.path``, so a Python process started here (the
+    process of :func:`solo`, a LocalCluster's workers and their resource tracker) would
+    import the caller's ``numpy.py`` or ``pickle.py``. An empty directory isolates them on
+    every Python version (``-P`` is 3.11's) and leaves the installed packages, ``PYTHONPATH``
+    and the user's site-packages reachable, as ``-I`` would not."""
+    here = os.getcwd()
+    with tempfile.TemporaryDirectory(prefix="tenferro-bench-") as empty:
+        os.chdir(empty)
+        try:
+            yield
+        finally:
+            os.chdir(here)
 
 
 def _solo_here(library: str, jobs: list[tuple[str, int]], blocks: int, seconds: float) -> list[list[float]]:
@@ -590,6 +611,17 @@ def dask_main(
     ``memory``, each one's peak memory per worker on a fresh cluster."""
     if importlib.util.find_spec("dask") is None or importlib.util.find_spec("distributed") is None:
         raise SystemExit("tenferro bench --engine dask needs the dask extra: pip install -e '.[dask]'")
+    json_path = json_path and os.path.abspath(json_path)
+    with away_from_the_working_directory():  # the workers are Python processes this starts
+        rows = _dask_rows(sizes, chunks, workers, memory, out)
+    if json_path:
+        with open(json_path, "w") as handle:
+            json.dump({"engine": "dask", "workers": workers, "chunks": chunks, "rows": rows}, handle, indent=2)
+    return 0
+
+
+def _dask_rows(sizes: list[int], chunks: int, workers: int, memory: bool, out: Callable[[str], None]) -> list[Any]:
+    """``dask_main``'s table, printed through ``out``, and its rows."""
     cluster, client = _cluster(workers)
     rows = []
     try:
@@ -632,7 +664,4 @@ def dask_main(
                 f"MiB at its peak ({peaks['tenferro']['before']:.0f} before), dask by hand "
                 f"{peaks['dask']['peak']:.0f} MiB ({peaks['dask']['before']:.0f} before)"
             )
-    if json_path:
-        with open(json_path, "w") as handle:
-            json.dump({"engine": "dask", "workers": workers, "chunks": chunks, "rows": rows}, handle, indent=2)
-    return 0
+    return rows

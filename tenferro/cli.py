@@ -148,7 +148,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--load", action="append", default=[], metavar="[NAME=]MODULE[:ATTR]", help="an uninstalled plugin"
     )
     check.add_argument("--max-examples", type=int, metavar="N", help="hypothesis examples per check")
-    check.add_argument("--profile", choices=["dev", "ci", "nightly"], help="hypothesis profile")
+    check.add_argument("--profile", choices=["dev", "ci", "thorough", "nightly"], help="hypothesis profile")
     check.set_defaults(run=_check)  # other arguments go on to pytest, e.g. -k sin -x
     bench = commands.add_parser("bench", help="time tenferro beside NumPy, PyTorch, JAX and HIPS autograd")
     bench.add_argument("--quick", action="store_true", help="small sizes, short blocks, no verdicts (a smoke test)")

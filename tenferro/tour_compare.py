@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from .tour import EXACT, EXACT_HVP, VS, XS, Out, bitwise, head, max_err
+from .tour import EXACT, EXACT_HVP, VS, XS, Out, bitwise, expected_error, head, max_err
 
 #: The versions the comparison was run with, and how to install them.
 TORCH_VERSION, JAX_VERSION = "2.13.0", "0.10.2"
@@ -20,17 +20,14 @@ TORCH_INSTALL = f"pip install torch=={TORCH_VERSION} --index-url https://downloa
 JAX_INSTALL = f'pip install "jax[cpu]=={JAX_VERSION}"'
 
 
-def _first_line(exc: BaseException) -> str:
-    text = f"raises {type(exc).__name__}: {exc}".splitlines()[0]
-    return text if len(text) <= 117 else text[:114] + "..."
-
-
 def _attempt(fn: Callable[[], Any]) -> str:
-    """``no error``, or ``raises Type: message`` (first line), as the tour prints them."""
+    """``no error``, or ``expected error: Type: message`` (its first line, shortened) for
+    the error the seed page shows the library raising."""
     try:
         fn()
     except Exception as exc:
-        return _first_line(exc)
+        text = expected_error(exc).splitlines()[0]
+        return text if len(text) <= 117 else text[:114] + "..."
     return "no error"
 
 

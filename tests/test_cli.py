@@ -1,6 +1,7 @@
 """The `tenferro` command: tour (with and without comparison libraries) and ops."""
 
 import pathlib
+import re
 import subprocess
 import sys
 
@@ -9,30 +10,74 @@ import pytest
 from tenferro.cli import main
 
 
-def test_tour_prints_every_section_with_the_seed_numbers(capsys):
+def _tour_lines(capsys):
     assert main(["tour"]) == 0
-    out = capsys.readouterr().out
+    return capsys.readouterr().out.splitlines()
+
+
+def test_tour_shows_the_front_end_first_with_the_seed_numbers(capsys):
+    """The README's one-screen API and the transforms, then the seed page's session API."""
+    lines = _tour_lines(capsys)
+    out = "\n".join(lines)
+    for line in [
+        "== 1. the front end: NumPy code, recorded as it runs",
+        "x = tf.variable(xs); p = tnp.sin(x) * x**2; loss = p.sum()",
+        "loss.backward(): x.grad() = [1.972602, 1.993120, 2.013449, ...]  max|x.grad() - exact| = 0.000e+00",
+        "len(grads) = 1  p.grad() = None  (only variables have a gradient slot)",
+        "x - 0.1 * x.grad(): an EagerTensor, max|. - (xs - 0.1*exact)| = 0.000e+00",
+        "gf = rt.grad(loss, x): gf == x.grad() bitwise: True",
+        "rt.grad(tnp.sum(gf * v), x), a Hessian-vector product: max|hvp - exact| = 1.776e-15",
+        "y = np.sin(x) * np.sum(x): y.tracks_grad() = True  (NumPy's own functions record too)",
+        "np.asarray(x): ndarray, writeable False  (the exit: no gradient past it)",
+        "== 2. function transforms, as JAX names them",
+        "tf.grad(f)(xs): max|. - exact| = 0.000e+00",
+        "tf.hessian(f)(xs[:5]): shape (5, 5), max|diagonal - f''| = 0.000e+00, off the diagonal 0 nonzeros",
+        "tf.grad(tf.grad(lambda x: x**3))(2.0) = 12.0  (transforms nest)",
+        "tf.grad(lambda x: float(tnp.sum(x)))(xs): expected error: ArgumentError: float(x): the result of reduce_sum "
+        "is computed from the arguments grad is differentiating",
+    ]:
+        assert line in out, line
+    seed = lines.index(
+        "# the seed page, with its session API: rt = EagerRuntime(), eng = CpuEngine.serial(), ops are s.<op>"
+    )
+    assert lines.index("== 2. function transforms, as JAX names them") < seed < lines.index("== 3. the same gradient")
+
+
+def test_tour_runs_the_seed_page_with_its_numbers(capsys):
+    out = "\n".join(_tour_lines(capsys))
     for line in [
         "x.grad() = [1.972602, 1.993120, 2.013449, ...]  max|x.grad() - exact| = 0.000e+00",
         "p.grad() = None  loss.grad() = None",
         "loss.backward(eng) again: no error",
         "x.grad() = [3.945205, 3.986240, 4.026898, ...]  x.grad() == 2*first bitwise: True",
-        "p.backward(eng): raises NonScalarGrad: grad requires a scalar output, got shape [1000]",
+        "p.backward(eng): expected error: NonScalarGrad: grad requires a scalar output, got shape [1000]",
         "p.backward_with(eng, v): max|x.grad() - v*g_exact| = 8.882e-16",
         "p.backward_with(eng, ones) == loss.backward(eng) bitwise: True",
-        "p.backward_with(eng, v of another runtime): raises ContextMismatch: backward_with: the cotangent v",
+        "p.backward_with(eng, v of other_rt): expected error: ContextMismatch: backward_with: the cotangent v belongs "
+        "to other_rt, not to rt",
         "gf == first bitwise: True  x.grad() = None  gf.tracks_grad() = True",
         "hvp = rt.grad(eng, sum(gf*v), x): max|hvp - exact| = 1.776e-15",
-        "rt.grad(eng, loss, p): raises GradInactive: grad is inactive",
-        "grads = y.backward(eng): no error, len(grads) == 0, x.grad() = None",
+        "rt.grad(eng, loss, p): expected error: GradInactive: grad is inactive",
         "grad of sum(x.detach(eng)*x) == x: bitwise 1000/1000",
         "  c = mul a a",
     ]:
         assert line in out, line
 
 
+def test_tour_labels_every_error_it_provokes_as_expected_and_shows_no_object_addresses(capsys):
+    lines = _tour_lines(capsys)
+    import tenferro
+
+    kinds = [name for name in tenferro.__all__ if name.endswith(("Error", "Grad", "Mismatch", "Inactive"))]
+    errors = [line for line in lines if any(kind in line for kind in kinds)]
+    assert len(errors) == 4 and all(": expected error: " in line for line in errors), errors
+    assert not any("raises" in line or re.search(r"0x[0-9a-f]{4,}", line) for line in lines)
+    numbers = [int(m.group(1)) for line in lines if (m := re.match(r"== (\d+)\. ", line))]
+    assert numbers == list(range(1, 11))
+
+
 def test_tour_speaks_python_not_rust(capsys):
-    """Errors print as `raises Type: message`, lengths as len(); no Rust Ok/Err/.len()."""
+    """Errors print as `expected error: Type: message`, lengths as len(); no Rust Ok/Err/.len()."""
     assert main(["tour"]) == 0
     out = capsys.readouterr().out
     for rust in ["Ok", "Err(", ".len()"]:
@@ -165,3 +210,44 @@ def test_check_help_says_where_pytest_options_go(capsys):
     with pytest.raises(SystemExit):
         main(["check", "--help"])
     assert "-k EXPR selects checks" in " ".join(capsys.readouterr().out.split())
+
+
+#: Modules a working directory may hold by accident, each leaving a marker when imported
+#: (numpy.py also fails, as a stray file of that name would).
+STRAY = {
+    "numpy.py": "raise ImportError('the numpy.py of the working directory was imported')",
+    "pickle.py": "",
+}
+
+
+def _stray_modules(directory):
+    for name, body in STRAY.items():
+        marker = directory / f"IMPORTED-{name}"
+        (directory / name).write_text(f"open({str(marker)!r}, 'a').close()\n{body}\n")
+
+
+def _solo(tmp_path):
+    from tenferro import benchmark
+
+    assert len(benchmark.solo("numpy", [("grad", 10)], blocks=2, seconds=0.001)[0]) == 2
+
+
+def _dask_bench(tmp_path):
+    pytest.importorskip("distributed")
+    path = tmp_path / "out" / "d.json"
+    path.parent.mkdir()
+    args = ["bench", "--engine", "dask", "--n", "1e3", "--chunks", "500", "--json", "out/d.json"]
+    assert main(args) == 0
+    assert path.exists()  # a relative --json path still means the caller's directory
+
+
+@pytest.mark.parametrize("command", [_solo, _dask_bench], ids=["bench-solo-process", "bench-dask-workers"])
+def test_no_python_the_cli_starts_imports_a_module_of_the_working_directory(tmp_path, monkeypatch, command):
+    """`python -m` and `python -c` put the working directory first on sys.path: a process
+    `tenferro bench` starts (a library timed in a process of its own, a LocalCluster's
+    workers and their resource tracker) must not pick up a numpy.py or pickle.py there."""
+    _stray_modules(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    command(tmp_path)
+    assert sorted(path.name for path in tmp_path.glob("IMPORTED-*")) == []
+    assert pathlib.Path.cwd() == tmp_path

@@ -247,6 +247,40 @@ def test_the_dev_profile_is_randomised_in_a_ci_environment_too():
     assert subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env).stdout == "False\n"
 
 
+def test_a_plain_pytest_runs_as_many_examples_as_ci_and_the_heavier_profile_is_chosen_on_purpose():
+    """The default outside CI (a newcomer's ``pytest``) costs what CI's run costs: the same
+    number of examples, only randomised; ``thorough`` and ``nightly`` run more."""
+    from hypothesis import settings
+
+    dev, ci = settings.get_profile("dev"), settings.get_profile("ci")
+    assert dev.max_examples == ci.max_examples == 15
+    assert not dev.derandomize and ci.derandomize
+    assert settings.get_profile("thorough").max_examples > ci.max_examples
+    assert settings.get_profile("nightly").max_examples > settings.get_profile("thorough").max_examples
+
+
+def test_the_profile_options_offer_every_profile(capsys):
+    from tenferro.cli import main
+    from tenferro.testing.plugin import pytest_addoption
+    from tenferro.testing.profiles import PROFILES
+
+    with pytest.raises(SystemExit):
+        main(["check", "--help"])
+    assert "{" + ",".join(PROFILES) + "}" in capsys.readouterr().out
+    seen = {}
+
+    class Group:
+        def addoption(self, name, **kwargs):
+            seen[name] = kwargs
+
+    class Parser:
+        def getgroup(self, *args):
+            return Group()
+
+    pytest_addoption(Parser())
+    assert tuple(seen["--tenferro-profile"]["choices"]) == PROFILES
+
+
 def test_expected_failures_are_strict(pytester):
     xfail = (
         "# known problems\nsin_off::vjp_fd: the VJP is 0.1 % off\nsin_off::jvp_fd: forward mode transposes that VJP\n"

@@ -1,5 +1,6 @@
 """The core's modules form layers a reader can name, each importing only those below, and
-the core imports nothing from the layers above it (plugins, the test suite, extend)."""
+the core imports nothing from the layers above it (plugins, the test suite, extend), but
+EagerTensor's two base classes of the front end, which import nothing above the core."""
 
 import ast
 import pathlib
@@ -23,9 +24,9 @@ LAYERS = [
 LAYER_OF = {module: index for index, (_, modules) in enumerate(LAYERS) for module in modules}
 
 
-def _imports(path: pathlib.Path, *, type_checking: bool) -> set[str]:
-    """Absolute names of the tenferro modules ``path`` imports, at any depth (inside
-    functions too); ``if TYPE_CHECKING:`` blocks only when ``type_checking``."""
+def _imports(path: pathlib.Path, *, type_checking: bool, package: str = "tenferro.core") -> set[str]:
+    """Absolute names of the tenferro modules ``path`` (a module of ``package``) imports, at
+    any depth (inside functions too); ``if TYPE_CHECKING:`` blocks only when ``type_checking``."""
     found = set()
 
     def visit(node: ast.AST) -> None:
@@ -34,7 +35,7 @@ def _imports(path: pathlib.Path, *, type_checking: bool) -> set[str]:
                 continue
             if isinstance(child, ast.ImportFrom):
                 if child.level:
-                    base = "tenferro.core" if child.level == 1 else "tenferro"
+                    base = package.rsplit(".", child.level - 1)[0]
                     if child.module:
                         found.add(f"{base}.{child.module}")
                     else:  # from . import x, y: the modules x and y
@@ -75,3 +76,24 @@ def test_the_core_imports_nothing_from_plugins_testing_or_extend():
         if name.startswith(("tenferro.plugins", "tenferro.testing", "tenferro.extend"))
     ]
     assert above == []
+
+
+#: The front end's base classes of EagerTensor (operators, NumPy's methods): outside the
+#: core, which knows no op by name, and outside tenferro.numpy, which imports the core;
+#: they reach tenferro.numpy through the namespace it binds when imported.
+BASES = {"tenferro._array", "tenferro._operators"}
+
+
+def test_the_core_imports_of_the_front_end_only_eager_tensors_base_classes_which_import_only_the_core():
+    outside = {
+        name
+        for path in _core_modules()
+        for name in _imports(path, type_checking=False)
+        if not name.startswith("tenferro.core")
+    }
+    assert outside == BASES
+    package = CORE.parent
+    for name in BASES:
+        path = package / f"{name.rpartition('.')[2]}.py"
+        imported = _imports(path, type_checking=False, package="tenferro")
+        assert imported and all(n.startswith("tenferro.core.") for n in imported), (name, imported)

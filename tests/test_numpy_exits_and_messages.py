@@ -142,7 +142,7 @@ def test_fftfreq_differentiates_in_its_spacing(name):
 def test_fftfreq_refuses_what_is_not_a_spacing_naming_it():
     with pytest.raises(ArgumentError, match=r"tnp\.fft\.fftfreq: d must be a real number \(a 0-d tensor\)"):
         tnp.fft.fftfreq(4, d=tnp.ones(2))
-    with pytest.raises(ArgumentError, match=r"tnp\.fft\.fftfreq: no frequencies for n=4 and d='a'"):
+    with pytest.raises(ArgumentError, match=r"tnp\.fft\.fftfreq: d must be a real number, got 'a'"):
         tnp.fft.fftfreq(4, d="a")
     with pytest.raises(ArgumentError, match=r"tnp\.fft\.rfftfreq: n is 10+, which does not fit in a 64-bit integer"):
         tnp.fft.rfftfreq(10**30)

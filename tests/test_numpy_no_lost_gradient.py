@@ -72,6 +72,7 @@ SAMPLES: dict[str, list[tuple[tuple[Any, ...], dict[str, Any]]]] = {
     "tnp.full": [(((3,), 0.5), {})],
     "tnp.full_like": [((V, 0.5), {})],
     "tnp.iinfo": [((I,), {})],
+    "tnp.__array_namespace_info__": [((), {})],
     "tnp.isdtype": [((tnp.float64, "real floating"), {})],
     "tnp.linspace": [((0.5, 2.0, 4), {})],
     "tnp.meshgrid": [((V, W), {})],
@@ -132,6 +133,7 @@ NO_FLOAT_ARGUMENT = frozenset(
         "tnp.zeros",
         "tnp.iinfo",
         "tnp.isdtype",
+        "tnp.__array_namespace_info__",  # takes no argument
         "tf.nn.one_hot",
     }
 )

@@ -13,6 +13,8 @@ import numpy as np
 import pytest
 from conftest import exact_grad, exact_hvp
 
+import tenferro as tf
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
 DOCUMENTS = [README, ROOT / "docs" / "behaviour.md"]
@@ -81,6 +83,9 @@ def test_front_end_block_computes_what_its_comments_say(capsys):
     assert np.max(np.abs(x.grad().to_numpy() - exact_grad(xs))) <= 4.441e-16
     assert len(grads) == 1 and p.grad() is None and loss.grad() is None
     assert float(loss) == float(np.asarray(loss))
+    # a gradient is a Tensor with NumPy's arithmetic; beside x the step is recorded
+    assert type(ns["g"]) is tf.Tensor and type(ns["x1"]) is tf.EagerTensor and ns["x1"].tracks_grad()
+    assert np.array_equal(np.asarray(ns["x1"]), xs - 0.1 * np.asarray(ns["g"]))
     # rt.grad is differentiable again: hv is the Hessian-vector product with v = cos(i)
     assert ns["gf"].tracks_grad()
     assert np.max(np.abs(np.asarray(ns["hv"]) - exact_hvp(xs, np.cos(np.arange(len(xs)))))) <= 2.0**-49
@@ -115,3 +120,41 @@ def test_transforms_block_computes_what_its_comments_say():
     assert float(ns["d2"]) == 12.0
     assert np.isclose(float(ns["tangent"]), float(np.sum(exact_grad(xs))), rtol=1e-14)
     assert np.asarray(ns["H"]).shape == (5, 5)
+
+
+def _front():
+    text = README.read_text(encoding="utf-8")
+    return text[: text.index("## The API in one screen")]
+
+
+def test_readme_says_how_long_its_test_command_takes_and_names_the_heavier_profile():
+    from hypothesis import settings
+
+    import tenferro.testing.profiles  # noqa: F401 - registers the profiles
+
+    front = _front()
+    minutes = re.search(r"Run the tests \(every test; about (\d+) minutes on two idle cores", front)
+    assert minutes and int(minutes.group(1)) <= 5
+    assert 'pip install -e ".[test,dask]" && pytest\n' in front
+    stated = re.search(
+        r"`pytest` runs (\d+) hypothesis examples per property, new ones each run \(the `dev`\s+profile\); "
+        r"CI sets `CI=1` for the same \d+, derandomised \(the `ci` profile\)\.\s+"
+        r"`TENFERRO_HYPOTHESIS_PROFILE=thorough pytest` runs (\d+) \(about (\d+) minutes\) and\s+`nightly` (\d+)",
+        front,
+    )
+    assert stated, "the README's sentence on the profiles"
+    dev, thorough, _, nightly = map(int, stated.groups())
+    assert dev == settings.get_profile("dev").max_examples == settings.get_profile("ci").max_examples
+    assert (thorough, nightly) == (
+        settings.get_profile("thorough").max_examples,
+        settings.get_profile("nightly").max_examples,
+    )
+
+
+def test_readme_defines_its_words_where_they_first_appear_and_says_what_is_not_there_yet():
+    front = _front()
+    for word in ("slots", "runtime", "engine", "session", "implicit session"):
+        assert f"*{word}*" in front, word
+    missing = front[front.index("**Not there yet**") :]
+    for thing in ("vmap", "checkpoint", "jit", "custom_vjp", "GPU", "EngineError", "tnp.random"):
+        assert thing in missing, thing

@@ -6,6 +6,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .. import _operators
+from .._array import ArrayMethods
+from .._operators import Operators
 from .errors import ArgumentError, RuleError
 from .graph import depends_on, listing
 from .recording import differentiating, refused
@@ -18,8 +21,10 @@ if TYPE_CHECKING:
     from .runtime import EagerRuntime, Gradients
 
 
-class EagerTensor:
-    """A tensor of an :class:`~tenferro.EagerRuntime`.
+class EagerTensor(Operators, ArrayMethods):
+    """A tensor of an :class:`~tenferro.EagerRuntime`: the array ``tenferro.numpy``'s
+    functions and its operators take and return, whose ops are recorded so that it can be
+    differentiated (a :class:`~tenferro.Tensor` is a plain value, never recorded).
 
     Three kinds exist: *variables* (``rt.variable_from``; leaves with a gradient slot),
     *constants* (``rt.constant_from``, or anything computed with nothing to track), and
@@ -29,7 +34,10 @@ class EagerTensor:
     (``no_grad``: it tracks nothing on purpose, and ``backward`` of it gives an empty
     ``Gradients``), False for anything else.
 
-    Hashing and ``==`` are by identity, so tensors can key dicts (see ``Gradients``).
+    Operators (``tenferro._operators.Operators``) and NumPy's methods and
+    conversions (``tenferro._array.ArrayMethods``) come from its base classes.
+    ``==`` is elementwise; hashing is by identity, so tensors can key dicts (see
+    ``Gradients``).
     """
 
     __slots__ = ("_value", "_rt", "_node", "_leaf", "_grad")
@@ -173,6 +181,9 @@ class EagerTensor:
             return f"EagerTensor({describe(self.shape, self.dtype)}, {kind}, value not kept)"
         body = np.array2string(read(self._value), threshold=6, edgeitems=3, separator=", ")
         return f"EagerTensor({describe(self.shape, self.dtype)}, {kind}, {body})"
+
+
+_operators.EagerTensor = EagerTensor  # the operators' hot path compares an operand's type with it
 
 
 def _in_rules(rt: EagerRuntime) -> bool:

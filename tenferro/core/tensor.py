@@ -92,13 +92,99 @@ def array_from(data: Any, where: str) -> np.ndarray:
     return freeze(copied)
 
 
+#: What ``np.<ufunc>`` and Python's operators do with a Tensor among their operands: run
+#: NumPy on its read-only array and give back Tensors. Operands a Tensor's operators leave
+#: to the other operand (Python then raises its TypeError, or runs that operand's operator).
+_NOT_OPERANDS = (str, bytes, dict, set, type(None))
+
+
+def _foreign(value: Any) -> bool:
+    """Whether ``value`` is an array of a library with its own ``__array_ufunc__`` (an
+    EagerTensor, a dask array): it answers, and a Tensor takes part as its NumPy array."""
+    answer = getattr(type(value), "__array_ufunc__", None)
+    return answer is not None and answer is not np.ndarray.__array_ufunc__ and not isinstance(value, Tensor)
+
+
+def _array_of(value: Any) -> Any:
+    return value._array if isinstance(value, Tensor) else value
+
+
+def _tensor_of(value: Any) -> Any:
+    """A NumPy result as a Tensor (NumPy made it, so it is frozen in place, not copied)."""
+    if isinstance(value, tuple):
+        return tuple(_tensor_of(v) for v in value)
+    array = value if type(value) is np.ndarray else np.asarray(value)
+    return Tensor._wrap(freeze(array))
+
+
+def _computed(call: str, ufunc: np.ufunc, method: str, inputs: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """``ufunc.method(*inputs, **kwargs)`` on the Tensors' arrays, its results as Tensors;
+    NumPy's own errors as the TenferroError that names ``call``."""
+    out = kwargs.get("out")
+    if method == "at" and isinstance(inputs[0], Tensor):  # NumPy 2.4's ufunc.at writes even into a read-only array
+        raise ArgumentError(
+            f"{call}.at(t, ...) writes into t in place, and a Tensor is immutable; use the result of t + ..."
+        )
+    if out is not None and any(isinstance(o, Tensor) for o in out):
+        raise ArgumentError(
+            f"{call}(..., out=<a Tensor>): a Tensor is immutable, nothing writes into it; use the result (t = t + 1)"
+        )
+    arrays = [_array_of(value) for value in inputs]
+    if any(
+        _foreign(value) for value in arrays
+    ):  # np.multiply(t, x): the EagerTensor answers, recording t as a constant
+        return getattr(ufunc, method)(*arrays, **kwargs)
+    try:
+        result = getattr(ufunc, method)(*arrays, **kwargs)
+    except TypeError as exc:
+        raise DTypeError(f"{call} of a Tensor: {exc}") from None
+    except ValueError as exc:
+        raise ShapeMismatch(f"{call} of a Tensor: {exc}") from None
+    return result if out is not None and any(o is not None for o in out) else _tensor_of(result)
+
+
+def _binary(ufunc: np.ufunc, symbol: str) -> tuple[Any, Any]:
+    """``t <symbol> other`` and ``other <symbol> t``: NumPy's ``ufunc``, a Tensor back; an
+    EagerTensor operand answers itself (the op is recorded, the Tensor a constant)."""
+    call = f"operator {symbol}"
+
+    def forward(self: Tensor, other: Any) -> Any:
+        if isinstance(other, _NOT_OPERANDS) or _foreign(other):
+            return NotImplemented
+        return _computed(call, ufunc, "__call__", (self, other), {})
+
+    def reflected(self: Tensor, other: Any) -> Any:
+        if isinstance(other, _NOT_OPERANDS) or _foreign(other):
+            return NotImplemented
+        return _computed(call, ufunc, "__call__", (other, self), {})
+
+    return forward, reflected
+
+
+def _unary(ufunc: np.ufunc, call: str) -> Any:
+    def operator(self: Tensor) -> Tensor:
+        return _computed(call, ufunc, "__call__", (self,), {})
+
+    return operator
+
+
 class Tensor:
-    """An immutable n-dimensional array value.
+    """An immutable n-dimensional array value: what goes into tenferro and what comes out
+    (``x.value()``, ``x.grad()``, ``grads[x]``). A Tensor is never recorded; an
+    :class:`~tenferro.EagerTensor` is a value of a runtime whose ops are recorded, so that
+    it can be differentiated.
 
     ``Tensor(data)`` and :meth:`from_numpy` copy anything ``np.array`` accepts;
     :meth:`from_vec_col_major` takes flat data in column-major order (the seed API's form).
     Read it back with :meth:`as_slice` (flat, column-major), :meth:`to_numpy` (a writable
     copy) or ``np.asarray(t)`` (a read-only view, no copy).
+
+    Arithmetic works as on a read-only NumPy array and gives Tensors: ``t * 0.1``,
+    ``t + np_array``, ``np_array - t``, ``np.sqrt(t)``, ``t > 0`` (NumPy's dtype rules).
+    With an EagerTensor the EagerTensor answers: ``p - 0.1 * p.grad()`` is an EagerTensor,
+    the op recorded, the Tensor a constant. ``t += 1`` binds ``t`` to a new Tensor; nothing
+    writes into one (``out=`` a Tensor is refused). NumPy functions other than ufuncs read
+    a Tensor as its read-only array and return what NumPy returns.
     """
 
     __slots__ = ("_array",)
@@ -162,6 +248,57 @@ class Tensor:
         if copy or (dtype is not None and np.dtype(dtype) != self._array.dtype):
             return self._array.astype(dtype or self._array.dtype, copy=True)
         return read_only_view(self._array)
+
+    def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        """``np.sin(t)``, ``np_array * t``, ``np.add.reduce(t)``: NumPy on the arrays, Tensors back."""
+        return _computed(f"np.{ufunc.__name__}", ufunc, method, inputs, kwargs)
+
+    __add__, __radd__ = _binary(np.add, "+")
+    __sub__, __rsub__ = _binary(np.subtract, "-")
+    __mul__, __rmul__ = _binary(np.multiply, "*")
+    __truediv__, __rtruediv__ = _binary(np.true_divide, "/")
+    __floordiv__, __rfloordiv__ = _binary(np.floor_divide, "//")
+    __mod__, __rmod__ = _binary(np.remainder, "%")
+    __pow__, __rpow__ = _binary(np.power, "**")
+    __matmul__, __rmatmul__ = _binary(np.matmul, "@")
+    __and__, __rand__ = _binary(np.bitwise_and, "&")
+    __or__, __ror__ = _binary(np.bitwise_or, "|")
+    __xor__, __rxor__ = _binary(np.bitwise_xor, "^")
+    __lshift__, __rlshift__ = _binary(np.left_shift, "<<")
+    __rshift__, __rrshift__ = _binary(np.right_shift, ">>")
+    # Elementwise, as NumPy's (a comparison has no reflected form: Python swaps < for >).
+    __lt__ = _binary(np.less, "<")[0]
+    __le__ = _binary(np.less_equal, "<=")[0]
+    __gt__ = _binary(np.greater, ">")[0]
+    __ge__ = _binary(np.greater_equal, ">=")[0]
+    __eq__ = _binary(np.equal, "==")[0]  # type: ignore[assignment]
+    __ne__ = _binary(np.not_equal, "!=")[0]  # type: ignore[assignment]
+    __hash__ = object.__hash__  # by identity, as EagerTensor's: tensors still key dicts
+    __neg__ = _unary(np.negative, "operator -")
+    __pos__ = _unary(np.positive, "operator +")
+    __abs__ = _unary(np.absolute, "abs()")
+    __invert__ = _unary(np.invert, "operator ~")
+
+    def __bool__(self) -> bool:
+        return bool(self._one("bool"))
+
+    def __float__(self) -> float:
+        return float(self._one("float"))
+
+    def __int__(self) -> int:
+        return int(self._one("int"))
+
+    def __complex__(self) -> complex:
+        return complex(self._one("complex"))
+
+    def _one(self, to: str) -> Any:
+        """The one element, for ``bool(t)``, ``float(t)``...; a tensor of another size has none."""
+        if self._array.size != 1:
+            raise ShapeMismatch(
+                f"{to}() of a Tensor of shape {list(self.shape)}: only a tensor of one element has one "
+                f"{'truth value' if to == 'bool' else 'value'}; reduce it first or index its array"
+            )
+        return self._array.reshape(())[()]
 
     def __reduce__(self) -> tuple[Any, ...]:
         # Unpickling goes through the copying constructor, so the value comes back read-only.

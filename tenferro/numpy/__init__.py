@@ -10,11 +10,28 @@ no tenferro argument at all, the default runtime (``tenferro.default_runtime()``
 See docs/numpy.md.
 """
 
-from __future__ import annotations
+import sys as _sys
 
-from ..core.eager import EagerTensor
-from . import _array, _numpy_dispatch, _operators, fft, linalg  # noqa: F401 (tnp.fft, tnp.linalg)
-from ._array import *  # noqa: F403
+from .. import _array, _operators
+from ..core.eager import EagerTensor as _EagerTensor
+from . import (  # noqa: F401 (the methods call _at, _dispatch, _keys)
+    _at,
+    _creation,
+    _dispatch,
+    _dtypes,
+    _elementwise,
+    _indexing,
+    _info,
+    _keys,
+    _linear,
+    _manipulation,
+    _numpy_dispatch,
+    _searching,
+    _statistical,
+    _utility,
+    fft,
+    linalg,
+)
 from ._creation import *  # noqa: F403
 from ._dtypes import *  # noqa: F403
 from ._elementwise import *  # noqa: F403
@@ -27,7 +44,21 @@ from ._statistical import *  # noqa: F403
 from ._utility import *  # noqa: F403
 
 __array_api_version__ = "2024.12"
+__all__ = [
+    *_creation.__all__,
+    *_dtypes.__all__,
+    *_elementwise.__all__,
+    *_indexing.__all__,
+    *_info.__all__,
+    *_linear.__all__,
+    *_manipulation.__all__,
+    *_searching.__all__,
+    *_statistical.__all__,
+    *_utility.__all__,
+    "fft",
+    "linalg",
+]
 
-_operators.install(EagerTensor)
-_array.install(EagerTensor)
-_numpy_dispatch.install(EagerTensor)
+_operators.bind(_sys.modules[__name__])
+_array.bind(_sys.modules[__name__])
+_numpy_dispatch.install(_EagerTensor)

@@ -1,7 +1,7 @@
 """``x.at[key]``: the functional update of an immutable array, as JAX's (``.set``, ``.add``,
 ``.multiply``, ``.min``, ``.max``, ``.get``), on the ``scatter`` op and, for basic keys
 that pick much of x, on elementwise ops over x (see ``_basic_update``): differentiable in x
-and in the values. Installed as ``EagerTensor.at`` by ``_array.install``.
+and in the values. ``EagerTensor.at`` (``tenferro._array``) returns one.
 """
 
 from __future__ import annotations

@@ -509,7 +509,7 @@ def _bound(call: str, func: Callable[..., Any], args: tuple[Any, ...], kwargs: d
 
 def _swapaxes(call: str, func: Any, args: Any, kwargs: Any) -> Any:
     """``np.swapaxes(a, axis1, axis2)``: ``x.swapaxes``'s implementation."""
-    from ._array import swap_axes
+    from .._array import swap_axes
 
     a = _bound(call, func, args, kwargs)
     return swap_axes(_tnp.asarray(a["a"]), a["axis1"], a["axis2"], f"{call}(x, {a['axis1']!r}, {a['axis2']!r})")
@@ -524,7 +524,7 @@ def _ravel(call: str, func: Any, args: Any, kwargs: Any) -> Any:
 
 def _round(call: str, func: Any, args: Any, kwargs: Any) -> Any:
     """``np.round(a, decimals)``: ``x.round``'s implementation (NumPy's scaling)."""
-    from ._array import round_to
+    from .._array import round_to
 
     a = _bound(call, func, args, kwargs)
     return round_to(_tnp.asarray(a["a"]), a["decimals"], call)

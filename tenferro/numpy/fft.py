@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.arguments import size
+from ..core.arguments import shown, size
 from ..core.eager import EagerTensor
 from ..core.errors import ArgumentError, TenferroError
 from ..core.runtime import default_runtime
@@ -129,7 +129,10 @@ def _frequencies(name: str, numpy_function: Callable[..., np.ndarray], doc: str)
         try:
             if type(d) is EagerTensor:  # NumPy's bins · (1/(n·d)), by ops: differentiable in d
                 return _scaled(label, numpy_function, n, d, target)
-            return default_runtime().constant_from(numpy_function(n, d=d).astype(target))
+            spacing = np.asarray(d)  # a Python or NumPy number, or a 0-d array (a Tensor too)
+            if spacing.ndim != 0 or spacing.dtype.kind not in "iuf":
+                raise ArgumentError(f"{label}: d must be a real number, got {shown(d)}")
+            return default_runtime().constant_from(numpy_function(n, d=float(spacing)).astype(target))
         except (TypeError, ValueError, OverflowError, MemoryError) as exc:
             if isinstance(exc, TenferroError):
                 raise

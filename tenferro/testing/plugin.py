@@ -34,7 +34,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--tenferro-max-examples", type=int, metavar="N", help="hypothesis examples per check")
     group.addoption(
         "--tenferro-profile",
-        choices=["dev", "ci", "nightly"],
+        choices=["dev", "ci", "thorough", "nightly"],
         help="hypothesis profile (default: $TENFERRO_HYPOTHESIS_PROFILE, else ci when $CI is set, else dev)",
     )
 

@@ -4,9 +4,13 @@ indexing (``x[key]``, NumPy's forms), the attributes (``size``, ``T``, ``mT``, `
 delegation to the ``tenferro.numpy`` function; the functional update ``x.at[key]`` is
 ``_at``'s.
 
-Installed on the class by ``install`` when ``tenferro.numpy`` is imported (the core knows
-no op by name). Everything that computes calls an op of the current session, so it
-records and differentiates. A conversion (``float(x)``, ``x.item()``, ``x.tolist()``,
+They are the front end's, defined here on :class:`ArrayMethods`, a base class of
+``EagerTensor``, so that editors, ``inspect`` and ``pydoc`` see them on the class; the
+``tenferro.numpy`` functions and helpers they call are reached through the namespace bound
+by :func:`bind` when it is imported (it imports the core, which imports this module, so
+this module cannot import it).
+Everything that computes calls an op of the current session, so it records and
+differentiates. A conversion (``float(x)``, ``x.item()``, ``x.tolist()``,
 ``np.asarray(x)``) reads the value: it is the exit from the trace.
 
 Values are immutable: ``x[key] = v`` is refused and ``x.at[key].set(v)`` is the update.
@@ -14,22 +18,29 @@ Values are immutable: ``x[key] = v`` is refused and ``x.at[key].set(v)`` is the 
 
 from __future__ import annotations
 
-import importlib
 import math
-from collections.abc import Callable, Iterator
-from typing import Any
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..core.eager import EagerTensor
-from ..core.errors import ArgumentError, AxisError, ShapeMismatch, TenferroError, UnknownOp
-from ..core.tensor import read
-from ._at import _at
-from ._dispatch import renamed
-from ._keys import BASIC, plan
-from ._numpy_dispatch import divmod_pair
+from .core.errors import ArgumentError, AxisError, ShapeMismatch, TenferroError
+from .core.tensor import read
 
-__all__: list[str] = []
+if TYPE_CHECKING:
+    from .core.eager import EagerTensor
+
+#: ``tenferro.numpy``, and its ``_keys``' key plans and basic key types, set by :func:`bind`.
+_tnp: Any = None
+plan: Any = None
+BASIC: frozenset[type] = frozenset()
+
+
+def bind(namespace: Any) -> None:
+    """Bind the front end these methods call: ``namespace`` is ``tenferro.numpy``."""
+    global _tnp, plan, BASIC
+    _tnp, plan, BASIC = namespace, namespace._keys.plan, namespace._keys.BASIC
+
 
 #: The most decimals ``round`` takes either way (10**309 is no float64).
 MAX_DECIMALS = 308
@@ -223,7 +234,7 @@ def _array_namespace(self: EagerTensor, /, *, api_version: str | None = None) ->
             f"x.__array_namespace__(api_version={api_version!r}): tenferro.numpy implements the array API "
             f"{API_VERSIONS[-1]} (and answers for {', '.join(API_VERSIONS)})"
         )
-    return importlib.import_module("tenferro.numpy")
+    return _tnp
 
 
 def _dlpack(
@@ -303,18 +314,6 @@ DEFAULTS: dict[str, Any] = {"dtype": None}
 #: x is cast to it first (``tenferro.numpy.astype``).
 CAST_FIRST = frozenset({"mean", "std", "var"})
 
-_FOUND: dict[str, Callable[..., Any]] = {}
-
-
-def _function(name: str, method: str) -> Callable[..., Any]:
-    """``tenferro.numpy.<name>``, looked up when first called (the namespace imports this
-    module, so it cannot be read at import time)."""
-    function = getattr(importlib.import_module("tenferro.numpy"), name, None)
-    if function is None:
-        raise UnknownOp(f"x.{method}(): tenferro.numpy has no function {name!r} for it to call")
-    _FOUND[name] = function
-    return function
-
 
 def _arguments(
     method: str, names: tuple[str, ...], leading: int, args: tuple[Any, ...], kwargs: dict[str, Any]
@@ -351,17 +350,20 @@ def _arguments(
     return positional, bound
 
 
-def _method(method: str, function: str, names: tuple[str, ...], leading: int) -> Callable[..., Any]:
+def _method(method: str) -> Any:
+    """``x.<method>(...)``: NumPy's arguments (``METHODS``) passed on to the function."""
+    function, names, leading = METHODS[method]
+
     def call(self: EagerTensor, *args: Any, **kwargs: Any) -> Any:
         if args or kwargs:
             positional, keywords = _arguments(method, names, leading, args, kwargs)
             if function in CAST_FIRST and "dtype" in keywords:
                 try:
-                    self = (_FOUND.get("astype") or _function("astype", method))(self, keywords.pop("dtype"))
+                    self = _tnp.astype(self, keywords.pop("dtype"))
                 except TenferroError as exc:
-                    raise renamed(exc, f"x.{method}") from None
-            return (_FOUND.get(function) or _function(function, method))(self, *positional, **keywords)
-        return (_FOUND.get(function) or _function(function, method))(self)
+                    raise _tnp._dispatch.renamed(exc, f"x.{method}") from None
+            return getattr(_tnp, function)(self, *positional, **keywords)
+        return getattr(_tnp, function)(self)
 
     call.__doc__ = f"NumPy's ``x.{method}({', '.join(names)})``: ``tenferro.numpy.{function}(x, ...)``."
     return call
@@ -382,9 +384,8 @@ def _check_order(method: str, order: Any) -> None:
 def _reshape(self: EagerTensor, *shape: Any, order: str = "C", copy: bool | None = None) -> EagerTensor:
     """NumPy's ``x.reshape(shape)`` or ``x.reshape(*shape)``: ``tenferro.numpy.reshape``."""
     _check_order("reshape", order)
-    f = _FOUND.get("reshape") or _function("reshape", "reshape")
     given = _shape_args(shape)
-    return f(self, given) if copy is None else f(self, given, copy=copy)
+    return _tnp.reshape(self, given) if copy is None else _tnp.reshape(self, given, copy=copy)
 
 
 def _transpose(self: EagerTensor, *axes: Any) -> EagerTensor:
@@ -394,7 +395,7 @@ def _transpose(self: EagerTensor, *axes: Any) -> EagerTensor:
         axes = tuple(range(self.ndim - 1, -1, -1))
     else:
         axes = _shape_args(axes)
-    return (_FOUND.get("permute_dims") or _function("permute_dims", "transpose"))(self, axes)
+    return _tnp.permute_dims(self, axes)
 
 
 def _flatten(self: EagerTensor, order: str = "C") -> EagerTensor:
@@ -428,18 +429,13 @@ def round_to(x: EagerTensor, decimals: Any, call: str) -> EagerTensor:
             f"{call}(decimals={decimals!r}): 10**{abs(decimals)} is no float64; round to at most "
             f"{MAX_DECIMALS} decimals either way"
         )
-    f = _FOUND.get("round") or _function("round", "round")
     if decimals == 0 or (decimals > 0 and x.dtype.kind in "iub"):
-        return f(x)
+        return _tnp.round(x)
     scale = 10.0 ** abs(int(decimals))
     if decimals > 0:
-        return f(x * scale) / scale
-    rounded = f(x / scale) * scale
-    return (
-        rounded
-        if x.dtype.kind not in "iub"
-        else (_FOUND.get("astype") or _function("astype", "round"))(rounded, x.dtype)
-    )
+        return _tnp.round(x * scale) / scale
+    rounded = _tnp.round(x / scale) * scale
+    return rounded if x.dtype.kind not in "iub" else _tnp.astype(rounded, x.dtype)
 
 
 def _python_round(self: EagerTensor, ndigits: int | None = None) -> EagerTensor:
@@ -463,7 +459,7 @@ def swap_axes(x: EagerTensor, axis1: Any, axis2: Any, call: str) -> EagerTensor:
         if isinstance(axis, bool) or not isinstance(axis, (int, np.integer)) or not -n <= axis < n:
             raise AxisError(f"{call}: {name}={axis!r} is not an axis of a {n}-dim tensor (valid: {-n}..{n - 1})")
     axes[axis1], axes[axis2] = axes[axis2], axes[axis1]
-    return (_FOUND.get("permute_dims") or _function("permute_dims", "swapaxes"))(x, tuple(axes))
+    return _tnp.permute_dims(x, tuple(axes))
 
 
 def _copy(self: EagerTensor, order: str = "C") -> EagerTensor:
@@ -480,13 +476,13 @@ def _argsort(self: EagerTensor, axis: int | None = -1, kind: Any = None, order: 
     if order is not None:
         raise ArgumentError(f"x.argsort(order={order!r}): order is for structured arrays, which tenferro has not")
     if axis is None:
-        return (_FOUND.get("argsort") or _function("argsort", "argsort"))(_flat(self, "argsort"), axis=-1)
-    return (_FOUND.get("argsort") or _function("argsort", "argsort"))(self, axis=axis)
+        return _tnp.argsort(_flat(self, "argsort"), axis=-1)
+    return _tnp.argsort(self, axis=axis)
 
 
 def _flat(x: EagerTensor, method: str) -> EagerTensor:
     """x as one axis (C order), ``tenferro.numpy.reshape``."""
-    return (_FOUND.get("reshape") or _function("reshape", method))(x, (-1,))
+    return _tnp.reshape(x, (-1,))
 
 
 def _format(self: EagerTensor, spec: str) -> str:
@@ -508,57 +504,90 @@ def _format(self: EagerTensor, spec: str) -> str:
 
 def _divmod(self: EagerTensor, other: Any) -> tuple[EagerTensor, EagerTensor]:
     """``divmod(x, y)``: ``np.divmod``'s pair (``tnp.floor_divide``, ``tnp.remainder``)."""
-    return divmod_pair(self, other)
+    return _tnp._numpy_dispatch.divmod_pair(self, other)
 
 
 def _rdivmod(self: EagerTensor, other: Any) -> tuple[EagerTensor, EagerTensor]:
     """``divmod(y, x)`` for a y that is not a tenferro array."""
-    return divmod_pair(other, self)
+    return _tnp._numpy_dispatch.divmod_pair(other, self)
 
 
-def install(cls: type[EagerTensor]) -> None:
-    """Put the conversions, indexing, attributes and methods on ``cls``."""
-    functions: dict[str, Any] = {
-        "__getitem__": _getitem,
-        "__setitem__": _setitem,
-        "__iter__": _iter,
-        "__bool__": _bool,
-        "__float__": _float,
-        "__int__": _int,
-        "__complex__": _complex,
-        "__index__": _index,
-        "__len__": _len,
-        "__array_namespace__": _array_namespace,
-        "__dlpack__": _dlpack,
-        "__dlpack_device__": _dlpack_device,
-        "to_device": _to_device,
-        "item": _item,
-        "tolist": _tolist,
-        "reshape": _reshape,
-        "transpose": _transpose,
-        "flatten": _flatten,
-        "ravel": _ravel,
-        "swapaxes": _swapaxes,
-        "round": _round,
-        "__round__": _python_round,
-        "__format__": _format,
-        "__divmod__": _divmod,
-        "__rdivmod__": _rdivmod,
-        "copy": _copy,
-        "argsort": _argsort,
-    }
-    for name, (function, names, leading) in METHODS.items():
-        functions[name] = _method(name, function, names, leading)
-    for name, function in functions.items():
-        function.__name__ = function.__qualname__ = name
-        setattr(cls, name, function)
-    for name, getter in {
-        "at": _at,
-        "size": _size,
-        "T": _transposed,
-        "mT": _matrix_transposed,
-        "real": _real,
-        "imag": _imag,
-        "device": _device,
-    }.items():
-        setattr(cls, name, property(getter, doc=getter.__doc__))
+def _at_of(self: EagerTensor) -> Any:
+    """``x.at[key].set(v)`` (``.add``, ``.multiply``, ``.min``, ``.max``): the functional
+    update, differentiable in x and v (see ``tenferro.numpy``'s ``_at``)."""
+    return _tnp._at._at(self)
+
+
+class ArrayMethods:
+    """The array API's array object and NumPy's methods, on EagerTensors."""
+
+    __slots__ = ()
+
+    __getitem__ = _getitem
+    __setitem__ = _setitem
+    __iter__ = _iter
+    __bool__ = _bool
+    __float__ = _float
+    __int__ = _int
+    __complex__ = _complex
+    __index__ = _index
+    __len__ = _len
+    __array_namespace__ = _array_namespace
+    __dlpack__ = _dlpack
+    __dlpack_device__ = _dlpack_device
+    __round__ = _python_round
+    __format__ = _format
+    __divmod__ = _divmod
+    __rdivmod__ = _rdivmod
+    to_device = _to_device
+    item = _item
+    tolist = _tolist
+    reshape = _reshape
+    transpose = _transpose
+    flatten = _flatten
+    ravel = _ravel
+    swapaxes = _swapaxes
+    round = _round
+    copy = _copy
+    argsort = _argsort
+    # NumPy's reductions and the like: the tenferro.numpy function of METHODS
+    sum = _method("sum")
+    prod = _method("prod")
+    mean = _method("mean")
+    std = _method("std")
+    var = _method("var")
+    max = _method("max")
+    min = _method("min")
+    any = _method("any")
+    all = _method("all")
+    argmax = _method("argmax")
+    argmin = _method("argmin")
+    cumsum = _method("cumsum")
+    cumprod = _method("cumprod")
+    squeeze = _method("squeeze")
+    astype = _method("astype")
+    conj = _method("conj")
+    conjugate = _method("conjugate")
+    clip = _method("clip")
+    dot = _method("dot")
+    nonzero = _method("nonzero")
+    repeat = _method("repeat")
+
+    at = property(_at_of, doc=_at_of.__doc__)
+    size = property(_size, doc=_size.__doc__)
+    T = property(_transposed, doc=_transposed.__doc__)
+    mT = property(_matrix_transposed, doc=_matrix_transposed.__doc__)
+    real = property(_real, doc=_real.__doc__)
+    imag = property(_imag, doc=_imag.__doc__)
+    device = property(_device, doc=_device.__doc__)
+
+
+def _named(cls: type) -> None:
+    """Name the functions of ``cls`` as their attributes, so that tracebacks and pydoc say
+    ``EagerTensor.__getitem__``, not ``_getitem``."""
+    for name, member in vars(cls).items():
+        if callable(member) and not isinstance(member, type):
+            member.__name__, member.__qualname__ = name, f"EagerTensor.{name}"
+
+
+_named(ArrayMethods)

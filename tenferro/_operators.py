@@ -1,18 +1,25 @@
 """The arithmetic, comparison and bitwise operators of ``EagerTensor`` (``x * y``,
-``2 ** x``, ``x @ w``, ``x < 0``), each the op of the current session (see ``_dispatch``).
+``2 ** x``, ``x @ w``, ``x < 0``), each the op of the current session (see
+``tenferro.numpy``'s ``_dispatch``).
 
-They live here, not in the core, because the core knows no op by name: ``install`` puts
-them on the class when ``tenferro`` is imported. In-place forms (``x += 1``) are not
+They are the front end's, defined here on :class:`Operators`, a base class of
+``EagerTensor``, so that editors, ``inspect`` and ``pydoc`` see them on the class; the
+front end's helpers they need off the hot path (lifting a NumPy operand, retrying a bool
+one) are reached through ``tenferro.numpy``, bound by :func:`bind` when it is imported (it
+imports the core, which imports this module, so this module cannot import it). In-place forms (``x += 1``) are not
 defined, so Python rebinds ``x`` to a new tensor, as in JAX (values are immutable).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..core.eager import EagerTensor
-from ..core.errors import TenferroError
-from ._dispatch import SCALARS, lift, renamed, retried
+from .core.errors import TenferroError
+
+if TYPE_CHECKING:
+    from .core.eager import EagerTensor
+else:
+    EagerTensor = None  # the class these operators are a base of: eager.py sets it once it exists
 
 #: Binary operator -> op. The reflected form (``__radd__``) swaps the operands.
 BINARY = {
@@ -65,6 +72,19 @@ FORWARD = {"a": "self", "b": "other"}
 REFLECTED = {"a": "other", "b": "self"}
 
 
+#: Python numbers, op arguments as they are (``tenferro.numpy``'s ``SCALARS``).
+SCALARS = (bool, int, float, complex)
+#: ``tenferro.numpy``, set by :func:`bind`.
+_tnp: Any = None
+
+
+def bind(namespace: Any) -> None:
+    """Bind the front end these operators call off the hot path: ``namespace`` is
+    ``tenferro.numpy`` (its ``_dispatch``'s ``lift`` and ``retried``)."""
+    global _tnp
+    _tnp = namespace
+
+
 def _operand(self: EagerTensor, other: Any, label: str) -> Any:
     """``other`` as an op argument, or NotImplemented for what no array operator takes
     (None, a string), so that Python tries the other operand and then raises TypeError."""
@@ -72,7 +92,7 @@ def _operand(self: EagerTensor, other: Any, label: str) -> Any:
         return other
     if other is None or isinstance(other, (str, bytes, dict, set)):
         return NotImplemented
-    return lift(self._rt, other, label, "other")
+    return _tnp._dispatch.lift(self._rt, other, label, "other")
 
 
 def _forward(op: str, params: tuple[Any, ...], label: str) -> Any:
@@ -92,7 +112,7 @@ def _forward(op: str, params: tuple[Any, ...], label: str) -> Any:
             try:
                 return getattr(session, op)(self, other, *params)
             except TenferroError as exc:
-                return retried(exc, session, op, self, other, params, label, FORWARD)
+                return _tnp._dispatch.retried(exc, session, op, self, other, params, label, FORWARD)
 
         return operator
 
@@ -107,7 +127,7 @@ def _forward(op: str, params: tuple[Any, ...], label: str) -> Any:
         try:  # free in Python 3.11 unless it raises
             return getattr(session, op)(self, other)
         except TenferroError as exc:
-            return retried(exc, session, op, self, other, (), label, FORWARD)
+            return _tnp._dispatch.retried(exc, session, op, self, other, (), label, FORWARD)
 
     return operator
 
@@ -129,7 +149,7 @@ def _reflected(op: str, label: str) -> Any:
         try:
             return getattr(session, op)(other, self)
         except TenferroError as exc:
-            return retried(exc, session, op, other, self, (), label, REFLECTED)
+            return _tnp._dispatch.retried(exc, session, op, other, self, (), label, REFLECTED)
 
     return operator
 
@@ -140,27 +160,59 @@ def _unary(op: str, label: str) -> Any:
         try:  # free in Python 3.11 unless it raises
             return getattr(self._rt._implicit if session is None else session, op)(self)
         except TenferroError as exc:
-            raise renamed(exc, label) from None
+            raise _tnp._dispatch.renamed(exc, label) from None
 
     return operator
 
 
 def _named(function: Any, name: str, op: str) -> Any:
-    function.__name__ = function.__qualname__ = name
+    function.__name__ = name
+    function.__qualname__ = f"EagerTensor.{name}"
     function.__doc__ = f"The op {op!r} of the current session (see tenferro.numpy)."
     return function
 
 
-def install(cls: type[EagerTensor]) -> None:
-    """Put the operators on ``cls``. ``==`` is elementwise, as in NumPy and PyTorch, and
-    hashing stays by identity, so tensors still key dicts (PyTorch's choice too)."""
-    for name, op in BINARY.items():
-        label = f"operator {SYMBOLS[name]}"
-        setattr(cls, f"__{name}__", _named(_forward(op, (), label), f"__{name}__", op))
-        setattr(cls, f"__r{name}__", _named(_reflected(op, label), f"__r{name}__", op))
-    for name, how in COMPARISONS.items():
-        label = f"operator {SYMBOLS[name]}"
-        setattr(cls, f"__{name}__", _named(_forward("compare", (how,), label), f"__{name}__", "compare"))
-    for name, op in UNARY.items():
-        setattr(cls, f"__{name}__", _named(_unary(op, UNARY_LABELS[name]), f"__{name}__", op))
-    cls.__hash__ = object.__hash__  # type: ignore[method-assign]
+def _binary(name: str) -> tuple[Any, Any]:
+    """``__<name>__`` and ``__r<name>__``: the op ``BINARY[name]``, forward and reflected."""
+    op, label = BINARY[name], f"operator {SYMBOLS[name]}"
+    return _named(_forward(op, (), label), f"__{name}__", op), _named(_reflected(op, label), f"__r{name}__", op)
+
+
+def _comparison(name: str) -> Any:
+    return _named(_forward("compare", (COMPARISONS[name],), f"operator {SYMBOLS[name]}"), f"__{name}__", "compare")
+
+
+def _unary_operator(name: str) -> Any:
+    return _named(_unary(UNARY[name], UNARY_LABELS[name]), f"__{name}__", UNARY[name])
+
+
+class Operators:
+    """Python's operators on EagerTensors. ``==`` is elementwise, as in NumPy and PyTorch,
+    and hashing stays by identity, so tensors still key dicts (PyTorch's choice too)."""
+
+    __slots__ = ()
+
+    __add__, __radd__ = _binary("add")
+    __sub__, __rsub__ = _binary("sub")
+    __mul__, __rmul__ = _binary("mul")
+    __truediv__, __rtruediv__ = _binary("truediv")
+    __floordiv__, __rfloordiv__ = _binary("floordiv")
+    __mod__, __rmod__ = _binary("mod")
+    __pow__, __rpow__ = _binary("pow")
+    __matmul__, __rmatmul__ = _binary("matmul")
+    __and__, __rand__ = _binary("and")
+    __or__, __ror__ = _binary("or")
+    __xor__, __rxor__ = _binary("xor")
+    __lshift__, __rlshift__ = _binary("lshift")
+    __rshift__, __rrshift__ = _binary("rshift")
+    __lt__ = _comparison("lt")
+    __le__ = _comparison("le")
+    __gt__ = _comparison("gt")
+    __ge__ = _comparison("ge")
+    __eq__ = _comparison("eq")
+    __ne__ = _comparison("ne")
+    __hash__ = object.__hash__
+    __neg__ = _unary_operator("neg")
+    __pos__ = _unary_operator("pos")
+    __abs__ = _unary_operator("abs")
+    __invert__ = _unary_operator("invert")

@@ -1,11 +1,4 @@
-"""``tenferro.nn``: the neural-network functions of the front end, as ``jax.nn`` names them
-(``tf.nn.log_softmax(logits, axis=-1)``), on the ``nn`` plugin's ops and the current
-session of their arguments (see ``tenferro.numpy``).
-
-Pinned choices: ``gelu(x, approximate=False)`` is the exact erf form by default
-(PyTorch's default; ``jax.nn.gelu`` defaults to the tanh approximation); ``softplus``
-follows PyTorch's ``beta``/``threshold``; ``one_hot`` returns a constant.
-"""
+"""The functions of ``tenferro.nn`` (its docstring says what they are), on the ``nn`` plugin's ops."""
 
 from __future__ import annotations
 
@@ -13,26 +6,12 @@ from typing import Any
 
 import numpy as np
 
-from .core.arguments import size
-from .core.eager import EagerTensor
-from .core.errors import ArgumentError
-from .core.tensor import MAX_ELEMENTS
-from .numpy._dispatch import array_arg, integer_array, lift, run, runtime_of, unary
-from .numpy._dtypes import as_dtype
-
-__all__ = [
-    "gelu",
-    "layer_norm",
-    "log_softmax",
-    "logsumexp",
-    "one_hot",
-    "relu",
-    "rms_norm",
-    "sigmoid",
-    "silu",
-    "softmax",
-    "softplus",
-]
+from ..core.arguments import size
+from ..core.eager import EagerTensor
+from ..core.errors import ArgumentError
+from ..core.tensor import MAX_ELEMENTS
+from ..numpy._dispatch import array_arg, integer_array, lift, run, runtime_of, unary
+from ..numpy._dtypes import as_dtype
 
 relu = unary("relu", "relu", "max(x, 0); its derivative at 0 is 0 (PyTorch's and JAX's).", "tf.nn.relu")
 silu = unary("silu", "silu", "x·sigmoid(x) (swish).", "tf.nn.silu")
