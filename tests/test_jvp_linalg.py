@@ -244,6 +244,61 @@ def test_jvp_refuses_where_the_vjp_does(op, params, a, message):
         tf.jvp(_call(op, **params), (a,), (np.ones_like(a),))
 
 
+# -- degenerate spectra whose vectors are not read: forward mode answers as reverse mode does --------
+def _values_only(op):
+    import tenferro.numpy as tnp
+
+    if op == "eigh":
+        return lambda x: tnp.sum(tnp.linalg.eigh(x).eigenvalues)
+    if op == "svd":
+        return lambda x: tnp.sum(tnp.linalg.svd(x, full_matrices=False).S)
+    return lambda x: tnp.sum(tnp.real(tnp.linalg.eig(x).eigenvalues))
+
+
+DEGENERATE = [
+    ("eigh", np.eye(3)),
+    ("svd", np.eye(3)),
+    ("eig", np.eye(3)),
+    ("svd", np.array([[1.0, 2.0], [2.0, 4.0], [3.0, 6.0]])),  # rank 1, non-square: a zero singular value
+    ("svd", np.diag([2.0, 2.0, 1.0])[:, :2]),
+]
+
+
+@pytest.mark.parametrize(("op", "a"), DEGENERATE, ids=["eigh-I", "svd-I", "eig-I", "svd-rank1", "svd-tall-repeated"])
+def test_forward_mode_differentiates_the_values_of_a_degenerate_spectrum_when_the_vectors_are_unread(op, a):
+    """tf.jvp, tf.jacfwd and tf.linearize of a function of the eigenvalues (singular values)
+    alone agree with tf.grad at a repeated (or zero) value: forward mode skips the vectors'
+    tangent nobody reads, where it refused (NotDifferentiable) whatever was read."""
+    f = _values_only(op)
+    e = np.arange(a.size, dtype=float).reshape(a.shape) / 4 - 1
+    gradient = np.asarray(tf.grad(f)(a))
+    _, tangent = tf.jvp(f, (a,), (e,))
+    assert float(np.asarray(tangent)) == pytest.approx(np.sum(gradient * e), abs=1e-12)
+    np.testing.assert_allclose(np.asarray(tf.jacfwd(f)(a)), gradient, atol=1e-12)
+    if op != "svd" or a.shape == (3, 3):  # at I: the trace (eigh, eig), the nuclear norm's tr(E) (svd)
+        assert float(np.asarray(tangent)) == pytest.approx(np.trace(e), abs=1e-12)
+
+
+def test_forward_mode_still_refuses_where_the_vectors_tangent_is_read():
+    """A vector that reaches the output needs the 1/(w[j] - w[i]) the spectrum makes infinite."""
+    import tenferro.numpy as tnp
+
+    with pytest.raises(NotDifferentiable, match=r"eigh: eigenvalues 0 and 1 are \(nearly\) equal"):
+        tf.jvp(lambda x: tnp.sum(tnp.linalg.eigh(x).eigenvectors[:, 0]), (np.eye(3),), (np.ones((3, 3)),))
+
+
+def test_second_order_at_a_degenerate_spectrum_is_refused_in_both_modes():
+    """The gradient of a function of the eigenvalues is V diag(g) Vᵀ: its derivative reads
+    the vectors' tangent, undefined there (the true second derivative of a spectral function
+    at a repeated eigenvalue needs divided differences of g, which its graph does not hold),
+    so the Hessian is refused, forward over reverse and reverse over reverse alike."""
+    f = _values_only("eigh")
+    with pytest.raises(NotDifferentiable, match="eigh: eigenvalues 0 and 1"):
+        tf.hvp(f, (np.eye(3),), (np.ones((3, 3)),))
+    with pytest.raises(NotDifferentiable, match="eigh: eigenvalues 0 and 1"):
+        tf.jacobian(tf.grad(f))(np.eye(3))
+
+
 def test_eigvalsh_jvp_is_defined_at_repeated_eigenvalues():
     """Eigenvalues alone: dw = diag(Vᴴ dA V), for a dA that keeps the eigenspace, exact."""
     a = np.diag([1.0, 1.0, 2.0])

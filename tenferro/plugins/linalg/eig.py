@@ -14,8 +14,9 @@ Conventions (docs/linalg-decompositions.md, docs/complex.md):
 - **Degenerate spectra.** Differentiating eigenvectors needs 1/(w[j] - w[i]); where two
   eigenvalues whose vectors carry a cotangent are within sqrt(eps)·max|w| of each other,
   the rule raises NotDifferentiable naming them, where PyTorch returns inf/nan silently.
-  Forward mode cannot tell whether the vectors' tangent is used, so its rule refuses
-  wherever the eigenvalues are that close (for the values alone, eigvalsh or eigvals).
+  Forward mode refuses the same way where the vectors' tangent is read (forward mode says
+  which results lead to what is differentiated: ``s.wants_tangent``), and computes only the
+  eigenvalues' tangent where it is not.
   Eigenvalues alone (eigvalsh) are always differentiable (a subgradient at ties).
 - **Which triangle.** eigh/eigvalsh read only the triangle UPLO names, and only the real
   part of the diagonal, so the gradient lives there (the off-diagonal part is the
@@ -96,19 +97,24 @@ def _eigh_rule(s: Any, g: Any, out: Any, a: Any, UPLO: str) -> Any:  # noqa: N80
 def _eigh_jvp(s: Any, tangents: Any, inputs: tuple[Any], out: tuple[Any, Any], UPLO: str = "L") -> Any:  # noqa: N803
     """With P = Vᴴ dA V (dA the tangent of the Hermitian matrix read): dw = Re diag(P),
     dV = V (F ∘ P), F[i, j] = 1/(w[j] - w[i]) (JAX's eigh_jvp_rule), then the phase gauge's
-    turn. The tangent of V is computed whether or not it is used, so eigenvalues closer than
-    the VJP's tolerance raise its NotDifferentiable (use eigvalsh for the values alone)."""
+    turn. dV only where forward mode reads it (``s.wants_tangent``): eigenvalues closer than
+    the VJP's tolerance then raise its NotDifferentiable, as the VJP does for vectors with a
+    cotangent."""
     w, v = out
-    refuse_degenerate(
-        "eigh",
-        values(w),
-        np.ones(w.shape, bool),
-        "eigenvalues",
-        "differentiate a function of the eigenvalues only (eigvalsh), or move the eigenvalues apart",
-    )
+    wanted = s.wants_tangent(v)
+    if wanted:
+        refuse_degenerate(
+            "eigh",
+            values(w),
+            np.ones(w.shape, bool),
+            "eigenvalues",
+            "differentiate a function of the eigenvalues only (eigvalsh), or move the eigenvalues apart",
+        )
     h = adjoint(v)
     p = s.matmul(h(s, v), s.matmul(unfold_triangle(s, tangents[0], UPLO == "U"), v))
     dw = s.real(s.diagonal(p, 0, -2, -1)) if is_complex(p) else s.diagonal(p, 0, -2, -1)
+    if not wanted:
+        return dw, None
     dv = phase_gauge_tangent(s, s.matmul(v, s.mul(inverse_gaps(s, w), p)), v)
     return dw, dv
 
@@ -282,16 +288,21 @@ def _eig_tangent(s: Any, da: Any, v: Any) -> tuple[Any, Any]:
 def _eig_jvp(s: Any, tangents: Any, inputs: tuple[Any], out: tuple[Any, Any]) -> tuple[Any, Any]:
     """With P = V⁻¹ dA V: dw = diag(P), dV = V (F ∘ P), F[i, j] = 1/(w[j] - w[i]) (JAX's
     eig_jvp_rule), less V diag(Re diag(Vᴴ dV)) (unit columns), then the phase gauge's turn.
-    As eigh's, close eigenvalues raise NotDifferentiable (use eigvals for the values alone)."""
+    As eigh's, dV only where forward mode reads it, and then close eigenvalues raise
+    NotDifferentiable."""
     w, v = out
-    refuse_degenerate(
-        "eig",
-        values(w),
-        np.ones(w.shape, bool),
-        "eigenvalues",
-        "differentiate a function of the eigenvalues only (eigvals), or move the eigenvalues apart",
-    )
+    wanted = s.wants_tangent(v)
+    if wanted:
+        refuse_degenerate(
+            "eig",
+            values(w),
+            np.ones(w.shape, bool),
+            "eigenvalues",
+            "differentiate a function of the eigenvalues only (eigvals), or move the eigenvalues apart",
+        )
     p, dw = _eig_tangent(s, tangents[0], v)
+    if not wanted:
+        return dw, None
     dv = s.matmul(v, s.mul(inverse_gaps(s, w), p))
     dv = s.sub(dv, scale_columns(s, v, s.astype(s.real(diagonal_of_product(s, v, dv)), v.dtype)))
     return dw, phase_gauge_tangent(s, dv, v)
