@@ -296,14 +296,101 @@ def test_a_singular_matrix_is_a_tenferro_argument_error_not_a_linalg_error(rt):
     assert not isinstance(info.value, np.linalg.LinAlgError)
 
 
-def test_det_gradient_at_a_singular_matrix_is_an_error_not_nan(rt):
-    from tenferro.extend import TenferroError
+def _cofactors(m):
+    """The cofactor matrix adj(m)ᵀ by minors (the textbook definition; no inverse)."""
+    n = len(m)
+    return np.array(
+        [[(-1) ** (i + j) * np.linalg.det(np.delete(np.delete(m, i, 0), j, 1)) for j in range(n)] for i in range(n)]
+    )
 
-    a = rt.variable_from(np.ones((2, 2)))
-    loss = rt.with_eager_session(lambda s: s.det(a))
-    assert float(np.asarray(loss)) == 0.0
-    with pytest.raises(TenferroError, match="singular"):
-        rt.grad(loss, a)
+
+#: 3×3 matrices of rank 2, 1 and 0, exactly singular (LU meets a zero pivot), and a complex rank-2 one
+SINGULAR_3 = [
+    np.array([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [1.0, 1.0, 1.0]]),
+    np.outer([1.0, 2.0, 3.0], [1.0, 1.0, 2.0]),
+    np.zeros((3, 3)),
+    np.array([[1 + 1j, 2.0, 0.5j], [2 + 2j, 4.0, -1.0], [0.0, 1j, 1.0]]) @ np.diag([1.0, 1.0, 0.0]),
+]
+
+
+@pytest.mark.parametrize("a", SINGULAR_3, ids=["rank2", "rank1", "rank0", "complex-rank2"])
+def test_det_gradient_at_a_singular_matrix_is_the_cofactor_matrix(a):
+    """d det/dA = adj(A)ᵀ (conjugated, for a complex A, in the real inner product), which
+    exists at every matrix: JAX returns it; the rule through a⁻¹ raised 'inv: a is a
+    singular matrix'."""
+    import tenferro as tf
+    import tenferro.numpy as tnp
+
+    cof = _cofactors(a)
+    np.testing.assert_allclose(np.asarray(tf.grad(lambda x: tnp.real(tnp.linalg.det(x)))(a)), np.conj(cof), atol=1e-12)
+    e = (np.arange(9.0).reshape(3, 3) - 4).astype(a.dtype)
+    _, tangent = tf.jvp(tnp.linalg.det, (a,), (e,))
+    assert abs(complex(np.asarray(tangent)) - np.sum(cof * e)) < 1e-12
+
+
+@pytest.mark.parametrize("a", SINGULAR_3[:3], ids=["rank2", "rank1", "rank0"])
+def test_det_hessian_at_a_singular_matrix_is_the_derivative_of_the_cofactors(a):
+    """hvp, forward over reverse, and the Hessian reverse over reverse, against central
+    differences of the cofactors by minors (a quadratic in A for 3×3: the difference is exact)."""
+    import tenferro as tf
+    import tenferro.numpy as tnp
+
+    e = np.array([[0.5, -1.0, 2.0], [1.0, 0.25, -0.5], [-2.0, 1.5, 1.0]])
+    want = (_cofactors(a + e) - _cofactors(a - e)) / 2
+    np.testing.assert_allclose(np.asarray(tf.hvp(tnp.linalg.det, (a,), (e,))), want, atol=1e-12)
+    hessian = np.asarray(tf.jacobian(tf.grad(tnp.linalg.det))(a)).reshape(9, 9)
+    np.testing.assert_allclose(hessian @ e.ravel(), want.ravel(), atol=1e-12)
+
+
+def test_det_hessian_at_diag_1_0_0_is_the_two_by_two_minor_s():
+    """det(diag(1, 0, 0) + E) = E₂₂E₃₃ - E₂₃E₃₂ + O(E³): its Hessian along E is that minor's
+    gradient, by hand."""
+    import tenferro as tf
+    import tenferro.numpy as tnp
+
+    e = np.array([[3.0, 1.0, 2.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0]])
+    want = np.zeros((3, 3))
+    want[1, 1], want[2, 2], want[1, 2], want[2, 1] = e[2, 2], e[1, 1], -e[2, 1], -e[1, 2]
+    np.testing.assert_allclose(np.asarray(tf.hvp(tnp.linalg.det, (np.diag([1.0, 0.0, 0.0]),), (e,))), want, atol=1e-14)
+
+
+def test_det_third_derivative_is_six_det_e_and_refused_by_name_at_a_singular_matrix():
+    """det(A + tE) is a cubic in t with t³ coefficient det(E) (3×3): its third derivative
+    is 6·det(E) at every A. tenferro gives it at an invertible A; at a singular one it
+    says so (NotDifferentiable naming det), never a wrong number."""
+    import tenferro as tf
+    import tenferro.numpy as tnp
+    from tenferro.core.errors import NotDifferentiable
+
+    e = np.array([[2.0, 1.0, 0.0], [1.0, 3.0, 1.0], [0.5, 1.0, 4.0]])
+
+    def along(a):
+        return lambda t: tnp.linalg.det(a + t * e)
+
+    third = tf.grad(tf.grad(tf.grad(along(np.array([[2.0, 1.0, 0.0], [0.0, 1.0, 1.0], [1.0, 0.0, 3.0]])))))
+    assert float(third(0.0)) == pytest.approx(6 * np.linalg.det(e), rel=1e-12)
+    second = np.sum((_cofactors(SINGULAR_3[0] + e) - _cofactors(SINGULAR_3[0] - e)) / 2 * e)  # D²det[e, e]
+    assert float(tf.grad(tf.grad(along(SINGULAR_3[0])))(0.0)) == pytest.approx(second, rel=1e-12)
+    with pytest.raises(NotDifferentiable, match=r"det: a is \(nearly\) singular"):
+        tf.grad(tf.grad(tf.grad(along(SINGULAR_3[0]))))(0.0)
+
+
+def test_slogdet_gradient_at_a_singular_matrix_is_not_differentiable_naming_the_batch_index():
+    """logabsdet = -inf there and its gradient a⁻ᵀ does not exist: a NotDifferentiable
+    naming slogdet and the matrix (it was 'inv: a is a singular matrix', a RuleError); the
+    sign alone (piecewise constant) still differentiates to 0, in both modes."""
+    import tenferro as tf
+    import tenferro.numpy as tnp
+    from tenferro.core.errors import NotDifferentiable
+
+    batch = np.stack([np.eye(2), np.ones((2, 2))])
+    with pytest.raises(NotDifferentiable, match=r"slogdet: a at batch index 1 is singular \(logabsdet = -inf\)"):
+        tf.grad(lambda x: tnp.sum(tnp.linalg.slogdet(x).logabsdet))(batch)
+    with pytest.raises(NotDifferentiable, match="slogdet: a at batch index 1 is singular"):
+        tf.jvp(lambda x: tnp.linalg.slogdet(x).logabsdet, (batch,), (batch,))
+    assert np.all(np.asarray(tf.grad(lambda x: tnp.sum(tnp.linalg.slogdet(x).sign))(batch)) == 0)
+    _, tangent = tf.jvp(lambda x: tnp.linalg.slogdet(x).sign, (batch,), (batch,))
+    assert np.all(np.asarray(tangent) == 0)
 
 
 def test_lstsq_of_a_numerically_rank_deficient_matrix_is_an_error_not_huge_numbers():

@@ -220,6 +220,29 @@ def square(draw: Draw, complex_: bool = False) -> SampleInput:
 
 
 @st.composite
+def any_rank(draw: Draw, complex_: bool = False) -> SampleInput:
+    """Square matrices of any rank: U diag(d) Vᴴ with |d| in [1, 3] and some of d (none, one,
+    two, ... all) set to 0, or an exactly singular one (a row repeated, a zero row): det and
+    its derivatives are checked at singular matrices, where they are smooth (polynomials)."""
+    n, batch = draw(st.integers(1, 3)), draw(BATCH)
+    d = draw(floats_array((*batch, n), 1.0, 3.0)) * (phases if complex_ else _signs)(draw, (*batch, n))
+    zeros = draw(st.integers(0, n))
+    d[..., n - zeros :] = 0.0
+    u, v = orthogonal(draw, batch, n, ANY, complex_), orthogonal(draw, batch, n, ANY, complex_)
+    a = from_factors(u, d, np.conj(v))
+    if n > 1 and draw(st.booleans()):  # exactly singular: the LU meets an exact 0
+        a[..., -1, :] = a[..., 0, :] if draw(st.booleans()) else 0.0
+    return SampleInput((a,))
+
+
+@st.composite
+def square_and_direction(draw: Draw, complex_: bool = False) -> SampleInput:
+    """A well-conditioned square matrix and a direction of its shape (cofactor_tangent)."""
+    a = draw(square(complex_)).args[0]
+    return SampleInput((a, _entries(draw, a.shape, -1.0, 1.0, complex_)))
+
+
+@st.composite
 def matrix_power(draw: Draw, complex_: bool = False) -> SampleInput:
     return SampleInput(draw(square(complex_)).args, {"n": draw(st.integers(-3, 3))})
 

@@ -10,7 +10,7 @@ directly: the same LAPACK calls ``np.linalg`` makes (``gesv`` is ``getrf`` + ``g
 the factorisation is kept.
 
 **The factorisation cache** is what that buys: ``solve(a, b)``'s VJP solves with aᵀ, and
-``slogdet``'s and ``det``'s take inv(a); each finds the LU of ``a`` that the forward pass
+``slogdet``'s takes inv(a); each finds the LU of ``a`` that the forward pass
 computed instead of factorising again (the issue's "solve reuses its factorisation in the
 VJP"; ``slogdet(a)`` and ``solve(a, b)`` of the same tensor share one, too). It is keyed by
 the array object, and only arrays that can never change (``tenferro.extend.is_immutable``:
