@@ -354,7 +354,7 @@ def test_gradients_match_finite_differences(name, tnp_form, numpy_form, inputs, 
         def f(v, i=i):
             args = list(inputs)
             args[i] = v
-            if "cholesky" in name:  # tnp's reads (a + aᴴ)/2
+            if any(op in name for op in ("cholesky", "eigh", "eigvalsh")):  # tnp's read (a + aᴴ)/2
                 args[i] = (v + np.swapaxes(v, -1, -2).conj()) / 2
             return _loss_numpy(numpy_form(*args), w)
 

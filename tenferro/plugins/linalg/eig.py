@@ -18,9 +18,10 @@ Conventions (docs/linalg-decompositions.md, docs/complex.md):
   which results lead to what is differentiated: ``s.wants_tangent``), and computes only the
   eigenvalues' tangent where it is not.
   Eigenvalues alone (eigvalsh) are always differentiable (a subgradient at ties).
-- **Which triangle.** eigh/eigvalsh read only the triangle UPLO names, and only the real
-  part of the diagonal, so the gradient lives there (the off-diagonal part is the
-  symmetric gradient doubled).
+- **Symmetric input.** eigh/eigvalsh read the Hermitian part (a + aᴴ)/2 of a (JAX's
+  symmetrize_input, as cholesky does), so their gradient is symmetric (Hermitian), the
+  exact derivative of what is computed; for a Hermitian a the results are NumPy's, and
+  UPLO (NumPy's signature) changes nothing.
 - **eig** returns complex results, also for a real matrix (as PyTorch's; NumPy's are real
   where every eigenvalue is), with the eigenvalues sorted by real part, then imaginary part
   (NumPy and PyTorch keep LAPACK's order, which jumps under tiny changes of the input), and
@@ -41,7 +42,8 @@ from .decomp_common import (
     adjoint,
     column_phases,
     diagonal_of_product,
-    fold_triangle,
+    hermitian_part,
+    hermitian_values,
     inverse_gaps,
     is_complex,
     matrix_errors,
@@ -49,7 +51,6 @@ from .decomp_common import (
     phase_gauge_tangent,
     real_pivots,
     refuse_degenerate,
-    unfold_triangle,
     used_columns,
     values,
 )
@@ -66,7 +67,7 @@ def _check_uplo(op: str, UPLO: Any) -> bool:  # noqa: N803 (NumPy's name)
 def _eigh(a: Any, UPLO: str = "L") -> tuple[Any, Any]:  # noqa: N803
     _check_uplo("eigh", UPLO)
     check_matrix("eigh", "a", a, square=True)
-    w, v = np.linalg.eigh(a, UPLO=UPLO)
+    w, v = np.linalg.eigh(hermitian_values(a), UPLO=UPLO)
     if np.shape(v)[-1] == 0:
         return w, v
     v = np.multiply(v, column_phases(v))
@@ -91,11 +92,11 @@ def _eigh_rule(s: Any, g: Any, out: Any, a: Any, UPLO: str) -> Any:  # noqa: N80
         full = s.matmul(v, s.matmul(inner, h(s, v)))
     else:
         full = s.matmul(scale_columns(s, v, gw), h(s, v))  # V diag(gw) Vᴴ
-    return fold_triangle(s, full, UPLO == "U")
+    return hermitian_part(s, full)
 
 
 def _eigh_jvp(s: Any, tangents: Any, inputs: tuple[Any], out: tuple[Any, Any], UPLO: str = "L") -> Any:  # noqa: N803
-    """With P = Vᴴ dA V (dA the tangent of the Hermitian matrix read): dw = Re diag(P),
+    """With P = Vᴴ dA V (dA the tangent of the Hermitian part read): dw = Re diag(P),
     dV = V (F ∘ P), F[i, j] = 1/(w[j] - w[i]) (JAX's eigh_jvp_rule), then the phase gauge's
     turn. dV only where forward mode reads it (``s.wants_tangent``): eigenvalues closer than
     the VJP's tolerance then raise its NotDifferentiable, as the VJP does for vectors with a
@@ -111,19 +112,12 @@ def _eigh_jvp(s: Any, tangents: Any, inputs: tuple[Any], out: tuple[Any, Any], U
             "differentiate a function of the eigenvalues only (eigvalsh), or move the eigenvalues apart",
         )
     h = adjoint(v)
-    p = s.matmul(h(s, v), s.matmul(unfold_triangle(s, tangents[0], UPLO == "U"), v))
+    p = s.matmul(h(s, v), s.matmul(hermitian_part(s, tangents[0]), v))
     dw = s.real(s.diagonal(p, 0, -2, -1)) if is_complex(p) else s.diagonal(p, 0, -2, -1)
     if not wanted:
         return dw, None
     dv = phase_gauge_tangent(s, s.matmul(v, s.mul(inverse_gaps(s, w), p)), v)
     return dw, dv
-
-
-def _hermitian(a: Any, UPLO: str) -> np.ndarray:  # noqa: N803
-    """The Hermitian matrix eigh reads from a's UPLO triangle (the diagonal's real part)."""
-    a = np.asarray(a)
-    lower = np.tril(a) if UPLO == "L" else np.conj(np.swapaxes(np.triu(a), -1, -2))
-    return np.tril(lower, -1) + np.conj(np.swapaxes(np.tril(lower, -1), -1, -2)) + np.real(np.tril(np.triu(lower)))
 
 
 def _gauged(v: np.ndarray) -> np.ndarray:
@@ -134,7 +128,8 @@ def _gauged(v: np.ndarray) -> np.ndarray:
 
 
 def eigh_reference(a: Any, UPLO: str = "L") -> tuple[np.ndarray, np.ndarray]:  # noqa: N803
-    sym = _hermitian(a, UPLO)
+    a = np.asarray(a)
+    sym = (a + np.conj(np.swapaxes(a, -1, -2))) / 2
     w, v = np.linalg.eig(sym)  # a different LAPACK routine: the general eigensolver
     order = np.argsort(w.real, axis=-1)
     w = np.take_along_axis(w.real, order, -1)
@@ -160,8 +155,9 @@ EIGH = OpSpec(
         *matrix_errors("eigh"),
         ErrorInput((SQUARE,), {"UPLO": "X"}, ArgumentError, "UPLO must be 'L' or 'U'"),
     ],
-    doc="(eigenvalues ascending, eigenvectors as columns) of the symmetric (Hermitian) matrices "
-    "whose UPLO triangle a holds, as NumPy's eigh; the eigenvalues are real. Gauge: each "
+    doc="(eigenvalues ascending, eigenvectors as columns) of the Hermitian parts (a + aᴴ)/2 of a (JAX's "
+    "symmetrize_input: NumPy's eigh for a Hermitian a; UPLO changes nothing), so the gradient is symmetric; "
+    "the eigenvalues are real. Gauge: each "
     "eigenvector's largest-magnitude entry is real and positive. Differentiating eigenvectors "
     "whose eigenvalues are within "
     "sqrt(eps)·max|w| of another's raises NotDifferentiable (PyTorch gives inf/nan).",
@@ -171,19 +167,19 @@ EIGH = OpSpec(
 def _eigvalsh(a: Any, UPLO: str = "L") -> Any:  # noqa: N803
     _check_uplo("eigvalsh", UPLO)
     check_matrix("eigvalsh", "a", a, square=True)
-    return np.linalg.eigvalsh(a, UPLO=UPLO)
+    return np.linalg.eigvalsh(hermitian_values(a), UPLO=UPLO)
 
 
 def _eigvalsh_rule(s: Any, g: Any, out: Any, a: Any, UPLO: str) -> Any:  # noqa: N803
     _, v = s.eigh(a, UPLO)
-    return fold_triangle(s, s.matmul(scale_columns(s, v, g), adjoint(v)(s, v)), UPLO == "U")
+    return s.matmul(scale_columns(s, v, g), adjoint(v)(s, v))  # V diag(g) Vᴴ: Hermitian already
 
 
 def _eigvalsh_jvp(s: Any, tangents: Any, inputs: tuple[Any], out: Any, UPLO: str = "L") -> Any:  # noqa: N803
-    """dw = Re diag(Vᴴ dA V), dA the tangent of the Hermitian matrix read (the rule recomputes
+    """dw = Re diag(Vᴴ dA V), dA the tangent of the Hermitian part read (the rule recomputes
     eigh, as the VJP does)."""
     _, v = s.eigh(inputs[0], UPLO)
-    dw = diagonal_of_product(s, v, s.matmul(unfold_triangle(s, tangents[0], UPLO == "U"), v))
+    dw = diagonal_of_product(s, v, s.matmul(hermitian_part(s, tangents[0]), v))
     return s.real(dw) if is_complex(dw) else dw
 
 
@@ -204,8 +200,8 @@ EIGVALSH = OpSpec(
         *matrix_errors("eigvalsh"),
         ErrorInput((SQUARE,), {"UPLO": "l"}, ArgumentError, "UPLO must be 'L' or 'U'"),
     ],
-    doc="The eigenvalues (ascending, real) of the symmetric (Hermitian) matrices whose UPLO "
-    "triangle a holds. Its gradient V diag(g) Vᴴ is defined at repeated eigenvalues too (the rule recomputes eigh).",
+    doc="The eigenvalues (ascending, real) of the Hermitian parts (a + aᴴ)/2 of a (as eigh). Its gradient "
+    "V diag(g) Vᴴ is defined at repeated eigenvalues too (the rule recomputes eigh).",
 )
 
 

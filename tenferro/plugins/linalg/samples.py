@@ -109,17 +109,15 @@ def _spread(draw: Draw, batch: tuple[int, ...], n: int, low: float, gap: float) 
 
 @st.composite
 def symmetric(draw: Draw, uplo: bool = False, complex_: bool = False) -> SampleInput:
-    """Q diag(d) Qᵀ with eigenvalues d at least 1 apart, garbage in the triangle not read;
-    with ``complex_``, Q diag(d) Qᴴ with Q unitary (Hermitian), and garbage in the imaginary
-    part of the diagonal too (eigh reads only its real part)."""
+    """Q diag(d) Qᵀ with eigenvalues d at least 1 apart (Q diag(d) Qᴴ with Q unitary, with
+    ``complex_``), plus a skew (skew-Hermitian) part that eigh's symmetrising removes, so the
+    gradient must be symmetric (Hermitian) to pass; UPLO drawn too (it changes nothing)."""
     batch, n = draw(BATCH), draw(SIDES)
     q = orthogonal(draw, batch, n, NEAR, complex_)
     a = from_factors(q, _spread(draw, batch, n, -3.0, 1.0), np.conj(q))
     which = draw(st.sampled_from(["L", "U"])) if uplo else "L"
-    unread = np.triu(np.ones((n, n), bool), 1) if which == "L" else np.tril(np.ones((n, n), bool), -1)
-    a = np.where(unread, _entries(draw, a.shape, -3.0, 3.0, complex_), a)
-    if complex_:
-        a = a + 1j * np.eye(n) * draw(floats_array((*batch, n, 1), -1.0, 1.0))
+    k = _entries(draw, a.shape, -3.0, 3.0, complex_)
+    a = a + (k - np.conj(np.swapaxes(k, -1, -2))) / 2
     return SampleInput((a,), {"UPLO": which} if uplo and which == "U" else {})
 
 
