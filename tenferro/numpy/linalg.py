@@ -91,7 +91,11 @@ def _unary(name: str, doc: str) -> Any:
 
 det = _unary("det", "The determinant of each matrix of x (..., M, M).")
 inv = _unary("inv", "The inverse of each matrix of x (..., M, M); a singular matrix is a SingularMatrix error.")
-eigvalsh = _unary("eigvalsh", "The eigenvalues of each symmetric (Hermitian) matrix of x, ascending and real.")
+eigvalsh = _unary(
+    "eigvalsh",
+    "The eigenvalues of each symmetric (Hermitian) matrix of x, ascending and real; x's Hermitian part "
+    "(x + xᴴ)/2 is read, so the gradient is symmetric.",
+)
 svdvals = _unary("svdvals", "The singular values of each matrix of x, descending and real.")
 eigvals = _unary(
     "eigvals",
@@ -129,7 +133,8 @@ def diagonal(x: Any, /, *, offset: int = 0) -> EagerTensor:
 
 def eigh(x: Any, /) -> EighResult:
     """(eigenvalues ascending, eigenvectors as columns) of each symmetric (Hermitian) matrix
-    of x. Gauge: each eigenvector's largest-magnitude entry is real and positive."""
+    of x; x's Hermitian part (x + xᴴ)/2 is read (as JAX's, and cholesky), so the gradient
+    is symmetric. Gauge: each eigenvector's largest-magnitude entry is real and positive."""
     x = array_arg(x, "tnp.linalg.eigh")
     return EighResult(*run("tnp.linalg.eigh", X, x._rt.current_session().eigh, x))
 
