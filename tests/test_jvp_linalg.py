@@ -11,6 +11,7 @@ import pytest
 from conftest import needs_torch, torch
 
 import tenferro as tf
+import tenferro.numpy as tnp
 from tenferro.core.errors import NotDifferentiable
 
 RNG = np.random.default_rng(1313)
@@ -246,8 +247,6 @@ def test_jvp_refuses_where_the_vjp_does(op, params, a, message):
 
 # -- degenerate spectra whose vectors are not read: forward mode answers as reverse mode does --------
 def _values_only(op):
-    import tenferro.numpy as tnp
-
     if op == "eigh":
         return lambda x: tnp.sum(tnp.linalg.eigh(x).eigenvalues)
     if op == "svd":
@@ -281,22 +280,56 @@ def test_forward_mode_differentiates_the_values_of_a_degenerate_spectrum_when_th
 
 def test_forward_mode_still_refuses_where_the_vectors_tangent_is_read():
     """A vector that reaches the output needs the 1/(w[j] - w[i]) the spectrum makes infinite."""
-    import tenferro.numpy as tnp
-
     with pytest.raises(NotDifferentiable, match=r"eigh: eigenvalues 0 and 1 are \(nearly\) equal"):
         tf.jvp(lambda x: tnp.sum(tnp.linalg.eigh(x).eigenvectors[:, 0]), (np.eye(3),), (np.ones((3, 3)),))
 
 
-def test_second_order_at_a_degenerate_spectrum_is_refused_in_both_modes():
-    """The gradient of a function of the eigenvalues is V diag(g) Vᵀ: its derivative reads
-    the vectors' tangent, undefined there (the true second derivative of a spectral function
-    at a repeated eigenvalue needs divided differences of g, which its graph does not hold),
-    so the Hessian is refused, forward over reverse and reverse over reverse alike."""
-    f = _values_only("eigh")
-    with pytest.raises(NotDifferentiable, match="eigh: eigenvalues 0 and 1"):
-        tf.hvp(f, (np.eye(3),), (np.ones((3, 3)),))
-    with pytest.raises(NotDifferentiable, match="eigh: eigenvalues 0 and 1"):
-        tf.jacobian(tf.grad(f))(np.eye(3))
+@pytest.mark.parametrize("op", ["eigh", "eigvalsh"])
+def test_second_order_of_the_eigenvalue_sum_at_a_repeated_eigenvalue_is_zero_in_both_modes(op):
+    """The gradient V diag(g) Vᴴ is the op eigh_weighted, whose derivative (divided
+    differences) is 0 inside a cluster of equal weights: the Hessian of the trace is 0 at
+    a = I, forward over reverse and reverse over reverse (both were NotDifferentiable)."""
+    f = _values_only("eigh") if op == "eigh" else (lambda x: tnp.sum(tnp.linalg.eigvalsh(x)))
+    e = np.arange(9.0).reshape(3, 3)
+    assert np.all(np.asarray(tf.hvp(f, (np.eye(3),), (e,))) == 0)
+    assert np.all(np.asarray(tf.hessian(f)(np.eye(3))) == 0)
+    assert np.all(np.asarray(tf.jacobian(tf.grad(f))(np.eye(3))) == 0)
+
+
+def test_hessian_of_a_separated_eigenvalue_beside_a_repeated_pair_matches_finite_differences():
+    """λ_max of diag(1, 1, 3) is smooth; its gradient's derivative needs the vectors of the
+    repeated pair only through equal weights (0 and 0): defined, and checked."""
+    a = np.diag([1.0, 1.0, 3.0])
+    e = np.array([[0.5, 1.0, 2.0], [1.0, -1.0, 0.3], [2.0, 0.3, 0.2]])
+    top = lambda x: tnp.linalg.eigvalsh(x)[2]  # noqa: E731
+    gradient = lambda x: np.asarray(tf.grad(top)(x))  # noqa: E731
+    fd = (gradient(a + 1e-5 * e) - gradient(a - 1e-5 * e)) / 2e-5
+    np.testing.assert_allclose(np.asarray(tf.hvp(top, (a,), (e,))), fd, atol=1e-8)
+    reverse = np.asarray(tf.jacobian(tf.grad(top))(a)).reshape(9, 9) @ e.ravel()
+    np.testing.assert_allclose(reverse, fd.ravel(), atol=1e-8)
+
+
+@pytest.mark.parametrize(
+    ("f", "message"),
+    [
+        (lambda x: tnp.sum(tnp.linalg.eigvalsh(x) ** 2), "no derivative in the weights g"),
+        (lambda x: tnp.linalg.eigvalsh(x)[0], "the weights on them differ"),
+    ],
+    ids=["sum-of-squares", "smallest"],
+)
+def test_second_order_of_other_spectral_functions_at_a_repeated_eigenvalue_is_refused_by_name(f, message):
+    """Σ w² needs its weights' divided differences there, which the graph does not hold; the
+    smallest of a repeated pair has a kink: NotDifferentiable in both modes, never a number."""
+    a = np.diag([1.0, 1.0, 3.0])
+    for call in (lambda: tf.hvp(f, (a,), (np.ones((3, 3)),)), lambda: tf.jacobian(tf.grad(f))(a)):
+        with pytest.raises(NotDifferentiable, match=f"eigh: eigenvalues 0 and 1 are .*{message}"):
+            call()
+
+
+def test_second_order_of_the_singular_value_sum_at_a_repeated_value_is_refused():
+    """svd has no counterpart of eigh_weighted yet: the nuclear norm's Hessian at I is refused."""
+    with pytest.raises(NotDifferentiable, match="svd: singular values 0 and 1"):
+        tf.hvp(_values_only("svd"), (np.eye(3),), (np.ones((3, 3)),))
 
 
 def test_eigvalsh_jvp_is_defined_at_repeated_eigenvalues():

@@ -16,7 +16,9 @@ Conventions (docs/linalg-decompositions.md, docs/complex.md):
   the rule raises NotDifferentiable naming them, where PyTorch returns inf/nan silently.
   Forward mode refuses the same way where the vectors' tangent is read (forward mode says
   which results lead to what is differentiated: ``s.wants_tangent``), and computes only the
-  eigenvalues' tangent where it is not.
+  eigenvalues' tangent where it is not. The eigenvalues' gradient V diag(g) Vᴴ is the op
+  ``eigh_weighted`` (:mod:`.spectral`) where eigenvalues repeat, so it differentiates
+  again there (divided differences).
   Eigenvalues alone (eigvalsh) are always differentiable (a subgradient at ties).
 - **Symmetric input.** eigh/eigvalsh read the Hermitian part (a + aᴴ)/2 of a (JAX's
   symmetrize_input, as cholesky does), so their gradient is symmetric (Hermitian), the
@@ -54,6 +56,7 @@ from .decomp_common import (
     used_columns,
     values,
 )
+from .spectral import eigenvalue_cotangent
 
 
 def _check_uplo(op: str, UPLO: Any) -> bool:  # noqa: N803 (NumPy's name)
@@ -76,6 +79,8 @@ def _eigh(a: Any, UPLO: str = "L") -> tuple[Any, Any]:  # noqa: N803
 
 def _eigh_rule(s: Any, g: Any, out: Any, a: Any, UPLO: str) -> Any:  # noqa: N803
     (gw, gv), (w, v) = g, out
+    if gv is None:  # V diag(gw) Vᴴ, with a derivative at repeated eigenvalues too (spectral.py)
+        return eigenvalue_cotangent(s, a, v, w, gw)
     h = adjoint(v)
     if gv is not None:
         refuse_degenerate(
@@ -90,8 +95,6 @@ def _eigh_rule(s: Any, g: Any, out: Any, a: Any, UPLO: str) -> Any:  # noqa: N80
         if gw is not None:
             inner = s.add(inner, diag_embed(s, gw))
         full = s.matmul(v, s.matmul(inner, h(s, v)))
-    else:
-        full = s.matmul(scale_columns(s, v, gw), h(s, v))  # V diag(gw) Vᴴ
     return hermitian_part(s, full)
 
 
@@ -146,7 +149,7 @@ EIGH = OpSpec(
     vjps=(_eigh_rule,),
     jvp=_eigh_jvp,
     multiple_results=True,
-    residuals=("out",),
+    residuals=("a", "out"),  # a: eigh_weighted at repeated eigenvalues,
     accepts="fc",
     sample=lazy("symmetric", uplo=True),
     complex_sample=lazy("symmetric", uplo=True, complex_=True),
@@ -171,8 +174,8 @@ def _eigvalsh(a: Any, UPLO: str = "L") -> Any:  # noqa: N803
 
 
 def _eigvalsh_rule(s: Any, g: Any, out: Any, a: Any, UPLO: str) -> Any:  # noqa: N803
-    _, v = s.eigh(a, UPLO)
-    return s.matmul(scale_columns(s, v, g), adjoint(v)(s, v))  # V diag(g) Vᴴ: Hermitian already
+    w, v = s.eigh(a, UPLO)
+    return eigenvalue_cotangent(s, a, v, w, g)  # V diag(g) Vᴴ, differentiable at repeated eigenvalues
 
 
 def _eigvalsh_jvp(s: Any, tangents: Any, inputs: tuple[Any], out: Any, UPLO: str = "L") -> Any:  # noqa: N803

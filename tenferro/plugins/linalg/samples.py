@@ -121,6 +121,13 @@ def symmetric(draw: Draw, uplo: bool = False, complex_: bool = False) -> SampleI
     return SampleInput((a,), {"UPLO": which} if uplo and which == "U" else {})
 
 
+@st.composite
+def symmetric_and_weights(draw: Draw, complex_: bool = False) -> SampleInput:
+    """A sample of :func:`symmetric` and weights for its eigenvalues (eigh_weighted)."""
+    a = draw(symmetric(complex_=complex_)).args[0]
+    return SampleInput((a, draw(floats_array(a.shape[:-1], -2.0, 2.0))))
+
+
 def _separated(draw: Draw, batch: tuple[int, ...], m: int, n: int, complex_: bool = False) -> np.ndarray:
     """U diag(s) Vᴴ with singular values at least 0.5 from 0 and from each other."""
     k = min(m, n)
