@@ -326,10 +326,45 @@ def test_second_order_of_other_spectral_functions_at_a_repeated_eigenvalue_is_re
             call()
 
 
-def test_second_order_of_the_singular_value_sum_at_a_repeated_value_is_refused():
-    """svd has no counterpart of eigh_weighted yet: the nuclear norm's Hessian at I is refused."""
-    with pytest.raises(NotDifferentiable, match="svd: singular values 0 and 1"):
-        tf.hvp(_values_only("svd"), (np.eye(3),), (np.ones((3, 3)),))
+def _orthonormal(p, k, complex_, rng):
+    x = rng.standard_normal((p, p)) + (1j * rng.standard_normal((p, p)) if complex_ else 0)
+    return np.linalg.qr(x)[0][:, :k]
+
+
+def test_nuclear_norm_hessian_at_the_identity_is_the_skew_part():
+    """‖A‖_* = Σ s: its Hessian at I along E is (E - Eᵀ)/2 (the polar factor's derivative),
+    through svd_weighted's divided differences (D⁺ = (g_i + g_j)/(s_i + s_j) = 1); it was
+    NotDifferentiable (1/(s_j² - s_i²) of the vectors)."""
+    e = np.arange(9.0).reshape(3, 3)
+    np.testing.assert_allclose(np.asarray(tf.hvp(_values_only("svd"), (np.eye(3),), (e,))), (e - e.T) / 2, atol=1e-14)
+    forward = np.asarray(tf.hessian(_values_only("svd"))(np.eye(3))).reshape(9, 9)
+    reverse = np.asarray(tf.jacobian(tf.grad(_values_only("svd")))(np.eye(3))).reshape(9, 9)
+    np.testing.assert_allclose(forward @ e.ravel(), ((e - e.T) / 2).ravel(), atol=1e-14)
+    np.testing.assert_allclose(reverse, forward, atol=1e-14)
+
+
+@pytest.mark.parametrize("complex_", [False, True], ids=["real", "complex"])
+@pytest.mark.parametrize(
+    ("shape", "values"), [((3, 3), [2.0, 2.0, 1.0]), ((4, 2), [1.5, 1.5]), ((2, 4), [1.0, 1.0]), ((4, 3), [3, 1, 1])]
+)
+def test_nuclear_norm_hessian_at_repeated_singular_values_matches_finite_differences(shape, values, complex_):
+    """Square, tall and wide, real and complex: the non-square terms (I - UUᴴ)·, ·(I - VVᴴ)
+    and the complex diagonal i·Im(diag P)·g/s of svd_weighted's rule, against central
+    differences of the gradient."""
+    rng = np.random.default_rng(3)
+    m, n = shape
+    k = min(shape)
+    a = (_orthonormal(m, k, complex_, rng) * np.array(values, float)) @ np.conj(_orthonormal(n, k, complex_, rng)).T
+    e = rng.standard_normal(shape) + (1j * rng.standard_normal(shape) if complex_ else 0)
+    f = lambda x: tnp.sum(tnp.linalg.svdvals(x))  # noqa: E731
+    gradient = lambda x: np.asarray(tf.grad(f)(x))  # noqa: E731
+    fd = (gradient(a + 1e-5 * e) - gradient(a - 1e-5 * e)) / 2e-5
+    np.testing.assert_allclose(np.asarray(tf.hvp(f, (a,), (e,))), fd, atol=1e-8)
+
+
+def test_second_order_of_the_squared_singular_values_at_a_repeated_one_is_refused_by_name():
+    with pytest.raises(NotDifferentiable, match="svd: singular values 0 and 1 .*no derivative in the weights g"):
+        tf.hvp(lambda x: tnp.sum(tnp.linalg.svdvals(x) ** 2), (np.eye(3),), (np.ones((3, 3)),))
 
 
 def test_eigvalsh_jvp_is_defined_at_repeated_eigenvalues():

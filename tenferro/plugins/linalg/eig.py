@@ -149,7 +149,7 @@ EIGH = OpSpec(
     vjps=(_eigh_rule,),
     jvp=_eigh_jvp,
     multiple_results=True,
-    residuals=("a", "out"),  # a: eigh_weighted at repeated eigenvalues,
+    residuals=("a", "out"),  # a: eigh_weighted at repeated eigenvalues
     accepts="fc",
     sample=lazy("symmetric", uplo=True),
     complex_sample=lazy("symmetric", uplo=True, complex_=True),

@@ -147,6 +147,14 @@ def separated_svd(draw: Draw, full: bool = True, complex_: bool = False) -> Samp
 
 
 @st.composite
+def separated_and_weights(draw: Draw, complex_: bool = False) -> SampleInput:
+    """A matrix of :func:`_separated` singular values and weights for them (svd_weighted)."""
+    batch, m, n = draw(BATCH), draw(SIDES), draw(SIDES)
+    a = _separated(draw, batch, m, n, complex_)
+    return SampleInput((a, draw(floats_array((*batch, min(m, n)), -2.0, 2.0))))
+
+
+@st.composite
 def full_rank(draw: Draw, complex_: bool = False) -> SampleInput:
     """Q R with R's diagonal in ±[1, 2] (times a phase, with ``complex_``), so the leading
     min(m, n) columns are independent."""

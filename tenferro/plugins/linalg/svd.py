@@ -14,7 +14,9 @@ term), written with session ops, so second order works. Conventions
   other, the rule raises NotDifferentiable naming them, where PyTorch returns inf/nan
   silently; forward mode refuses the same way where the vectors' tangents are read
   (``s.wants_tangent``), and computes only the singular values' tangent where they are
-  not. Singular values alone (svdvals) are always differentiable (a subgradient at ties).
+  not. Singular values alone (svdvals) are always differentiable (a subgradient at ties);
+  their gradient U diag(g) Vᴴ is the op ``svd_weighted`` (:mod:`.spectral`) where values
+  repeat, so it differentiates again there (divided differences).
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ from .decomp_common import (
     values,
 )
 from .eig import eigh_reference
+from .spectral import singular_value_cotangent
 
 
 def _svd(a: Any, full_matrices: bool = False) -> tuple[Any, Any, Any]:
@@ -70,6 +73,8 @@ def _svd_rule(s: Any, g: Any, out: Any, a: Any, full_matrices: bool) -> Any:
         if gu is not None or gvh is not None:
             _refuse_full(m, n)
         u, vh = s.slice(u, (Ellipsis, slice(None), slice(0, k))), s.slice(vh, (Ellipsis, slice(0, k), slice(None)))
+    if gu is None and gvh is None:  # U diag(gs) Vh, with a derivative at repeated values too (spectral.py)
+        return singular_value_cotangent(s, a, u, sv, vh, gs)
     terms = []
     if gs is not None:
         terms.append(s.matmul(scale_columns(s, u, gs), vh))  # U diag(gs) Vh
@@ -227,7 +232,7 @@ SVD = OpSpec(
     vjps=(_svd_rule,),
     jvp=_svd_jvp,
     multiple_results=True,
-    residuals=("out",),
+    residuals=("a", "out"),  # a: svd_weighted at repeated singular values,
     accepts="fc",
     sample=lazy("separated_svd"),
     complex_sample=lazy("separated_svd", complex_=True),
@@ -247,8 +252,8 @@ def _svdvals(a: Any) -> Any:
 
 
 def _svdvals_rule(s: Any, g: Any, out: Any, a: Any) -> Any:
-    u, _, vh = s.svd(a)
-    return s.matmul(scale_columns(s, u, g), vh)
+    u, sv, vh = s.svd(a)
+    return singular_value_cotangent(s, a, u, sv, vh, g)
 
 
 def _svdvals_jvp(s: Any, tangents: Any, inputs: tuple[Any], out: Any) -> Any:
