@@ -447,3 +447,17 @@ def test_matrix_power_gradient_of_a_large_power_takes_log_n_products():
     n = 10**6 + 1
     grad = rt.grad(rt.with_eager_session(lambda s: s.reduce_sum(s.matrix_power(a, n), None)), a)
     np.testing.assert_allclose(np.diag(np.asarray(grad)), n * d ** (n - 1), rtol=1e-9)
+
+
+@pytest.mark.parametrize("a", [SINGULAR_3[0], SINGULAR_3[1], np.diag([1.0, 0.0, 0.0])], ids=["rank2", "rank1", "diag"])
+def test_det_gradient_and_hessian_at_a_singular_matrix_are_jaxs(a):
+    """JAX's det rule (LU with the adjugate's special path) gives the same gradient and
+    Hessian at these singular matrices."""
+    jax = pytest.importorskip("jax")
+    import tenferro as tf
+    import tenferro.numpy as tnp
+
+    jax.config.update("jax_enable_x64", True)
+    np.testing.assert_allclose(np.asarray(tf.grad(tnp.linalg.det)(a)), jax.grad(jax.numpy.linalg.det)(a), atol=1e-12)
+    want = np.asarray(jax.hessian(jax.numpy.linalg.det)(a)).reshape(9, 9)
+    np.testing.assert_allclose(np.asarray(tf.hessian(tnp.linalg.det)(a)).reshape(9, 9), want, atol=1e-12)
