@@ -2,14 +2,15 @@
 ``cofactor(a)`` (the gradient of det: the matrix of cofactors, adj(a)ᵀ) and
 ``cofactor_tangent(a, e)`` (its derivative along e: the second derivative of det).
 
-Where a is well-conditioned both are the textbook formulas through a⁻¹ (det·a⁻ᵀ and its
-derivative: an LU, cheap). Elsewhere, singular or nearly so, where those fail or lose their
-digits, they are computed in the frame of a's singular value decomposition a = U S Vᴴ:
-det(a + E) = det(U) det(Vᴴ) det(S + Uᴴ E V), and the derivatives of det at the diagonal S
-are products of singular values with one or two left out, with no division, so a singular
-a (rank n - 1, n - 2, ... 0) is no special case (PyTorch also switches to an SVD there;
-JAX patches its LU's last pivot). The third derivative (``cofactor_tangent``'s derivative
-in a) is the inverse formula, refused where a is (nearly) singular.
+The cofactors of a well-conditioned a are the textbook det·a⁻ᵀ (an LU, cheap). Elsewhere,
+singular or nearly so, where that fails or loses its digits, and for the tangent always
+(its inverse formula cancels), they are computed in the frame of a's singular value
+decomposition a = U S Vᴴ: det(a + E) = det(U) det(Vᴴ) det(S + Uᴴ E V), and the derivatives
+of det at the diagonal S are products of singular values with one or two left out, with
+no division, so a singular a (rank n - 1, n - 2, ... 0) is no special case (PyTorch also
+switches to an SVD there; JAX patches its LU's last pivot). The third derivative
+(``cofactor_tangent``'s derivative in a) is the inverse formula, refused where a is
+(nearly) singular.
 
 Every derivative is bilinear in its directions, so one formula serves real and complex
 matrices: det is holomorphic, and the VJP of a holomorphic map h ↦ conj(f′(conj h)) in the
@@ -62,10 +63,12 @@ def _back(u: Any, gamma: Any, vh: Any, phase: Any) -> Any:
     return np.multiply(phase, np.matmul(np.matmul(np.conj(u), gamma), np.conj(vh)))
 
 
-#: Below this 1-norm condition number (of every matrix of a batch) the kernels take the
-#: textbook formulas through a⁻¹ (an LU, not an SVD: the SVD costs 10-50× as much), whose
-#: relative error, about κ·eps for the cofactors and κ²·eps for their tangent, stays below
-#: 1e-8 there; a singular or worse conditioned matrix takes the singular value frame.
+#: Below this 1-norm condition number (of every matrix of a batch) the cofactors are
+#: det·a⁻ᵀ (an LU, not an SVD: the SVD costs 10-50× as much), with a relative error of
+#: about κ·eps; a singular or worse conditioned matrix takes the singular value frame. The
+#: tangent always does: its inverse formula det·(tr(a⁻¹e) a⁻ᵀ - (a⁻¹ e a⁻¹)ᵀ) subtracts
+#: terms larger than the result (for 2×2 it is constant in a, yet came out as rounding
+#: noise that moved with a, which finite differences could not converge on).
 WELL_CONDITIONED = 1e4
 
 
@@ -99,14 +102,6 @@ def _cofactor_tangent(a: Any, e: Any) -> Any:
         raise ShapeMismatch(f"cofactor_tangent: a has shape {list(np.shape(a))} and e {list(np.shape(e))}; equal")
     if a.shape[-1] == 0:
         return np.zeros(a.shape, np.result_type(a, e))
-    inverse = _through_inverse(a)
-    if inverse is not None:  # D(det·a⁻ᵀ)[e] = det·(tr(a⁻¹e) a⁻ᵀ - (a⁻¹ e a⁻¹)ᵀ)
-        d, b = inverse
-        be = np.matmul(b, e)
-        tau = np.sum(np.diagonal(be, 0, -2, -1), axis=-1)[..., None, None]
-        return np.multiply(
-            d, np.subtract(np.multiply(tau, np.swapaxes(b, -1, -2)), np.swapaxes(np.matmul(be, b), -1, -2))
-        )
     u, sv, vh, phase = _frame(a)
     f = np.matmul(np.matmul(np.conj(np.swapaxes(u, -1, -2)), e), np.conj(np.swapaxes(vh, -1, -2)))  # Uᴴ E V
     pairs = _products_without_two(sv)
