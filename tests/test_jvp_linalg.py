@@ -11,6 +11,7 @@ import pytest
 from conftest import needs_torch, torch
 
 import tenferro as tf
+import tenferro.numpy as tnp
 from tenferro.core.errors import NotDifferentiable
 
 RNG = np.random.default_rng(1313)
@@ -242,6 +243,128 @@ def test_forward_over_forward_hessian_equals_reverse_over_reverse():
 def test_jvp_refuses_where_the_vjp_does(op, params, a, message):
     with pytest.raises(NotDifferentiable, match=message.replace("(", r"\(").replace(")", r"\)")):
         tf.jvp(_call(op, **params), (a,), (np.ones_like(a),))
+
+
+# -- degenerate spectra whose vectors are not read: forward mode answers as reverse mode does --------
+def _values_only(op):
+    if op == "eigh":
+        return lambda x: tnp.sum(tnp.linalg.eigh(x).eigenvalues)
+    if op == "svd":
+        return lambda x: tnp.sum(tnp.linalg.svd(x, full_matrices=False).S)
+    return lambda x: tnp.sum(tnp.real(tnp.linalg.eig(x).eigenvalues))
+
+
+DEGENERATE = [
+    ("eigh", np.eye(3)),
+    ("svd", np.eye(3)),
+    ("eig", np.eye(3)),
+    ("svd", np.array([[1.0, 2.0], [2.0, 4.0], [3.0, 6.0]])),  # rank 1, non-square: a zero singular value
+    ("svd", np.diag([2.0, 2.0, 1.0])[:, :2]),
+]
+
+
+@pytest.mark.parametrize(("op", "a"), DEGENERATE, ids=["eigh-I", "svd-I", "eig-I", "svd-rank1", "svd-tall-repeated"])
+def test_forward_mode_differentiates_the_values_of_a_degenerate_spectrum_when_the_vectors_are_unread(op, a):
+    """tf.jvp, tf.jacfwd and tf.linearize of a function of the eigenvalues (singular values)
+    alone agree with tf.grad at a repeated (or zero) value: forward mode skips the vectors'
+    tangent nobody reads, where it refused (NotDifferentiable) whatever was read."""
+    f = _values_only(op)
+    e = np.arange(a.size, dtype=float).reshape(a.shape) / 4 - 1
+    gradient = np.asarray(tf.grad(f)(a))
+    _, tangent = tf.jvp(f, (a,), (e,))
+    assert float(np.asarray(tangent)) == pytest.approx(np.sum(gradient * e), abs=1e-12)
+    np.testing.assert_allclose(np.asarray(tf.jacfwd(f)(a)), gradient, atol=1e-12)
+    if op != "svd" or a.shape == (3, 3):  # at I: the trace (eigh, eig), the nuclear norm's tr(E) (svd)
+        assert float(np.asarray(tangent)) == pytest.approx(np.trace(e), abs=1e-12)
+
+
+def test_forward_mode_still_refuses_where_the_vectors_tangent_is_read():
+    """A vector that reaches the output needs the 1/(w[j] - w[i]) the spectrum makes infinite."""
+    with pytest.raises(NotDifferentiable, match=r"eigh: eigenvalues 0 and 1 are \(nearly\) equal"):
+        tf.jvp(lambda x: tnp.sum(tnp.linalg.eigh(x).eigenvectors[:, 0]), (np.eye(3),), (np.ones((3, 3)),))
+
+
+@pytest.mark.parametrize("op", ["eigh", "eigvalsh"])
+def test_second_order_of_the_eigenvalue_sum_at_a_repeated_eigenvalue_is_zero_in_both_modes(op):
+    """The gradient V diag(g) Vᴴ is the op eigh_weighted, whose derivative (divided
+    differences) is 0 inside a cluster of equal weights: the Hessian of the trace is 0 at
+    a = I, forward over reverse and reverse over reverse (both were NotDifferentiable)."""
+    f = _values_only("eigh") if op == "eigh" else (lambda x: tnp.sum(tnp.linalg.eigvalsh(x)))
+    e = np.arange(9.0).reshape(3, 3)
+    assert np.all(np.asarray(tf.hvp(f, (np.eye(3),), (e,))) == 0)
+    assert np.all(np.asarray(tf.hessian(f)(np.eye(3))) == 0)
+    assert np.all(np.asarray(tf.jacobian(tf.grad(f))(np.eye(3))) == 0)
+
+
+def test_hessian_of_a_separated_eigenvalue_beside_a_repeated_pair_matches_finite_differences():
+    """λ_max of diag(1, 1, 3) is smooth; its gradient's derivative needs the vectors of the
+    repeated pair only through equal weights (0 and 0): defined, and checked."""
+    a = np.diag([1.0, 1.0, 3.0])
+    e = np.array([[0.5, 1.0, 2.0], [1.0, -1.0, 0.3], [2.0, 0.3, 0.2]])
+    top = lambda x: tnp.linalg.eigvalsh(x)[2]  # noqa: E731
+    gradient = lambda x: np.asarray(tf.grad(top)(x))  # noqa: E731
+    fd = (gradient(a + 1e-5 * e) - gradient(a - 1e-5 * e)) / 2e-5
+    np.testing.assert_allclose(np.asarray(tf.hvp(top, (a,), (e,))), fd, atol=1e-8)
+    reverse = np.asarray(tf.jacobian(tf.grad(top))(a)).reshape(9, 9) @ e.ravel()
+    np.testing.assert_allclose(reverse, fd.ravel(), atol=1e-8)
+
+
+@pytest.mark.parametrize(
+    ("f", "message"),
+    [
+        (lambda x: tnp.sum(tnp.linalg.eigvalsh(x) ** 2), "no derivative in the weights g"),
+        (lambda x: tnp.linalg.eigvalsh(x)[0], "the weights on them differ"),
+    ],
+    ids=["sum-of-squares", "smallest"],
+)
+def test_second_order_of_other_spectral_functions_at_a_repeated_eigenvalue_is_refused_by_name(f, message):
+    """Σ w² needs its weights' divided differences there, which the graph does not hold; the
+    smallest of a repeated pair has a kink: NotDifferentiable in both modes, never a number."""
+    a = np.diag([1.0, 1.0, 3.0])
+    for call in (lambda: tf.hvp(f, (a,), (np.ones((3, 3)),)), lambda: tf.jacobian(tf.grad(f))(a)):
+        with pytest.raises(NotDifferentiable, match=f"eigh: eigenvalues 0 and 1 are .*{message}"):
+            call()
+
+
+def _orthonormal(p, k, complex_, rng):
+    x = rng.standard_normal((p, p)) + (1j * rng.standard_normal((p, p)) if complex_ else 0)
+    return np.linalg.qr(x)[0][:, :k]
+
+
+def test_nuclear_norm_hessian_at_the_identity_is_the_skew_part():
+    """‖A‖_* = Σ s: its Hessian at I along E is (E - Eᵀ)/2 (the polar factor's derivative),
+    through svd_weighted's divided differences (D⁺ = (g_i + g_j)/(s_i + s_j) = 1); it was
+    NotDifferentiable (1/(s_j² - s_i²) of the vectors)."""
+    e = np.arange(9.0).reshape(3, 3)
+    np.testing.assert_allclose(np.asarray(tf.hvp(_values_only("svd"), (np.eye(3),), (e,))), (e - e.T) / 2, atol=1e-14)
+    forward = np.asarray(tf.hessian(_values_only("svd"))(np.eye(3))).reshape(9, 9)
+    reverse = np.asarray(tf.jacobian(tf.grad(_values_only("svd")))(np.eye(3))).reshape(9, 9)
+    np.testing.assert_allclose(forward @ e.ravel(), ((e - e.T) / 2).ravel(), atol=1e-14)
+    np.testing.assert_allclose(reverse, forward, atol=1e-14)
+
+
+@pytest.mark.parametrize("complex_", [False, True], ids=["real", "complex"])
+@pytest.mark.parametrize(
+    ("shape", "values"), [((3, 3), [2.0, 2.0, 1.0]), ((4, 2), [1.5, 1.5]), ((2, 4), [1.0, 1.0]), ((4, 3), [3, 1, 1])]
+)
+def test_nuclear_norm_hessian_at_repeated_singular_values_matches_finite_differences(shape, values, complex_):
+    """Square, tall and wide, real and complex: the non-square terms (I - UUᴴ)·, ·(I - VVᴴ)
+    and the complex diagonal i·Im(diag P)·g/s of svd_weighted's rule, against central
+    differences of the gradient."""
+    rng = np.random.default_rng(3)
+    m, n = shape
+    k = min(shape)
+    a = (_orthonormal(m, k, complex_, rng) * np.array(values, float)) @ np.conj(_orthonormal(n, k, complex_, rng)).T
+    e = rng.standard_normal(shape) + (1j * rng.standard_normal(shape) if complex_ else 0)
+    f = lambda x: tnp.sum(tnp.linalg.svdvals(x))  # noqa: E731
+    gradient = lambda x: np.asarray(tf.grad(f)(x))  # noqa: E731
+    fd = (gradient(a + 1e-5 * e) - gradient(a - 1e-5 * e)) / 2e-5
+    np.testing.assert_allclose(np.asarray(tf.hvp(f, (a,), (e,))), fd, atol=1e-8)
+
+
+def test_second_order_of_the_squared_singular_values_at_a_repeated_one_is_refused_by_name():
+    with pytest.raises(NotDifferentiable, match="svd: singular values 0 and 1 .*no derivative in the weights g"):
+        tf.hvp(lambda x: tnp.sum(tnp.linalg.svdvals(x) ** 2), (np.eye(3),), (np.ones((3, 3)),))
 
 
 def test_eigvalsh_jvp_is_defined_at_repeated_eigenvalues():

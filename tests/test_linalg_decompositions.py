@@ -49,14 +49,17 @@ def test_eigh_values_match_numpy_and_the_gauge_makes_the_largest_entry_positive(
     np.testing.assert_allclose(np.asarray(_value(rt, lambda s, x: s.eigvalsh(x), a)), w, atol=1e-12)
 
 
-def test_eigh_reads_only_the_uplo_triangle(rt):
+def test_eigh_reads_the_symmetric_part_and_is_numpys_for_a_symmetric_matrix(rt):
+    """(a + aᵀ)/2, as cholesky (JAX's symmetrize_input): bitwise NumPy's for a symmetric a,
+    whatever UPLO; a skew part changes nothing."""
     a = _sym(3)
-    junk_upper = a + np.triu(RNG.normal(size=(3, 3)), 1)
-    junk_lower = a + np.tril(RNG.normal(size=(3, 3)), -1)
-    w_l = np.asarray(_value(rt, lambda s, x: s.eigvalsh(x), junk_upper))
-    w_u = np.asarray(_value(rt, lambda s, x: s.eigvalsh(x, "U"), junk_lower))
-    np.testing.assert_allclose(w_l, np.linalg.eigvalsh(a), atol=1e-12)
-    np.testing.assert_allclose(w_u, np.linalg.eigvalsh(a), atol=1e-12)
+    a = (a + a.T) / 2  # exactly symmetric
+    for uplo in ("L", "U"):
+        w = np.asarray(_value(rt, lambda s, x, uplo=uplo: s.eigvalsh(x, uplo), a))
+        np.testing.assert_array_equal(w, np.linalg.eigvalsh(a, UPLO=uplo))
+    skew = RNG.normal(size=(3, 3))
+    w = np.asarray(_value(rt, lambda s, x: s.eigvalsh(x), a + skew - skew.T))
+    np.testing.assert_allclose(w, np.linalg.eigvalsh(a), atol=1e-12)
 
 
 @pytest.mark.parametrize("shape", [(3, 5), (5, 3), (2, 4, 4)])
@@ -139,13 +142,29 @@ def test_eigh_gradient_of_a_matrix_function_matches_torch_first_and_second_order
     np.testing.assert_allclose(np.asarray(hv), hv_t.numpy(), atol=1e-9)
 
 
-def test_eigh_gradient_lives_on_the_read_triangle(rt):
-    a = _sym(3)
-    for uplo, keep in (("L", np.tril), ("U", np.triu)):
-        _, (g,) = _grad(rt, lambda s, x, uplo=uplo: s.reduce_max(s.eigh(x, uplo)[0]), a)
-        np.testing.assert_allclose(g, keep(g))
-        fd = fd_gradient(lambda x, uplo=uplo: np.linalg.eigvalsh(x, UPLO=uplo)[-1], a)
-        np.testing.assert_allclose(g, fd, atol=1e-7)
+@pytest.mark.parametrize("op", ["eigh", "eigvalsh", "cholesky"])
+def test_every_op_of_a_symmetric_input_has_a_symmetric_gradient_equal_to_finite_differences(rt, op):
+    """One convention for one matrix (issue 23 item 15): eigh's and eigvalsh's gradients lived
+    on the UPLO triangle while cholesky's were symmetric. Each reads (a + aᵀ)/2 now, so the
+    gradient is symmetric and is the exact derivative: central differences entry by entry,
+    any perturbation (symmetric or not), agree."""
+    a = _sym(3) + 4 * np.eye(3)  # positive definite, for cholesky
+    c = RNG.normal(size=(3, 3))
+
+    def loss(s, x):
+        if op == "cholesky":
+            return s.reduce_sum(s.mul(s.cholesky(x), rt.constant_from(c)), None)
+        w = s.eigh(x)[0] if op == "eigh" else s.eigvalsh(x)
+        return s.reduce_sum(s.mul(s.mul(w, w), rt.constant_from(c[0])), None)
+
+    _, (g,) = _grad(rt, loss, a)
+    np.testing.assert_allclose(g, g.T, atol=1e-14)
+    ref = {"eigh": lambda x: np.linalg.eigvalsh((x + x.T) / 2), "eigvalsh": lambda x: np.linalg.eigvalsh((x + x.T) / 2)}
+    if op == "cholesky":
+        fd = fd_gradient(lambda x: np.sum(np.linalg.cholesky((x + x.T) / 2) * c), a)
+    else:
+        fd = fd_gradient(lambda x: np.sum(ref[op](x) ** 2 * c[0]), a)
+    np.testing.assert_allclose(g, fd, atol=1e-7)
 
 
 @needs_torch
@@ -278,7 +297,7 @@ def test_a_degeneracy_among_unused_eigenvectors_is_fine(rt):
 
 def test_eigenvalues_alone_are_differentiable_at_a_degenerate_spectrum(rt):
     _, (g,) = _grad(rt, lambda s, x: s.reduce_sum(s.eigvalsh(x)), np.eye(3))
-    np.testing.assert_allclose(g, np.eye(3))  # d trace = I (on the lower triangle)
+    np.testing.assert_allclose(g, np.eye(3))  # d trace = I
     _, (g,) = _grad(rt, lambda s, x: s.reduce_sum(s.svdvals(x)), np.eye(3))
     np.testing.assert_allclose(g, np.eye(3))
     _, (g,) = _grad(rt, lambda s, x: s.matrix_norm(x, 2), np.eye(2))

@@ -5,6 +5,7 @@ and gradients), the standard's named tuples and keyword-only signatures, and err
 name the tnp function and its argument."""
 
 import inspect
+import re
 
 import numpy as np
 import pytest
@@ -354,7 +355,7 @@ def test_gradients_match_finite_differences(name, tnp_form, numpy_form, inputs, 
         def f(v, i=i):
             args = list(inputs)
             args[i] = v
-            if "cholesky" in name:  # tnp's reads (a + aᴴ)/2
+            if any(op in name for op in ("cholesky", "eigh", "eigvalsh")):  # tnp's read (a + aᴴ)/2
                 args[i] = (v + np.swapaxes(v, -1, -2).conj()) / 2
             return _loss_numpy(numpy_form(*args), w)
 
@@ -529,3 +530,39 @@ def test_the_docs_example_runs_and_its_gradient_is_right():
     x = np.linalg.solve(a, [1.0, 2.0])
     inv_t = np.linalg.inv(a).T
     np.testing.assert_allclose(np.asarray(scope["a"].grad()), inv_t - 2 * inv_t @ np.outer(x, x), rtol=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (
+            lambda: tnp.linalg.matrix_rank(np.array([[np.nan, 1.0], [1.0, 1.0]])),
+            "tnp.linalg.matrix_rank: x has nan or inf",
+        ),
+        (
+            lambda: tnp.linalg.matrix_rank(np.array([[np.inf, 1.0], [1.0, 1.0]])),
+            "tnp.linalg.matrix_rank: x has nan or inf",
+        ),
+        (lambda: tnp.linalg.qr(tnp.asarray(1.0), mode="complete"), "tnp.linalg.qr: x has shape []"),
+        (lambda: tnp.linalg.qr(np.ones(3), mode="complete"), "tnp.linalg.qr: x has shape [3]"),
+        (lambda: tnp.vecdot(np.ones((2, 3)), np.ones((2, 3)), axis=(0, 1)), "tnp.vecdot: axis must be an int"),
+        (lambda: tnp.linalg.vecdot(np.ones(3), np.ones(3), axis=1.5), "tnp.vecdot: axis must be an int"),
+        (lambda: tnp.linalg.trace(np.ones((3, 3)), dtype=[1.0]), "tnp.linalg.trace: dtype must be a dtype"),
+    ],
+    ids=[
+        "rank-nan",
+        "rank-inf",
+        "qr-0d-complete",
+        "qr-1d-complete",
+        "vecdot-tuple-axis",
+        "vecdot-float-axis",
+        "trace-dtype",
+    ],
+)
+def test_bad_linalg_arguments_are_tenferro_errors_naming_the_function_and_the_argument(call, message):
+    """From the bad-input fuzz (issue 23 item 8): these were a raw LinAlgError, ValueError and
+    TypeErrors."""
+    from tenferro import TenferroError
+
+    with pytest.raises(TenferroError, match=re.escape(message)):
+        call()

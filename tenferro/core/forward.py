@@ -29,16 +29,21 @@ if TYPE_CHECKING:
 
 
 class Plan:
-    """The nodes a tangent flows through, in creation order, and after each node the
-    vertices whose tangent no later node reads (dropped then, so a long chain holds a few
-    tangents at a time, not one per node, as a reverse sweep frees its cotangents)."""
+    """The nodes a tangent flows through, in creation order; after each node the vertices
+    whose tangent no later node reads (dropped then, so a long chain holds a few tangents
+    at a time, not one per node, as a reverse sweep frees its cotangents); and per call
+    node (an op with several results) which of its results' tangents the plan reads at
+    all (``read``: a rule may skip, or not refuse, a tangent nobody reads)."""
 
-    __slots__ = ("nodes", "drops")
+    __slots__ = ("nodes", "drops", "read")
 
     def __init__(self, nodes: list[Node], keep: set[int]):
         self.nodes = nodes
+        self.read: dict[int, set[int]] = {}  # call node id -> the indices of its results in the plan
         last: dict[int, int] = {}  # vertex id -> the position of the last node that reads its tangent
         for position, node in enumerate(nodes):
+            if node.output is not None and node.output != CALL:
+                self.read.setdefault(id(node.parents[0]), set()).add(node.output)
             for parent in node.parents:
                 if parent is not None:
                     last[id(parent)] = position
@@ -73,17 +78,20 @@ def push_tangents(session: EagerSession, plan: Plan, starts: dict[int, EagerTens
         else:
             given = [None if parent is None else get(id(parent)) for parent in node.parents]
             if any(t is not None for t in given):
-                tangents[id(node)] = node_tangent(session, node, given)
+                tangents[id(node)] = node_tangent(session, node, given, plan.read.get(id(node)))
         for key in drops:
             pop(key, None)
     return tangents
 
 
-def node_tangent(session: EagerSession, node: Node, tangents: list[Any]) -> Any:
+def node_tangent(session: EagerSession, node: Node, tangents: list[Any], read: set[int] | None = None) -> Any:
     """The tangent of a node's result given one tangent per input (None for zero): from
     the op's ``jvp`` rule, else its VJP transposed; checked (an EagerTensor of this runtime
     of the result's shape and dtype, or None) or a RuleError names the op. For a call
-    node, a tuple with one entry per result. The conformance suite calls this too."""
+    node, a tuple with one entry per result; ``read``, the indices of the results whose
+    tangent is used (None: all), is what the rule's ``s.wants_tangent(result)`` answers
+    (eigh's rule computes no eigenvector tangent nobody reads, so a degenerate spectrum
+    does not stop it). The conformance suite calls this too."""
     spec, rt = node.spec, session._rt
     if not spec.has_rules:
         raise NotDifferentiable(
@@ -91,6 +99,9 @@ def node_tangent(session: EagerSession, node: Node, tangents: list[Any]) -> Any:
             f"through it; compute it from constants"
         )
     out = _result(node, rt)
+    reads = session._reads
+    if read is not None:
+        session._reads = (out, read)
     try:
         if spec.jvp is not None:
             if node.params:
@@ -107,6 +118,8 @@ def node_tangent(session: EagerSession, node: Node, tangents: list[Any]) -> Any:
         raise RuleError(f"the JVP of {spec.name} (plugin {spec.plugin!r}) failed: {exc}") from exc
     except Exception as exc:
         raise RuleError(f"the JVP of {spec.name} (plugin {spec.plugin!r}) failed: {exc}") from exc
+    finally:
+        session._reads = reads
     if node.output == CALL:
         if not isinstance(returned, (tuple, list)) or len(returned) != len(node.value):
             raise RuleError(

@@ -60,6 +60,10 @@ class EagerSession:
     #: :func:`session_class`); None for the registry's plain class (NumPy values).
     _engine: Engine | None = None
 
+    #: While forward mode runs a jvp rule of an op with several results: (the results as the
+    #: rule sees them, the indices of those whose tangent is read); None otherwise.
+    _reads: tuple[tuple[Any, ...], set[int]] | None = None
+
     def __init__(self, rt: EagerRuntime, needed: set[int] | None = None, in_sweep: bool = False):
         self._rt = rt
         self._needed = needed  # inside rt.grad: the vertices that lead to a wanted variable
@@ -81,6 +85,20 @@ class EagerSession:
                 return False
             found = arg
         return self._needed is None or id(found) in self._needed
+
+    def wants_tangent(self, result: Any) -> bool:
+        """Whether a jvp rule's tangent of ``result`` (one of its ``out``) is read: forward
+        mode says which results of an op with several lead to what is differentiated, so a
+        rule need not compute (or refuse) the tangent of one that does not (the forward
+        counterpart of :meth:`needs_grad`). True where nobody says (the conformance suite,
+        an op with one result)."""
+        if self._reads is None:
+            return True
+        out, read = self._reads
+        for index, candidate in enumerate(out):
+            if candidate is result:
+                return index in read
+        return True
 
     def __getattr__(self, name: str) -> Any:
         # Only reached when no op of this name is installed on the session class.

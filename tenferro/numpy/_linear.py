@@ -63,6 +63,8 @@ def vecdot(x1: Any, x2: Any, /, *, axis: int = -1) -> EagerTensor:
     """The dot product Σ conj(x1)·x2 along ``axis``, the other axes broadcast."""
     if type(x1) is not EagerTensor or type(x2) is not EagerTensor:
         x1, x2 = array_pair(x1, x2, "tnp.vecdot")
+    if isinstance(axis, bool) or not isinstance(axis, (int, np.integer)):
+        raise AxisError(f"tnp.vecdot: axis must be an int (the one axis the dot product runs along), got {axis!r}")
     if axis >= 0:  # the standard counts the axis from the end of each operand
         n = min(x1.ndim, x2.ndim)
         if axis >= n:

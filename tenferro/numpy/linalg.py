@@ -91,7 +91,11 @@ def _unary(name: str, doc: str) -> Any:
 
 det = _unary("det", "The determinant of each matrix of x (..., M, M).")
 inv = _unary("inv", "The inverse of each matrix of x (..., M, M); a singular matrix is a SingularMatrix error.")
-eigvalsh = _unary("eigvalsh", "The eigenvalues of each symmetric (Hermitian) matrix of x, ascending and real.")
+eigvalsh = _unary(
+    "eigvalsh",
+    "The eigenvalues of each symmetric (Hermitian) matrix of x, ascending and real; x's Hermitian part "
+    "(x + xᴴ)/2 is read, so the gradient is symmetric.",
+)
 svdvals = _unary("svdvals", "The singular values of each matrix of x, descending and real.")
 eigvals = _unary(
     "eigvals",
@@ -129,7 +133,8 @@ def diagonal(x: Any, /, *, offset: int = 0) -> EagerTensor:
 
 def eigh(x: Any, /) -> EighResult:
     """(eigenvalues ascending, eigenvectors as columns) of each symmetric (Hermitian) matrix
-    of x. Gauge: each eigenvector's largest-magnitude entry is real and positive."""
+    of x; x's Hermitian part (x + xᴴ)/2 is read (as JAX's, and cholesky), so the gradient
+    is symmetric. Gauge: each eigenvector's largest-magnitude entry is real and positive."""
     x = array_arg(x, "tnp.linalg.eigh")
     return EighResult(*run("tnp.linalg.eigh", X, x._rt.current_session().eigh, x))
 
@@ -187,6 +192,8 @@ def matrix_rank(x: Any, /, *, rtol: float | Any | None = None) -> EagerTensor:
     value = x._held()  # the rank has no derivative: a read, not an exit
     if value.dtype.kind not in "fc":
         raise DTypeError(f"tnp.linalg.matrix_rank: x has dtype {value.dtype}; it must be a float or complex array")
+    if not np.all(np.isfinite(value)):  # LAPACK's svd fails on them with a bare LinAlgError
+        raise ArgumentError("tnp.linalg.matrix_rank: x has nan or inf entries; the rank needs a finite matrix")
     s = np.linalg.svd(value, compute_uv=False)
     if rtol is None:
         rtol = max(value.shape[-2:]) * np.finfo(value.dtype).eps
@@ -233,8 +240,9 @@ def qr(x: Any, /, *, mode: str = "reduced") -> QRResult:
     non-negative diagonal. ``mode="complete"`` gives Q of shape (..., M, M): the reduced QR
     of [x | I], whose first N columns of R are x's."""
     x = array_arg(x, "tnp.linalg.qr")
+    _matrix(x, "tnp.linalg.qr")
     s = x._rt.current_session()
-    if mode == "reduced" or (mode == "complete" and x.ndim >= 2 and x.shape[-2] <= x.shape[-1]):
+    if mode == "reduced" or (mode == "complete" and x.shape[-2] <= x.shape[-1]):
         return QRResult(*run("tnp.linalg.qr", X, s.qr, x))
     if mode != "complete":
         raise ArgumentError(f"tnp.linalg.qr: mode must be 'reduced' or 'complete', got {mode!r}")
@@ -277,7 +285,12 @@ def trace(x: Any, /, *, offset: int = 0, dtype: Any = None) -> EagerTensor:
         kind = x.dtype.kind
         target = np.dtype(np.int64 if kind == "i" else np.uint64) if kind in "iu" and x.dtype.itemsize < 8 else None
     else:
-        target = np.dtype(dtype)
+        try:
+            target = np.dtype(dtype)
+        except (TypeError, ValueError):
+            raise DTypeError(
+                f"tnp.linalg.trace: dtype must be a dtype (np.float64, 'float32', x.dtype), got {dtype!r}"
+            ) from None
     if target is not None and target != x.dtype:
         x = s.astype(x, target)
     return s.reduce_sum(s.diagonal(x, offset, -2, -1), axes=-1)

@@ -1,11 +1,12 @@
-"""Plugin ``linalg``: linear algebra with derivatives, batched over leading axes as NumPy
-is. One module per idea: the solves in :mod:`.solve` (solve, triangular_solve), the
-functions of a square matrix in :mod:`.inverse` (inv, det, slogdet, matrix_power; with
-solve, on the LU factorisation of :mod:`.solve_lu`), :mod:`.least_squares` (lstsq, pinv),
-:mod:`.cholesky`; the decompositions :mod:`.qr`, :mod:`.eig` (eigh, eigvalsh), :mod:`.svd`
-(svd, svdvals); :mod:`.norms` (matrix_norm, vector_norm, cross). What they share is in
-:mod:`.batching`, what the decompositions share in :mod:`.decomp_common`, the sample
-strategies in :mod:`.samples`.
+"""Plugin ``linalg``: linear algebra with derivatives, batched over leading axes as NumPy is.
+One module per idea: the solves in :mod:`.solve` (solve, triangular_solve), the functions
+of a square matrix in :mod:`.inverse` (inv, det, slogdet, matrix_power; with solve, on the
+LU factorisation of :mod:`.solve_lu`), :mod:`.least_squares` (lstsq, pinv),
+:mod:`.cholesky`; det's derivatives, defined at singular matrices, in :mod:`.cofactor`;
+the decompositions :mod:`.qr`, :mod:`.eig` (eigh, eigvalsh; the gradient of their
+eigenvalues in :mod:`.spectral`), :mod:`.svd` (svd, svdvals); :mod:`.norms` (matrix_norm,
+vector_norm, cross). What they share is in :mod:`.batching`, what the decompositions share
+in :mod:`.decomp_common`, the sample strategies in :mod:`.samples`.
 
 Every op has a forward-mode ``jvp`` rule next to its VJP (JAX's and PyTorch's published
 JVPs, written with session ops), so forward mode never falls back to the slower transposed
@@ -13,10 +14,10 @@ VJP; each rule is the exact transpose of its VJP (the conformance suite's ``jvp`
 
 from tenferro.extend import PluginRegistrar, hookimpl
 
-from . import cholesky, decomp_common, eig, inverse, least_squares, norms, qr, solve, svd
+from . import cholesky, cofactor, decomp_common, eig, inverse, least_squares, norms, qr, solve, spectral, svd
 
 #: The modules whose SPECS are registered, in this order.
-MODULES = (solve, inverse, least_squares, cholesky, decomp_common, qr, eig, svd, norms)
+MODULES = (solve, inverse, cofactor, least_squares, cholesky, decomp_common, qr, eig, spectral, svd, norms)
 
 
 @hookimpl

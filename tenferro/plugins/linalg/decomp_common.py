@@ -41,31 +41,18 @@ def adjoint(t: Any) -> Any:
     return mH if t.dtype.kind == "c" else mT
 
 
-def fold_triangle(s: Any, g: Any, upper: bool) -> Any:
-    """The cotangent of a matrix of which only one triangle is read (eigh's UPLO), from the
-    cotangent ``g`` of the symmetric (Hermitian) matrix made of it: the read triangle gets g
-    there plus g's (conjugate) transpose mirrored in (the diagonal once), the other triangle
-    nothing. A Hermitian matrix's diagonal is real (LAPACK ignores its imaginary part), so
-    the diagonal of a complex one gets Re(g)."""
-    if is_complex(g):
-        # (g + gᴴ) has 2 Re(g) on its diagonal and g + conj(gᵀ) off it: keep the read triangle,
-        # the diagonal halved (one constant mask, one product)
-        n = g.shape[-1]
-        mask = (np.triu if upper else np.tril)(np.ones((n, n)), 1 if upper else -1) + np.eye(n) / 2
-        return s.mul(s.add(g, mH(s, g)), constant(s, mask.astype(g.dtype)))
-    if upper:
-        return s.add(s.triu(g), mT(s, s.tril(g, -1)))
-    return s.add(s.tril(g), mT(s, s.triu(g, 1)))
+def hermitian_part(s: Any, x: Any) -> Any:
+    """(x + xᴴ)/2, the matrix eigh and eigvalsh read (and cholesky), so also the map from a's
+    tangent to its tangent and, being self-adjoint in Re(conj(a)·b), from its cotangent to
+    a's: the gradient of every op of a symmetric (Hermitian) input is symmetric (Hermitian)."""
+    return s.mul(s.add(x, adjoint(x)(s, x)), 0.5)
 
 
-def unfold_triangle(s: Any, da: Any, upper: bool) -> Any:
-    """The tangent of the symmetric (Hermitian) matrix eigh reads from a's UPLO triangle, from
-    a's tangent ``da`` (the transpose of :func:`fold_triangle`): X + Xᴴ with X the read strict
-    triangle of da and half its diagonal, so the diagonal is Re(da)'s."""
-    n = da.shape[-1]
-    mask = (np.triu if upper else np.tril)(np.ones((n, n)), 1 if upper else -1) + np.eye(n) / 2
-    half = s.mul(da, constant(s, mask.astype(da.dtype)))
-    return s.add(half, adjoint(half)(s, half))
+def hermitian_values(a: Any) -> Any:
+    """(a + aᴴ)/2 of a kernel's array (bitwise a itself for an exactly Hermitian a; a real
+    diagonal), made with NumPy's functions so other engines' arrays stay their own."""
+    adjoint_ = np.swapaxes(a, -1, -2)
+    return np.multiply(np.add(a, np.conjugate(adjoint_) if np.iscomplexobj(a) else adjoint_), 0.5)
 
 
 def diagonal_of_product(s: Any, v: Any, x: Any) -> Any:

@@ -14,12 +14,16 @@ Conventions (docs/linalg-decompositions.md, docs/complex.md):
 - **Degenerate spectra.** Differentiating eigenvectors needs 1/(w[j] - w[i]); where two
   eigenvalues whose vectors carry a cotangent are within sqrt(eps)·max|w| of each other,
   the rule raises NotDifferentiable naming them, where PyTorch returns inf/nan silently.
-  Forward mode cannot tell whether the vectors' tangent is used, so its rule refuses
-  wherever the eigenvalues are that close (for the values alone, eigvalsh or eigvals).
+  Forward mode refuses the same way where the vectors' tangent is read (forward mode says
+  which results lead to what is differentiated: ``s.wants_tangent``), and computes only the
+  eigenvalues' tangent where it is not. The eigenvalues' gradient V diag(g) Vᴴ is the op
+  ``eigh_weighted`` (:mod:`.spectral`) where eigenvalues repeat, so it differentiates
+  again there (divided differences).
   Eigenvalues alone (eigvalsh) are always differentiable (a subgradient at ties).
-- **Which triangle.** eigh/eigvalsh read only the triangle UPLO names, and only the real
-  part of the diagonal, so the gradient lives there (the off-diagonal part is the
-  symmetric gradient doubled).
+- **Symmetric input.** eigh/eigvalsh read the Hermitian part (a + aᴴ)/2 of a (JAX's
+  symmetrize_input, as cholesky does), so their gradient is symmetric (Hermitian), the
+  exact derivative of what is computed; for a Hermitian a the results are NumPy's, and
+  UPLO (NumPy's signature) changes nothing.
 - **eig** returns complex results, also for a real matrix (as PyTorch's; NumPy's are real
   where every eigenvalue is), with the eigenvalues sorted by real part, then imaginary part
   (NumPy and PyTorch keep LAPACK's order, which jumps under tiny changes of the input), and
@@ -40,7 +44,8 @@ from .decomp_common import (
     adjoint,
     column_phases,
     diagonal_of_product,
-    fold_triangle,
+    hermitian_part,
+    hermitian_values,
     inverse_gaps,
     is_complex,
     matrix_errors,
@@ -48,10 +53,10 @@ from .decomp_common import (
     phase_gauge_tangent,
     real_pivots,
     refuse_degenerate,
-    unfold_triangle,
     used_columns,
     values,
 )
+from .spectral import eigenvalue_cotangent
 
 
 def _check_uplo(op: str, UPLO: Any) -> bool:  # noqa: N803 (NumPy's name)
@@ -65,7 +70,7 @@ def _check_uplo(op: str, UPLO: Any) -> bool:  # noqa: N803 (NumPy's name)
 def _eigh(a: Any, UPLO: str = "L") -> tuple[Any, Any]:  # noqa: N803
     _check_uplo("eigh", UPLO)
     check_matrix("eigh", "a", a, square=True)
-    w, v = np.linalg.eigh(a, UPLO=UPLO)
+    w, v = np.linalg.eigh(hermitian_values(a), UPLO=UPLO)
     if np.shape(v)[-1] == 0:
         return w, v
     v = np.multiply(v, column_phases(v))
@@ -74,6 +79,8 @@ def _eigh(a: Any, UPLO: str = "L") -> tuple[Any, Any]:  # noqa: N803
 
 def _eigh_rule(s: Any, g: Any, out: Any, a: Any, UPLO: str) -> Any:  # noqa: N803
     (gw, gv), (w, v) = g, out
+    if gv is None:  # V diag(gw) Vᴴ, with a derivative at repeated eigenvalues too (spectral.py)
+        return eigenvalue_cotangent(s, a, v, w, gw)
     h = adjoint(v)
     if gv is not None:
         refuse_degenerate(
@@ -88,36 +95,32 @@ def _eigh_rule(s: Any, g: Any, out: Any, a: Any, UPLO: str) -> Any:  # noqa: N80
         if gw is not None:
             inner = s.add(inner, diag_embed(s, gw))
         full = s.matmul(v, s.matmul(inner, h(s, v)))
-    else:
-        full = s.matmul(scale_columns(s, v, gw), h(s, v))  # V diag(gw) Vᴴ
-    return fold_triangle(s, full, UPLO == "U")
+    return hermitian_part(s, full)
 
 
 def _eigh_jvp(s: Any, tangents: Any, inputs: tuple[Any], out: tuple[Any, Any], UPLO: str = "L") -> Any:  # noqa: N803
-    """With P = Vᴴ dA V (dA the tangent of the Hermitian matrix read): dw = Re diag(P),
+    """With P = Vᴴ dA V (dA the tangent of the Hermitian part read): dw = Re diag(P),
     dV = V (F ∘ P), F[i, j] = 1/(w[j] - w[i]) (JAX's eigh_jvp_rule), then the phase gauge's
-    turn. The tangent of V is computed whether or not it is used, so eigenvalues closer than
-    the VJP's tolerance raise its NotDifferentiable (use eigvalsh for the values alone)."""
+    turn. dV only where forward mode reads it (``s.wants_tangent``): eigenvalues closer than
+    the VJP's tolerance then raise its NotDifferentiable, as the VJP does for vectors with a
+    cotangent."""
     w, v = out
-    refuse_degenerate(
-        "eigh",
-        values(w),
-        np.ones(w.shape, bool),
-        "eigenvalues",
-        "differentiate a function of the eigenvalues only (eigvalsh), or move the eigenvalues apart",
-    )
+    wanted = s.wants_tangent(v)
+    if wanted:
+        refuse_degenerate(
+            "eigh",
+            values(w),
+            np.ones(w.shape, bool),
+            "eigenvalues",
+            "differentiate a function of the eigenvalues only (eigvalsh), or move the eigenvalues apart",
+        )
     h = adjoint(v)
-    p = s.matmul(h(s, v), s.matmul(unfold_triangle(s, tangents[0], UPLO == "U"), v))
+    p = s.matmul(h(s, v), s.matmul(hermitian_part(s, tangents[0]), v))
     dw = s.real(s.diagonal(p, 0, -2, -1)) if is_complex(p) else s.diagonal(p, 0, -2, -1)
+    if not wanted:
+        return dw, None
     dv = phase_gauge_tangent(s, s.matmul(v, s.mul(inverse_gaps(s, w), p)), v)
     return dw, dv
-
-
-def _hermitian(a: Any, UPLO: str) -> np.ndarray:  # noqa: N803
-    """The Hermitian matrix eigh reads from a's UPLO triangle (the diagonal's real part)."""
-    a = np.asarray(a)
-    lower = np.tril(a) if UPLO == "L" else np.conj(np.swapaxes(np.triu(a), -1, -2))
-    return np.tril(lower, -1) + np.conj(np.swapaxes(np.tril(lower, -1), -1, -2)) + np.real(np.tril(np.triu(lower)))
 
 
 def _gauged(v: np.ndarray) -> np.ndarray:
@@ -128,7 +131,8 @@ def _gauged(v: np.ndarray) -> np.ndarray:
 
 
 def eigh_reference(a: Any, UPLO: str = "L") -> tuple[np.ndarray, np.ndarray]:  # noqa: N803
-    sym = _hermitian(a, UPLO)
+    a = np.asarray(a)
+    sym = (a + np.conj(np.swapaxes(a, -1, -2))) / 2
     w, v = np.linalg.eig(sym)  # a different LAPACK routine: the general eigensolver
     order = np.argsort(w.real, axis=-1)
     w = np.take_along_axis(w.real, order, -1)
@@ -145,7 +149,7 @@ EIGH = OpSpec(
     vjps=(_eigh_rule,),
     jvp=_eigh_jvp,
     multiple_results=True,
-    residuals=("out",),
+    residuals=("a", "out"),  # a: eigh_weighted at repeated eigenvalues
     accepts="fc",
     sample=lazy("symmetric", uplo=True),
     complex_sample=lazy("symmetric", uplo=True, complex_=True),
@@ -154,8 +158,9 @@ EIGH = OpSpec(
         *matrix_errors("eigh"),
         ErrorInput((SQUARE,), {"UPLO": "X"}, ArgumentError, "UPLO must be 'L' or 'U'"),
     ],
-    doc="(eigenvalues ascending, eigenvectors as columns) of the symmetric (Hermitian) matrices "
-    "whose UPLO triangle a holds, as NumPy's eigh; the eigenvalues are real. Gauge: each "
+    doc="(eigenvalues ascending, eigenvectors as columns) of the Hermitian parts (a + aᴴ)/2 of a (JAX's "
+    "symmetrize_input: NumPy's eigh for a Hermitian a; UPLO changes nothing), so the gradient is symmetric; "
+    "the eigenvalues are real. Gauge: each "
     "eigenvector's largest-magnitude entry is real and positive. Differentiating eigenvectors "
     "whose eigenvalues are within "
     "sqrt(eps)·max|w| of another's raises NotDifferentiable (PyTorch gives inf/nan).",
@@ -165,19 +170,19 @@ EIGH = OpSpec(
 def _eigvalsh(a: Any, UPLO: str = "L") -> Any:  # noqa: N803
     _check_uplo("eigvalsh", UPLO)
     check_matrix("eigvalsh", "a", a, square=True)
-    return np.linalg.eigvalsh(a, UPLO=UPLO)
+    return np.linalg.eigvalsh(hermitian_values(a), UPLO=UPLO)
 
 
 def _eigvalsh_rule(s: Any, g: Any, out: Any, a: Any, UPLO: str) -> Any:  # noqa: N803
-    _, v = s.eigh(a, UPLO)
-    return fold_triangle(s, s.matmul(scale_columns(s, v, g), adjoint(v)(s, v)), UPLO == "U")
+    w, v = s.eigh(a, UPLO)
+    return eigenvalue_cotangent(s, a, v, w, g)  # V diag(g) Vᴴ, differentiable at repeated eigenvalues
 
 
 def _eigvalsh_jvp(s: Any, tangents: Any, inputs: tuple[Any], out: Any, UPLO: str = "L") -> Any:  # noqa: N803
-    """dw = Re diag(Vᴴ dA V), dA the tangent of the Hermitian matrix read (the rule recomputes
+    """dw = Re diag(Vᴴ dA V), dA the tangent of the Hermitian part read (the rule recomputes
     eigh, as the VJP does)."""
     _, v = s.eigh(inputs[0], UPLO)
-    dw = diagonal_of_product(s, v, s.matmul(unfold_triangle(s, tangents[0], UPLO == "U"), v))
+    dw = diagonal_of_product(s, v, s.matmul(hermitian_part(s, tangents[0]), v))
     return s.real(dw) if is_complex(dw) else dw
 
 
@@ -198,8 +203,8 @@ EIGVALSH = OpSpec(
         *matrix_errors("eigvalsh"),
         ErrorInput((SQUARE,), {"UPLO": "l"}, ArgumentError, "UPLO must be 'L' or 'U'"),
     ],
-    doc="The eigenvalues (ascending, real) of the symmetric (Hermitian) matrices whose UPLO "
-    "triangle a holds. Its gradient V diag(g) Vᴴ is defined at repeated eigenvalues too (the rule recomputes eigh).",
+    doc="The eigenvalues (ascending, real) of the Hermitian parts (a + aᴴ)/2 of a (as eigh). Its gradient "
+    "V diag(g) Vᴴ is defined at repeated eigenvalues too (the rule recomputes eigh).",
 )
 
 
@@ -282,16 +287,21 @@ def _eig_tangent(s: Any, da: Any, v: Any) -> tuple[Any, Any]:
 def _eig_jvp(s: Any, tangents: Any, inputs: tuple[Any], out: tuple[Any, Any]) -> tuple[Any, Any]:
     """With P = V⁻¹ dA V: dw = diag(P), dV = V (F ∘ P), F[i, j] = 1/(w[j] - w[i]) (JAX's
     eig_jvp_rule), less V diag(Re diag(Vᴴ dV)) (unit columns), then the phase gauge's turn.
-    As eigh's, close eigenvalues raise NotDifferentiable (use eigvals for the values alone)."""
+    As eigh's, dV only where forward mode reads it, and then close eigenvalues raise
+    NotDifferentiable."""
     w, v = out
-    refuse_degenerate(
-        "eig",
-        values(w),
-        np.ones(w.shape, bool),
-        "eigenvalues",
-        "differentiate a function of the eigenvalues only (eigvals), or move the eigenvalues apart",
-    )
+    wanted = s.wants_tangent(v)
+    if wanted:
+        refuse_degenerate(
+            "eig",
+            values(w),
+            np.ones(w.shape, bool),
+            "eigenvalues",
+            "differentiate a function of the eigenvalues only (eigvals), or move the eigenvalues apart",
+        )
     p, dw = _eig_tangent(s, tangents[0], v)
+    if not wanted:
+        return dw, None
     dv = s.matmul(v, s.mul(inverse_gaps(s, w), p))
     dv = s.sub(dv, scale_columns(s, v, s.astype(s.real(diagonal_of_product(s, v, dv)), v.dtype)))
     return dw, phase_gauge_tangent(s, dv, v)

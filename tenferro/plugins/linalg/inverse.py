@@ -3,14 +3,17 @@
 NumPy's linalg is.
 
 VJPs are the published ones (Giles 2008; PyTorch's FunctionsManual.cpp), written with
-session ops, so they differentiate again; ``slogdet``/``det`` take inv(a) from the forward
-pass's LU. An exactly singular matrix in inv or a negative matrix_power is a
-:class:`~.batching.SingularMatrix` error naming the op and the batch index.
+session ops, so they differentiate again; ``slogdet``'s takes inv(a) from the forward
+pass's LU, ``det``'s is the cofactor matrix (:mod:`.cofactor`, from the SVD: defined at
+singular matrices, where slogdet's is a NotDifferentiable). An exactly singular matrix in
+inv or a negative matrix_power is a :class:`~.batching.SingularMatrix` error naming the op
+and the batch index.
 
 Complex matrices: inv, det and matrix_power are holomorphic, so each VJP is the real one
 with every transpose a conjugate transpose (g ↦ g·conj(f′)): inv's is -a⁻ᴴ g a⁻ᴴ, det's
-g·conj(det)·a⁻ᴴ. slogdet of a complex matrix is (sign, logabsdet) with a complex sign
-(det/|det|) and a real logabsdet; both carry gradients (PyTorch's slogdet_backward).
+g·conj(C), C the cofactors (conj(det)·a⁻ᴴ for an invertible a). slogdet of a complex
+matrix is (sign, logabsdet) with a complex sign (det/|det|) and a real logabsdet; both
+carry gradients (PyTorch's slogdet_backward).
 """
 
 from __future__ import annotations
@@ -19,13 +22,23 @@ from typing import Any
 
 import numpy as np
 
-from tenferro.extend import REQUIRED, ArgumentError, DTypeError, ErrorInput, OpSpec, ShapeMismatch, conj
+from tenferro.extend import (
+    REQUIRED,
+    ArgumentError,
+    DTypeError,
+    ErrorInput,
+    NotDifferentiable,
+    OpSpec,
+    ShapeMismatch,
+    conj,
+)
 
 from . import solve_lu
 from .batching import (
     SINGULAR,
     SQUARE,
     SingularMatrix,
+    batch_where,
     batched_reference,
     check_matrix,
     lazy,
@@ -33,6 +46,7 @@ from .batching import (
     scale_matrices,
     singular_error,
 )
+from .decomp_common import values
 
 
 # -- inv, det, slogdet ---------------------------------------------------------------------------
@@ -74,18 +88,17 @@ def _det(a: Any) -> Any:
 
 
 def _det_rule(s: Any, g: Any, out: Any, a: Any) -> Any:
-    # d det = det · tr(a⁻¹ da): ga = g·conj(det a⁻ᵀ) (inv from the LU the forward pass made)
-    return scale_matrices(s, s.mul(g, conj(s, out)), mH(s, s.inv(a)))
-
-
-def _log_det_tangent(s: Any, a: Any, da: Any) -> Any:
-    """d log det a = tr(a⁻¹ da) = Σ (a⁻ᵀ ∘ da) (inv from the LU the forward pass made, as the
-    VJP's: a singular a is the same SingularMatrix)."""
-    return s.reduce_sum(s.mul(s.moveaxis(s.inv(a), -1, -2), da), (-2, -1))
+    # d det = Σ C ∘ da with C the cofactors (det·a⁻ᵀ where a is invertible): ga = g·conj(C)
+    return scale_matrices(s, g, conj(s, s.cofactor(a)))
 
 
 def _det_jvp(s: Any, tangents: Any, inputs: tuple[Any], out: Any) -> Any:
-    return s.mul(out, _log_det_tangent(s, inputs[0], tangents[0]))  # d det = det · tr(a⁻¹ da)
+    return s.reduce_sum(s.mul(s.cofactor(inputs[0]), tangents[0]), (-2, -1))  # d det = Σ C ∘ da
+
+
+def _log_det_tangent(s: Any, a: Any, da: Any) -> Any:
+    """d log det a = tr(a⁻¹ da) = Σ (a⁻ᵀ ∘ da) (inv from the LU the forward pass made)."""
+    return s.reduce_sum(s.mul(s.moveaxis(s.inv(a), -1, -2), da), (-2, -1))
 
 
 def _det_reference(a: Any) -> np.ndarray:
@@ -100,20 +113,32 @@ DET = OpSpec(
     forward=_det,
     vjps=(_det_rule,),
     jvp=_det_jvp,
-    residuals=("a", "out"),
+    residuals=("a",),
     accepts="fc",
-    sample=lazy("square"),
-    complex_sample=lazy("square", complex_=True),
+    sample=lazy("any_rank"),
+    complex_sample=lazy("any_rank", complex_=True),
     reference=_det_reference,
     error_inputs=_square_errors("det", singular=False),
-    doc="The determinant of each matrix of a (..., M, M). VJP: g·conj(det·a⁻ᵀ), so its gradient at a "
-    "singular matrix is a SingularMatrix error (PyTorch's, through an SVD, is not implemented).",
+    doc="The determinant of each matrix of a (..., M, M). VJP: g·conj(C), C the cofactors adj(a)ᵀ (det·a⁻ᵀ where "
+    "a is invertible), computed from a's SVD, so the gradient and the Hessian exist at singular matrices too.",
 )
 
 
 def _slogdet(a: Any) -> tuple[Any, Any]:
     check_matrix("slogdet", "a", a, square=True)
     return solve_lu.slogdet(a)
+
+
+def _refuse_singular(out: tuple[Any, Any], a: Any) -> None:
+    """NotDifferentiable where a is singular (logabsdet = -inf): log|det| has no derivative
+    there (it tends to -inf, its gradient a⁻ᵀ has no limit), where inv would fail."""
+    logabsdet = values(out[1])
+    if np.any(np.isneginf(logabsdet)):
+        where = batch_where("slogdet", "a", np.isneginf(logabsdet), np.shape(a)[:-2])
+        raise NotDifferentiable(
+            f"{where} is singular (logabsdet = -inf), where logabsdet has no derivative (its gradient a⁻ᵀ "
+            f"does not exist); differentiate det, whose derivative exists at every matrix"
+        )
 
 
 def _slogdet_rule(s: Any, g: tuple[Any, Any], out: tuple[Any, Any], a: Any) -> Any:
@@ -128,6 +153,7 @@ def _slogdet_rule(s: Any, g: tuple[Any, Any], out: tuple[Any, Any], a: Any) -> A
         return None
     else:
         g_log = g_logabsdet
+    _refuse_singular(out, a)
     return scale_matrices(s, g_log, mH(s, s.inv(a)))
 
 
@@ -135,6 +161,9 @@ def _slogdet_jvp(s: Any, tangents: Any, inputs: tuple[Any], out: tuple[Any, Any]
     """d log det = tr(a⁻¹ da) = dlogabsdet + i·dθ: dlogabsdet is its real part, dsign =
     sign·i·dθ (a real sign is piecewise constant: zero)."""
     a = inputs[0]
+    if a.dtype.kind != "c" and not s.wants_tangent(out[1]):
+        return None, None  # only the sign is read: piecewise constant
+    _refuse_singular(out, a)
     dlog = _log_det_tangent(s, a, tangents[0])
     if a.dtype.kind != "c":
         return None, dlog
@@ -162,7 +191,8 @@ SLOGDET = OpSpec(
     error_inputs=_square_errors("slogdet", singular=False),
     doc="(sign, logabsdet) of each matrix of a (..., M, M), two results, as NumPy's; a singular matrix gives "
     "(0, -inf). A complex a has a complex sign det/|det| (real logabsdet). VJP: g_logabsdet·a⁻ᵀ for real a (the "
-    "sign is piecewise constant); (g_logabsdet - i·Im(conj(g_sign)·sign))·a⁻ᴴ for complex a (PyTorch's).",
+    "sign is piecewise constant); (g_logabsdet - i·Im(conj(g_sign)·sign))·a⁻ᴴ for complex a (PyTorch's). At a "
+    "singular a (logabsdet = -inf) logabsdet has no derivative: NotDifferentiable.",
 )
 
 

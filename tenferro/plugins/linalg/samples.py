@@ -109,18 +109,23 @@ def _spread(draw: Draw, batch: tuple[int, ...], n: int, low: float, gap: float) 
 
 @st.composite
 def symmetric(draw: Draw, uplo: bool = False, complex_: bool = False) -> SampleInput:
-    """Q diag(d) Qᵀ with eigenvalues d at least 1 apart, garbage in the triangle not read;
-    with ``complex_``, Q diag(d) Qᴴ with Q unitary (Hermitian), and garbage in the imaginary
-    part of the diagonal too (eigh reads only its real part)."""
+    """Q diag(d) Qᵀ with eigenvalues d at least 1 apart (Q diag(d) Qᴴ with Q unitary, with
+    ``complex_``), plus a skew (skew-Hermitian) part that eigh's symmetrising removes, so the
+    gradient must be symmetric (Hermitian) to pass; UPLO drawn too (it changes nothing)."""
     batch, n = draw(BATCH), draw(SIDES)
     q = orthogonal(draw, batch, n, NEAR, complex_)
     a = from_factors(q, _spread(draw, batch, n, -3.0, 1.0), np.conj(q))
     which = draw(st.sampled_from(["L", "U"])) if uplo else "L"
-    unread = np.triu(np.ones((n, n), bool), 1) if which == "L" else np.tril(np.ones((n, n), bool), -1)
-    a = np.where(unread, _entries(draw, a.shape, -3.0, 3.0, complex_), a)
-    if complex_:
-        a = a + 1j * np.eye(n) * draw(floats_array((*batch, n, 1), -1.0, 1.0))
+    k = _entries(draw, a.shape, -3.0, 3.0, complex_)
+    a = a + (k - np.conj(np.swapaxes(k, -1, -2))) / 2
     return SampleInput((a,), {"UPLO": which} if uplo and which == "U" else {})
+
+
+@st.composite
+def symmetric_and_weights(draw: Draw, complex_: bool = False) -> SampleInput:
+    """A sample of :func:`symmetric` and weights for its eigenvalues (eigh_weighted)."""
+    a = draw(symmetric(complex_=complex_)).args[0]
+    return SampleInput((a, draw(floats_array(a.shape[:-1], -2.0, 2.0))))
 
 
 def _separated(draw: Draw, batch: tuple[int, ...], m: int, n: int, complex_: bool = False) -> np.ndarray:
@@ -139,6 +144,14 @@ def separated_svd(draw: Draw, full: bool = True, complex_: bool = False) -> Samp
         return SampleInput((a,))
     # full_matrices=True only where it equals the reduced svd (square): else u, vh have no derivative
     return SampleInput((a,), {"full_matrices": True} if m == n and draw(st.booleans()) else {})
+
+
+@st.composite
+def separated_and_weights(draw: Draw, complex_: bool = False) -> SampleInput:
+    """A matrix of :func:`_separated` singular values and weights for them (svd_weighted)."""
+    batch, m, n = draw(BATCH), draw(SIDES), draw(SIDES)
+    a = _separated(draw, batch, m, n, complex_)
+    return SampleInput((a, draw(floats_array((*batch, min(m, n)), -2.0, 2.0))))
 
 
 @st.composite
@@ -217,6 +230,29 @@ def triangular_solve(draw: Draw) -> SampleInput:
 @st.composite
 def square(draw: Draw, complex_: bool = False) -> SampleInput:
     return SampleInput((conditioned(draw, draw(st.integers(1, 3)), draw(BATCH), complex_=complex_),))
+
+
+@st.composite
+def any_rank(draw: Draw, complex_: bool = False) -> SampleInput:
+    """Square matrices of any rank: U diag(d) Vᴴ with |d| in [1, 3] and some of d (none, one,
+    two, ... all) set to 0, or an exactly singular one (a row repeated, a zero row): det and
+    its derivatives are checked at singular matrices, where they are smooth (polynomials)."""
+    n, batch = draw(st.integers(1, 3)), draw(BATCH)
+    d = draw(floats_array((*batch, n), 1.0, 3.0)) * (phases if complex_ else _signs)(draw, (*batch, n))
+    zeros = draw(st.integers(0, n))
+    d[..., n - zeros :] = 0.0
+    u, v = orthogonal(draw, batch, n, ANY, complex_), orthogonal(draw, batch, n, ANY, complex_)
+    a = from_factors(u, d, np.conj(v))
+    if n > 1 and draw(st.booleans()):  # exactly singular: the LU meets an exact 0
+        a[..., -1, :] = a[..., 0, :] if draw(st.booleans()) else 0.0
+    return SampleInput((a,))
+
+
+@st.composite
+def square_and_direction(draw: Draw, complex_: bool = False) -> SampleInput:
+    """A well-conditioned square matrix and a direction of its shape (cofactor_tangent)."""
+    a = draw(square(complex_)).args[0]
+    return SampleInput((a, _entries(draw, a.shape, -1.0, 1.0, complex_)))
 
 
 @st.composite

@@ -1,16 +1,16 @@
 """The LU kernels of solve, solve_transposed, inv, det and slogdet, and the factorisation
 they share.
 
-Two paths, equal bit for bit. Stacks of matrices, small matrices and other engines' arrays
+Two paths, equal to rounding. Stacks of matrices, small matrices and other engines' arrays
 take ``np.linalg`` (its batched C loop; it dispatches through ``__array_function__``). A
 single NumPy matrix of size ``FAST_SIZE`` or more takes SciPy's LAPACK ``getrf``/``getrs``
 directly: the same LAPACK calls ``np.linalg`` makes (``gesv`` is ``getrf`` + ``getrs``;
 ``inv`` is ``gesv`` against the identity; ``slogdet`` sums ``log|u_ii|`` in order from
-``getrf``), so the results are the same bits (tests/test_linalg_solves.py checks it), but
-the factorisation is kept.
+``getrf``), in SciPy's own OpenBLAS build, so the results agree to rounding
+(tests/test_linalg_solves.py checks it), but the factorisation is kept.
 
 **The factorisation cache** is what that buys: ``solve(a, b)``'s VJP solves with aᵀ, and
-``slogdet``'s and ``det``'s take inv(a); each finds the LU of ``a`` that the forward pass
+``slogdet``'s takes inv(a); each finds the LU of ``a`` that the forward pass
 computed instead of factorising again (the issue's "solve reuses its factorisation in the
 VJP"; ``slogdet(a)`` and ``solve(a, b)`` of the same tensor share one, too). It is keyed by
 the array object, and only arrays that can never change (``tenferro.extend.is_immutable``:
@@ -37,8 +37,12 @@ from tenferro.extend import is_immutable
 from .batching import SingularMatrix, singular_error
 
 #: From this size on a single NumPy matrix is factorised with SciPy's LAPACK and the
-#: factorisation kept (below it the Python calls cost more than they save).
-FAST_SIZE = 16
+#: factorisation kept. Below it np.linalg is faster, and robust: SciPy carries its own
+#: OpenBLAS, whose threads (its default: one per core) start on getrs/getrf from n ≈ 20 and
+#: then spin waiting for work, so a program that alternates between it and NumPy's OpenBLAS
+#: (a VJP's matmuls) on busy cores waited up to 10x longer (issue 23 item 7; bench/linalg.py
+#: --small); NumPy's own OpenBLAS threads its gesv only from about this size on.
+FAST_SIZE = 128
 #: How many factorisations are kept, and the most bytes they may hold together (a larger
 #: one is not kept: factorising it again costs less than holding it).
 CACHE_SIZE = 8

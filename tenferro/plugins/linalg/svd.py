@@ -12,9 +12,11 @@ term), written with session ops, so second order works. Conventions
 - **Degenerate spectra.** Differentiating singular vectors needs 1/(s[j]² - s[i]²); where
   two singular values whose vectors carry a cotangent are within sqrt(eps)·max(s) of each
   other, the rule raises NotDifferentiable naming them, where PyTorch returns inf/nan
-  silently; forward mode cannot tell whether the vectors' tangent is used, so its rule
-  refuses wherever two are that close. Singular values alone (svdvals) are always
-  differentiable (a subgradient at ties).
+  silently; forward mode refuses the same way where the vectors' tangents are read
+  (``s.wants_tangent``), and computes only the singular values' tangent where they are
+  not. Singular values alone (svdvals) are always differentiable (a subgradient at ties);
+  their gradient U diag(g) Vᴴ is the op ``svd_weighted`` (:mod:`.spectral`) where values
+  repeat, so it differentiates again there (divided differences).
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ from .decomp_common import (
     values,
 )
 from .eig import eigh_reference
+from .spectral import singular_value_cotangent
 
 
 def _svd(a: Any, full_matrices: bool = False) -> tuple[Any, Any, Any]:
@@ -70,6 +73,8 @@ def _svd_rule(s: Any, g: Any, out: Any, a: Any, full_matrices: bool) -> Any:
         if gu is not None or gvh is not None:
             _refuse_full(m, n)
         u, vh = s.slice(u, (Ellipsis, slice(None), slice(0, k))), s.slice(vh, (Ellipsis, slice(0, k), slice(None)))
+    if gu is None and gvh is None:  # U diag(gs) Vh, with a derivative at repeated values too (spectral.py)
+        return singular_value_cotangent(s, a, u, sv, vh, gs)
     terms = []
     if gs is not None:
         terms.append(s.matmul(scale_columns(s, u, gs), vh))  # U diag(gs) Vh
@@ -109,9 +114,12 @@ def _svd_jvp(s: Any, tangents: Any, inputs: tuple[Any], out: Any, full_matrices:
     1/(s_j² - s_i²): ds = Re diag(dS); dU = U (F ∘ (dS S + S dSᴴ) + i Im(diag dS) S⁻¹) +
     (I - UUᴴ) dA V S⁻¹; dV = V (F ∘ (S dS + dSᴴ S)) + (I - VVᴴ) dAᴴ U S⁻¹. The vectors'
     tangents are computed whether or not they are used, so where their VJP refuses (close
-    singular values, full_matrices with a non-square a) this does (use svdvals)."""
+    singular values, full_matrices with a non-square a) this does; where neither u's nor
+    vh's tangent is read (``s.wants_tangent``), only ds is computed, and nothing refused."""
     (da,), (u, sv, vh) = tangents, out
     m, n = da.shape[-2:]
+    if not (s.wants_tangent(u) or s.wants_tangent(vh)):
+        return None, _singular_values_tangent(s, da, u, vh, full_matrices and m != n), None
     if full_matrices and m != n:
         _refuse_full(m, n)
     _refuse_vectors(sv, np.ones(sv.shape, bool), m, n)
@@ -138,6 +146,15 @@ def _svd_jvp(s: Any, tangents: Any, inputs: tuple[Any], out: Any, full_matrices:
         dv = s.add(dv, scale_columns(s, projected, inverse_s))
     du, dv = phase_gauge_tangent(s, du, u, (v, dv))
     return du, dsv, h(s, dv)
+
+
+def _singular_values_tangent(s: Any, da: Any, u: Any, vh: Any, full: bool) -> Any:
+    """ds = Re diag(Uᴴ dA V), the first min(m, n) columns of u (rows of vh) when ``full``."""
+    if full:
+        k = min(da.shape[-2:])
+        u, vh = s.slice(u, (Ellipsis, slice(None), slice(0, k))), s.slice(vh, (Ellipsis, slice(0, k), slice(None)))
+    ds = diagonal_of_product(s, u, s.matmul(da, adjoint(vh)(s, vh)))
+    return s.real(ds) if is_complex(ds) else ds
 
 
 def _svd_vectors_rule(s: Any, gu: Any, gvh: Any, u: Any, sv: Any, vh: Any, m: int, n: int) -> Any:
@@ -215,7 +232,7 @@ SVD = OpSpec(
     vjps=(_svd_rule,),
     jvp=_svd_jvp,
     multiple_results=True,
-    residuals=("out",),
+    residuals=("a", "out"),  # a: svd_weighted at repeated singular values,
     accepts="fc",
     sample=lazy("separated_svd"),
     complex_sample=lazy("separated_svd", complex_=True),
@@ -235,14 +252,13 @@ def _svdvals(a: Any) -> Any:
 
 
 def _svdvals_rule(s: Any, g: Any, out: Any, a: Any) -> Any:
-    u, _, vh = s.svd(a)
-    return s.matmul(scale_columns(s, u, g), vh)
+    u, sv, vh = s.svd(a)
+    return singular_value_cotangent(s, a, u, sv, vh, g)
 
 
 def _svdvals_jvp(s: Any, tangents: Any, inputs: tuple[Any], out: Any) -> Any:
     u, _, vh = s.svd(inputs[0])
-    ds = diagonal_of_product(s, u, s.matmul(tangents[0], adjoint(vh)(s, vh)))  # diag(Uᴴ dA V)
-    return s.real(ds) if is_complex(ds) else ds
+    return _singular_values_tangent(s, tangents[0], u, vh, False)
 
 
 SVDVALS = OpSpec(
