@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 from bad_inputs import (
     BAD,
-    Failure,
     Tally,
     Target,
     all_targets,
@@ -28,45 +27,9 @@ import tenferro as tf
 import tenferro.numpy as tnp
 from tenferro import ArgumentError, AxisError, ShapeMismatch, TenferroError, Tensor
 
-#: The sites (target, argument) where the fuzz still finds a raw error or a message that
-#: names another function, each belonging to another part of issue 23, which fixes it on
-#: its own branch. When merging that branch, remove its entries: a listed site that no
-#: longer fails makes test_known_failures_still_fail fail, so the table cannot go stale.
-KNOWN_FAILURES: dict[tuple[str, str], str] = {
-    **{
-        (function, "axis"): "linalg family: vecdot's axis (a tuple, an array)"
-        for function in ("tnp.vecdot", "tnp.linalg.vecdot")
-    },
-    **{
-        (f"tnp.linalg.{function}", argument): "linalg family (numpy/linalg.py): flags, ord, rtol, dtype, offset"
-        for function, argument in (
-            ("cholesky", "upper"),
-            ("cross", "axis"),
-            ("matrix_norm", "keepdims"),
-            ("matrix_norm", "ord"),
-            ("matrix_rank", "rtol"),
-            ("norm", "x"),
-            ("norm", "ord"),
-            ("norm", "axis"),
-            ("norm", "keepdims"),
-            ("pinv", "rtol"),
-            ("qr", "mode"),
-            ("svd", "full_matrices"),
-            ("trace", "offset"),
-            ("trace", "dtype"),
-            ("vector_norm", "keepdims"),
-            ("vector_norm", "ord"),
-        )
-    },
-}
-
 TARGETS = all_targets()
 BY_NAME = {target.name: target for target in TARGETS}
 FUNCTIONS = function_targets()
-
-
-def _outside_known(failures: list[Failure]) -> list[str]:
-    return [str(f) for f in failures if (f.target, f.argument) not in KNOWN_FAILURES]
 
 
 @functools.cache
@@ -90,22 +53,13 @@ def test_the_valid_call_of_every_target_succeeds(target):
 def test_bad_input_raises_a_tenferro_error_naming_the_function(target):
     tally = _fuzzed(target.name)
     assert tally.calls > 0
-    assert _outside_known(tally.raw + tally.unnamed) == []
+    assert [str(f) for f in tally.raw + tally.unnamed] == []
 
 
 @pytest.mark.parametrize("target", FUNCTIONS, ids=[t.name for t in FUNCTIONS])
 def test_a_tracked_value_where_a_constant_is_needed_is_refused_by_name(target):
     tally = _tracked(target.name)
-    assert _outside_known(tally.raw + tally.unnamed) == []
-
-
-@pytest.mark.parametrize("site", sorted(KNOWN_FAILURES), ids=[f"{t}-{a}" for t, a in sorted(KNOWN_FAILURES)])
-def test_known_failures_still_fail(site):
-    target, argument = site
-    failing = {(f.target, f.argument) for f in _fuzzed(target).raw + _fuzzed(target).unnamed}
-    if target in {t.name for t in FUNCTIONS}:
-        failing |= {(f.target, f.argument) for f in _tracked(target).raw + _tracked(target).unnamed}
-    assert site in failing, f"{target}({argument}=...) no longer fails: remove it from KNOWN_FAILURES"
+    assert [str(f) for f in tally.raw + tally.unnamed] == []
 
 
 def test_the_fuzz_reaches_every_public_surface():
@@ -185,5 +139,4 @@ def test_random_bad_arguments_raise_only_tenferro_errors_naming_the_function(tar
         given[argument] = data.draw(TENSORS if argument in target.tensors else BAD_VALUES, label=argument)
     tally = Tally()
     attempt(target, "+".join(replaced), "random", {a: given[a] for a in replaced}, given, tally)
-    known = any((target.name, a) in KNOWN_FAILURES for a in replaced)
-    assert known or tally.raw + tally.unnamed == [], [str(f) for f in tally.raw + tally.unnamed]
+    assert tally.raw + tally.unnamed == [], [str(f) for f in tally.raw + tally.unnamed]

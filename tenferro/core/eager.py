@@ -149,7 +149,7 @@ class EagerTensor(Operators, ArrayMethods):
         backward inside ``no_grad``); a tensor computed from no variable at all raises
         ``GradInactive``, as PyTorch refuses a tensor that does not require grad.
         """
-        return self._rt._backward(engine, self, None)
+        return self._rt._backward(engine, self)
 
     def backward_with(self, engine_or_v: Any, v: Any = None, /, *, engine: Engine | None = None) -> Gradients:
         """``backward_with(v, *, engine=None)``, or the seed's ``backward_with(engine, v)``:

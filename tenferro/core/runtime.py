@@ -281,14 +281,15 @@ class EagerRuntime:
         grads = [_zero_if_none(self, *leaves.get(id(t), (t, None))) for t in targets]
         return grads[0] if single else grads
 
-    def _backward(self, engine: Engine | None, out: EagerTensor, cotangent: Any) -> Gradients:
-        engine = self._engine_or_default(engine, "backward")
-        self._check_member(out, "backward")
-        seed = self._seed(out) if cotangent is None else self._cotangent(out, cotangent)
+    def _backward(self, engine: Engine | None, out: EagerTensor, cotangent: Any = _MISSING) -> Gradients:
+        """``out.backward()``, or ``out.backward_with(cotangent)`` when one is given."""
+        call = "backward" if cotangent is _MISSING else "backward_with"
+        engine = self._engine_or_default(engine, call)
+        self._check_member(out, call)
+        seed = self._seed(out) if cotangent is _MISSING else self._cotangent(out, cotangent)
         if not out.tracks_grad():
             if out._leaf is None or self in paused():  # computed under no_grad, or backward inside it (B11)
                 return Gradients({})
-            call = "backward" if cotangent is None else "backward_with"
             raise GradInactive(
                 f"{call}: grad is inactive: the output is a constant, computed from no variable, so there is no "
                 f"gradient to give (PyTorch: it does not require grad); make what you differentiate with respect to "

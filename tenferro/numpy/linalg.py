@@ -16,9 +16,10 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from ..core.arguments import flag, integer, shown
 from ..core.eager import EagerTensor
-from ..core.errors import ArgumentError, AxisError, DTypeError
-from ._dispatch import OPERANDS, X, array_arg, array_pair, as_array, run, unary
+from ..core.errors import ArgumentError, AxisError, DTypeError, TenferroError
+from ._dispatch import OPERANDS, X, array_arg, array_pair, as_array, renamed, run, unary
 from ._linear import matmul, matrix_transpose, outer, tensordot, vecdot
 
 __all__ = [
@@ -108,7 +109,7 @@ def cholesky(x: Any, /, *, upper: bool = False) -> EagerTensor:
     """The Cholesky factor L (lower; U = Lᴴ with ``upper=True``) of each Hermitian positive
     definite matrix of x; NotPositiveDefinite otherwise."""
     x = array_arg(x, "tnp.linalg.cholesky")
-    if upper:
+    if flag(upper, "tnp.linalg.cholesky", "upper"):
         return run("tnp.linalg.cholesky", X, x._rt.current_session().cholesky, x, True)
     return run("tnp.linalg.cholesky", X, x._rt.current_session().cholesky, x)
 
@@ -116,6 +117,7 @@ def cholesky(x: Any, /, *, upper: bool = False) -> EagerTensor:
 def cross(x1: Any, x2: Any, /, *, axis: int = -1) -> EagerTensor:
     """The cross product of the 3-vectors along ``axis`` of x1 and x2 (broadcasting)."""
     x1, x2 = array_pair(x1, x2, "tnp.linalg.cross")
+    axis = integer(axis, "tnp.linalg.cross", "axis")
     if x1.dtype.kind in "biu" and x2.dtype.kind in "biu":  # the op is for floats; integers have no derivative
         _vectors(x1, x2, axis)
         return x1._rt.constant_from(np.cross(np.asarray(x1), np.asarray(x2), axis=axis))
@@ -150,6 +152,8 @@ def matrix_norm(x: Any, /, *, keepdims: bool = False, ord: int | float | str | N
     """The norm ``ord`` (fro, nuc, 1, -1, 2, -2, inf, -inf) of each matrix in x's last two
     axes; real for a complex x."""
     x = array_arg(x, "tnp.linalg.matrix_norm")
+    keepdims = flag(keepdims, "tnp.linalg.matrix_norm", "keepdims")
+    ord = _order(ord, "tnp.linalg.matrix_norm", ("fro", "nuc"))
     if (ord == "fro" or ord is None) and not keepdims:
         return run("tnp.linalg.matrix_norm", {}, x._rt.current_session().matrix_norm, x)
     return run(
@@ -164,6 +168,8 @@ def vector_norm(
     a complex x. Any real ord: p >= 1, 0 (the count of nonzeros), inf, -inf are the op's;
     other p < 1 (not norms) are NumPy's (Σ|x|**p)**(1/p)."""
     x = array_arg(x, "tnp.linalg.vector_norm")
+    keepdims = flag(keepdims, "tnp.linalg.vector_norm", "keepdims")
+    ord = _order(ord, "tnp.linalg.vector_norm", ())
     if axis is None and ord == 2 and not keepdims and type(ord) is int:
         return run("tnp.linalg.vector_norm", {}, x._rt.current_session().vector_norm, x)
     if isinstance(axis, list):
@@ -198,7 +204,7 @@ def matrix_rank(x: Any, /, *, rtol: float | Any | None = None) -> EagerTensor:
     if rtol is None:
         rtol = max(value.shape[-2:]) * np.finfo(value.dtype).eps
     else:  # a cutoff of an integer count: its value is read, it has no derivative
-        rtol = np.asarray(rtol._held() if type(rtol) is EagerTensor else rtol)[..., None]
+        rtol = _real(rtol._held() if type(rtol) is EagerTensor else rtol, "tnp.linalg.matrix_rank", "rtol")[..., None]
     tol = rtol * (s.max(axis=-1, keepdims=True) if s.shape[-1] else 0.0)
     return x._rt.constant_from(np.count_nonzero(s > tol, axis=-1).astype(np.int64))
 
@@ -228,11 +234,13 @@ def pinv(x: Any, /, *, rtol: float | Any | None = None) -> EagerTensor:
 def array_or_number(rt: Any, value: Any) -> Any:
     """An rtol: a Python number as it is, an array as a constant with a trailing axis (to
     broadcast against each matrix's singular values)."""
-    if isinstance(value, (int, float)):
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
         return float(value)
     if type(value) is not EagerTensor:
-        value = as_array(rt, value, "tnp.linalg.pinv", "rtol")
-    return rt.current_session().expand_dims(value, -1)
+        value = as_array(rt, _real(value, "tnp.linalg.pinv", "rtol"), "tnp.linalg.pinv", "rtol")
+    elif value.dtype.kind not in "iuf":
+        raise DTypeError(f"tnp.linalg.pinv: rtol must be real numbers, got a tensor of dtype {value.dtype}")
+    return run("tnp.linalg.pinv", {"x": "rtol"}, rt.current_session().expand_dims, value, -1)
 
 
 def qr(x: Any, /, *, mode: str = "reduced") -> QRResult:
@@ -241,6 +249,8 @@ def qr(x: Any, /, *, mode: str = "reduced") -> QRResult:
     of [x | I], whose first N columns of R are x's."""
     x = array_arg(x, "tnp.linalg.qr")
     _matrix(x, "tnp.linalg.qr")
+    if type(mode) is not str:
+        raise ArgumentError(f"tnp.linalg.qr: mode must be 'reduced' or 'complete', got {shown(mode)}")
     s = x._rt.current_session()
     if mode == "reduced" or (mode == "complete" and x.shape[-2] <= x.shape[-1]):
         return QRResult(*run("tnp.linalg.qr", X, s.qr, x))
@@ -272,7 +282,11 @@ def svd(x: Any, /, *, full_matrices: bool = True) -> SVDResult:
     ``full_matrices=False`` or a square x. Gauge: each column of U has its largest-magnitude
     entry real and positive."""
     x = array_arg(x, "tnp.linalg.svd")
-    return SVDResult(*run("tnp.linalg.svd", X, x._rt.current_session().svd, x, bool(full_matrices)))
+    return SVDResult(
+        *run(
+            "tnp.linalg.svd", X, x._rt.current_session().svd, x, flag(full_matrices, "tnp.linalg.svd", "full_matrices")
+        )
+    )
 
 
 def trace(x: Any, /, *, offset: int = 0, dtype: Any = None) -> EagerTensor:
@@ -280,6 +294,7 @@ def trace(x: Any, /, *, offset: int = 0, dtype: Any = None) -> EagerTensor:
     integers narrower than int64 sum as int64, unsigned ones as uint64)."""
     x = array_arg(x, "tnp.linalg.trace")
     _matrix(x, "tnp.linalg.trace")
+    offset = integer(offset, "tnp.linalg.trace", "offset")
     s = x._rt.current_session()
     if dtype is None:
         kind = x.dtype.kind
@@ -292,7 +307,7 @@ def trace(x: Any, /, *, offset: int = 0, dtype: Any = None) -> EagerTensor:
                 f"tnp.linalg.trace: dtype must be a dtype (np.float64, 'float32', x.dtype), got {dtype!r}"
             ) from None
     if target is not None and target != x.dtype:
-        x = s.astype(x, target)
+        x = run("tnp.linalg.trace", X, s.astype, x, target)
     return s.reduce_sum(s.diagonal(x, offset, -2, -1), axes=-1)
 
 
@@ -301,7 +316,13 @@ def norm(
 ) -> EagerTensor:
     """NumPy's ``linalg.norm``: a vector norm over one axis (or all of x when ``axis`` and
     ``ord`` are None, or x is 1-D), a matrix norm over two (``axis`` a pair, or a 2-D x)."""
-    x = array_arg(x, "tnp.linalg.norm")
+    try:
+        return _norm(array_arg(x, "tnp.linalg.norm"), ord, axis, keepdims)
+    except TenferroError as exc:  # the vector or matrix norm's error, as the function called
+        raise renamed(exc, "tnp.linalg.norm") from None
+
+
+def _norm(x: EagerTensor, ord: Any, axis: Any, keepdims: Any) -> EagerTensor:
     if axis is None:
         if ord is None:
             return vector_norm(x, keepdims=keepdims)
@@ -318,13 +339,35 @@ def norm(
     if not (isinstance(axis, (tuple, list)) and len(axis) == 2):
         raise ArgumentError(f"tnp.linalg.norm: axis must be None, an int or a pair of ints, got {axis!r}")
     n = x.ndim
-    rows, cols = (int(a) + n if int(a) < 0 else int(a) for a in axis)
+    rows, cols = (a + n if a < 0 else a for a in (integer(a, "tnp.linalg.norm", "axis") for a in axis))
     if not (0 <= rows < n and 0 <= cols < n) or rows == cols:
         raise AxisError(f"tnp.linalg.norm: axis {tuple(axis)} is not a pair of distinct axes of x ({n} axes)")
     s = x._rt.current_session()
     moved = s.moveaxis(x, (rows, cols), (-2, -1))
     result = matrix_norm(moved, ord="fro" if ord is None else ord, keepdims=keepdims)
     return s.moveaxis(result, (-2, -1), (rows, cols)) if keepdims else result
+
+
+def _order(ord: Any, function: str, names: tuple[str, ...]) -> Any:
+    """A norm's ``ord``: None, one of ``names`` or a real number (which the op checks);
+    anything else (an array, a complex number) an ArgumentError naming it."""
+    if ord is None or (type(ord) is str and ord in names):
+        return ord
+    if isinstance(ord, (int, float, np.integer, np.floating)) and not isinstance(ord, (bool, np.bool_)):
+        return ord
+    accepted = ", ".join(repr(n) for n in names) + ", " if names else ""
+    raise ArgumentError(f"{function}: ord must be {accepted}a real number or None, got {shown(ord)}")
+
+
+def _real(value: Any, function: str, argument: str) -> np.ndarray:
+    """A tolerance: a real number or an array of them, as a NumPy array."""
+    try:
+        array = np.asarray(value) if isinstance(value, (int, float, np.generic, np.ndarray, list, tuple)) else None
+    except (TypeError, ValueError):  # a ragged list, an array of tensors
+        array = None
+    if array is None or array.dtype.kind not in "iuf":
+        raise ArgumentError(f"{function}: {argument} must be a real number or an array of them, got {shown(value)}")
+    return array
 
 
 def _vectors(x1: EagerTensor, x2: EagerTensor, axis: int) -> None:
