@@ -11,7 +11,7 @@ array([0., 2.])
 """
 
 from . import nn, numpy  # noqa: F401 - tf.nn, tf.numpy
-from ._api import constant, tree_map, variable
+from ._api import constant, no_grad, stop_gradient, tree_map, variable
 from .core import (
     REQUIRED,
     CpuEngine,
@@ -47,6 +47,7 @@ from .core.errors import (
     SessionEntryError,
     ShapeMismatch,
     TenferroError,
+    UnknownName,
     UnknownOp,
 )
 from .core.runtime import default_runtime
@@ -54,6 +55,13 @@ from .engines import DaskEngine  # dask itself is imported when an engine is mad
 from .transforms import grad, hessian, hvp, jacfwd, jacobian, jacrev, jvp, linearize, value_and_grad, vjp
 
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str) -> object:
+    from ._missing import TOP_NAMES, missing
+
+    raise missing("tf", name, __all__, TOP_NAMES)
+
 
 __all__ = [
     "REQUIRED",
@@ -88,6 +96,7 @@ __all__ = [
     "Tensor",
     "TenferroError",
     "TraceListing",
+    "UnknownName",
     "UnknownOp",
     "constant",
     "default_runtime",
@@ -100,6 +109,8 @@ __all__ = [
     "jacrev",
     "jvp",
     "linearize",
+    "no_grad",
+    "stop_gradient",
     "tree_map",
     "value_and_grad",
     "variable",

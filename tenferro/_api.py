@@ -1,18 +1,35 @@
 """The functions of tenferro's top level that it defines itself: ``tf.variable`` and
-``tf.constant`` (leaves of the default runtime) and ``tf.tree_map``."""
+``tf.constant`` (leaves of the default runtime), ``tf.no_grad``, ``tf.stop_gradient`` and
+``tf.tree_map``."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from typing import Any
 
 import optree
 
 from .core.eager import EagerTensor
-from .core.errors import TenferroError
+from .core.errors import ArgumentError, TenferroError
 from .core.runtime import default_runtime
 from .core.tensor import Tensor, read
 from .numpy._dispatch import renamed
+
+
+def no_grad() -> AbstractContextManager[None]:
+    """``with tf.no_grad():`` ops of the default runtime compute without recording
+    (``torch.no_grad``): ``tf.default_runtime().no_grad()``. A runtime of your own has its
+    own switch, ``rt.no_grad()``."""
+    return default_runtime().no_grad()
+
+
+def stop_gradient(x: EagerTensor) -> EagerTensor:
+    """x's value as a constant, through which no derivative flows (``jax.lax.stop_gradient``,
+    ``x.detach()``); x on its own runtime."""
+    if type(x) is not EagerTensor:
+        raise ArgumentError(f"tf.stop_gradient: x must be a tenferro array, got {type(x).__name__}")
+    return x.detach()
 
 
 def tree_map(f: Callable[..., Any], tree: Any, *rest: Any) -> Any:

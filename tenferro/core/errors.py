@@ -63,6 +63,10 @@ class UnknownOp(TenferroError, AttributeError):
     """No registered op has this name."""
 
 
+class UnknownName(TenferroError, AttributeError):
+    """A name a tenferro namespace does not have (``tnp.array``): says what to write instead."""
+
+
 class PluginError(TenferroError):
     """A plugin failed to load, registered a bad spec, or reused another plugin's op name."""
 

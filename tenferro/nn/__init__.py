@@ -34,3 +34,9 @@ __all__ = [
     "softmax",
     "softplus",
 ]
+
+
+def __getattr__(name: str) -> object:
+    from .._missing import missing
+
+    raise missing("tf.nn", name, __all__)

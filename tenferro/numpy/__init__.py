@@ -59,6 +59,15 @@ __all__ = [
     "linalg",
 ]
 
+
+def __getattr__(name: str) -> object:
+    import numpy
+
+    from .._missing import NUMPY_NAMES, missing
+
+    raise missing("tnp", name, __all__, NUMPY_NAMES, numpy)
+
+
 _operators.bind(_sys.modules[__name__])
 _array.bind(_sys.modules[__name__])
 _numpy_dispatch.install(_EagerTensor)

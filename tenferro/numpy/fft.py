@@ -166,3 +166,11 @@ rfftfreq = _frequencies(
     np.fft.rfftfreq,
     "The sample frequencies of rfft of n points spaced d apart (float64; differentiable in a tenferro d).",
 )
+
+
+def __getattr__(name: str) -> object:
+    import numpy.fft
+
+    from .._missing import missing
+
+    raise missing("tnp.fft", name, __all__, numpy=numpy.fft)

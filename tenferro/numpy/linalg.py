@@ -19,10 +19,13 @@ import numpy as np
 from ..core.arguments import flag, integer, shown
 from ..core.eager import EagerTensor
 from ..core.errors import ArgumentError, AxisError, DTypeError, TenferroError
+from ..plugins.linalg.batching import NotPositiveDefinite, SingularMatrix
 from ._dispatch import OPERANDS, X, array_arg, array_pair, as_array, renamed, run, unary
 from ._linear import matmul, matrix_transpose, outer, tensordot, vecdot
 
 __all__ = [
+    "NotPositiveDefinite",
+    "SingularMatrix",
     "EigResult",
     "EighResult",
     "QRResult",
@@ -382,3 +385,11 @@ def _vectors(x1: EagerTensor, x2: EagerTensor, axis: int) -> None:
 def _matrix(x: EagerTensor, label: str) -> None:
     if x.ndim < 2:
         raise ArgumentError(f"{label}: x has shape {list(x.shape)}; it needs at least two axes (..., M, N)")
+
+
+def __getattr__(name: str) -> object:
+    import numpy.linalg
+
+    from .._missing import missing
+
+    raise missing("tnp.linalg", name, __all__, numpy=numpy.linalg)

@@ -21,14 +21,15 @@ from tenferro.extend import ArgumentError, ShapeMismatch, TenferroError, broadca
 
 
 # -- errors --------------------------------------------------------------------------------------
-class SingularMatrix(ArgumentError):
+class SingularMatrix(ArgumentError, np.linalg.LinAlgError):
     """A matrix the op must invert (solve, inv, a negative matrix_power, lstsq's factor) is
-    exactly singular; the message names the op and the batch index."""
+    exactly singular; the message names the op and the batch index. Also NumPy's
+    LinAlgError, so ``except np.linalg.LinAlgError`` catches it as it catches NumPy's."""
 
 
-class NotPositiveDefinite(ArgumentError):
+class NotPositiveDefinite(ArgumentError, np.linalg.LinAlgError):
     """cholesky's argument is not (numerically) positive definite; the message names the
-    batch index."""
+    batch index. Also NumPy's LinAlgError, as SingularMatrix."""
 
 
 def batch_where(op: str, arg: str, bad: Any, batch: tuple[int, ...]) -> str:

@@ -1,0 +1,62 @@
+"""A name a newcomer brings from NumPy, PyTorch or JAX that tenferro spells otherwise, or
+does not have, is an UnknownName (an AttributeError) that says what to write; and the
+conveniences those habits expect (tf.no_grad, tf.stop_gradient, LinAlgError) exist."""
+
+import numpy as np
+import pytest
+
+import tenferro as tf
+import tenferro.numpy as tnp
+from tenferro import UnknownName
+
+
+@pytest.mark.parametrize(
+    "get, message",
+    [
+        (lambda: tnp.array, r"tnp has no 'array'; write tnp\.asarray\(obj\)"),
+        (lambda: tnp.amax, r"tnp has no 'amax'; write tnp\.max"),
+        (lambda: tnp.sinn, r"tnp has no 'sinn'; did you mean tnp\.sin or"),
+        (lambda: tnp.vstack, r"tnp has no 'vstack' yet; NumPy's numpy\.vstack is not in tenferro\.numpy"),
+        (lambda: tnp.linalg.lstsq, r"tnp\.linalg has no 'lstsq' yet; NumPy's numpy\.linalg\.lstsq"),
+        (lambda: tnp.fft.fftt, r"tnp\.fft has no 'fftt'; did you mean tnp\.fft\.fft"),
+        (lambda: tf.no_gard, r"tf has no 'no_gard'; did you mean tf\.no_grad\?"),
+        (lambda: tf.tensor, r"tf has no 'tensor'; write tf\.variable\(a\) \(requires grad\) or tf\.constant\(a\)"),
+        (lambda: tf.nn.relu6, r"tf\.nn has no 'relu6'; did you mean tf\.nn\.relu"),
+    ],
+)
+def test_a_missing_name_says_what_to_write(get, message):
+    with pytest.raises(UnknownName, match=message) as info:
+        get()
+    assert isinstance(info.value, AttributeError)
+
+
+def test_a_protocol_probe_is_a_plain_attribute_miss():
+    assert not hasattr(tnp, "__wrapped__")
+    with pytest.raises(AttributeError) as info:
+        tf.__path_hooks__  # noqa: B018
+    assert not isinstance(info.value, UnknownName)
+
+
+def test_tf_no_grad_pauses_the_default_runtime():
+    x = tf.variable(np.array([1.0, 2.0]))
+    with tf.no_grad():
+        y = tnp.sum(x * x)
+    assert not y.tracks_grad()
+    assert tnp.sum(x * x).tracks_grad()
+
+
+def test_tf_stop_gradient_is_a_constant_of_the_value():
+    x = tf.variable(np.array([1.0, 2.0]))
+    g = tf.grad(lambda a: tnp.sum(tf.stop_gradient(a) * a))(np.array([1.0, 2.0]))
+    np.testing.assert_array_equal(np.asarray(g), [1.0, 2.0])
+    assert not tf.stop_gradient(x).tracks_grad()
+    with pytest.raises(tf.ArgumentError, match="tf.stop_gradient: x must be a tenferro array"):
+        tf.stop_gradient(np.ones(2))
+
+
+def test_a_singular_matrix_is_numpys_linalg_error_too():
+    with pytest.raises(np.linalg.LinAlgError, match=r"tnp\.linalg\.inv: x is a singular matrix"):
+        tnp.linalg.inv(np.zeros((2, 2)))
+    with pytest.raises(tnp.linalg.NotPositiveDefinite):
+        tnp.linalg.cholesky(-np.eye(2))
+    assert issubclass(tnp.linalg.SingularMatrix, tf.ArgumentError)
