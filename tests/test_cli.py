@@ -58,6 +58,7 @@ def test_tour_runs_the_seed_page_with_its_numbers(capsys):
         "gf == first bitwise: True  x.grad() = None  gf.tracks_grad() = True",
         "hvp = rt.grad(eng, sum(gf*v), x): max|hvp - exact| = 1.776e-15",
         "rt.grad(eng, loss, p): expected error: GradInactive: grad is inactive",
+        "grads = y.backward(eng): no error, len(grads) == 0, x.grad() = None",
         "grad of sum(x.detach(eng)*x) == x: bitwise 1000/1000",
         "  c = mul a a",
     ]:

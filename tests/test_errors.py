@@ -528,3 +528,17 @@ def test_backward_of_a_constant_is_grad_inactive_but_of_a_no_grad_result_empty()
         assert len(loss.backward()) == 0
     assert len(quiet.backward()) == len(constant.backward()) == 0
     assert x.grad() is None
+
+
+def test_the_results_of_an_op_with_several_made_under_no_grad_have_a_silent_backward():
+    import tenferro as tf
+    import tenferro.numpy as tnp
+
+    a = tf.variable([[2.0, 1.0], [1.0, 3.0]])
+    with default_runtime().no_grad():
+        sign, logabsdet = tnp.linalg.slogdet(a)
+    assert not logabsdet.tracks_grad() and len(logabsdet.backward()) == len(sign.backward()) == 0
+    assert a.grad() is None
+    sign, logabsdet = tnp.linalg.slogdet(tnp.asarray([[2.0, 1.0], [1.0, 3.0]]))  # recording on: constants
+    with pytest.raises(GradInactive, match="^backward: grad is inactive: the output is a constant"):
+        logabsdet.backward()

@@ -92,12 +92,11 @@ def test_every_operator_computes_what_numpy_computes_on_the_read_only_array(a, b
     with np.errstate(all="ignore"):
         try:
             want = op(*numpy_args)
-        except (TypeError, ValueError) as exc:  # NumPy's refusal (a shape, a dtype, int ** -1)
+        except (TypeError, ValueError):  # NumPy's refusal (a shape, a dtype, int ** -1)
             with pytest.raises(
                 (ShapeMismatch, DTypeError, ArgumentError), match=rf"(operator {re.escape(symbol)}|np\.\w+) of a Tensor"
             ):
                 op(*args)
-            assert isinstance(exc, (TypeError, ValueError))
             return
         got = op(*args)
     assert type(got) is Tensor

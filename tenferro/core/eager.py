@@ -30,9 +30,9 @@ class EagerTensor(Operators, ArrayMethods):
     *constants* (``rt.constant_from``, or anything computed with nothing to track), and
     *results* recorded from a variable, which carry the :class:`Node` that made them.
     Only variables have a gradient slot; :meth:`grad` of anything else is ``None``.
-    ``_leaf`` is True for a variable, None for a result computed with recording off
-    (``no_grad``: it tracks nothing on purpose, and ``backward`` of it gives an empty
-    ``Gradients``), False for anything else.
+    ``_unrecorded`` marks a result computed with recording off (``no_grad``): it tracks
+    nothing on purpose, so ``backward`` of it gives an empty ``Gradients`` (B11) where a
+    constant's raises ``GradInactive``.
 
     Operators (``tenferro._operators.Operators``) and NumPy's methods and
     conversions (``tenferro._array.ArrayMethods``) come from its base classes.
@@ -40,15 +40,21 @@ class EagerTensor(Operators, ArrayMethods):
     ``Gradients``).
     """
 
-    __slots__ = ("_value", "_rt", "_node", "_leaf", "_grad")
+    __slots__ = ("_value", "_rt", "_node", "_leaf", "_unrecorded", "_grad")
 
     def __init__(
-        self, value: np.ndarray | Hollow, rt: EagerRuntime, node: Node | None = None, leaf: bool | None = False
+        self,
+        value: np.ndarray | Hollow,
+        rt: EagerRuntime,
+        node: Node | None = None,
+        leaf: bool = False,
+        unrecorded: bool = False,
     ):
         self._value = value
         self._rt = rt
         self._node = node
         self._leaf = leaf
+        self._unrecorded = unrecorded
         self._grad: np.ndarray | None = None
 
     # -- value ---------------------------------------------------------------------------
@@ -127,7 +133,7 @@ class EagerTensor(Operators, ArrayMethods):
 
     def is_variable(self) -> bool:
         """True for leaves made by ``rt.variable_from``: the only tensors with a grad slot."""
-        return self._leaf is True
+        return self._leaf
 
     def grad(self) -> Tensor | None:
         """The gradient accumulated in this variable's slot by ``backward``; ``None`` if no
@@ -144,9 +150,9 @@ class EagerTensor(Operators, ArrayMethods):
         """Gradient of this scalar with respect to every variable it depends on, added
         into their slots. Returns the gradients of this call (see ``Gradients``).
 
-        Raises ``NonScalarGrad`` for a non-scalar (use :meth:`backward_with`). A result of
-        variables computed under ``no_grad`` gives an empty ``Gradients`` (as does any
-        backward inside ``no_grad``); a tensor computed from no variable at all raises
+        Raises ``NonScalarGrad`` for a non-scalar (use :meth:`backward_with`). A result
+        computed under ``no_grad`` gives an empty ``Gradients`` (as does any backward
+        inside ``no_grad``); any other tensor computed from no variable raises
         ``GradInactive``, as PyTorch refuses a tensor that does not require grad.
         """
         return self._rt._backward(engine, self)

@@ -221,8 +221,8 @@ class EagerRuntime:
     def no_grad(self) -> AbstractContextManager[None]:
         """Within the block ops of this runtime compute but record nothing (torch's
         ``no_grad``); their results do not track gradients and ``backward`` on them returns
-        empty Gradients (backward of a constant computed from no variable raises
-        GradInactive instead). Like PyTorch's, it applies to the current thread (and asyncio
+        empty Gradients, inside the block or after it (backward of a constant computed
+        with recording on raises GradInactive instead). Like PyTorch's, it applies to the current thread (and asyncio
         task) only: other threads keep recording."""
         return no_grad(self)
 
@@ -288,7 +288,7 @@ class EagerRuntime:
         self._check_member(out, call)
         seed = self._seed(out) if cotangent is _MISSING else self._cotangent(out, cotangent)
         if not out.tracks_grad():
-            if out._leaf is None or self in paused():  # computed under no_grad, or backward inside it (B11)
+            if out._unrecorded or self in paused():  # computed under no_grad, or backward inside it (B11)
                 return Gradients({})
             raise GradInactive(
                 f"{call}: grad is inactive: the output is a constant, computed from no variable, so there is no "

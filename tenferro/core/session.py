@@ -317,12 +317,12 @@ def _results(
     args: tuple[Any, ...],
     parents: tuple[Any, ...],
     params: Any,
-    record: bool | None,
+    tracked: bool,
     engine: Engine | None = None,
 ) -> tuple[EagerTensor, ...]:
-    """The tensors of a ``multiple_results`` op: with ``record``, a call node and one
-    result node per float result (see :func:`~tenferro.core.trace.call_node`); ``record``
-    None under ``no_grad``, whose results track nothing on purpose (see EagerTensor)."""
+    """The tensors of a ``multiple_results`` op: for ``tracked`` arguments, a call node and
+    one result node per float result (see :func:`~tenferro.core.trace.call_node`); under
+    ``no_grad``, unrecorded results (see EagerTensor)."""
     if not isinstance(out, (tuple, list)):
         raise _bad_result(spec, out, "an op with multiple_results must return a tuple or list of arrays")
     arrays = []
@@ -331,8 +331,10 @@ def _results(
         if array.dtype.kind not in SUPPORTED_KINDS:
             raise _bad_result(spec, array, "a kernel must return bool, integer, float or complex arrays")
         arrays.append(seal(array))
-    if not record:
-        return tuple(EagerTensor(array, rt, None, None if record is None else False) for array in arrays)
+    if rt in paused():
+        return tuple(EagerTensor(array, rt, None, False, True) for array in arrays)
+    if not tracked:
+        return tuple(EagerTensor(array, rt) for array in arrays)
     integer_results = spec.integer_results or not any(spec.differentiable)
     recorded: list[Any] = []  # per result: its array, to record a node, or its constant tensor
     for array in arrays:
@@ -543,8 +545,7 @@ def _method(
             # a later kernel that writes into it fails instead of corrupting the trace (positional: 0.1 µs faster)
             out.setflags(False)
         elif multiple:
-            off = rt in paused()
-            return _results(spec, out, rt, args, parents, params, None if off else tracked, engine)
+            return _results(spec, out, rt, args, parents, params, tracked, engine)
         else:
             if type(out) is np.ndarray:
                 out.setflags(False)
@@ -558,16 +559,14 @@ def _method(
         dtype = out.dtype
         if dtype is not F64 and dtype is not F32 and dtype.kind not in SUPPORTED_KINDS:
             raise _bad_result(spec, out, "a kernel must return a bool, integer, float or complex array")
+        if rt in paused():  # no_grad: an unrecorded result, whose backward is silent (see EagerTensor)
+            return EagerTensor(out, rt, None, False, True)
         if tracked:
-            if rt in paused():  # no_grad: a result that tracks nothing on purpose (see EagerTensor)
-                return EagerTensor(out, rt, None, None)
             if dtype is F64 or dtype is F32 or dtype in TRACKED:
                 kept = _recorded(drops, args, variadic) if drops else args
                 return EagerTensor(out, rt, Node(spec, kept, parents, params, out))
             if dtype.kind == "f" or not integer_results:
                 raise _unrecordable(spec, out)
-        elif rt in paused():
-            return EagerTensor(out, rt, None, None)
         return EagerTensor(out, rt)
 
     return _signed(spec, op)

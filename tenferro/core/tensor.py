@@ -130,9 +130,9 @@ def _computed(call: str, ufunc: np.ufunc, method: str, inputs: tuple[Any, ...], 
             f"{call}(..., out=<a Tensor>): a Tensor is immutable, nothing writes into it; use the result (t = t + 1)"
         )
     arrays = [_array_of(value) for value in inputs]
-    if any(
-        _foreign(value) for value in arrays
-    ):  # np.multiply(t, x): the EagerTensor answers, recording t as a constant
+    # np.multiply(t, x): the EagerTensor answers, recording t as a constant (an operator has
+    # returned NotImplemented for it already, so only NumPy's own calls get here with one)
+    if any(_foreign(value) for value in arrays):
         return getattr(ufunc, method)(*arrays, **kwargs)
     try:
         result = getattr(ufunc, method)(*arrays, **kwargs)

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.arguments import integer
+from ..core.arguments import flag, integer
 from ..core.eager import EagerTensor
 from ..core.errors import ArgumentError, AxisError, ContextMismatch, DTypeError, ShapeMismatch, TenferroError
 from ..core.runtime import EagerRuntime, default_runtime
@@ -481,8 +481,7 @@ def spaced(
     num = _count(num, function, "num")
     if dtype is not None:
         dtype = as_dtype(dtype, function)
-    if not isinstance(endpoint, (builtins.bool, np.bool_)):
-        raise ArgumentError(f"{function}: endpoint must be True or False, got {endpoint!r}")
+    endpoint = flag(endpoint, function, "endpoint")
     if type(axis) is EagerTensor:
         raise ArgumentError(f"{function}: axis must be an int, got {_shown(axis)}")
     axis = integer(axis, function, "axis")

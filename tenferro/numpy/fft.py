@@ -18,7 +18,7 @@ from ..core.eager import EagerTensor
 from ..core.errors import ArgumentError, TenferroError
 from ..core.runtime import default_runtime
 from ._dispatch import X, _named, array_arg, renamed, run
-from ._dtypes import as_dtype
+from ._dtypes import as_dtype, check_device
 
 __all__ = [
     "fft",
@@ -121,8 +121,7 @@ def _frequencies(name: str, numpy_function: Callable[..., np.ndarray], doc: str)
             raise ArgumentError(
                 f"{label}: n is {n}; an array of that many float64 samples is larger than memory can address"
             )
-        if device is not None and (type(device) is not str or device != "cpu"):
-            raise ArgumentError(f"{label}: device must be None or 'cpu' (tenferro runs on the CPU), got {device!r}")
+        check_device(device, label)
         target = np.dtype(np.float64) if dtype is None else as_dtype(dtype, label)
         if target.kind != "f":
             raise ArgumentError(f"{label}: dtype must be a real floating-point dtype, got {target}")
@@ -133,9 +132,9 @@ def _frequencies(name: str, numpy_function: Callable[..., np.ndarray], doc: str)
             if spacing.ndim != 0 or spacing.dtype.kind not in "iuf":
                 raise ArgumentError(f"{label}: d must be a real number, got {shown(d)}")
             return default_runtime().constant_from(numpy_function(n, d=float(spacing)).astype(target))
+        except TenferroError:
+            raise
         except (TypeError, ValueError, OverflowError, MemoryError) as exc:
-            if isinstance(exc, TenferroError):
-                raise
             raise ArgumentError(
                 f"{label}: no frequencies for n={n!r} and d={d!r} ({exc}); n is a count of samples, d a number"
             ) from None

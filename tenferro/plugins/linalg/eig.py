@@ -81,21 +81,19 @@ def _eigh_rule(s: Any, g: Any, out: Any, a: Any, UPLO: str) -> Any:  # noqa: N80
     (gw, gv), (w, v) = g, out
     if gv is None:  # V diag(gw) Vᴴ, with a derivative at repeated eigenvalues too (spectral.py)
         return eigenvalue_cotangent(s, a, v, w, gw)
+    refuse_degenerate(
+        "eigh",
+        values(w),
+        used_columns(gv),
+        "eigenvalues",
+        "differentiate a function of the eigenvalues only (eigvalsh), or move the eigenvalues apart",
+    )
     h = adjoint(v)
-    if gv is not None:
-        refuse_degenerate(
-            "eigh",
-            values(w),
-            used_columns(gv),
-            "eigenvalues",
-            "differentiate a function of the eigenvalues only (eigvalsh), or move the eigenvalues apart",
-        )
-        gv = phase_gauge_cotangent(s, gv, v)
-        inner = s.mul(inverse_gaps(s, w), s.matmul(h(s, v), gv))  # F ∘ (Vᴴ gV)
-        if gw is not None:
-            inner = s.add(inner, diag_embed(s, gw))
-        full = s.matmul(v, s.matmul(inner, h(s, v)))
-    return hermitian_part(s, full)
+    gv = phase_gauge_cotangent(s, gv, v)
+    inner = s.mul(inverse_gaps(s, w), s.matmul(h(s, v), gv))  # F ∘ (Vᴴ gV)
+    if gw is not None:
+        inner = s.add(inner, diag_embed(s, gw))
+    return hermitian_part(s, s.matmul(v, s.matmul(inner, h(s, v))))
 
 
 def _eigh_jvp(s: Any, tangents: Any, inputs: tuple[Any], out: tuple[Any, Any], UPLO: str = "L") -> Any:  # noqa: N803

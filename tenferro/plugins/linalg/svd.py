@@ -75,12 +75,8 @@ def _svd_rule(s: Any, g: Any, out: Any, a: Any, full_matrices: bool) -> Any:
         u, vh = s.slice(u, (Ellipsis, slice(None), slice(0, k))), s.slice(vh, (Ellipsis, slice(0, k), slice(None)))
     if gu is None and gvh is None:  # U diag(gs) Vh, with a derivative at repeated values too (spectral.py)
         return singular_value_cotangent(s, a, u, sv, vh, gs)
-    terms = []
-    if gs is not None:
-        terms.append(s.matmul(scale_columns(s, u, gs), vh))  # U diag(gs) Vh
-    if gu is not None or gvh is not None:
-        terms.append(_svd_vectors_rule(s, gu, gvh, u, sv, vh, m, n))
-    return terms[0] if len(terms) == 1 else s.add(*terms)
+    vectors = _svd_vectors_rule(s, gu, gvh, u, sv, vh, m, n)
+    return vectors if gs is None else s.add(s.matmul(scale_columns(s, u, gs), vh), vectors)  # + U diag(gs) Vh
 
 
 def _refuse_full(m: int, n: int) -> None:
@@ -113,9 +109,9 @@ def _svd_jvp(s: Any, tangents: Any, inputs: tuple[Any], out: Any, full_matrices:
     """JAX's svd_jvp_rule, then the phase gauge's turn. With dS = Uᴴ dA V and F[i, j] =
     1/(s_j² - s_i²): ds = Re diag(dS); dU = U (F ∘ (dS S + S dSᴴ) + i Im(diag dS) S⁻¹) +
     (I - UUᴴ) dA V S⁻¹; dV = V (F ∘ (S dS + dSᴴ S)) + (I - VVᴴ) dAᴴ U S⁻¹. The vectors'
-    tangents are computed whether or not they are used, so where their VJP refuses (close
-    singular values, full_matrices with a non-square a) this does; where neither u's nor
-    vh's tangent is read (``s.wants_tangent``), only ds is computed, and nothing refused."""
+    tangents are computed where forward mode reads either (``s.wants_tangent``), and refused
+    where their VJP refuses (close singular values, full_matrices with a non-square a);
+    where neither is read, only ds is computed, and nothing is refused."""
     (da,), (u, sv, vh) = tangents, out
     m, n = da.shape[-2:]
     if not (s.wants_tangent(u) or s.wants_tangent(vh)):
@@ -232,7 +228,7 @@ SVD = OpSpec(
     vjps=(_svd_rule,),
     jvp=_svd_jvp,
     multiple_results=True,
-    residuals=("a", "out"),  # a: svd_weighted at repeated singular values,
+    residuals=("a", "out"),  # a: svd_weighted at repeated singular values
     accepts="fc",
     sample=lazy("separated_svd"),
     complex_sample=lazy("separated_svd", complex_=True),
