@@ -126,7 +126,7 @@ def _bench(args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="tenferro", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
-    tour = commands.add_parser("tour", help="the front end on one program, then the seed page end to end, with its numbers")
+    tour = commands.add_parser("tour", help="the front end on one program, then the seed page, with its numbers")
     tour.add_argument("--compare", action="store_true", help="also run PyTorch and JAX where installed")
     tour.set_defaults(run=_tour)
     ops = commands.add_parser("ops", help="list every registered op with its plugin and signature")
