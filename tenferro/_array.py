@@ -518,10 +518,32 @@ def _at_of(self: EagerTensor) -> Any:
     return _tnp._at._at(self)
 
 
+#: Attributes of PyTorch's tensors and JAX's arrays that tenferro spells its own way.
+ELSEWHERE = {
+    "numpy": "np.asarray(x) (read-only; x.value().to_numpy() for a writable copy)",
+    "requires_grad": "x.tracks_grad() (x.is_variable() for a leaf with a slot)",
+    "requires_grad_": "tf.variable(x) (a new leaf of x's value)",
+    "zero_": "x.clear_grad() to empty a variable's slot (values are immutable)",
+    "item_": "x.item()",
+    "cpu": "x itself (tenferro.numpy arrays live on the CPU)",
+    "tolist": "np.asarray(x).tolist()",
+    "block_until_ready": "x itself (values are computed at once)",
+}
+
+
+def _missing_attribute(self: EagerTensor, name: str) -> Any:
+    """Only for a name no class of EagerTensor has: what to write instead."""
+    from ._missing import missing
+
+    raise missing("EagerTensor", name, dir(type(self)), ELSEWHERE)
+
+
 class ArrayMethods:
     """The array API's array object and NumPy's methods, on EagerTensors."""
 
     __slots__ = ()
+
+    __getattr__ = _missing_attribute
 
     __getitem__ = _getitem
     __setitem__ = _setitem

@@ -18,7 +18,7 @@ def missing(
     users bring from NumPy, PyTorch or JAX to tenferro's way of writing them, ``numpy`` is
     the NumPy module of the same name (``numpy.linalg`` for ``tnp.linalg``), if any."""
     if name.startswith("__"):  # a protocol probe (copy, pickle, doctest): a plain miss
-        return AttributeError(f"module {namespace!r} has no attribute {name!r}")
+        return AttributeError(f"{namespace} has no attribute {name!r}")
     if name in instead:
         hint = f"; write {instead[name]}"
     elif numpy is not None and callable(getattr(numpy, name, None)):

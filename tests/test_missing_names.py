@@ -60,3 +60,31 @@ def test_a_singular_matrix_is_numpys_linalg_error_too():
     with pytest.raises(tnp.linalg.NotPositiveDefinite):
         tnp.linalg.cholesky(-np.eye(2))
     assert issubclass(tnp.linalg.SingularMatrix, tf.ArgumentError)
+
+
+@pytest.mark.parametrize(
+    "name, message",
+    [
+        ("numpy", r"EagerTensor has no 'numpy'; write np\.asarray\(x\)"),
+        ("requires_grad", r"EagerTensor has no 'requires_grad'; write x\.tracks_grad\(\)"),
+        ("shap", r"EagerTensor has no 'shap'; did you mean EagerTensor\.shape"),
+    ],
+)
+def test_a_missing_tensor_attribute_says_what_to_write(name, message):
+    x = tf.variable(np.array([1.0, 2.0]))
+    with pytest.raises(UnknownName, match=message):
+        getattr(x, name)
+    assert not hasattr(x, "__array_interface__")  # NumPy's protocol probes stay plain misses
+
+
+def test_backward_takes_pytorchs_keywords():
+    x = tf.variable(np.array([1.0, 2.0]))
+    tnp.sum(x * x).backward(retain_graph=True)  # the trace is always kept: accepted, changes nothing
+    np.testing.assert_array_equal(np.asarray(x.grad()), [2.0, 4.0])
+    (x * x).backward(gradient=tf.constant(np.array([1.0, 0.5])))  # backward_with(v)
+    np.testing.assert_array_equal(np.asarray(x.grad()), [4.0, 6.0])
+    with pytest.raises(tf.ArgumentError, match=r"create_graph=True\): .* use rt\.grad\(loss, x\) or tf\.grad"):
+        tnp.sum(x * x).backward(create_graph=True)
+    with pytest.raises(tf.ArgumentError, match=r"backward: its argument is the engine .* backward\(gradient=v\)"):
+        (x * x).backward(np.ones(2))
+    np.testing.assert_array_equal(np.asarray(x.grad()), [4.0, 6.0])  # the refused calls wrote nothing

@@ -146,7 +146,14 @@ class EagerTensor(Operators, ArrayMethods):
         since every ``backward`` adds to the slot."""
         self._grad = None
 
-    def backward(self, engine: Engine | None = None) -> Gradients:
+    def backward(
+        self,
+        engine: Engine | None = None,
+        *,
+        gradient: Any = None,
+        retain_graph: bool | None = None,
+        create_graph: bool = False,
+    ) -> Gradients:
         """Gradient of this scalar with respect to every variable it depends on, added
         into their slots. Returns the gradients of this call (see ``Gradients``).
 
@@ -154,7 +161,24 @@ class EagerTensor(Operators, ArrayMethods):
         computed under ``no_grad`` gives an empty ``Gradients`` (as does any backward
         inside ``no_grad``); any other tensor computed from no variable raises
         ``GradInactive``, as PyTorch refuses a tensor that does not require grad.
+
+        PyTorch's keywords: ``gradient=v`` is :meth:`backward_with`; ``retain_graph`` is
+        accepted and changes nothing (the trace is always kept, so a second backward works);
+        ``create_graph=True`` is refused: ``rt.grad`` (or ``tf.grad``) gives a gradient that
+        differentiates again.
         """
+        if create_graph is not False:
+            raise ArgumentError(
+                "backward(create_graph=True): slots hold values, not recorded tensors; for a gradient that "
+                "differentiates again use rt.grad(loss, x) or tf.grad(f), whose result records"
+            )
+        if isinstance(engine, (EagerTensor, Tensor, np.ndarray)):
+            raise ArgumentError(
+                "backward: its argument is the engine (the seed's backward(eng)); for PyTorch's backward(v) "
+                "write backward(gradient=v) or backward_with(v)"
+            )
+        if gradient is not None:
+            return self._rt._backward(engine, self, gradient)
         return self._rt._backward(engine, self)
 
     def backward_with(self, engine_or_v: Any, v: Any = None, /, *, engine: Engine | None = None) -> Gradients:
