@@ -57,10 +57,17 @@ from .transforms import grad, hessian, hvp, jacfwd, jacobian, jacrev, jvp, linea
 __version__ = "0.1.0"
 
 
-def __getattr__(name: str) -> object:
-    from ._missing import TOP_NAMES, missing
+#: PyTorch's and JAX's names that tenferro spells its own way.
+_SPELLED_OTHERWISE = {
+    "tensor": "tf.variable(a) (requires grad) or tf.constant(a)",
+    "Variable": "tf.variable(a)",
+    "enable_grad": "leave the no_grad() block (recording is on everywhere else)",
+    "autograd": "tf.grad / tf.vjp, or loss.backward() and x.grad()",
+}
 
-    raise missing("tf", name, __all__, TOP_NAMES)
+
+def __getattr__(name: str) -> object:
+    raise UnknownName.of("tf", name, __all__, _SPELLED_OTHERWISE)
 
 
 __all__ = [

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .core.errors import ArgumentError, AxisError, ShapeMismatch, TenferroError
+from .core.errors import ArgumentError, AxisError, ShapeMismatch, TenferroError, UnknownName
 from .core.tensor import read
 
 if TYPE_CHECKING:
@@ -533,9 +533,7 @@ ELSEWHERE = {
 
 def _missing_attribute(self: EagerTensor, name: str) -> Any:
     """Only for a name no class of EagerTensor has: what to write instead."""
-    from ._missing import missing
-
-    raise missing("EagerTensor", name, dir(type(self)), ELSEWHERE)
+    raise UnknownName.of("EagerTensor", name, dir(type(self)), ELSEWHERE)
 
 
 class ArrayMethods:

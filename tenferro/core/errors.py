@@ -9,6 +9,9 @@ derives from it too, so generic ``except`` clauses keep working.
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Iterable, Mapping
+
 
 class TenferroError(Exception):
     """Base of every error raised by tenferro."""
@@ -65,6 +68,29 @@ class UnknownOp(TenferroError, AttributeError):
 
 class UnknownName(TenferroError, AttributeError):
     """A name a tenferro namespace does not have (``tnp.array``): says what to write instead."""
+
+    @classmethod
+    def of(
+        cls, namespace: str, name: str, names: Iterable[str], instead: Mapping[str, str] = {}, numpy: object = None
+    ) -> AttributeError:
+        """The error for ``namespace.name`` (each namespace's ``__getattr__`` raises it):
+        ``instead`` maps names users bring from NumPy, PyTorch or JAX to tenferro's way of
+        writing them; ``numpy`` is the NumPy module of the same name (``numpy.linalg`` for
+        ``tnp.linalg``), if any; otherwise the close matches. A protocol probe (a dunder
+        name: copy, pickle, doctest) is a plain AttributeError."""
+        if name.startswith("__"):
+            return AttributeError(f"{namespace} has no attribute {name!r}")
+        if name in instead:
+            hint = f"; write {instead[name]}"
+        elif numpy is not None and callable(getattr(numpy, name, None)):
+            hint = (
+                f" yet; NumPy's {getattr(numpy, '__name__', 'numpy')}.{name} is not in tenferro.numpy, so no "
+                f"derivative flows through it: on values that need no gradient, call NumPy's own on np.asarray(x)"
+            )
+        else:
+            close = difflib.get_close_matches(name, [n for n in names if not n.startswith("_")], n=3)
+            hint = f"; did you mean {' or '.join(f'{namespace}.{c}' for c in close)}?" if close else ""
+        return cls(f"{namespace} has no {name!r}{hint}")
 
 
 class PluginError(TenferroError):

@@ -37,6 +37,6 @@ __all__ = [
 
 
 def __getattr__(name: str) -> object:
-    from .._missing import missing
+    from ..core.errors import UnknownName
 
-    raise missing("tf.nn", name, __all__)
+    raise UnknownName.of("tf.nn", name, __all__)

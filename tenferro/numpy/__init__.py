@@ -14,6 +14,7 @@ import sys as _sys
 
 from .. import _array, _operators
 from ..core.eager import EagerTensor as _EagerTensor
+from ..core.errors import UnknownName as _UnknownName
 from . import (  # noqa: F401 (the methods call _at, _dispatch, _keys)
     _at,
     _creation,
@@ -60,12 +61,24 @@ __all__ = [
 ]
 
 
+#: NumPy's and autograd's names that tenferro.numpy spells as the array API does.
+_SPELLED_OTHERWISE = {
+    "array": "tnp.asarray(obj) (tenferro arrays are immutable, so it never needs to copy)",
+    "amax": "tnp.max",
+    "amin": "tnp.min",
+    "ravel": "tnp.reshape(x, -1) or x.ravel()",
+    "diagonal": "tnp.linalg.diagonal(x, offset=k) (the last two axes)",
+    "trace": "tnp.linalg.trace(x, offset=k) (the last two axes)",
+    "asanyarray": "tnp.asarray",
+    "asfarray": "tnp.asarray(obj, dtype=tnp.float64)",
+    "dot": "x @ y or tnp.matmul (tnp.tensordot for other axes)",
+}
+
+
 def __getattr__(name: str) -> object:
     import numpy
 
-    from .._missing import NUMPY_NAMES, missing
-
-    raise missing("tnp", name, __all__, NUMPY_NAMES, numpy)
+    raise _UnknownName.of("tnp", name, __all__, _SPELLED_OTHERWISE, numpy)
 
 
 _operators.bind(_sys.modules[__name__])

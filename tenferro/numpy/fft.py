@@ -15,7 +15,7 @@ import numpy as np
 
 from ..core.arguments import shown, size
 from ..core.eager import EagerTensor
-from ..core.errors import ArgumentError, TenferroError
+from ..core.errors import ArgumentError, TenferroError, UnknownName
 from ..core.runtime import default_runtime
 from ._dispatch import X, _named, array_arg, renamed, run
 from ._dtypes import as_dtype, check_device
@@ -170,6 +170,4 @@ rfftfreq = _frequencies(
 def __getattr__(name: str) -> object:
     import numpy.fft
 
-    from .._missing import missing
-
-    raise missing("tnp.fft", name, __all__, numpy=numpy.fft)
+    raise UnknownName.of("tnp.fft", name, __all__, numpy=numpy.fft)

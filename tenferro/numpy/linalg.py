@@ -18,7 +18,7 @@ import numpy as np
 
 from ..core.arguments import flag, integer, shown
 from ..core.eager import EagerTensor
-from ..core.errors import ArgumentError, AxisError, DTypeError, TenferroError
+from ..core.errors import ArgumentError, AxisError, DTypeError, TenferroError, UnknownName
 from ..plugins.linalg.batching import NotPositiveDefinite, SingularMatrix
 from ._dispatch import OPERANDS, X, array_arg, array_pair, as_array, renamed, run, unary
 from ._linear import matmul, matrix_transpose, outer, tensordot, vecdot
@@ -390,6 +390,4 @@ def _matrix(x: EagerTensor, label: str) -> None:
 def __getattr__(name: str) -> object:
     import numpy.linalg
 
-    from .._missing import missing
-
-    raise missing("tnp.linalg", name, __all__, numpy=numpy.linalg)
+    raise UnknownName.of("tnp.linalg", name, __all__, numpy=numpy.linalg)
