@@ -1,8 +1,8 @@
 """Hypothesis profiles for tenferro's tests and conformance runs.
 
-``dev`` (randomised, 10 examples: the default outside CI, so a plain ``pytest`` stays
-within five minutes on two cores as the op families grow, and still tries new examples
-each time), ``ci`` (15 examples, derandomised, so a CI run is reproducible), ``thorough`` (randomised, 25 examples: the
+``dev`` (randomised, 15 examples: the default outside CI, so a plain ``pytest`` costs what
+CI's run costs and still tries new examples each time), ``ci`` (the same 15 examples,
+derandomised, so a CI run is reproducible), ``thorough`` (randomised, 25 examples: the
 heavier run, chosen on purpose) and ``nightly`` (500). Select one with
 ``TENFERRO_HYPOTHESIS_PROFILE=<name>`` or pytest's ``--hypothesis-profile=<name>``; with
 neither, ``ci`` is used when the ``CI`` environment variable is set, else ``dev``.
@@ -25,7 +25,7 @@ _COMMON = {"deadline": None, "suppress_health_check": [HealthCheck.too_slow, Hea
 # Built on hypothesis's defaults, not on the profile it has loaded: when it sees a CI
 # environment it loads its own derandomised "ci", and "dev" would inherit that.
 _DEFAULTS = settings.get_profile("default")
-settings.register_profile("dev", _DEFAULTS, max_examples=10, **_COMMON)
+settings.register_profile("dev", _DEFAULTS, max_examples=15, **_COMMON)
 settings.register_profile("ci", _DEFAULTS, max_examples=15, derandomize=True, print_blob=True, **_COMMON)
 settings.register_profile("thorough", _DEFAULTS, max_examples=25, **_COMMON)
 settings.register_profile("nightly", _DEFAULTS, max_examples=500, **_COMMON)
