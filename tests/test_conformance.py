@@ -471,7 +471,7 @@ def test_a_proven_first_order_mismatch_is_reported_when_another_input_does_not_c
 
 def test_the_suite_runs_an_ops_rules_as_the_sweep_does():
     """A rule that passes a raw array is reported with the advice a rule needs, in every
-    check that runs rules (they all call them through the sweep's own _input_cotangent)."""
+    check that runs rules (they all call them through the sweep's own Op.input_vjp)."""
     import broken_plugins
 
     rt = conformance_runtime([("raw_rule", broken_plugins.RAW_ARRAY_RULE)])

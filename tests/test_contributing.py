@@ -116,7 +116,7 @@ def test_the_core_layers_are_those_test_layers_enforces():
     from test_layers import LAYERS
 
     section = GUIDE[GUIDE.index("## Working on the core") :]
-    items = re.findall(r"^  \d\. (.+?)(?=^  \d\. |^- )", section, re.S | re.M)
+    items = re.findall(r"^ {1,2}\d+\. (.+?)(?=^ {1,2}\d+\. |^- )", section, re.S | re.M)
     described = [(item.split(":")[0].replace("`", ""), set(re.findall(r"`(\w+)\.py`", item))) for item in items]
     assert described == LAYERS
 

@@ -6,10 +6,10 @@ engine is lent with :meth:`Engine.lend`, and while it is lent its :meth:`Engine.
 is in force around every kernel the session runs.
 
 The seam for engines whose values are not NumPy arrays (``tenferro.DaskEngine``): such an
-engine is not :attr:`Engine.native`, and its sessions are of a class of their own (see
-``session.session_class``) whose ops give each NumPy value to :meth:`Engine.enter` before
-the kernel, run the kernel as :meth:`Engine.kernel` wraps it, and hand each result that is
-not an ndarray to :meth:`Engine.adopt`. A native engine's sessions keep the inline
+engine is not :attr:`Engine.native`, and the ops of its sessions (see ``call.method``) give
+each NumPy value to :meth:`Engine.enter` before the kernel, run the kernel as
+:meth:`Engine.kernel` wraps it, and hand each result that is not an ndarray to
+:meth:`Engine.adopt`. A native engine's sessions keep the inline
 ``type(x) is np.ndarray`` checks and pay nothing for the seam. Values of another engine are
 read (computed, gathered) only at the exits: ``x.value()``, ``np.asarray(x)``, ``float(x)``,
 ``x.grad()``, ``grads[x]`` and printing (``tensor.read``).
@@ -82,16 +82,16 @@ class Engine:
     another type (dask arrays) sets ``native = False`` and overrides :meth:`enter`,
     :meth:`adopt`, :meth:`kernel` and :meth:`ones` (see the module docstring)."""
 
-    __slots__ = ("name", "_lock", "_holder", "_session_classes", "__weakref__")
+    __slots__ = ("name", "_lock", "_holder", "_kernels", "__weakref__")
 
-    #: Whether values are NumPy arrays (sessions then use the registry's plain session class).
+    #: Whether values are NumPy arrays (sessions then take the inline checks of NumPy values).
     native: bool = True
 
     def __init__(self, name: str = "serial"):
         self.name = name
         self._lock = threading.Lock()
         self._holder = ""
-        self._session_classes: Any = None  # an engine that is not native: its session class per registry
+        self._kernels: dict[Any, Callable[..., Any]] = {}  # an engine that is not native: its kernel per op
 
     def lend(self, holder: str) -> Loan:
         """Lend the engine to ``holder`` for the duration of a ``with`` block.
@@ -109,19 +109,8 @@ class Engine:
         """When :meth:`context` amounts to setting one context variable: the variable and
         its value, which a loan sets instead of entering :meth:`context`, and an op called
         outside any session around its kernel alone (a few hundred ns cheaper per op than
-        :meth:`unlent`). None: enter :meth:`context`, and use :meth:`unlent`."""
+        entering :meth:`context`). None: enter :meth:`context`."""
         return None
-
-    def unlent(self, fn: Callable[..., T]) -> Callable[..., T]:
-        """``fn`` run under :meth:`context` on each call, without lending the engine: how an
-        op called outside any session (an operator, a ``tenferro.numpy`` function) runs."""
-        context = self.context
-
-        def run(*args: Any, **kwargs: Any) -> T:
-            with context():
-                return fn(*args, **kwargs)
-
-        return run
 
     # -- the seam for engines whose values are not NumPy arrays ------------------------------
     def enter(self, value: np.ndarray) -> Any:
@@ -138,6 +127,15 @@ class Engine:
         """The forward kernel of ``spec`` as this engine runs it (wrapped, e.g. to refuse a
         kernel that would gather its inputs to one process)."""
         return spec.forward
+
+    def kernel_of(self, op: Any) -> Callable[..., Any]:
+        """:meth:`kernel` of an op's spec (``op``, an :class:`~tenferro.core.op.Op`), made
+        once per op: what a session on this engine runs (kept on the engine, so the op's
+        kernels go with it)."""
+        kernel = self._kernels.get(op)
+        if kernel is None:
+            kernel = self._kernels[op] = self.kernel(op.spec)
+        return kernel
 
     def ones(self, shape: tuple[int, ...], dtype: np.dtype) -> Any:
         """Ones as a value of this engine (the cotangent forward mode transposes a VJP on)."""

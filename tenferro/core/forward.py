@@ -17,11 +17,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .eager import EagerTensor, vertex
-from .errors import EngineError, NotDifferentiable, RuleError
+from .errors import RuleError
 from .graph import depends_on, leading_to, nodes_in_order, reachable
 from .recording import recording
-from .sweep import node_cotangents, reverse_sweep, stand_ins
-from .tensor import TRACKED, Hollow, describe, seal
+from .sweep import reverse_sweep
+from .tensor import TRACKED, seal
 from .trace import CALL, SEQUENCE, Node, Vertex
 
 if TYPE_CHECKING:
@@ -85,84 +85,11 @@ def push_tangents(session: EagerSession, plan: Plan, starts: dict[int, EagerTens
 
 
 def node_tangent(session: EagerSession, node: Node, tangents: list[Any], read: set[int] | None = None) -> Any:
-    """The tangent of a node's result given one tangent per input (None for zero): from
-    the op's ``jvp`` rule, else its VJP transposed; checked (an EagerTensor of this runtime
-    of the result's shape and dtype, or None) or a RuleError names the op. For a call
-    node, a tuple with one entry per result; ``read``, the indices of the results whose
-    tangent is used (None: all), is what the rule's ``s.wants_tangent(result)`` answers
-    (eigh's rule computes no eigenvector tangent nobody reads, so a degenerate spectrum
-    does not stop it). The conformance suite calls this too."""
-    spec, rt = node.spec, session._rt
-    if not spec.has_rules:
-        raise NotDifferentiable(
-            f"op {spec.name} (plugin {spec.plugin!r}) has no derivative rule, so tangents cannot flow "
-            f"through it; compute it from constants"
-        )
-    out = _result(node, rt)
-    reads = session._reads
-    if read is not None:
-        session._reads = (out, read)
-    try:
-        if spec.jvp is not None:
-            if node.params:
-                returned = spec.jvp(session, tangents, node.inputs, out, **node.params)
-            else:
-                returned = spec.jvp(session, tangents, node.inputs, out)
-        else:
-            returned = _transposed(session, node, tangents)
-    except (NotDifferentiable, EngineError):
-        raise  # a point with no derivative, an op with no path on the engine: each says so itself
-    except RuleError as exc:
-        if "the JVP of" in str(exc) or "the VJP of" in str(exc):
-            raise
-        raise RuleError(f"the JVP of {spec.name} (plugin {spec.plugin!r}) failed: {exc}") from exc
-    except Exception as exc:
-        raise RuleError(f"the JVP of {spec.name} (plugin {spec.plugin!r}) failed: {exc}") from exc
-    finally:
-        session._reads = reads
-    if node.output == CALL:
-        if not isinstance(returned, (tuple, list)) or len(returned) != len(node.value):
-            raise RuleError(
-                f"the JVP of {spec.name} (plugin {spec.plugin!r}) returned {type(returned).__name__}; an op "
-                f"with several results returns a tuple with one tangent per result (None for zero)"
-            )
-        return tuple(_checked(spec, t, r, rt) for t, r in zip(returned, node.value))
-    return _checked(spec, returned, node, rt)
-
-
-def _result(node: Node, rt: Any) -> Any:
-    """The result(s) as a rule sees them (see ``sweep.node_cotangents``)."""
-    if node.output == CALL:
-        return stand_ins(node, rt)
-    return node if node.value is None else EagerTensor(node.value, rt, node)
-
-
-def _checked(spec: Any, tangent: Any, result: Any, rt: Any) -> Any:
-    if tangent is None:
-        return None
-    if result.dtype not in TRACKED:  # an integer result of a call carries no tangent
-        return None
-    if (
-        type(tangent) is not EagerTensor
-        or tangent._rt is not rt
-        or isinstance(tangent._value, Hollow)
-        or tangent.shape != result.shape
-        or tangent.dtype != result.dtype
-    ):
-        if type(tangent) is not EagerTensor:
-            shown = f"a {type(tangent).__name__}"
-        elif tangent._rt is not rt:
-            shown = f"{tangent.describe()} of another runtime"
-        elif isinstance(tangent._value, Hollow):
-            shown = f"{tangent.describe()} whose value the trace did not keep"
-        else:
-            shown = f"{tangent.describe()} of type {describe(tangent.shape, tangent.dtype)}"
-        raise RuleError(
-            f"the JVP of {spec.name} (plugin {spec.plugin!r}) returned {shown}; a tangent must be None or an "
-            f"EagerTensor of the result's type {describe(result.shape, result.dtype)}, made with the session's ops "
-            f"(tenferro.extend.tangent_sum(s, terms, out) adds terms and broadcasts and casts them to it)"
-        )
-    return tangent
+    """The tangent of a node's result given one tangent per input (None for zero), checked:
+    from its op's ``jvp`` rule, else its VJP transposed (see :meth:`Op.jvp
+    <tenferro.core.op.Op.jvp>`, which says what ``read`` is). The conformance suite calls
+    this too."""
+    return node.op.jvp(session, node, tangents, read, _transposed)
 
 
 def _transposed(session: EagerSession, node: Node, tangents: list[Any]) -> Any:
@@ -182,7 +109,7 @@ def _transposed(session: EagerSession, node: Node, tangents: list[Any]) -> Any:
     )
     floor = next(SEQUENCE)  # every node the rule records comes after this number
     with recording(rt), rt.rule_session(engine=engine) as rules:  # the rule's computation is what gets transposed
-        cotangents = node_cotangents(rules, node, gs if node.output == CALL else gs[0])
+        cotangents = node.op.vjp(rules, node, gs if node.output == CALL else gs[0])
     wanted = {id(g) for g in gs if g is not None}
     roots = []
     for index, (ct, t) in enumerate(zip(cotangents, tangents)):

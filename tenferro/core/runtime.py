@@ -26,7 +26,7 @@ from .graph import leading_to, reachable
 from .loading import default_registry, load_registry
 from .recording import no_grad, paused
 from .registry import Registry
-from .session import EagerSession, implicit_session, session_class
+from .session import EagerSession, session_class
 from .sweep import reverse_sweep
 from .tensor import TRACKED, Tensor, array_from, describe, freeze, read, seal
 from .trace import Node
@@ -54,9 +54,10 @@ class _SessionSlot(threading.local):
     session: EagerSession | None = None
 
 
-class _RuleSession:
-    """The context manager of :meth:`EagerRuntime.rule_session` (a class, not a generator:
-    every backward pass enters one, and a generator costs about 1 µs more)."""
+class _Opened:
+    """A session current in this thread for a block, closed when it ends: the one way a
+    session is opened (a class, not a generator: every backward pass enters one, and a
+    generator costs about 1 µs more)."""
 
     __slots__ = ("rt", "session", "previous")
 
@@ -69,7 +70,7 @@ class _RuleSession:
         return self.session
 
     def __exit__(self, *exc_info: object) -> None:
-        self.session._open = False
+        self.session._close()
         self.rt._here.session = self.previous
 
 
@@ -154,8 +155,9 @@ class EagerRuntime:
         self._slots = threading.Lock()  # makes each slot's read-add-write one step across threads
         #: The innermost open session of this runtime in the current thread.
         self._here = _SessionSlot()
-        # Without a default engine, calls outside a session run on NumPy in the calling thread.
-        self._implicit = implicit_session(self, registry, engine or _CALLING_THREAD)
+        # Where ops go outside any session: each runs at once under the engine's context, lending
+        # nothing (so threads use it together); without a default engine, on NumPy in the calling thread.
+        self._implicit = self._session_class(self, engine or _CALLING_THREAD, implicit=True)
 
     # -- values --------------------------------------------------------------------------
     def variable_from(self, tensor: Tensor | Any) -> EagerTensor:
@@ -186,28 +188,16 @@ class EagerRuntime:
         engine, (fn,) = self._split_engine((engine_or_fn, fn), engine, "with_eager_session", ("fn",))
         if not callable(fn):
             raise ArgumentError(f"with_eager_session: fn must be callable, got {type(fn).__name__}")
-        with engine.lend("a session"):
-            session = self._session_class(self) if engine.native else session_class(self.registry, engine)(self)
-            outer, self._here.session = self._here.session, session
-            try:
-                return fn(session)
-            finally:
-                session._open = False
-                self._here.session = outer
+        with engine.lend("a session"), _Opened(self, self._session_class(self, engine)) as session:
+            return fn(session)
 
     @contextmanager
     def eager_session(self, engine: Engine | None = None) -> Iterator[EagerSession]:
         """``with rt.eager_session(eng) as s:`` — the context-manager form of
         :meth:`with_eager_session`; the session is closed when the block ends."""
         engine = self._engine_or_default(engine, "eager_session")
-        with engine.lend("a session"):
-            session = self._session_class(self) if engine.native else session_class(self.registry, engine)(self)
-            outer, self._here.session = self._here.session, session
-            try:
-                yield session
-            finally:
-                session._open = False
-                self._here.session = outer
+        with engine.lend("a session"), _Opened(self, self._session_class(self, engine)) as session:
+            yield session
 
     def current_session(self) -> EagerSession:
         """The session this runtime's ops go to in the current thread: the innermost open
@@ -327,8 +317,7 @@ class EagerRuntime:
         if engine is None:
             open_here = self._here.session
             engine = None if open_here is None else open_here._engine
-        cls = self._session_class if engine is None or engine.native else session_class(self.registry, engine)
-        return _RuleSession(self, cls(self, needed=needed, in_sweep=True))
+        return _Opened(self, self._session_class(self, engine, needed=needed, in_sweep=True))
 
     def _detach(self, engine: Engine | None, tensor: EagerTensor) -> EagerTensor:
         # The seed's signature takes an engine; copying a value runs no kernel, so it is

@@ -11,142 +11,19 @@ from __future__ import annotations
 import heapq
 import sys
 import weakref
-from collections.abc import Container, Iterator, Sequence
+from collections.abc import Container, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .eager import EagerTensor
-from .errors import NotDifferentiable, RuleError
 from .graph import reachable
 from .recording import paused
-from .rule_errors import cotangent_tuple, passes_through, reject_cotangent, rule_error
-from .tensor import Hollow, freeze, seal
-from .trace import CALL, Node, Vertex, result_node
+from .tensor import freeze, seal
+from .trace import CALL, Node, Vertex
 
 if TYPE_CHECKING:
     from .session import EagerSession
-
-
-def _unbroadcast(session: EagerSession, node: Node, index: int, arg: EagerTensor, ct: Any) -> EagerTensor:
-    """A per-input rule's cotangent that is not a tensor of its input's shape and dtype:
-    summed back by the op's ``unbroadcast`` when it broadcasts (the sweep's only call of
-    it, so ops that did not broadcast pay nothing), else the RuleError saying what is wrong.
-    A cotangent held as another engine's array (a dask array) of the right type is fine."""
-    spec, rt = node.spec, session._rt
-    if type(ct) is not EagerTensor or ct._rt is not rt or isinstance(ct._value, Hollow):
-        reject_cotangent(node, index, arg, ct, rt)
-    if ct.shape == arg.shape and ct.dtype == arg.dtype:
-        return ct
-    if spec.unbroadcast is not None:
-        try:
-            ct = spec.unbroadcast(session, ct, arg)
-        except Exception as exc:
-            raise RuleError(f"the VJP of {spec.name} (plugin {spec.plugin!r}) failed to unbroadcast: {exc}") from exc
-        if type(ct) is EagerTensor and ct.shape == arg.shape and ct.dtype == arg.dtype:
-            return ct
-    reject_cotangent(node, index, arg, ct, rt)
-    return ct  # not reached: reject_cotangent raises
-
-
-def node_cotangents(
-    session: EagerSession, node: Node, g: EagerTensor, needed: set[int] | None = None
-) -> list[EagerTensor | None]:
-    """The cotangents a node sends to its inputs, given the cotangent ``g`` of its result:
-    one per input, None where no gradient is wanted or the derivative is zero. Each is
-    checked (see :func:`_input_cotangent`; a whole-op rule's are only checked, as such a
-    rule unbroadcasts itself) or a RuleError names the op. The conformance
-    suite and forward mode (which transposes a VJP) call this; the sweep calls it for
-    whole-op rules and calls, and runs per-input rules through :func:`_input_cotangent`
-    itself, so all of them check alike.
-
-    Per-input rules are called only for inputs whose parent is wanted (``needed`` holds
-    the vertices that lead to a wanted variable inside ``rt.grad``); a whole-op rule is
-    called once."""
-    spec, rt = node.spec, session._rt
-    if spec.vjp is None and spec.vjps is None:
-        raise NotDifferentiable(
-            f"op {spec.name} (plugin {spec.plugin!r}) has no VJP rule, so derivatives cannot "
-            f"flow through it; compute it from constants or under rt.no_grad()"
-        )
-    # The result, or where the trace did not keep its value the node (its shape and dtype):
-    # an EagerTensor per node would cost a tenth of the sweep.
-    if node.output is None:
-        out = node if node.value is None else EagerTensor(node.value, rt, node)
-    else:  # an op with several results: its rule gets them all, and a cotangent for each
-        if node.output != CALL:  # one result (as the conformance suite asks): the call's rule
-            call = node.parents[0]
-            g = tuple(g if index == node.output else None for index in range(len(call.value)))
-            node = call
-        out = stand_ins(node, rt)
-    rules = spec.vjps
-    if rules is not None:
-        return [
-            None
-            if rule is None or parent is None or (needed is not None and id(parent) not in needed)
-            else _input_cotangent(session, node, index, g, out)
-            for index, (rule, parent) in enumerate(zip(rules, node.parents))
-        ]
-    try:
-        returned = spec.vjp(session, g, node.inputs, out, **node.params)
-        if type(returned) is not tuple and isinstance(returned, Iterator):  # a generator rule runs here
-            returned = tuple(returned)
-    except Exception as exc:
-        if passes_through(exc):
-            raise
-        raise rule_error(node, exc, spec.vjp) from exc
-    cotangents = list(cotangent_tuple(spec, returned, len(node.inputs)))
-    for index, ct in enumerate(cotangents):  # a whole-op rule unbroadcasts itself: only check
-        if ct is not None:
-            arg = node.inputs[index]
-            if type(ct) is not EagerTensor or ct._rt is not rt or isinstance(ct._value, Hollow):
-                reject_cotangent(node, index, arg, ct, rt)
-            if ct._value.shape != arg._value.shape or ct._value.dtype != arg._value.dtype:
-                reject_cotangent(node, index, arg, ct, rt)
-    return cotangents
-
-
-def _input_cotangent(session: EagerSession, node: Node, index: int, g: Any, out: Any) -> EagerTensor | None:
-    """What per-input rule ``index`` of ``node`` returns for cotangent ``g`` of result(s)
-    ``out``, checked: None (zero), or an EagerTensor of this runtime with a value, of its
-    input's shape and dtype (summed back first by the op's ``unbroadcast`` when it
-    broadcasts); else a RuleError names the op. What the rule raises is wrapped in one
-    too, unless it already says what is wrong (see :func:`passes_through`)."""
-    inputs, params = node.inputs, node.params
-    rule = node.spec.vjps[index]  # type: ignore[index]
-    try:
-        ct = rule(session, g, out, *inputs, **params) if params else rule(session, g, out, *inputs)
-    except Exception as exc:
-        if passes_through(exc):
-            raise
-        raise rule_error(node, exc, rule) from exc
-    if ct is not None:
-        value = ct._value if type(ct) is EagerTensor else None
-        arg = inputs[index]._value
-        if (
-            type(value) is not np.ndarray
-            or ct._rt is not session._rt
-            or value.shape != arg.shape
-            or value.dtype != arg.dtype
-        ):
-            ct = _unbroadcast(session, node, index, inputs[index], ct)
-    return ct
-
-
-def stand_ins(call: Node, rt: Any) -> tuple[Any, ...]:
-    """The results of a call as its rules see them, one per result (see :func:`_stand_in`)."""
-    return tuple(_stand_in(call, index, rt) for index in range(len(call.value)))
-
-
-def _stand_in(call: Node, index: int, rt: Any) -> Any:
-    """Result ``index`` of a call as its rule sees it: its tensor, recorded from a result
-    node of its own (so a rule that reads it stays differentiable), or that node where
-    the trace did not keep the value; a constant result as it is."""
-    stand_in = call.value[index]
-    if type(stand_in) is EagerTensor:
-        return stand_in
-    node = result_node(call, index)
-    return node if node.value is None else EagerTensor(node.value, rt, node)
 
 
 def reverse_sweep(
@@ -206,10 +83,10 @@ def reverse_sweep(
             continue
         rules = node.spec.vjps
         if output is None and rules is not None:  # per-input rules (most ops): called below
-            out = node if node.value is None else EagerTensor(node.value, rt, node)  # (see node_cotangents)
+            out = node if node.value is None else EagerTensor(node.value, rt, node)  # (see op.result_of)
             given = None
         else:  # a whole-op rule, or a call's rules (or none: NotDifferentiable), once
-            out, given = None, node_cotangents(session, node, g if output is None else tuple(g), needed)
+            out, given = None, node.op.vjp(session, node, g if output is None else tuple(g), needed)
         sums = None  # cotangents for a vertex that has one already: added once every rule ran
         for index, parent in enumerate(node.parents):
             if parent is None or (needed is not None and id(parent) not in needed):
@@ -218,8 +95,8 @@ def reverse_sweep(
                 ct = given[index]
             elif rules[index] is None:
                 ct = None
-            else:  # the rule called here, not through a list node_cotangents makes (~1 µs a node)
-                ct = _input_cotangent(session, node, index, g, out)
+            else:  # the rule called here, not through the list Op.vjp makes (~1 µs a node)
+                ct = node.op.input_vjp(session, node, index, g, out)
             if ct is None:
                 zero_branches.append(parent)
             elif type(parent) is Node and parent not in pending:

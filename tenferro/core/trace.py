@@ -31,7 +31,6 @@ from .tensor import Hollow
 
 if TYPE_CHECKING:
     from .eager import EagerTensor
-    from .spec import OpSpec
 
 #: A vertex of the graph: a Node for a recorded result, the EagerTensor for a variable.
 Vertex = Any
@@ -47,7 +46,8 @@ CALL = -1
 
 
 class Node(Hollow):
-    """How one result was computed: the op's spec, its arguments as recorded (``inputs``)
+    """How one result was computed: the op (``op``, an :class:`~tenferro.core.op.Op`, and
+    its ``spec``), its arguments as recorded (``inputs``)
     and their ``parents``, its static params, the result's value (None when the VJP does
     not read it), and the node's creation number.
 
@@ -62,11 +62,11 @@ class Node(Hollow):
     call node, with the cotangents of all its results.
     """
 
-    __slots__ = ("spec", "inputs", "parents", "params", "value", "seq", "output", "derived")
+    __slots__ = ("op", "spec", "inputs", "parents", "params", "value", "seq", "output", "derived")
 
     def __init__(
         self,
-        spec: OpSpec,
+        op: Any,
         inputs: tuple[EagerTensor | Any, ...],
         parents: tuple[Vertex | None, ...],
         params: Mapping[str, Any],
@@ -74,7 +74,8 @@ class Node(Hollow):
         output: int | None = None,
     ):
         self.seq = next(SEQUENCE)
-        self.spec = spec
+        self.op = op
+        self.spec = spec = op.spec
         self.inputs = inputs
         self.parents = parents
         self.params = params
@@ -113,7 +114,7 @@ def derived(out: Any, key: Any, compute: Callable[..., Any], *args: Any) -> Any:
         if rt in paused():
             return value
         made = value._node
-        return type(value)(value._value, rt, Node(made.spec, made.inputs, made.parents, made.params, value._value))
+        return type(value)(value._value, rt, Node(made.op, made.inputs, made.parents, made.params, value._value))
     before = next(SEQUENCE)
     value = compute(*args)
     made = getattr(value, "_node", None)
@@ -134,7 +135,7 @@ def derived(out: Any, key: Any, compute: Callable[..., Any], *args: Any) -> Any:
 
 
 def call_node(
-    spec: OpSpec,
+    op: Any,
     inputs: tuple[Any, ...],
     parents: tuple[Vertex | None, ...],
     params: Mapping[str, Any],
@@ -145,7 +146,8 @@ def call_node(
     Hollow with its shape and dtype; a result that records no node (an integer result)
     is given as its constant EagerTensor and kept as it is."""
     arrays = (np.ndarray, *engines.ENGINE_ARRAYS)  # an array of any engine (NumPy, dask)
-    node = Node(spec, inputs, parents, params, Hollow((len(results),), np.dtype(object)), CALL)
+    spec = op.spec
+    node = Node(op, inputs, parents, params, Hollow((len(results),), np.dtype(object)), CALL)
     node.value = tuple(r if not isinstance(r, arrays) or spec.keeps_out else Hollow(r.shape, r.dtype) for r in results)
     return node
 
@@ -153,4 +155,4 @@ def call_node(
 def result_node(call: Node, index: int) -> Node:
     """The node of result ``index`` of ``call`` (its one parent)."""
     stand_in = call.value[index]
-    return Node(call.spec, (), (call,), call.params, stand_in, index)
+    return Node(call.op, (), (call,), call.params, stand_in, index)

@@ -179,8 +179,9 @@ class DaskEngine(Engine):
     def adopt(self, out: Any) -> Any:
         if not isinstance(out, self._da.Array):
             return None
-        if self.persist:
-            return self.client.persist(out) if self.client is not None else out.persist()
+        if self.persist:  # computed now: under the engine's context, as its kernels are
+            with self.context():
+                return self.client.persist(out) if self.client is not None else out.persist()
         return out
 
     def ones(self, shape: tuple[int, ...], dtype: np.dtype) -> Any:

@@ -12,12 +12,11 @@ import numpy as np
 from hypothesis import reject
 from hypothesis import strategies as st
 
-from tenferro.core.eager import EagerTensor
+from tenferro.core.eager import EagerTensor, vertex
 from tenferro.core.engine import CpuEngine
 from tenferro.core.forward import node_tangent
 from tenferro.core.runtime import EagerRuntime
 from tenferro.core.spec import REQUIRED, OpSpec, SampleInput
-from tenferro.core.sweep import node_cotangents
 from tenferro.core.tensor import Tensor
 from tenferro.core.trace import CALL
 
@@ -113,9 +112,9 @@ def recorded(
 def run_vjp(rt: EagerRuntime, out: EagerTensor, g: np.ndarray) -> tuple[Any, ...]:
     """The cotangents ``out``'s node sends to its inputs for cotangent ``g``, unrecorded,
     computed exactly as the reverse sweep computes them (rules, unbroadcast, checks)."""
-    with rt.no_grad(), CpuEngine.serial().lend("the conformance suite"):
-        session = rt._session_class(rt, in_sweep=True)
-        return tuple(node_cotangents(session, out._node, rt.constant_from(Tensor(g))))
+    node = vertex(out)
+    with rt.no_grad(), CpuEngine.serial().lend("the conformance suite"), rt.rule_session() as session:
+        return tuple(node.op.vjp(session, node, rt.constant_from(Tensor(g))))
 
 
 def run_jvp(rt: EagerRuntime, spec: OpSpec, sample: SampleInput, tangents: dict[int, np.ndarray]) -> Any:
@@ -146,7 +145,7 @@ def run_node_jvp(
     or None for zero."""
     through = differentiable_positions(spec, sample) if hollow else None
     _, out = recorded(rt, spec, sample, through=through)
-    node, result = out._node, None
+    node, result = vertex(out), None
     if node.output is not None and node.output != CALL:  # one result of a call: the call's tangents
         node, result = node.parents[0], node.output
     if len(node.parents) != len(sample.args):
