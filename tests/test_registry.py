@@ -186,3 +186,21 @@ def test_an_array_param_default_does_not_break_a_runtime():
 def test_a_misspelled_opspec_field_is_named_with_the_field_meant():
     with pytest.raises(PluginError, match="OpSpec has no field 'residual'; did you mean 'residuals'"):
         OpSpec(name="f", inputs=("x",), forward=np.sin, residual=("x",))
+
+
+def test_a_session_method_leads_to_its_op_and_the_op_runs_as_the_method_does():
+    """s.mul.op is mul's Op (issue 24): the object that calls the op and applies its rules;
+    calling it on a session is the session method, bitwise, and its node records it."""
+    from tenferro.core.op import Op
+
+    rt = EagerRuntime(engine=CpuEngine.serial())
+    x, w = rt.variable_from(np.linspace(-1.0, 2.0, 5)), rt.variable_from(np.cos(np.arange(5.0)))
+    with rt.eager_session() as s:
+        op = s.mul.op
+        assert isinstance(op, Op) and op.spec is rt.registry["mul"] and repr(op) == "<Op mul of plugin 'elementwise'>"
+        by_method, by_op = s.mul(x, w), op(s, x, w)
+        assert by_op._node.op is op and by_method._node.op is op
+    np.testing.assert_array_equal(np.asarray(by_op), np.asarray(by_method))
+    ct_x, ct_w = op.vjp(rt.current_session(), by_op._node, rt.constant_from(np.ones(5)))
+    np.testing.assert_array_equal(np.asarray(ct_x), np.asarray(w))
+    np.testing.assert_array_equal(np.asarray(ct_w), np.asarray(x))
