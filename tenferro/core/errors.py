@@ -95,7 +95,8 @@ class UnknownName(TenferroError, AttributeError):
 
 
 class PluginError(TenferroError):
-    """A plugin failed to load, registered a bad spec, or reused another plugin's op name."""
+    """A plugin failed to load, registered a bad spec or one op name twice, or lacks a
+    plugin it requires."""
 
 
 class PluginWarning(UserWarning):
