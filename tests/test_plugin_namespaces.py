@@ -210,6 +210,10 @@ def test_s_op_of_a_name_no_plugin_registered_is_an_unknown_op(rt):
     with rt.eager_session() as s:
         with pytest.raises(UnknownOp, match="no op named 'sinn' is registered; did you mean 'sin'"):
             s.op("sinn")
+        with pytest.raises(
+            UnknownOp, match="no op named 'elementwise.sinn' is registered; did you mean 'elementwise.sin'"
+        ):
+            s.op("elementwise.sinn")
         with pytest.raises(UnknownOp, match="no op named 'runtime' is registered"):
             s.op("runtime")  # a session attribute is no op
         assert s.op("elementwise.sin") == s.sin

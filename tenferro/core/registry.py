@@ -30,7 +30,6 @@ __all__ = [
     "PluginRegistrar",
     "Registry",
     "SampleInput",
-    "qualified_name",
     "short_name",
 ]
 
@@ -73,11 +72,6 @@ def short_name(spec: OpSpec) -> str:
     return spec.name.rpartition(".")[2]
 
 
-def qualified_name(spec: OpSpec) -> str:
-    """``plugin.op``: the name that reaches one registered op whoever holds its short name."""
-    return f"{spec.plugin}.{short_name(spec)}"
-
-
 class Registry:
     """Op name -> :class:`OpSpec`, plus which plugin supplied each (``plugins``) and the
     plugins left out, each with its problem (``broken``). A name is an op's short name or
@@ -117,7 +111,7 @@ class Registry:
 
     def unknown(self, name: str) -> UnknownOp:
         """The error for an op name nobody registered, with the closest names as a hint."""
-        close = difflib.get_close_matches(name, self._specs, n=3)
+        close = difflib.get_close_matches(name, self._qualified if "." in name else self._specs, n=3)
         hint = f"; did you mean {' or '.join(map(repr, close))}?" if close else ""
         return UnknownOp(f"no op named {name!r} is registered{hint} (`tenferro ops` lists every op)")
 
