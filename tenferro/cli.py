@@ -14,7 +14,7 @@ import warnings
 from collections.abc import Sequence
 
 from .core.errors import PluginWarning
-from .core.registry import Registry
+from .core.registry import Registry, short_name
 
 
 def _tour(args: argparse.Namespace) -> int:
@@ -39,12 +39,27 @@ def _registry() -> Registry:
         return default_registry(strict=False)
 
 
+def _qualified_only(registry: Registry) -> dict[str, list[str]]:
+    """Short name -> the qualified names of the ops that lost it to another plugin's op."""
+    lost: dict[str, list[str]] = {}
+    for spec in registry:
+        if spec.name != short_name(spec):
+            lost.setdefault(short_name(spec), []).append(spec.name)
+    return lost
+
+
 def _ops(args: argparse.Namespace) -> int:
     registry = _registry()
     specs = sorted(registry, key=lambda spec: (spec.plugin, spec.name))
     width = max(len(spec.signature) for spec in specs)
+    lost = _qualified_only(registry)
     for spec in specs:
-        mark = "(internal) " if spec.internal else ""
+        short = short_name(spec)
+        if spec.name != short:
+            mark = f"(s.{short} is {registry[short].plugin}'s) "
+        else:
+            mark = f"(holds s.{short}; also {', '.join(lost[short])}) " if short in lost else ""
+        mark += "(internal) " if spec.internal else ""
         mark += "(complex) " if any("c" in kinds for kinds in spec.accepts) else ""
         print(f"{spec.plugin:<12} {spec.signature:<{width}}  {mark}{spec.summary}")
         for kink in spec.kinks:  # the conventions the conformance suite checks
@@ -53,10 +68,22 @@ def _ops(args: argparse.Namespace) -> int:
     print(
         f"{len(specs)} ops from {len(registry.plugins)} plugins; {internal} (internal) exist for other ops' VJPs; "
         f"{sum(any('c' in kinds for kinds in spec.accepts) for spec in specs)} (complex) accept complex inputs"
+        + _reached_only_by_qualified_name(sum(map(len, lost.values())))
     )
     for info in registry.broken.values():
         print(f"left out: {info.sentence} (`tenferro plugins` lists it)", file=sys.stderr)
     return 0
+
+
+def _reached_only_by_qualified_name(count: int) -> str:
+    if not count:
+        return ""
+    ops = (
+        "1 op reached only by its qualified name"
+        if count == 1
+        else f"{count} ops reached only by their qualified names"
+    )
+    return f"; {ops}, another plugin holding the short name (s.op('plugin.op'))"
 
 
 def _plugins(args: argparse.Namespace) -> int:
@@ -67,6 +94,9 @@ def _plugins(args: argparse.Namespace) -> int:
         requires = f" (requires {', '.join(info.requires)})" if info.requires else ""
         shipped = info.shipped or "(not installed: loaded directly)"
         print(f"{info.name:<14} {shipped:<22} {len(info.ops):>3} ops{requires}: {' '.join(info.ops)}")
+    for short, names in _qualified_only(registry).items():
+        others = ", ".join(f"{name.rpartition('.')[0]}'s is s.op({name!r})" for name in names)
+        print(f"op {short!r}: s.{short} is {registry[short].plugin}'s; {others}")
     for info in registry.broken.values():
         print(f"{info.name:<14} {info.shipped or '(loaded directly)':<22} broken, left out: {info.problem}")
     blocked = os.environ.get(BLOCK_ENV, "")

@@ -1,4 +1,6 @@
 import os
+import sys
+import textwrap
 
 import numpy as np
 import pytest
@@ -69,6 +71,32 @@ def seed_xs():
 def seed_vs():
     """The seed page's v: cos(i)."""
     return np.cos(np.arange(N))
+
+
+@pytest.fixture
+def install(tmp_path, monkeypatch):
+    """``install(dist, {entry point: module}, {module: source})``: a distribution whose
+    entry points importlib.metadata (and so pluggy) finds; its modules are forgotten after.
+    It returns the directory it is installed in."""
+    site = tmp_path / "site"
+    site.mkdir()
+    monkeypatch.syspath_prepend(str(site))
+    monkeypatch.delenv("TENFERRO_BLOCK_PLUGINS", raising=False)
+    before = set(sys.modules)
+
+    def install(dist, entry_points, modules):
+        info = site / f"{dist.replace('-', '_')}-1.0.dist-info"  # the folder name is normalised
+        info.mkdir()
+        info.joinpath("METADATA").write_text(f"Metadata-Version: 2.1\nName: {dist}\nVersion: 1.0\n")
+        lines = "".join(f"{name} = {target}\n" for name, target in entry_points.items())
+        info.joinpath("entry_points.txt").write_text(f"[tenferro]\n{lines}")
+        for module, source in modules.items():
+            site.joinpath(f"{module}.py").write_text(textwrap.dedent(source))
+        return site
+
+    yield install
+    for module in set(sys.modules) - before:
+        del sys.modules[module]
 
 
 def plugin_of(name, *specs):

@@ -1,5 +1,6 @@
-"""Every error tenferro raises, in one hierarchy under :class:`TenferroError`, and the one
-warning it gives (:class:`PluginWarning`, a plugin left out).
+"""Every error tenferro raises, in one hierarchy under :class:`TenferroError`, and the
+warnings it gives (:class:`PluginWarning`, a plugin left out, and its subclass
+:class:`OpNameClash`, two plugins' ops of one name).
 
 Messages name the op and the argument at fault and say what to do about it. Where a
 built-in Python exception has the same meaning (``TypeError`` for a wrong argument,
@@ -94,12 +95,24 @@ class UnknownName(TenferroError, AttributeError):
 
 
 class PluginError(TenferroError):
-    """A plugin failed to load, registered a bad spec, or reused another plugin's op name."""
+    """A plugin failed to load, registered a bad spec or one op name twice, or lacks a
+    plugin it requires."""
 
 
 class PluginWarning(UserWarning):
     """A plugin was left out (it failed to import or register); every other plugin loaded.
     ``TENFERRO_STRICT_PLUGINS=1`` makes it a :class:`PluginError` instead."""
+
+
+class OpNameClash(PluginWarning):
+    """Two plugins add ops of one short name; both loaded. ``holder`` keeps the short name
+    (``s.softmax``), ``plugin``'s ``ops`` are reached by their qualified names
+    (``s.op("specialx.softmax")``). Not a failure, so strict loading does not raise it;
+    ``warnings.filterwarnings("ignore", category=tenferro.OpNameClash)`` silences it."""
+
+    def __init__(self, message: str, plugin: str = "", holder: str = "", ops: tuple[str, ...] = ()):
+        super().__init__(message)
+        self.plugin, self.holder, self.ops = plugin, holder, tuple(ops)
 
 
 class RuleError(TenferroError):

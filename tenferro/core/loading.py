@@ -2,12 +2,16 @@
 plus any plugin objects passed in, blocked names left out, each plugin's hook called once.
 
 Loading is fail-safe: a plugin that fails to import or to register (a misspelled hook, no
-hook at all, a hook that raises, a bad spec, an op name another plugin has, a plugin it
-requires missing) is left out with a :class:`~tenferro.core.errors.PluginWarning` that
-names it and says how to block it, and is kept in ``Registry.broken`` with its problem;
-every other plugin loads. Strict loading (``strict=True``, or
-``TENFERRO_STRICT_PLUGINS=1``) makes each of those a
+hook at all, a hook that raises, a bad spec, a plugin it requires missing) is left out
+with a :class:`~tenferro.core.errors.PluginWarning` that names it and says how to block
+it, and is kept in ``Registry.broken`` with its problem; every other plugin loads. Strict
+loading (``strict=True``, or ``TENFERRO_STRICT_PLUGINS=1``) makes each of those a
 :class:`~tenferro.core.errors.PluginError`.
+
+An op name two plugins add is no failure: both ops load, the short name goes by
+:func:`_precedence` and the other op keeps its qualified name (``s.op("specialx.softmax")``),
+with one :class:`~tenferro.core.errors.OpNameClash` warning per pair of plugins, strict or
+not; an upgrade of tenferro whose family takes a plugin's op name leaves the plugin working.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ import pluggy
 from . import hookspecs
 from .accumulate import ADD_ANY
 from .alias import ALIAS
-from .errors import ArgumentError, PluginError, PluginWarning
+from .errors import ArgumentError, OpNameClash, PluginError, PluginWarning
 from .registry import BLOCK_ENV, PluginInfo, PluginRegistrar, Registry
 
 #: Environment variable: set to 1 to make a plugin that fails to load an error.
@@ -85,9 +89,31 @@ def _one_line(exc: BaseException) -> str:
 
 
 def _precedence(info: PluginInfo) -> tuple[bool, str]:
-    """The order plugins register in, and so who keeps an op name two plugins add:
-    tenferro's own plugins first, then the others by name (not by ``sys.path`` order)."""
+    """The order plugins register in, and so who keeps the short name of an op two plugins
+    add: tenferro's own plugins first (so the rules of its families, which call ops by
+    short name, always get its own ops), then the others by name (not by ``sys.path``
+    order)."""
     return info.distribution != "tenferro", info.name
+
+
+def _clash(info: PluginInfo, holder: PluginInfo, ops: list[str]) -> OpNameClash:
+    """The warning for ``info``'s ``ops``, whose short names ``holder`` keeps."""
+    listed = f"op {ops[0]!r}" if len(ops) == 1 else f"ops {', '.join(map(repr, ops[:-1]))} and {ops[-1]!r}"
+    short = " and ".join(f"s.{op}" for op in ops) + (" stays" if len(ops) == 1 else " stay")
+    why = (
+        "tenferro's own plugins keep their op names"
+        if holder.distribution == "tenferro"
+        else "the first plugin by name keeps an op name"
+    )
+    qualified = " and ".join(f"s.op('{info.name}.{op}')" for op in ops)
+    return OpNameClash(
+        f"{info.described} adds {listed}, which {holder.described} has too: {short} {holder.name}'s ({why}); "
+        f"{info.name}'s loaded all the same, as {qualified}. "
+        f"warnings.filterwarnings('ignore', category=tenferro.OpNameClash) silences this",
+        plugin=info.name,
+        holder=holder.name,
+        ops=tuple(ops),
+    )
 
 
 class _Loading:
@@ -219,35 +245,35 @@ class _Loading:
 
     def add_ops(self, registered: list[tuple[PluginInfo, PluginRegistrar]]) -> None:
         """Add each plugin's ops, in order of precedence, leaving out a plugin that lacks a
-        plugin it requires or adds an op name an earlier one has (the advice names the
-        plugin left out). Leaving one out may leave another without a plugin it requires,
-        or free a name: so again, until every plugin left is complete."""
+        plugin it requires. Leaving one out may leave another without a plugin it requires:
+        so again, until every plugin left is complete. An op whose short name an earlier
+        plugin holds is added under its qualified name, with an OpNameClash warning."""
         while True:
             present = set(self.registry.plugins) | {info.name for info, _ in registered}
-            owners = {spec.name: spec.plugin for spec in self.registry}
             for index, (info, registrar) in enumerate(registered):
-                problem = self._incomplete(registrar, present, owners)
+                problem = self._incomplete(registrar, present)
                 if problem:
                     del registered[index]
                     self.fail(info, problem)
                     break
-                owners.update(dict.fromkeys((spec.name for spec in registrar.specs), info.name))
             else:
                 break
+        clashes: dict[tuple[str, str], list[str]] = {}  # (plugin, holder of the short names) -> ops
         for info, registrar in registered:
             info.requires = tuple(dict.fromkeys(registrar.required))
             self.registry.plugins[info.name] = info
             for spec in registrar.specs:
-                self.registry.add(spec, info.name)
+                if self.registry.add(spec, info.name).name != spec.name:
+                    clashes.setdefault((info.name, self.registry[spec.name].plugin), []).append(spec.name)
+        for (plugin, holder), ops in clashes.items():
+            clash = _clash(self.registry.plugins[plugin], self.registry.plugins[holder], ops)
+            warnings.warn(clash, stacklevel=_outside_tenferro())
 
-    def _incomplete(self, registrar: PluginRegistrar, present: set[str], owners: dict[str, str]) -> str:
+    def _incomplete(self, registrar: PluginRegistrar, present: set[str]) -> str:
         """Why a plugin cannot be added (after its name), or empty."""
         for name in registrar.required:
             if name not in present:
                 return f"requires plugin {name!r}, which {self._missing(name)}"
-        for spec in registrar.specs:
-            if spec.name in owners:
-                return f"adds op {spec.name!r}, which plugin {owners[spec.name]!r} has already; rename the op"
         return ""
 
     def _missing(self, name: str) -> str:

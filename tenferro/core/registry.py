@@ -1,6 +1,11 @@
 """The registry: op name -> :class:`~tenferro.core.spec.OpSpec`, which plugin gave each, and
 which plugins were left out and why.
 
+Every op has a qualified name, ``plugin.op`` (``nn.softmax``). Its short name (``softmax``)
+is the first plugin's to add it; an op whose short name another plugin holds is registered
+under its qualified name (its spec's ``name`` is ``specialx.softmax``), so that a session
+method, error messages and the conformance checks all call it by that.
+
 Plugins state their ops to a :class:`PluginRegistrar` (what their ``tenferro_register_ops``
 hook receives); ``loading.py`` builds a registry from the installed plugins.
 """
@@ -16,7 +21,17 @@ from typing import Any
 from .errors import PluginError, UnknownOp
 from .spec import REQUIRED, ErrorInput, Kink, OpSpec, SampleInput, validate
 
-__all__ = ["REQUIRED", "ErrorInput", "Kink", "OpSpec", "PluginInfo", "PluginRegistrar", "Registry", "SampleInput"]
+__all__ = [
+    "REQUIRED",
+    "ErrorInput",
+    "Kink",
+    "OpSpec",
+    "PluginInfo",
+    "PluginRegistrar",
+    "Registry",
+    "SampleInput",
+    "short_name",
+]
 
 #: Environment variable: comma-separated plugin names that are not loaded.
 BLOCK_ENV = "TENFERRO_BLOCK_PLUGINS"
@@ -42,49 +57,69 @@ class PluginInfo:
         return f"{self.distribution} {self.version}".strip()
 
     @property
+    def described(self) -> str:
+        """``plugin 'x' (dist 1.0)``, or ``plugin 'x'`` for a plugin object passed in directly."""
+        return f"plugin {self.name!r} ({self.shipped})" if self.shipped else f"plugin {self.name!r}"
+
+    @property
     def sentence(self) -> str:
         """``plugin 'x' (dist 1.0) failed to import: ...``: the problem, on one line."""
-        shipped = f" ({self.shipped})" if self.shipped else ""
-        return f"plugin {self.name!r}{shipped} {self.problem}"
+        return f"{self.described} {self.problem}"
+
+
+def short_name(spec: OpSpec) -> str:
+    """``softmax``, for an op registered as ``softmax`` or as ``specialx.softmax``."""
+    return spec.name.rpartition(".")[2]
 
 
 class Registry:
     """Op name -> :class:`OpSpec`, plus which plugin supplied each (``plugins``) and the
-    plugins left out, each with its problem (``broken``)."""
+    plugins left out, each with its problem (``broken``). A name is an op's short name or
+    its qualified name, ``plugin.op``."""
 
     def __init__(self) -> None:
-        self._specs: dict[str, OpSpec] = {}
+        self._specs: dict[str, OpSpec] = {}  # by the name a session calls it (its spec's name)
+        self._qualified: dict[str, OpSpec] = {}  # every op by plugin.op
         self.plugins: dict[str, PluginInfo] = {}
         self.broken: dict[str, PluginInfo] = {}
 
-    def add(self, spec: OpSpec, plugin: str) -> None:
-        """Register ``spec`` for ``plugin``; a name already taken is a PluginError."""
+    def add(self, spec: OpSpec, plugin: str) -> OpSpec:
+        """Register ``spec`` for ``plugin`` and return it as registered: under its short
+        name, or, when another plugin holds that (the first to add a name keeps it), under
+        its qualified name. The same op twice from one plugin is a PluginError."""
         validate(spec, plugin)
-        owner = self._specs.get(spec.name)
-        if owner is not None:
-            raise PluginError(
-                f"op {spec.name!r} is registered by both plugin {owner.plugin!r} and plugin "
-                f"{plugin!r}; rename one of them, or block a plugin with {BLOCK_ENV}={plugin}"
-            )
-        self._specs[spec.name] = dataclasses.replace(spec, plugin=plugin)
-        self.plugins.setdefault(plugin, PluginInfo(plugin)).ops.append(spec.name)
+        qualified = f"{plugin}.{spec.name}"
+        if qualified in self._qualified:
+            raise PluginError(f"plugin {plugin!r} added op {spec.name!r} twice")
+        if spec.name in self._specs:
+            # a linear op's derived jvp calls the op by name: derive it again, for the new name
+            derived = getattr(spec.jvp, "derived_for", None) == spec.name
+            registered = dataclasses.replace(spec, name=qualified, plugin=plugin, jvp=None if derived else spec.jvp)
+        else:
+            registered = dataclasses.replace(spec, plugin=plugin)
+        self._specs[registered.name] = self._qualified[qualified] = registered
+        self.plugins.setdefault(plugin, PluginInfo(plugin)).ops.append(registered.name)
+        return registered
 
     def __getitem__(self, name: str) -> OpSpec:
-        try:
-            return self._specs[name]
-        except KeyError:
-            raise self.unknown(name) from None
+        spec = self._specs.get(name)
+        if spec is None:
+            spec = self._qualified.get(name)
+        if spec is None:
+            raise self.unknown(name)
+        return spec
 
     def unknown(self, name: str) -> UnknownOp:
         """The error for an op name nobody registered, with the closest names as a hint."""
-        close = difflib.get_close_matches(name, self._specs, n=3)
+        close = difflib.get_close_matches(name, self._qualified if "." in name else self._specs, n=3)
         hint = f"; did you mean {' or '.join(map(repr, close))}?" if close else ""
         return UnknownOp(f"no op named {name!r} is registered{hint} (`tenferro ops` lists every op)")
 
     def __contains__(self, name: object) -> bool:
-        return name in self._specs
+        return name in self._specs or name in self._qualified
 
     def __iter__(self) -> Iterator[OpSpec]:
+        """Every op once, as registered."""
         return iter(self._specs.values())
 
     def __len__(self) -> int:

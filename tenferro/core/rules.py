@@ -64,6 +64,7 @@ def linear_jvp(op: str, differentiable: Sequence[bool], variadic: bool = False) 
         ]
         return getattr(s, op)(*([args] if variadic else args), **params)
 
+    jvp.derived_for = op  # type: ignore[attr-defined]  # the registry derives it again for a renamed op
     return jvp
 
 
@@ -82,6 +83,7 @@ def multilinear_jvp(op: str, differentiable: Sequence[bool]) -> Callable[..., An
             total = term if total is None else s.add_any(total, term)
         return total
 
+    jvp.derived_for = op  # type: ignore[attr-defined]
     return jvp
 
 

@@ -98,6 +98,12 @@ class EagerSession:
                 return index in read
         return True
 
+    def op(self, name: str) -> Any:
+        """The op ``name``, bound: ``s.op("softmax")`` is ``s.softmax``, and a qualified name
+        ``plugin.op`` picks one plugin's op, also one whose short name another plugin holds
+        (``s.op("specialx.softmax")(x)``)."""
+        return getattr(self, self._rt.registry[name].name)
+
     def __getattr__(self, name: str) -> Any:
         # Only reached when no op of this name is installed on the session class.
         if name.startswith("__"):

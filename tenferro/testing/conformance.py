@@ -31,7 +31,7 @@ from hypothesis.errors import FailedHealthCheck, Unsatisfiable
 
 from tenferro.core.engine import CpuEngine
 from tenferro.core.errors import ArgumentError, PluginWarning
-from tenferro.core.registry import Registry
+from tenferro.core.registry import Registry, short_name
 from tenferro.core.runtime import EagerRuntime
 from tenferro.core.spec import OpSpec
 
@@ -156,9 +156,8 @@ def expected_failures(registry: Registry, plugin: str) -> dict[tuple[str, str], 
     path = _xfail_path(info.plugin if info else None)
     if path is None or not path.is_file():
         return {}
-    mine = {spec.name for spec in registry.of_plugin(plugin)}
-    sharing = {  # the ops of every loaded plugin whose file this is (modules of one package)
-        spec.name: spec
+    sharing = {  # the ops of every loaded plugin whose file this is (modules of one package), by
+        short_name(spec): spec  # the names they registered, also an op now called by plugin.op
         for name, other in registry.plugins.items()
         if _xfail_path(other.plugin) == path
         for spec in registry.of_plugin(name)
@@ -183,8 +182,8 @@ def expected_failures(registry: Registry, plugin: str) -> dict[tuple[str, str], 
                 f"{path}:{number}: check {match[2]!r} does not apply to {match[1]!r} (its spec does not declare "
                 f"what the check tests), so it cannot fail; remove the line"
             )
-        elif match[1] in mine:
-            listed[(match[1], match[2])] = match[3]
+        elif spec.plugin == plugin:
+            listed[(spec.name, match[2])] = match[3]
     return listed
 
 
@@ -264,7 +263,7 @@ def _registered(spec: OpSpec | str, rt: EagerRuntime) -> OpSpec:
     name = spec if isinstance(spec, str) else spec.name if isinstance(spec, OpSpec) else None
     if name is None:
         raise ArgumentError(f"check_op: give an OpSpec or an op name, got {type(spec).__name__}")
-    registered = rt.registry._specs.get(name)
+    registered = rt.registry[name] if name in rt.registry else None
     if registered is None:
         raise ArgumentError(
             f"check_op: the runtime holds no op {name!r}: the checks call the op by name, so its plugin must be "
