@@ -32,9 +32,6 @@ class EagerSession:
     returns a new EagerTensor; no op modifies its arguments. ``tenferro ops`` lists them.
     """
 
-    #: The Ops of the registry, by name (a session class's; see :func:`session_class`).
-    _ops: dict[str, Op] = {}
-
     #: While forward mode runs a jvp rule of an op with several results: (the results as the
     #: rule sees them, the indices of those whose tangent is read); None otherwise.
     _reads: tuple[tuple[Any, ...], set[int]] | None = None
@@ -60,8 +57,7 @@ class EagerSession:
         #: lends nothing, so any number of threads may use it together): the engine's context
         #: variable and its value (``Engine.kernel_state``), or its context; None inside a loan.
         self._kernel_context: Any = None
-        if implicit:
-            assert engine is not None
+        if implicit and engine is not None:
             self._kernel_context = engine.kernel_state() or engine.context
 
     def _close(self) -> None:
@@ -115,11 +111,6 @@ class EagerSession:
 SHIPPED = "tenferro"
 
 
-def ops_of(registry: Registry) -> dict[str, Op]:
-    """The :class:`Op` of each op of ``registry``, by name (those of its session class)."""
-    return session_class(registry)._ops
-
-
 def _checks_shapes(registry: Registry, spec: Any) -> bool:
     """Whether calls of ``spec`` check the result shape of an elementwise op: for every
     plugin but the families tenferro ships, whose shapes the conformance suite proves
@@ -141,11 +132,8 @@ def session_class(registry: Registry) -> type[EagerSession]:
         cls = _CLASSES.get(registry)
         if cls is None:
             # spec.RESERVED_NAMES keeps the methods apart from the session's own attributes
-            ops = {spec.name: Op(spec, _checks_shapes(registry, spec)) for spec in registry}
-            doc = f"An EagerSession whose methods are the {len(ops)} ops of one registry."
-            methods = {name: op.call for name, op in ops.items()}
-            cls = type(
-                "RegistrySession", (EagerSession,), {"__module__": __name__, "__doc__": doc, "_ops": ops, **methods}
-            )
+            methods = {spec.name: Op(spec, _checks_shapes(registry, spec)).call for spec in registry}
+            doc = f"An EagerSession whose methods are the {len(methods)} ops of one registry."
+            cls = type("RegistrySession", (EagerSession,), {"__module__": __name__, "__doc__": doc, **methods})
             _CLASSES[registry] = cls
     return cls
