@@ -16,6 +16,7 @@ from .call_errors import (
     dtype_error,
     explain,
     foreign,
+    of,
     scalar_kind,
     unkept,
     unrecordable,
@@ -72,10 +73,13 @@ def _items(spec: OpSpec, sequence: Any) -> tuple[Any, ...]:
     if not isinstance(sequence, (list, tuple)):
         raise ArgumentError(
             f"{spec.name}: argument {spec.inputs[0]!r} must be a list or tuple of tensors, "
-            f"got {type(sequence).__name__}; call it as {spec.name}([a, b, ...])"
+            f"got {type(sequence).__name__}; call it as {spec.name}([a, b, ...])",
+            **of(spec, 0),
         )
     if not sequence:
-        raise ArgumentError(f"{spec.name}: argument {spec.inputs[0]!r} is empty; give at least one tensor")
+        raise ArgumentError(
+            f"{spec.name}: argument {spec.inputs[0]!r} is empty; give at least one tensor", **of(spec, 0)
+        )
     return tuple(sequence)
 
 
@@ -149,19 +153,25 @@ def _bind(spec: OpSpec, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[
     for a wrong count or an unknown/duplicate name."""
     names = spec.inputs + tuple(spec.params)
     if len(args) > len(names):
-        raise ArgumentError(f"{spec.name} takes at most {len(names)} arguments ({spec.signature}), got {len(args)}")
+        raise ArgumentError(
+            f"{spec.name} takes at most {len(names)} arguments ({spec.signature}), got {len(args)}", **of(spec)
+        )
     bound = dict(zip(names, args))
     for key, value in kwargs.items():
         if key not in names:
-            raise ArgumentError(f"{spec.name} has no argument {key!r}; its signature is {spec.signature}")
+            raise ArgumentError(
+                f"{spec.name} has no argument {key!r}; its signature is {spec.signature}", **of(spec), argument=key
+            )
         if key in bound:
-            raise ArgumentError(f"{spec.name} got argument {key!r} twice")
+            raise ArgumentError(f"{spec.name} got argument {key!r} twice", **of(spec), argument=key)
         bound[key] = value
     missing = [n for n in spec.inputs if n not in bound]
     missing += [n for n, d in spec.params.items() if d is REQUIRED and n not in bound]
     if missing:
         raise ArgumentError(
-            f"{spec.name} is missing argument {', '.join(map(repr, missing))}; its signature is {spec.signature}"
+            f"{spec.name} is missing argument {', '.join(map(repr, missing))}; its signature is {spec.signature}",
+            **of(spec),
+            argument=missing[0],
         )
     tensors = tuple(bound[n] for n in spec.inputs)
     params = {n: frozen(bound[n]) if n in bound else d for n, d in spec.params.items()}
@@ -229,7 +239,9 @@ def method(op: Any) -> Any:
         rules meet a tensor, as they would for a 0-d array); the error that says what is
         wrong with an argument."""
         if not self._open:
-            raise SessionClosed(f"{name}: this session has ended; call ops inside the session's callback or with-block")
+            raise SessionClosed(
+                f"{name}: this session has ended; call ops inside the session's callback or with-block", **of(spec)
+            )
         rt, engine = self._rt, self._engine
         enter = None if engine is None else engine.enter
         values = []
@@ -241,7 +253,8 @@ def method(op: Any) -> Any:
                 if arg._rt is not rt:
                     raise ContextMismatch(
                         f"{name}: argument {spec.input_name(index)!r} belongs to {arg._rt!r}, "
-                        f"but this op runs on {rt!r}; tensors of two runtimes cannot be mixed: {rt._mixed(arg._rt)}"
+                        f"but this op runs on {rt!r}; tensors of two runtimes cannot be mixed: {rt._mixed(arg._rt)}",
+                        **of(spec, index),
                     )
                 value = arg._value
                 if type(value) is not np.ndarray:
@@ -277,7 +290,8 @@ def method(op: Any) -> Any:
         if not has_tensor:
             raise ArgumentError(
                 f"{name}: every argument is a scalar; pass at least one tensor "
-                f"(rt.constant_from(...)) or compute scalars in Python"
+                f"(rt.constant_from(...)) or compute scalars in Python",
+                **of(spec),
             )
         if constants:
             args = tuple(constants.get(index, arg) for index, arg in enumerate(args))
@@ -338,7 +352,9 @@ def method(op: Any) -> Any:
             else:  # the engine's context, entered around the kernel
                 with state():
                     out = kernel(*values, **params) if params else kernel(*values)
-        except TenferroError:
+        except TenferroError as exc:
+            if exc.op is None:  # the kernel's own words about this op's arguments
+                exc.op, exc.plugin = spec.name, spec.plugin
             raise
         except Exception as exc:
             raise explain(spec, values, params, exc) from None

@@ -24,8 +24,18 @@ _KIND_WORDS = {"b": "bool", "i": "integer", "u": "unsigned integer", "f": "float
 def unkept(spec: OpSpec, index: int, arg: Any) -> RuleError:
     return RuleError(
         f"{spec.name}: argument {spec.input_name(index)!r} is {arg.describe()}, whose value the trace did not "
-        f"keep; a derivative rule (VJP or JVP) read a value its op's spec does not list in residuals (add it there)"
+        f"keep; a derivative rule (VJP or JVP) read a value its op's spec does not list in residuals (add it there)",
+        **of(spec, index),
+        unkept=True,
     )
+
+
+def of(spec: OpSpec, index: int | None = None) -> dict[str, str]:
+    """The fields of an error about a call of ``spec`` (about its input ``index``, if given)."""
+    fields = {"op": spec.name, "plugin": spec.plugin}
+    if index is not None:
+        fields["argument"] = spec.input_name(index)
+    return fields
 
 
 def scalar_kind(spec: OpSpec, index: int, arg: Any, in_rule: bool) -> str:
@@ -36,7 +46,9 @@ def scalar_kind(spec: OpSpec, index: int, arg: Any, in_rule: bool) -> str:
         raise RuleError(
             f"{spec.name}: argument {spec.input_name(index)!r} is the result of {arg.spec.name}, whose value "
             f"the trace did not keep; a derivative rule (VJP or JVP) read a value its op's spec does not list "
-            f"in residuals (add 'out' there)"
+            f"in residuals (add 'out' there)",
+            **of(spec, index),
+            unkept=True,
         )
     if in_rule and arg is None:
         hint = (
@@ -52,7 +64,9 @@ def scalar_kind(spec: OpSpec, index: int, arg: Any, in_rule: bool) -> str:
         hint = "wrap arrays with rt.constant_from(a) or rt.variable_from(a)"
     else:
         hint = "pass an EagerTensor of this session's runtime or a Python number"
-    raise ArgumentError(f"{spec.name}: argument {spec.input_name(index)!r} is a {type(arg).__name__}; {hint}")
+    raise ArgumentError(
+        f"{spec.name}: argument {spec.input_name(index)!r} is a {type(arg).__name__}; {hint}", **of(spec, index)
+    )
 
 
 def dtype_error(spec: OpSpec, index: int, value: Any) -> DTypeError:
@@ -72,7 +86,8 @@ def dtype_error(spec: OpSpec, index: int, value: Any) -> DTypeError:
         )
     return DTypeError(
         f"{spec.name}: argument {spec.input_name(index)!r} has dtype {shown}; "
-        f"{spec.name} accepts {allowed} tensors there" + (f": {why}" if why else "")
+        f"{spec.name} accepts {allowed} tensors there" + (f": {why}" if why else ""),
+        **of(spec, index),
     )
 
 
@@ -89,22 +104,27 @@ def explain(spec: OpSpec, values: Sequence[Any], params: Mapping[str, Any], exc:
         except Exception:
             error = None
         if isinstance(error, TenferroError):
+            if error.op is None:
+                error.op, error.plugin = spec.name, spec.plugin
             return error
+    # NumPy's own words: the only sign it gives of a write into a read-only array
     if isinstance(exc, ValueError) and "read-only" in str(exc):
         return KernelError(
             f"{spec.name} (plugin {spec.plugin!r}): its forward kernel tried to write into an argument; "
-            f"tenferro values are read-only, and kernels must return new arrays"
+            f"tenferro values are read-only, and kernels must return new arrays",
+            **of(spec),
         )
     return KernelError(
         f"{spec.name} (plugin {spec.plugin!r}) failed: {type(exc).__name__}: {exc}; "
-        f"check its arguments against its signature {spec.signature}"
+        f"check its arguments against its signature {spec.signature}",
+        **of(spec),
     )
 
 
 def bad_result(spec: OpSpec, out: Any, why: str) -> KernelError:
     arrays = (np.ndarray, *engines.ENGINE_ARRAYS)
     shown = describe(out.shape, out.dtype) if isinstance(out, arrays) else type(out).__name__
-    return KernelError(f"{spec.name} (plugin {spec.plugin!r}): its forward kernel returned {shown}; {why}")
+    return KernelError(f"{spec.name} (plugin {spec.plugin!r}): its forward kernel returned {shown}; {why}", **of(spec))
 
 
 def broadcast_shape(values: Sequence[Any]) -> tuple[int, ...]:
@@ -141,7 +161,8 @@ def foreign(name: str, what: str, engine: Engine | None) -> EngineError:
     return EngineError(
         f"{name}: {what}, the value of another engine, but this op runs on {where}; tenferro does not gather "
         f"a distributed value silently: run the op on the engine that made the value, or read it first "
-        f"(x.value()) and make a new tensor of it"
+        f"(x.value()) and make a new tensor of it",
+        op=name,
     )
 
 
@@ -153,7 +174,8 @@ def unrecordable(spec: OpSpec, out: np.ndarray) -> TenferroError:
         return DTypeError(
             f"{spec.name}: the result would be {dtype_name(out.dtype)}, and tenferro records only float32, "
             f"float64, complex64 and complex128 results; compute it under rt.no_grad() or from constants, "
-            f"or keep float32"
+            f"or keep float32",
+            **of(spec),
         )
     return bad_result(
         spec,

@@ -110,7 +110,8 @@ class EagerTensor(Operators, ArrayMethods):
         if isinstance(self._value, Hollow):
             raise RuleError(
                 f"{self.describe()} was recorded without its value: a derivative rule (VJP or JVP) read a value "
-                f"its op's spec does not list in residuals (add it there)"
+                f"its op's spec does not list in residuals (add it there)",
+                unkept=True,
             )
         return self._value
 

@@ -2,20 +2,40 @@
 warnings it gives (:class:`PluginWarning`, a plugin left out, and its subclass
 :class:`OpNameClash`, two plugins' ops of one name).
 
-Messages name the op and the argument at fault and say what to do about it. Where a
-built-in Python exception has the same meaning (``TypeError`` for a wrong argument,
-``AttributeError`` for an unknown op name, ``IndexError`` for a bad axis) the tenferro error
-derives from it too, so generic ``except`` clauses keep working.
+Messages name the op and the argument at fault and say what to do about it, and the error
+carries them as fields (``op``, ``plugin``, ``argument``; a :class:`RuleError` also ``rule``,
+``input`` and ``unkept``), so code that handles an error reads its fields, never its text, as
+pluggy's ``PluginValidationError.plugin``. Where a built-in Python exception has the same
+meaning (``TypeError`` for a wrong argument, ``AttributeError`` for an unknown op name,
+``IndexError`` for a bad axis) the tenferro error derives from it too, so generic ``except``
+clauses keep working.
 """
 
 from __future__ import annotations
 
 import difflib
 from collections.abc import Iterable, Mapping
+from typing import Any
 
 
 class TenferroError(Exception):
-    """Base of every error raised by tenferro."""
+    """Base of every error raised by tenferro. Fields, each None where it does not apply:
+    ``op``, the op at fault (its name as registered), ``plugin``, the plugin that adds it,
+    and ``argument``, the name of the argument at fault. They survive pickling (an error
+    raised on a dask worker keeps them)."""
+
+    op: str | None = None
+    plugin: str | None = None
+    argument: str | None = None
+
+    def __init__(self, *args: object, op: str | None = None, plugin: str | None = None, argument: str | None = None):
+        super().__init__(*args)
+        if op is not None:
+            self.op = op
+        if plugin is not None:
+            self.plugin = plugin
+        if argument is not None:
+            self.argument = argument
 
 
 class NonScalarGrad(TenferroError, TypeError):
@@ -116,7 +136,27 @@ class OpNameClash(PluginWarning):
 
 
 class RuleError(TenferroError):
-    """A VJP rule returned the wrong number of cotangents, or one of the wrong shape/dtype."""
+    """A derivative rule failed, returned the wrong number of cotangents or one of the wrong
+    type, or read a value the trace did not keep. Beside ``op`` and ``plugin`` (the op whose
+    rule is at fault): ``rule``, which of its rules (``"vjp"`` or ``"jvp"``; None for an
+    error not yet traced to a rule, such as an op called on an unkept value inside one),
+    ``input``, the name of the input whose cotangent is wrong (None if not one input's),
+    and ``unkept``, whether a rule read a value its op's ``residuals`` do not keep."""
+
+    rule: str | None = None
+    input: str | None = None
+    unkept: bool = False
+
+    def __init__(
+        self, *args: object, rule: str | None = None, input: str | None = None, unkept: bool = False, **fields: Any
+    ):
+        super().__init__(*args, **fields)
+        if rule is not None:
+            self.rule = rule
+        if input is not None:
+            self.input = input
+        if unkept:
+            self.unkept = True
 
 
 class NotDifferentiable(TenferroError):

@@ -20,6 +20,7 @@ from .eager import EagerTensor, vertex
 from .errors import RuleError
 from .graph import depends_on, leading_to, nodes_in_order, reachable
 from .recording import recording
+from .rule_errors import rule_fields
 from .sweep import reverse_sweep
 from .tensor import TRACKED, seal
 from .trace import CALL, SEQUENCE, Node, Vertex
@@ -122,7 +123,8 @@ def _transposed(session: EagerSession, node: Node, tangents: list[Any]) -> Any:
                     f"the VJP of {node.spec.name} (plugin {node.spec.plugin!r}) returned, for input {index} "
                     f"({node.spec.input_name(index)!r}), a nonzero cotangent that is not computed from the "
                     f"cotangent g with the session's ops (g went through a constant or a NumPy value); forward "
-                    f"mode transposes the VJP, so it needs every cotangent computed from g (or a jvp rule)"
+                    f"mode transposes the VJP, so it needs every cotangent computed from g (or a jvp rule)",
+                    **rule_fields(node.spec, index),
                 )
     got = {}
     if roots:

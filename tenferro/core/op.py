@@ -18,7 +18,7 @@ import numpy as np
 from . import call
 from .eager import EagerTensor
 from .errors import EngineError, NotDifferentiable, RuleError
-from .rule_errors import cotangent_tuple, passes_through, reject_cotangent, rule_error
+from .rule_errors import cotangent_tuple, passes_through, reject_cotangent, rule_error, rule_fields
 from .spec import OpSpec
 from .tensor import TRACKED, Hollow, describe
 from .trace import CALL, Node, result_node
@@ -69,7 +69,9 @@ class Op:
         if spec.vjp is None and spec.vjps is None:
             raise NotDifferentiable(
                 f"op {spec.name} (plugin {spec.plugin!r}) has no VJP rule, so derivatives cannot "
-                f"flow through it; compute it from constants or under rt.no_grad()"
+                f"flow through it; compute it from constants or under rt.no_grad()",
+                op=spec.name,
+                plugin=spec.plugin,
             )
         if node.output is None:
             out = result_of(node, rt)
@@ -148,7 +150,8 @@ class Op:
                 ct = spec.unbroadcast(session, ct, arg)
             except Exception as exc:
                 raise RuleError(
-                    f"the VJP of {spec.name} (plugin {spec.plugin!r}) failed to unbroadcast: {exc}"
+                    f"the VJP of {spec.name} (plugin {spec.plugin!r}) failed to unbroadcast: {exc}",
+                    **rule_fields(spec, index),
                 ) from exc
             if type(ct) is EagerTensor and ct.shape == arg.shape and ct.dtype == arg.dtype:
                 return ct
@@ -176,7 +179,9 @@ class Op:
         if not spec.has_rules or (spec.jvp is None and transposed is None):
             raise NotDifferentiable(
                 f"op {spec.name} (plugin {spec.plugin!r}) has no derivative rule, so tangents cannot flow "
-                f"through it; compute it from constants"
+                f"through it; compute it from constants",
+                op=spec.name,
+                plugin=spec.plugin,
             )
         out = stand_ins(node, rt) if node.output == CALL else result_of(node, rt)
         reads = session._reads
@@ -192,18 +197,25 @@ class Op:
         except (NotDifferentiable, EngineError):
             raise  # a point with no derivative, an op with no path on the engine: each says so itself
         except RuleError as exc:
-            if "the JVP of" in str(exc) or "the VJP of" in str(exc):
+            if exc.rule is not None:  # a rule's error already naming its op (this one's VJP, transposed)
                 raise
-            raise RuleError(f"the JVP of {spec.name} (plugin {spec.plugin!r}) failed: {exc}") from exc
+            raise RuleError(
+                f"the JVP of {spec.name} (plugin {spec.plugin!r}) failed: {exc}",
+                **rule_fields(spec, rule="jvp"),
+                unkept=exc.unkept,
+            ) from exc
         except Exception as exc:
-            raise RuleError(f"the JVP of {spec.name} (plugin {spec.plugin!r}) failed: {exc}") from exc
+            raise RuleError(
+                f"the JVP of {spec.name} (plugin {spec.plugin!r}) failed: {exc}", **rule_fields(spec, rule="jvp")
+            ) from exc
         finally:
             session._reads = reads
         if node.output == CALL:
             if not isinstance(returned, (tuple, list)) or len(returned) != len(node.value):
                 raise RuleError(
                     f"the JVP of {spec.name} (plugin {spec.plugin!r}) returned {type(returned).__name__}; an op "
-                    f"with several results returns a tuple with one tangent per result (None for zero)"
+                    f"with several results returns a tuple with one tangent per result (None for zero)",
+                    **rule_fields(spec, rule="jvp"),
                 )
             return tuple(self._checked_tangent(t, r, rt) for t, r in zip(returned, node.value))
         return self._checked_tangent(returned, node, rt)
@@ -232,7 +244,9 @@ class Op:
             raise RuleError(
                 f"the JVP of {spec.name} (plugin {spec.plugin!r}) returned {shown}; a tangent must be None or an "
                 f"EagerTensor of the result's type {describe(result.shape, result.dtype)}, made with the session's "
-                f"ops (tenferro.extend.tangent_sum(s, terms, out) adds terms and broadcasts and casts them to it)"
+                f"ops (tenferro.extend.tangent_sum(s, terms, out) adds terms and broadcasts and casts them to it)",
+                **rule_fields(spec, rule="jvp"),
+                unkept=type(tangent) is EagerTensor and isinstance(tangent._value, Hollow),
             )
         return tangent
 

@@ -23,13 +23,16 @@ def reject_cotangent(node: Node, index: int, arg: Any, ct: Any, rt: Any) -> None
         raise RuleError(
             f"the VJP of {spec.name} (plugin {spec.plugin!r}) returned, for input {index} "
             f"({spec.input_name(index)!r}), {ct.describe()} whose value the trace did not keep; "
-            f"compute each cotangent with the session's ops"
+            f"compute each cotangent with the session's ops",
+            **rule_fields(spec, index),
+            unkept=True,
         )
     if type(ct) is not EagerTensor or ct._rt is not rt:
         raise RuleError(
             f"the VJP of {spec.name} (plugin {spec.plugin!r}) returned {type(ct).__name__} for input "
             f"{index} ({spec.input_name(index)!r}); a cotangent must be None or an EagerTensor made "
-            f"with the session's ops"
+            f"with the session's ops",
+            **rule_fields(spec, index),
         )
     if (
         spec.vjps is not None
@@ -45,8 +48,17 @@ def reject_cotangent(node: Node, index: int, arg: Any, ct: Any, rt: Any) -> None
         f"the VJP of {spec.name} (plugin {spec.plugin!r}) returned a cotangent of type "
         f"{describe(ct.shape, ct.dtype)} for input {index} ({spec.input_name(index)!r}) of type "
         f"{describe(arg.shape, arg.dtype)}; a cotangent must have its input's shape and dtype "
-        f"({fix}). {forward_hint(node)}"
+        f"({fix}). {forward_hint(node)}",
+        **rule_fields(spec, index),
     )
+
+
+def rule_fields(spec: OpSpec, index: int | None = None, rule: str = "vjp") -> dict[str, Any]:
+    """The fields of a RuleError about ``spec``'s ``rule`` (about input ``index``, if given)."""
+    fields: dict[str, Any] = {"op": spec.name, "plugin": spec.plugin, "rule": rule}
+    if index is not None:
+        fields["input"] = spec.input_name(index)
+    return fields
 
 
 def _widens(arg: Any, node: Node) -> bool:
@@ -98,13 +110,15 @@ def cotangent_tuple(spec: OpSpec, returned: Any, count: int) -> tuple[Any, ...]:
             )
             raise RuleError(
                 f"the VJP of {spec.name} (plugin {spec.plugin!r}) returned {shown}; return a tuple with one "
-                f"cotangent per input (None for zero), e.g. (g,) for a one-input op"
+                f"cotangent per input (None for zero), e.g. (g,) for a one-input op",
+                **rule_fields(spec),
             )
         returned = tuple(returned)
     if len(returned) != count:
         raise RuleError(
             f"the VJP of {spec.name} (plugin {spec.plugin!r}) returned {len(returned)} "
-            f"cotangents for {count} inputs; return one per input (None for zero)"
+            f"cotangents for {count} inputs; return one per input (None for zero)",
+            **rule_fields(spec),
         )
     return returned
 
@@ -113,9 +127,7 @@ def passes_through(exc: Exception) -> bool:
     """Whether an exception from a VJP rule already says what is wrong (a point with no
     derivative, an op with no path on the engine, a RuleError naming the op at fault) and
     goes on as it is; any other is wrapped by :func:`rule_error`."""
-    return isinstance(exc, (NotDifferentiable, EngineError)) or (
-        isinstance(exc, RuleError) and "the VJP of" in str(exc)
-    )
+    return isinstance(exc, (NotDifferentiable, EngineError)) or (isinstance(exc, RuleError) and exc.rule == "vjp")
 
 
 def _miscalled(node: Node, rule: Any) -> bool:
@@ -144,11 +156,15 @@ def rule_error(node: Node, exc: Exception, rule: Any) -> RuleError:
             f"rule(s, g, out, {', '.join(spec.inputs)}{params})" if spec.vjps else f"vjp(s, g, inputs, out{params})"
         )
         hint = f"Its rules are called as {called}"
-    elif isinstance(exc, RuleError) and "whose value the trace did not keep" in str(exc):
+    elif isinstance(exc, RuleError) and exc.unkept:
         unkept = [spec.inputs[index] for index in spec.drops] + ([] if spec.keeps_out else ["out"])
         hint = (
             f"{spec.name} keeps no value of {', '.join(map(repr, unkept))}: list each one its rules read in residuals"
         )
     else:
         hint = forward_hint(node, raised=True)
-    return RuleError(f"the VJP of {spec.name} (plugin {spec.plugin!r}) failed: {exc}. {hint}")
+    return RuleError(
+        f"the VJP of {spec.name} (plugin {spec.plugin!r}) failed: {exc}. {hint}",
+        **rule_fields(spec),
+        unkept=isinstance(exc, RuleError) and exc.unkept,
+    )

@@ -87,7 +87,7 @@ def _scatter(x: EagerTensor, key: Any, values: Any, mode: str, method: str, hint
     try:
         return _update(x, key, values, mode, method, hints)
     except TenferroError as exc:
-        if str(exc).startswith("x.at["):
+        if exc.op is None:  # the update's own error, which names x.at[...] already
             raise
         raise renamed(exc, f"x.at[...].{method}", {"updates": "values"}) from None
 

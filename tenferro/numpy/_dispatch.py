@@ -111,7 +111,8 @@ def renamed(exc: TenferroError, function: str, names: Mapping[str, str] | None =
     """``exc``, an op's error (``"inv: a has shape ..."``), as the same error class naming
     what the user called (``"tnp.linalg.inv: x has shape ..."``): the op's name replaced by
     ``function``, and the op's argument names by the function's (``names``: op's -> ours;
-    ``'axes'`` is always the standard's ``'axis'``)."""
+    ``'axes'`` is always the standard's ``'axis'``), in its text and its ``argument``; its
+    ``op`` still says which op failed."""
     message = str(exc)
     head, sep, rest = message.partition(": ")
     if sep and re.fullmatch(r"[\w.]+", head):
@@ -127,6 +128,9 @@ def renamed(exc: TenferroError, function: str, names: Mapping[str, str] | None =
     except Exception:  # an error class with its own constructor: keep it as it is
         return exc
     new.__cause__ = exc.__cause__
+    new.__dict__.update(exc.__dict__)  # its fields: the op that failed, its argument as the function names it
+    if exc.argument is not None:
+        new.argument = "axis" if exc.argument == "axes" else (names or {}).get(exc.argument, exc.argument)
     return new
 
 
