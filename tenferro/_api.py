@@ -10,10 +10,10 @@ from typing import Any
 
 import optree
 
-from .core.eager import EagerTensor
+from .core.eager import EagerTensor, held
 from .core.errors import ArgumentError, TenferroError
 from .core.runtime import default_runtime
-from .core.tensor import Tensor, read
+from .core.tensor import as_tensor, read
 from .numpy._dispatch import renamed
 
 
@@ -65,4 +65,4 @@ def _made(make: Callable[[object], EagerTensor], a: object, function: str) -> Ea
 def _value_of(a: object) -> object:
     """An EagerTensor's value on purpose (the history is dropped by request, so a function
     transform does not refuse it as it refuses ``np.asarray``), anything else as it is."""
-    return Tensor._wrap(read(a._held())) if isinstance(a, EagerTensor) else a
+    return as_tensor(read(held(a))) if isinstance(a, EagerTensor) else a

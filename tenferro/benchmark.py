@@ -31,6 +31,7 @@ import numpy as np
 
 import tenferro.numpy as tnp
 from tenferro import CpuEngine, EagerRuntime, Tensor, default_runtime
+from tenferro.core.eager import slot
 
 Impl = Callable[[], Any]
 #: Seconds a block of calls lasts at least, and blocks per library in each pair.
@@ -537,7 +538,7 @@ def dask_impls(n: int, client: Any, chunks: int) -> dict[str, Impl]:
         x = rt.variable_from(xs())
         _, loss = rt.with_eager_session(eng, _seed_body(x))
         loss.backward(eng)
-        return client.compute(x._grad.sum()).result()  # the slot's dask array, reduced on the cluster
+        return client.compute(slot(x).sum()).result()  # the slot's dask array, reduced on the cluster
 
     def by_hand() -> Any:
         x = xs()

@@ -6,13 +6,13 @@ op comes from a plugin through :mod:`tenferro.core.hookspecs`.
 """
 
 from . import errors
-from .eager import EagerTensor
+from .eager import EagerTensor, Gradients
 from .engine import CpuEngine, Engine
 from .graph import TraceListing
 from .hookspecs import hookimpl
 from .loading import default_registry, load_registry
 from .registry import Registry
-from .runtime import EagerRuntime, Gradients
+from .runtime import EagerRuntime
 from .session import EagerSession
 from .spec import REQUIRED, ErrorInput, Kink, OpSpec, SampleInput
 from .tensor import Tensor

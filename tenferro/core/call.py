@@ -4,7 +4,7 @@ installed on the session classes), from its arguments to its recorded result."""
 from __future__ import annotations
 
 import inspect
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -26,14 +26,11 @@ from .eager import EagerTensor
 from .engine import Engine
 from .errors import ArgumentError, ContextMismatch, SessionClosed, TenferroError
 from .params import frozen, frozen_params
+from .protocols import Runtime, Session
 from .recording import paused
 from .spec import REQUIRED, OpSpec
 from .tensor import SUPPORTED_KINDS, TRACKED, Hollow, freeze, seal
 from .trace import Node, call_node, result_node
-
-if TYPE_CHECKING:
-    from .runtime import EagerRuntime
-    from .session import EagerSession
 
 #: The dtypes a recorded (differentiable) result may have.
 F64, F32 = np.dtype(np.float64), np.dtype(np.float32)
@@ -108,7 +105,7 @@ def _as_result(spec: OpSpec, out: Any, engine: Engine | None = None) -> Any:
 def _results(
     op: Any,
     out: Any,
-    rt: EagerRuntime,
+    rt: Runtime,
     args: tuple[Any, ...],
     parents: tuple[Any, ...],
     params: Any,
@@ -219,7 +216,7 @@ def method(op: Any) -> Any:
     kinds_a, kinds_b = (*accepts, "", "")[:2]
     floats_b = "f" in kinds_b
 
-    def bind(self: EagerSession, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[tuple[Any, ...], Any]:
+    def bind(self: Session, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[tuple[Any, ...], Any]:
         given = len(args) - arity
         if given == 1 and not kwargs and defaults is not None and args[arity] is first_default:
             return args[:arity], defaults  # ``s.reduce_sum(x, None)``: the default, given
@@ -232,7 +229,7 @@ def method(op: Any) -> Any:
         return _bind(spec, args, kwargs)  # also raises when a required param is missing
 
     def classify(
-        self: EagerSession, args: tuple[Any, ...]
+        self: Session, args: tuple[Any, ...]
     ) -> tuple[tuple[Any, ...], tuple[Any, ...], bool, tuple[Any, ...]]:
         """Each argument's value and vertex (see eager.vertex), whether any is tracked, and
         the arguments as the node records them (a NumPy scalar as a 0-d constant, so that
@@ -252,8 +249,8 @@ def method(op: Any) -> Any:
             if type(arg) is EagerTensor:
                 if arg._rt is not rt:
                     raise ContextMismatch(
-                        f"{name}: argument {spec.input_name(index)!r} belongs to {arg._rt!r}, "
-                        f"but this op runs on {rt!r}; tensors of two runtimes cannot be mixed: {rt._mixed(arg._rt)}",
+                        f"{name}: argument {spec.input_name(index)!r} belongs to {arg._rt!r}, but this op runs "
+                        f"on {rt!r}; tensors of two runtimes cannot be mixed: {rt.mixed_with(arg._rt)}",
                         **of(spec, index),
                     )
                 value = arg._value
@@ -297,7 +294,7 @@ def method(op: Any) -> Any:
             args = tuple(constants.get(index, arg) for index, arg in enumerate(args))
         return ((values,) if variadic else tuple(values)), tuple(parents), tracked, args
 
-    def call(self: EagerSession, *args: Any, **kwargs: Any) -> EagerTensor:
+    def call(self: Session, *args: Any, **kwargs: Any) -> EagerTensor:
         if kwargs or len(args) != arity or defaults is None:
             args, params = bind(self, args, kwargs)
         else:

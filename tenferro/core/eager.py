@@ -1,24 +1,24 @@
-"""`EagerTensor`: a value that belongs to a runtime and may carry its recorded history."""
+"""`EagerTensor`: a value that belongs to a runtime and may carry its recorded history; the
+values its op's rules derive once per node (:func:`derived`); and the :class:`Gradients` a
+backward pass returns."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import numpy as np
 
 from .. import _operators
 from .._array import ArrayMethods
 from .._operators import Operators
-from .errors import ArgumentError, RuleError
-from .graph import depends_on, listing
-from .recording import differentiating, refused
+from .engine import Engine
+from .errors import ArgumentError, NotInGradients, RuleError
+from .graph import TraceListing, depends_on, listing
+from .protocols import Runtime
+from .recording import differentiating, paused, refused
 from .tensor import Hollow, Tensor, describe, read
-from .trace import Node, Vertex
-
-if TYPE_CHECKING:
-    from .engine import Engine
-    from .graph import TraceListing
-    from .runtime import EagerRuntime, Gradients
+from .trace import SEQUENCE, Node, Vertex
 
 
 class EagerTensor(Operators, ArrayMethods):
@@ -45,7 +45,7 @@ class EagerTensor(Operators, ArrayMethods):
     def __init__(
         self,
         value: np.ndarray | Hollow,
-        rt: EagerRuntime,
+        rt: Runtime,
         node: Node | None = None,
         leaf: bool = False,
         unrecorded: bool = False,
@@ -71,7 +71,7 @@ class EagerTensor(Operators, ArrayMethods):
         return self._value.ndim
 
     @property
-    def runtime(self) -> EagerRuntime:
+    def runtime(self) -> Runtime:
         return self._rt
 
     def value(self) -> Tensor:
@@ -216,8 +216,29 @@ class EagerTensor(Operators, ArrayMethods):
 
 _operators.EagerTensor = EagerTensor  # the operators' hot path compares an operand's type with it
 
+#: ``held(x)``: x's value as held (a NumPy array, or the array of the engine that made it,
+#: not computed), for a read that carries no derivative on purpose (an index, a rank, a
+#: transform's own bookkeeping); a RuleError for a value the trace did not keep.
+held = EagerTensor._held
 
-def _in_rules(rt: EagerRuntime) -> bool:
+#: ``value_out(x, exit)``: x's value handed to NumPy or Python by ``exit`` (named in the
+#: error), refused where a function transform is differentiating it (see ``EagerTensor._read``).
+value_out = EagerTensor._read
+
+
+def has_value(tensor: EagerTensor) -> bool:
+    """Whether ``tensor`` holds its value: False for an op's input as a trace recorded it
+    without (a hollow copy, see ``trace.py``)."""
+    return not isinstance(tensor._value, Hollow)
+
+
+def slot(variable: EagerTensor) -> Any:
+    """The gradient slot of ``variable`` as held (None if empty): an engine's array stays
+    on its engine, where :meth:`EagerTensor.grad` would compute it here."""
+    return variable._grad
+
+
+def _in_rules(rt: Runtime) -> bool:
     """Whether derivative rules are running on ``rt`` in this thread (a sweep or push)."""
     session = rt._here.session
     return session is not None and session._in_sweep
@@ -233,3 +254,87 @@ def vertex(arg: Any) -> Vertex | None:
         if arg._leaf:
             return arg
     return None
+
+
+def derived(out: Any, key: Any, compute: Callable[..., Any], *args: Any) -> Any:
+    """``compute(*args)``, a value a rule derives from its op's inputs and params alone with
+    one session op (sin's ``cos(x)``; never anything computed from the cotangent
+    or tangent), computed once per node: where it is recorded, the node keeps it, and a
+    later sweep over the node (the second sweep of a Hessian-vector product, each row of a
+    Jacobian of a gradient) takes it again without running the kernel. Where that sweep
+    records, the value is recorded anew as a node like the one running ``compute`` would
+    make (same op, inputs and params, created now), so every derivative is bitwise what
+    it was without the reuse. The derivative trace holds that value anyway.
+
+    Kept only when ``out`` is the node (an op whose rules do not read its result: one
+    computed from the result would hold the node that holds it, a cycle), when every
+    tensor among ``args`` is one of the node's inputs (a value computed from the cotangent
+    would be stale in the next sweep: it is computed each time instead), when ``compute``
+    recorded exactly one op on values made before it, and never where nothing records (a
+    ``backward`` pass: a training loop holds nothing more) nor for another engine's values
+    (a dask array). ``key`` tells apart several values of one node; ``compute`` and
+    ``args`` are given apart so that a rule makes no closure per call."""
+    if type(out) is not Node:
+        return compute(*args)
+    kept = out.derived
+    if kept is not None and key in kept:
+        value = kept[key]
+        rt = value._rt
+        if rt in paused():
+            return value
+        made = value._node
+        return type(value)(value._value, rt, Node(made.op, made.inputs, made.parents, made.params, value._value))
+    before = next(SEQUENCE)
+    value = compute(*args)
+    made = getattr(value, "_node", None)
+    if (
+        made is not None
+        and made.seq > before
+        and made.output is None
+        and type(value._value) is np.ndarray
+        and all(type(parent) is not Node or parent.seq < before for parent in made.parents)
+        # every tensor argument (an EagerTensor, as value is) one of the node's own inputs
+        and all(type(arg) is not type(value) or any(arg is given for given in out.inputs) for arg in args)
+    ):
+        if kept is None:
+            out.derived = {key: value}
+        else:
+            kept[key] = value
+    return value
+
+
+class Gradients:
+    """The gradients one ``backward`` call computed, keyed by variable.
+
+    ``len(grads)``, ``grads[x]`` (a :class:`Tensor`), ``x in grads`` and iteration over
+    ``(variable, Tensor)`` pairs. These are the gradients of this call alone; the slots
+    (``x.grad()``) hold the sum over every backward since the last ``clear_grad``.
+    """
+
+    __slots__ = ("_items",)
+
+    def __init__(self, items: dict[int, tuple[EagerTensor, np.ndarray]]):
+        self._items = items
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __getitem__(self, variable: EagerTensor) -> Tensor:
+        try:
+            return Tensor._wrap(read(self._items[id(variable)][1]))
+        except KeyError:
+            raise NotInGradients(
+                f"{variable!r} received no gradient in this backward pass (it is not a variable the output "
+                f"depends on); `x in grads` tells whether one did"
+            ) from None
+
+    def __contains__(self, variable: object) -> bool:
+        return id(variable) in self._items
+
+    def __iter__(self) -> Iterator[tuple[EagerTensor, Tensor]]:
+        for variable, value in self._items.values():
+            yield variable, Tensor._wrap(read(value))
+
+    def __repr__(self) -> str:
+        kinds = ", ".join(describe(v.shape, v.dtype) for v, _ in self._items.values())
+        return f"Gradients({len(self)} variables: {kinds})"

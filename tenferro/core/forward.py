@@ -12,7 +12,7 @@ session given, so the tangents are recorded where an enclosing transform needs t
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -21,12 +21,10 @@ from .errors import RuleError
 from .graph import depends_on, leading_to, nodes_in_order, reachable
 from .recording import recording
 from .rule_errors import rule_fields
+from .session import EagerSession
 from .sweep import reverse_sweep
 from .tensor import TRACKED, seal
 from .trace import CALL, SEQUENCE, Node, Vertex
-
-if TYPE_CHECKING:
-    from .session import EagerSession
 
 
 class Plan:

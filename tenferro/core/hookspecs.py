@@ -14,12 +14,9 @@ plain dict/attribute lookup and never goes through a hook.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import pluggy
 
-if TYPE_CHECKING:
-    from .registry import PluginRegistrar
+from .registry import PluginRegistrar
 
 PROJECT = "tenferro"
 

@@ -11,20 +11,18 @@ suite all apply rules through these, so a rule's mistakes are found and said in 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from . import call
 from .eager import EagerTensor
 from .errors import EngineError, NotDifferentiable, RuleError
+from .protocols import Session
 from .rule_errors import cotangent_tuple, passes_through, reject_cotangent, rule_error, rule_fields
 from .spec import OpSpec
 from .tensor import TRACKED, Hollow, describe
 from .trace import CALL, Node, result_node
-
-if TYPE_CHECKING:
-    from .session import EagerSession
 
 
 class Op:
@@ -45,7 +43,7 @@ class Op:
         self.call = call.method(self)
         self.call.op = self
 
-    def __call__(self, session: EagerSession, *args: Any, **params: Any) -> Any:
+    def __call__(self, session: Session, *args: Any, **params: Any) -> Any:
         """Run the op on ``session`` (what ``session.<name>(*args, **params)`` does)."""
         return self.call(session, *args, **params)
 
@@ -53,9 +51,7 @@ class Op:
         return f"<Op {self.name} of plugin {self.spec.plugin!r}>"
 
     # -- reverse mode --------------------------------------------------------------------
-    def vjp(
-        self, session: EagerSession, node: Node, g: Any, needed: set[int] | None = None
-    ) -> list[EagerTensor | None]:
+    def vjp(self, session: Session, node: Node, g: Any, needed: set[int] | None = None) -> list[EagerTensor | None]:
         """The cotangents ``node`` (recorded by this op) sends to its inputs, given the
         cotangent ``g`` of its result: one per input, None where no gradient is wanted or
         the derivative is zero. Each is checked (see :meth:`input_vjp`; a whole-op rule's
@@ -107,7 +103,7 @@ class Op:
                     reject_cotangent(node, index, arg, ct, rt)
         return cotangents
 
-    def input_vjp(self, session: EagerSession, node: Node, index: int, g: Any, out: Any) -> EagerTensor | None:
+    def input_vjp(self, session: Session, node: Node, index: int, g: Any, out: Any) -> EagerTensor | None:
         """What per-input rule ``index`` returns for cotangent ``g`` of result(s) ``out``
         (see :func:`result_of`), checked: None (zero), or an EagerTensor of this runtime
         with a value, of its input's shape and dtype (summed back first by the op's
@@ -135,7 +131,7 @@ class Op:
                 ct = self._unbroadcast(session, node, index, inputs[index], ct)
         return ct
 
-    def _unbroadcast(self, session: EagerSession, node: Node, index: int, arg: EagerTensor, ct: Any) -> EagerTensor:
+    def _unbroadcast(self, session: Session, node: Node, index: int, arg: EagerTensor, ct: Any) -> EagerTensor:
         """A per-input rule's cotangent that is not a tensor of its input's shape and dtype:
         summed back by the op's ``unbroadcast`` when it broadcasts (its only call, so ops
         that did not broadcast pay nothing), else the RuleError saying what is wrong. A
@@ -161,11 +157,11 @@ class Op:
     # -- forward mode --------------------------------------------------------------------
     def jvp(
         self,
-        session: EagerSession,
+        session: Session,
         node: Node,
         tangents: list[Any],
         read: set[int] | None = None,
-        transposed: Callable[[EagerSession, Node, list[Any]], Any] | None = None,
+        transposed: Callable[[Session, Node, list[Any]], Any] | None = None,
     ) -> Any:
         """The tangent of ``node``'s result given one tangent per input (None for zero):
         from the op's ``jvp`` rule, else from ``transposed(session, node, tangents)`` (forward

@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from . import engine as engines
-from .eager import EagerTensor, vertex
+from .eager import EagerTensor, Gradients, vertex
 from .engine import CpuEngine, Engine
 from .errors import (
     ArgumentError,
@@ -19,7 +19,6 @@ from .errors import (
     DTypeError,
     GradInactive,
     NonScalarGrad,
-    NotInGradients,
     ShapeMismatch,
 )
 from .graph import leading_to, reachable
@@ -28,7 +27,7 @@ from .recording import no_grad, paused
 from .registry import Registry
 from .session import EagerSession, session_class
 from .sweep import reverse_sweep
-from .tensor import TRACKED, Tensor, array_from, describe, freeze, read, seal
+from .tensor import TRACKED, Tensor, array_from, describe, freeze, seal
 from .trace import Node
 
 T = TypeVar("T")
@@ -72,43 +71,6 @@ class _Opened:
     def __exit__(self, *exc_info: object) -> None:
         self.session._close()
         self.rt._here.session = self.previous
-
-
-class Gradients:
-    """The gradients one ``backward`` call computed, keyed by variable.
-
-    ``len(grads)``, ``grads[x]`` (a :class:`Tensor`), ``x in grads`` and iteration over
-    ``(variable, Tensor)`` pairs. These are the gradients of this call alone; the slots
-    (``x.grad()``) hold the sum over every backward since the last ``clear_grad``.
-    """
-
-    __slots__ = ("_items",)
-
-    def __init__(self, items: dict[int, tuple[EagerTensor, np.ndarray]]):
-        self._items = items
-
-    def __len__(self) -> int:
-        return len(self._items)
-
-    def __getitem__(self, variable: EagerTensor) -> Tensor:
-        try:
-            return Tensor._wrap(read(self._items[id(variable)][1]))
-        except KeyError:
-            raise NotInGradients(
-                f"{variable!r} received no gradient in this backward pass (it is not a variable the output "
-                f"depends on); `x in grads` tells whether one did"
-            ) from None
-
-    def __contains__(self, variable: object) -> bool:
-        return id(variable) in self._items
-
-    def __iter__(self) -> Iterator[tuple[EagerTensor, Tensor]]:
-        for variable, value in self._items.values():
-            yield variable, Tensor._wrap(read(value))
-
-    def __repr__(self) -> str:
-        kinds = ", ".join(describe(v.shape, v.dtype) for v, _ in self._items.values())
-        return f"Gradients({len(self)} variables: {kinds})"
 
 
 class EagerRuntime:
@@ -198,6 +160,18 @@ class EagerRuntime:
         engine = self._engine_or_default(engine, "eager_session")
         with engine.lend("a session"), _Opened(self, self._session_class(self, engine)) as session:
             yield session
+
+    @property
+    def engine(self) -> Engine | None:
+        """The default engine, as given when the runtime was made (None: each call names one,
+        and the implicit session runs NumPy in the calling thread)."""
+        return self._engine
+
+    def open_session(self) -> EagerSession | None:
+        """The session open on this runtime in the current thread (the innermost
+        ``with_eager_session``/``eager_session``, or the one a sweep runs rules on), None if
+        none is (then :meth:`current_session` is the implicit one)."""
+        return self._here.session
 
     def current_session(self) -> EagerSession:
         """The session this runtime's ops go to in the current thread: the innermost open
@@ -368,7 +342,7 @@ class EagerRuntime:
         if tensor._rt is not self:
             raise ContextMismatch(
                 f"{what} belongs to {tensor._rt!r}, not to {self!r}; tensors of two runtimes cannot be mixed: "
-                f"{self._mixed(tensor._rt)}"
+                f"{self.mixed_with(tensor._rt)}"
             )
 
     def _seed(self, out: EagerTensor) -> EagerTensor:
@@ -421,7 +395,7 @@ class EagerRuntime:
         listed = ", ".join(own)
         return f"a runtime of the installed plugins and {listed}" if installed else f"a runtime of the plugins {listed}"
 
-    def _mixed(self, other: EagerRuntime) -> str:
+    def mixed_with(self, other: EagerRuntime) -> str:
         """What to do about a tensor of ``other`` given to an op of this runtime."""
         if other is _DEFAULT:
             return (

@@ -13,15 +13,13 @@ from __future__ import annotations
 
 import threading
 import weakref
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .eager import EagerTensor
+from .engine import Engine
 from .op import Op
+from .protocols import Runtime
 from .registry import Registry
-
-if TYPE_CHECKING:
-    from .engine import Engine
-    from .runtime import EagerRuntime
 
 
 class EagerSession:
@@ -38,7 +36,7 @@ class EagerSession:
 
     def __init__(
         self,
-        rt: EagerRuntime,
+        rt: Runtime,
         engine: Engine | None = None,
         *,
         needed: set[int] | None = None,
@@ -65,7 +63,7 @@ class EagerSession:
         self._open = self._fast = False
 
     @property
-    def runtime(self) -> EagerRuntime:
+    def runtime(self) -> Runtime:
         return self._rt
 
     def needs_grad(self, arg: Any) -> bool:

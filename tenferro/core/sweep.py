@@ -12,18 +12,16 @@ import heapq
 import sys
 import weakref
 from collections.abc import Container, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from .eager import EagerTensor
 from .graph import reachable
 from .recording import paused
+from .session import EagerSession
 from .tensor import freeze, seal
 from .trace import CALL, Node, Vertex
-
-if TYPE_CHECKING:
-    from .session import EagerSession
 
 
 def reverse_sweep(

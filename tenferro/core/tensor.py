@@ -309,6 +309,10 @@ class Tensor:
         return f"Tensor({describe(self.shape, self.dtype)}, {body})"
 
 
+#: ``as_tensor(array)``: a Tensor around a read-only array tenferro made (no copy, no checks).
+as_tensor = Tensor._wrap
+
+
 class Hollow:
     """Stands in for a value a trace did not keep (see :mod:`tenferro.core.trace`): its
     shape and dtype only, so that rules can still ask for them."""

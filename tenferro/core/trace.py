@@ -20,17 +20,14 @@ user drops it, and a rule that reads one anyway gets a RuleError naming the op.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import Any, Protocol
 
 import numpy as np
 
 from . import engine as engines
-from .recording import paused
+from .spec import OpSpec
 from .tensor import Hollow
-
-if TYPE_CHECKING:
-    from .eager import EagerTensor
 
 #: A vertex of the graph: a Node for a recorded result, the EagerTensor for a variable.
 Vertex = Any
@@ -43,6 +40,13 @@ SEQUENCE = itertools.count()
 
 #: ``Node.output`` of the node of a call with several results (see :func:`call_node`).
 CALL = -1
+
+
+class Recorder(Protocol):
+    """What a node needs of the op that recorded it (an :class:`~tenferro.core.op.Op`,
+    declared here, below it): its spec."""
+
+    spec: OpSpec
 
 
 class Node(Hollow):
@@ -66,8 +70,8 @@ class Node(Hollow):
 
     def __init__(
         self,
-        op: Any,
-        inputs: tuple[EagerTensor | Any, ...],
+        op: Recorder,
+        inputs: tuple[Any, ...],
         parents: tuple[Vertex | None, ...],
         params: Mapping[str, Any],
         out: np.ndarray | Hollow,
@@ -87,55 +91,8 @@ class Node(Hollow):
         self.derived: dict[Any, Any] | None = None
 
 
-def derived(out: Any, key: Any, compute: Callable[..., Any], *args: Any) -> Any:
-    """``compute(*args)``, a value a rule derives from its op's inputs and params alone with
-    one session op (sin's ``cos(x)``; never anything computed from the cotangent
-    or tangent), computed once per node: where it is recorded, the node keeps it, and a
-    later sweep over the node (the second sweep of a Hessian-vector product, each row of a
-    Jacobian of a gradient) takes it again without running the kernel. Where that sweep
-    records, the value is recorded anew as a node like the one running ``compute`` would
-    make (same op, inputs and params, created now), so every derivative is bitwise what
-    it was without the reuse. The derivative trace holds that value anyway.
-
-    Kept only when ``out`` is the node (an op whose rules do not read its result: one
-    computed from the result would hold the node that holds it, a cycle), when every
-    tensor among ``args`` is one of the node's inputs (a value computed from the cotangent
-    would be stale in the next sweep: it is computed each time instead), when ``compute``
-    recorded exactly one op on values made before it, and never where nothing records (a
-    ``backward`` pass: a training loop holds nothing more) nor for another engine's values
-    (a dask array). ``key`` tells apart several values of one node; ``compute`` and
-    ``args`` are given apart so that a rule makes no closure per call."""
-    if type(out) is not Node:
-        return compute(*args)
-    kept = out.derived
-    if kept is not None and key in kept:
-        value = kept[key]
-        rt = value._rt
-        if rt in paused():
-            return value
-        made = value._node
-        return type(value)(value._value, rt, Node(made.op, made.inputs, made.parents, made.params, value._value))
-    before = next(SEQUENCE)
-    value = compute(*args)
-    made = getattr(value, "_node", None)
-    if (
-        made is not None
-        and made.seq > before
-        and made.output is None
-        and type(value._value) is np.ndarray
-        and all(type(parent) is not Node or parent.seq < before for parent in made.parents)
-        # every tensor argument (an EagerTensor, as value is) one of the node's own inputs
-        and all(type(arg) is not type(value) or any(arg is given for given in out.inputs) for arg in args)
-    ):
-        if kept is None:
-            out.derived = {key: value}
-        else:
-            kept[key] = value
-    return value
-
-
 def call_node(
-    op: Any,
+    op: Recorder,
     inputs: tuple[Any, ...],
     parents: tuple[Vertex | None, ...],
     params: Mapping[str, Any],

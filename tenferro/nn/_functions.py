@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from ..core.arguments import size
-from ..core.eager import EagerTensor
+from ..core.eager import EagerTensor, value_out
 from ..core.errors import ArgumentError
 from ..core.tensor import MAX_ELEMENTS
 from ..numpy._dispatch import array_arg, integer_array, lift, run, runtime_of, unary
@@ -23,14 +23,14 @@ def gelu(x: Any, approximate: bool = False) -> EagerTensor:
     if not isinstance(approximate, (bool, np.bool_)):
         raise ArgumentError(f"tf.nn.gelu: approximate must be True or False, got {approximate!r}")
     x = array_arg(x, "tf.nn.gelu")
-    s = x._rt.current_session()
+    s = x.runtime.current_session()
     return run("tf.nn.gelu", None, s.gelu, x, "tanh" if approximate else "none")
 
 
 def softplus(x: Any, *, beta: float = 1.0, threshold: float = 20.0) -> EagerTensor:
     """log(1 + exp(beta·x))/beta, and x itself where beta·x > threshold (PyTorch's)."""
     x = array_arg(x, "tf.nn.softplus")
-    s = x._rt.current_session()
+    s = x.runtime.current_session()
     beta, threshold = _number(beta, "tf.nn.softplus", "beta"), _number(threshold, "tf.nn.softplus", "threshold")
     return run("tf.nn.softplus", None, s.softplus, x, beta, threshold)
 
@@ -38,21 +38,21 @@ def softplus(x: Any, *, beta: float = 1.0, threshold: float = 20.0) -> EagerTens
 def softmax(x: Any, axis: int = -1) -> EagerTensor:
     """exp(x)/sum(exp(x)) over ``axis``, without overflow."""
     x = array_arg(x, "tf.nn.softmax")
-    s = x._rt.current_session()
+    s = x.runtime.current_session()
     return run("tf.nn.softmax", None, s.softmax, x, axis)
 
 
 def log_softmax(x: Any, axis: int = -1) -> EagerTensor:
     """x - logsumexp(x) over ``axis``, without overflow."""
     x = array_arg(x, "tf.nn.log_softmax")
-    s = x._rt.current_session()
+    s = x.runtime.current_session()
     return run("tf.nn.log_softmax", None, s.log_softmax, x, axis)
 
 
 def logsumexp(x: Any, axis: Any = None, keepdims: bool = False) -> EagerTensor:
     """log(sum(exp(x))) over ``axis`` (None: all), without overflow; its gradient is softmax."""
     x = array_arg(x, "tf.nn.logsumexp")
-    s = x._rt.current_session()
+    s = x.runtime.current_session()
     return run("tf.nn.logsumexp", None, s.logsumexp, x, axis, keepdims)
 
 
@@ -60,8 +60,8 @@ def layer_norm(x: Any, weight: Any = None, bias: Any = None, *, axis: Any = -1, 
     """(x - mean)/sqrt(var + eps)·weight + bias over ``axis`` (an int or a tuple); no
     weight or bias: 1 and 0."""
     x = array_arg(x, "tf.nn.layer_norm")
-    s = x._rt.current_session()
-    rt = x._rt
+    s = x.runtime.current_session()
+    rt = x.runtime
     weight = 1.0 if weight is None else lift(rt, weight, "tf.nn.layer_norm", "weight")
     bias = 0.0 if bias is None else lift(rt, bias, "tf.nn.layer_norm", "bias")
     return run(
@@ -72,8 +72,8 @@ def layer_norm(x: Any, weight: Any = None, bias: Any = None, *, axis: Any = -1, 
 def rms_norm(x: Any, weight: Any = None, *, axis: Any = -1, eps: float | None = None) -> EagerTensor:
     """x/sqrt(mean(x²) + eps)·weight over ``axis``; eps None is x's machine epsilon."""
     x = array_arg(x, "tf.nn.rms_norm")
-    s = x._rt.current_session()
-    weight = 1.0 if weight is None else lift(x._rt, weight, "tf.nn.rms_norm", "weight")
+    s = x.runtime.current_session()
+    weight = 1.0 if weight is None else lift(x.runtime, weight, "tf.nn.rms_norm", "weight")
     return run("tf.nn.rms_norm", None, s.rms_norm, x, weight, eps=_number(eps, "tf.nn.rms_norm", "eps"), axes=axis)
 
 
@@ -85,7 +85,7 @@ def _number(value: Any, function: str, argument: str) -> Any:
         return value
     if value.ndim != 0:
         raise ArgumentError(f"{function}: {argument} must be a number, got a tensor of shape {list(value.shape)}")
-    return value._read(f"{function} reads {argument} as a Python number").item()
+    return value_out(value, f"{function} reads {argument} as a Python number").item()
 
 
 def one_hot(labels: Any, num_classes: int, *, dtype: Any = np.float64) -> EagerTensor:

@@ -102,7 +102,7 @@ def _update(x: EagerTensor, key: Any, values: Any, mode: str, method: str, hints
             raise ArgumentError(f"x.at[...].{method} has no argument {sorted(unknown)[0]!r}")
         _check_mode(hints.get("mode"), method)
     p = plan(x.shape, key, "x.at")
-    rt = x._rt
+    rt = x.runtime
     values = lift(rt, values, f"x.at[...].{method}", "values")
     if not p.arrays and p.mask is None and x.ndim and x.dtype.kind in "iufc":
         region = _region(x, p.numpy_key, values)
@@ -180,7 +180,7 @@ def _basic_update(
     elementwise (``add``; ``where_select`` on the region's mask for the others). The cost
     is that of one elementwise op over x, not of a coordinate per element (``scatter``),
     and the gradients are the ops': the same as ``scatter``'s for positions picked once."""
-    rt = x._rt
+    rt = x.runtime
     session = rt.current_session()
     given = values.shape if type(values) is EagerTensor else ()
     try:

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from ..core.arguments import flag, integer
-from ..core.eager import EagerTensor
+from ..core.eager import EagerTensor, held
 from ..core.errors import ArgumentError, AxisError, ContextMismatch, DTypeError, ShapeMismatch, TenferroError
 from ..core.runtime import EagerRuntime, default_runtime
 from ..core.tensor import freeze, read
@@ -76,7 +76,7 @@ def _shape(shape: Any, function: str, argument: str = "shape") -> tuple[int, ...
     int, a 1-d one as a sequence; their values are read, integers have no derivative)."""
     given = (shape,) if _is_int(shape) else shape
     if type(given) is EagerTensor and given.ndim == 1 and given.dtype.kind in "iu":
-        given = given._held().tolist()
+        given = held(given).tolist()
     try:
         sizes = tuple(operator.index(n) for n in given) if all(_is_int(n) for n in given) else None
     except TypeError:
@@ -271,7 +271,7 @@ def _constant(
 
 def _constant_like(function: str, make: Callable[..., np.ndarray], x: Any, dtype: Any, device: Any) -> EagerTensor:
     x = _like(x, function)
-    return _constant(function, make, x.shape, x.dtype if dtype is None else dtype, device, x._rt)
+    return _constant(function, make, x.shape, x.dtype if dtype is None else dtype, device, x.runtime)
 
 
 def full(
@@ -331,7 +331,7 @@ def _filled(
         raise ArgumentError(
             f"{function}: cannot fill a {dtype} array of shape {list(shape)} with {fill_value!r} ({exc})"
         ) from None
-    return _made(default_runtime() if like is None else like._rt, array)
+    return _made(default_runtime() if like is None else like.runtime, array)
 
 
 def _fill_array(fill_value: Any, function: str) -> Any:
@@ -360,16 +360,16 @@ def _broadcast_fill(
         if type(fill_value) is EagerTensor
         else stacked(runtime_in(fill_value), fill_value, function, "fill_value")
     )
-    if like is not None and value._rt is not like._rt:
+    if like is not None and value.runtime is not like.runtime:
         raise ContextMismatch(
-            f"{function}: fill_value belongs to {value._rt!r}, but x to {like._rt!r}; tensors of two runtimes "
+            f"{function}: fill_value belongs to {value.runtime!r}, but x to {like.runtime!r}; tensors of two runtimes "
             f"cannot be mixed"
         )
     if not _broadcasts(value.shape, shape):
         raise ShapeMismatch(
             f"{function}: fill_value has shape {list(value.shape)}, which does not broadcast to the shape {list(shape)}"
         )
-    session = value._rt.current_session()
+    session = value.runtime.current_session()
     if dtype is not None and value.dtype != dtype:
         value = session.astype(value, dtype)
     return session.broadcast_to(value, shape)
@@ -412,7 +412,7 @@ def arange(
         size = max(math.ceil((last - first) / by), 0)
     tracked = [v for v in (given["start"], given["step"]) if type(v) is EagerTensor and v.dtype.kind == "f"]
     if tracked:  # start + step·i by ops, which record
-        rt = tracked[0]._rt
+        rt = tracked[0].runtime
         s = rt.current_session()
         counts = rt.constant_from(_allocated("tnp.arange", (size,), tracked[0].dtype, lambda: np.arange(size)))
         values = s.add(_operand(given["start"], first), s.mul(_operand(given["step"], by), counts))
@@ -431,7 +431,7 @@ def arange(
 def _bound(value: Any, name: str) -> int | float:
     """An arange bound as a Python number (a 0-d real tensor's value: it sets the count)."""
     if type(value) is EagerTensor and value.ndim == 0 and value.dtype.kind in "iuf":
-        number = value._held()[()]
+        number = held(value)[()]
         number = int(number) if value.dtype.kind in "iu" else float(number)
     elif _is_int(value):
         number = int(value)  # (a NumPy integer's arithmetic would wrap around)
@@ -522,7 +522,7 @@ def spaced(
     )
     if div > 0:
         step: Any = s.div(delta, div)
-        if np.any(read(step._held()) == 0):  # a step that underflows (NumPy's gh-5437): scale first
+        if np.any(read(held(step)) == 0):  # a step that underflows (NumPy's gh-5437): scale first
             samples = s.mul(s.div(counts, div), delta)
         else:
             samples = s.mul(counts, step)

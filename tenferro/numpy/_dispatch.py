@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from ..core.arguments import INT_MIN, shown
-from ..core.eager import EagerTensor
+from ..core.eager import EagerTensor, held
 from ..core.errors import ArgumentError, ContextMismatch, DTypeError, TenferroError
 from ..core.runtime import EagerRuntime, default_runtime
 from ..core.session import EagerSession
@@ -39,7 +39,7 @@ def runtime_in(items: list[Any] | tuple[Any, ...]) -> EagerRuntime | None:
     """The runtime of the first EagerTensor at any depth of a nested sequence, or None."""
     for item in items:
         if type(item) is EagerTensor:
-            return item._rt
+            return item.runtime
         if isinstance(item, (list, tuple)):
             rt = runtime_in(item)
             if rt is not None:
@@ -76,7 +76,7 @@ def integer_array(value: Any, function: str, argument: str, what: str | None = N
     if isinstance(value, (list, tuple)) and runtime_in(value) is not None:  # [x[0], 1]: their stack
         value = stacked(runtime_in(value), value, function, argument)
     if type(value) is EagerTensor:
-        array = read(value._held())
+        array = read(held(value))
     else:
         try:
             array = np.asarray(value)
@@ -207,7 +207,7 @@ def call(function: str, op: str, x: Any, *params: Any) -> Any:
     if type(x) is not EagerTensor:
         x = array_arg(x, function)
     try:  # run(), inlined: this is the body of many functions
-        return getattr(x._rt.current_session(), op)(x, *params)
+        return getattr(x.runtime.current_session(), op)(x, *params)
     except TenferroError as exc:
         raise renamed(exc, function) from None
 
@@ -240,7 +240,7 @@ def lift(rt: EagerRuntime, value: Any, function: str, argument: str = "x") -> An
     if isinstance(value, (list, tuple)) and runtime_in(value) is not None:
         return stacked(rt, value, function, argument)
     if isinstance(value, Tensor):
-        return EagerTensor(value._array, rt)
+        return EagerTensor(np.asarray(value), rt)  # the Tensor's read-only array, not a copy
     if isinstance(value, (np.ndarray, np.generic, list, tuple)) or hasattr(value, "__array__"):
         try:
             array = np.array(value)
@@ -281,10 +281,10 @@ def _stack_items(
             )
         return [_stack_items(rt, session, item, function, argument, leaves) for item in value]
     if type(value) is EagerTensor:
-        if value._rt is not rt:
+        if value.runtime is not rt:
             raise ContextMismatch(
-                f"{function}: argument {argument!r} holds a tensor of another runtime ({value._rt!r}, not {rt!r}); "
-                f"{rt._mixed(value._rt)}"
+                f"{function}: argument {argument!r} holds a tensor of another runtime ({value.runtime!r}, not {rt!r}); "
+                f"{rt.mixed_with(value.runtime)}"
             )
         leaf = value
     else:  # a Python number becomes what NumPy's np.array types it (float64, int64, ...)
@@ -311,15 +311,14 @@ def unary(
 
     def function(x: Any, /) -> EagerTensor:
         if type(x) is EagerTensor:
-            rt = x._rt
+            rt = x.runtime
         else:
             rt = default_runtime()
             if isinstance(x, (list, tuple)):
                 rt = runtime_of((x,))
             x = as_array(rt, x, public)  # a Python scalar: a 0-d array, as NumPy makes it
-        session = rt._here.session  # current_session(), inlined on the hot path
         try:
-            return getattr(rt._implicit if session is None else session, op)(x)
+            return getattr(rt.current_session(), op)(x)
         except TenferroError as exc:
             raise renamed(exc, public, names) from None
 
@@ -339,9 +338,9 @@ def binary(
 
     def function(x1: Any, x2: Any, /) -> EagerTensor:
         if type(x1) is EagerTensor:
-            rt = x1._rt
+            rt = x1.runtime
         elif type(x2) is EagerTensor:
-            rt = x2._rt
+            rt = x2.runtime
         else:
             rt = runtime_of((x1, x2))
         if type(x1) is not EagerTensor:
@@ -350,9 +349,7 @@ def binary(
             x2 = as_array(rt, x2, public, "x2") if arrays else lift(rt, x2, public, "x2")
         if type(x1) is not EagerTensor and type(x2) is not EagerTensor:
             x1 = rt.constant_from(x1)  # two Python scalars: NumPy's 0-d result
-        session = rt._here.session  # current_session(), inlined on the hot path
-        if session is None:
-            session = rt._implicit
+        session = rt.current_session()
         try:
             return getattr(session, op)(x1, x2, *params)
         except TenferroError as exc:  # a bool operand is cast and retried; errors name x1 and x2

@@ -213,7 +213,7 @@ def astype(x: Any, dtype: Any, /, *, copy: builtins.bool = True, device: Any = N
     check_device(device, "tnp.astype")
     dtype = as_dtype(dtype, "tnp.astype")
     session = session_of(x)
-    x = lift(session._rt, x, "tnp.astype") if type(x) is not EagerTensor else x
+    x = lift(session.runtime, x, "tnp.astype") if type(x) is not EagerTensor else x
     if type(x) is not EagerTensor:
         raise ArgumentError(f"tnp.astype: x must be an array, got a Python {type(x).__name__}")
     if x.dtype == dtype and not copy:

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.eager import EagerTensor
+from ..core.eager import EagerTensor, value_out
 from ..core.errors import ArgumentError, DTypeError, ShapeMismatch
 from ._dispatch import binary, lift, run, runtime_of, session_of, unary
 
@@ -136,7 +136,7 @@ def clip(x: Any, /, min: Any = None, max: Any = None) -> EagerTensor:  # noqa: A
     missing ``min`` is x itself and a missing ``max`` the top of x's range (inf), so x's
     dtype is kept and nothing is clamped on that side."""
     session = session_of(x, min, max)
-    rt = session._rt
+    rt = session.runtime
     if type(x) is not EagerTensor:
         x = lift(rt, x, "tnp.clip")
         if type(x) is not EagerTensor:
@@ -210,7 +210,9 @@ def _nextafter_operand(rt: Any, value: Any, argument: str) -> np.ndarray | None:
     value = lift(rt, value, "tnp.nextafter", argument)
     if type(value) is not EagerTensor:
         raise ArgumentError(f"tnp.nextafter: {argument} must be a real floating-point array or a Python float")
-    return value._read(f"tnp.nextafter reads {argument} as a NumPy array (it has no derivative, as in JAX and PyTorch)")
+    return value_out(
+        value, f"tnp.nextafter reads {argument} as a NumPy array (it has no derivative, as in JAX and PyTorch)"
+    )
 
 
 __all__ = sorted([*_made, "clip", "nextafter", "round"])

@@ -15,7 +15,7 @@ __all__ = ["take", "take_along_axis"]
 def _indices(x: Any, indices: Any, function: str) -> Any:
     if type(indices) is EagerTensor:
         return indices
-    rt = x._rt if type(x) is EagerTensor else None
+    rt = x.runtime if type(x) is EagerTensor else None
     if rt is None:
         from ..core.runtime import default_runtime
 

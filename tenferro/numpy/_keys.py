@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.eager import EagerTensor
+from ..core.eager import EagerTensor, held
 from ..core.errors import AxisError
 
 _NONE, _ELLIPSIS = type(None), type(Ellipsis)
@@ -82,7 +82,7 @@ def _item(item: Any, where: str, key: Any, shape: tuple[int, ...]) -> Any:
     if kind in BASIC:
         return item
     if kind is EagerTensor:
-        item = item._held()  # index values are integers: read, not recorded
+        item = held(item)  # index values are integers: read, not recorded
     elif kind is bool or kind is np.bool_:
         return np.asarray(item)  # a 0-d mask
     elif isinstance(item, (list, tuple, range)):
@@ -124,7 +124,7 @@ def _slice(item: slice, where: str, key: Any, shape: tuple[int, ...]) -> slice:
 
 def _held(value: Any) -> Any:
     """A 0-d EagerTensor's value (which has ``__index__`` if it is an integer)."""
-    return value._held() if type(value) is EagerTensor else value
+    return held(value) if type(value) is EagerTensor else value
 
 
 def _check_int(i: int, axis: int, shape: tuple[int, ...], where: str, key: Any) -> None:

@@ -42,7 +42,7 @@ def matrix_transpose(x: Any, /) -> EagerTensor:
         raise ArgumentError(
             f"tnp.matrix_transpose: x has shape {list(x.shape)}; it needs at least two axes (..., M, N)"
         )
-    return x._rt.current_session().permute_dims(x, (*range(n - 2), n - 1, n - 2))
+    return x.runtime.current_session().permute_dims(x, (*range(n - 2), n - 1, n - 2))
 
 
 def tensordot(x1: Any, x2: Any, /, *, axes: int | tuple[Sequence[int], Sequence[int]] = 2) -> EagerTensor:
@@ -55,8 +55,8 @@ def tensordot(x1: Any, x2: Any, /, *, axes: int | tuple[Sequence[int], Sequence[
             f"tnp.tensordot: axes must be an int or a pair of axis sequences ((x1 axes), (x2 axes)), got {axes!r}"
         )
     if axes == 2 and type(axes) is int:
-        return run("tnp.tensordot", OPERANDS, x1._rt.current_session().tensordot, x1, x2)
-    return run("tnp.tensordot", OPERANDS, x1._rt.current_session().tensordot, x1, x2, axes)
+        return run("tnp.tensordot", OPERANDS, x1.runtime.current_session().tensordot, x1, x2)
+    return run("tnp.tensordot", OPERANDS, x1.runtime.current_session().tensordot, x1, x2, axes)
 
 
 def vecdot(x1: Any, x2: Any, /, *, axis: int = -1) -> EagerTensor:
@@ -70,7 +70,7 @@ def vecdot(x1: Any, x2: Any, /, *, axis: int = -1) -> EagerTensor:
         if axis >= n:
             raise AxisError(f"tnp.vecdot: axis {axis} is out of range for operands of {n} axes")
         axis -= n
-    s = x1._rt.current_session()
+    s = x1.runtime.current_session()
     if axis == -1:
         result = run("tnp.vecdot", OPERANDS, s.vecdot, x1, x2)
     else:
@@ -102,7 +102,7 @@ def dot(a: Any, b: Any, /) -> EagerTensor:
     """NumPy's ``dot``: a product with a 0-d operand, else the sum over a's last axis and b's
     second-to-last (its only one for a 1-D b)."""
     a, b = array_pair(a, b, "tnp.dot")
-    s = a._rt.current_session()
+    s = a.runtime.current_session()
     if a.ndim == 0 or b.ndim == 0:
         return run("tnp.dot", OPERANDS, s.mul, a, b)
     return run("tnp.dot", OPERANDS, s.tensordot, a, b, ((a.ndim - 1,), (max(b.ndim - 2, 0),)))

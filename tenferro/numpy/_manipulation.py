@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.eager import EagerTensor
+from ..core.eager import EagerTensor, held
 from ..core.errors import ArgumentError, ShapeMismatch, TenferroError
 from ._dispatch import array_arg, arrays_arg, call, integer_array, renamed
 
@@ -150,7 +150,7 @@ def reshape(x: Any, /, shape: tuple[int, ...] | int, *, copy: bool | None = None
     if type(x) is not EagerTensor:
         x = array_arg(x, "tnp.reshape")
     result = call("tnp.reshape", "reshape", x, _ints(shape, "tnp.reshape", "shape"))
-    if copy is False and x._held().size and not np.shares_memory(result._held(), x._held()):
+    if copy is False and held(x).size and not np.shares_memory(held(result), held(x)):
         raise ShapeMismatch(
             f"tnp.reshape: copy=False, but an array of shape {list(x.shape)} with its strides cannot be "
             f"seen as shape {list(result.shape)} without a copy; pass copy=None"

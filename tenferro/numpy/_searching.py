@@ -15,7 +15,7 @@ from typing import Any, Literal, NamedTuple
 
 import numpy as np
 
-from ..core.eager import EagerTensor
+from ..core.eager import EagerTensor, held
 from ..core.errors import ArgumentError, ShapeMismatch, TenferroError
 from ..core.runtime import default_runtime
 from ._dispatch import SCALARS, _named, array_arg, as_array, call, integer_array, lift, renamed
@@ -64,7 +64,7 @@ def where(condition: Any, x1: Any, x2: Any, /) -> EagerTensor:
     scalar, which takes the other's dtype). Differentiable in x1 and x2."""
     for arg in (x1, x2, condition):
         if type(arg) is EagerTensor:
-            rt = arg._rt
+            rt = arg.runtime
             break
     else:
         rt = default_runtime()
@@ -110,8 +110,8 @@ def searchsorted(
     if type(x1) is not EagerTensor:
         x1 = array_arg(x1, "tnp.searchsorted", "x1")
     if type(x2) is not EagerTensor:
-        x2 = as_array(x1._rt, x2, "tnp.searchsorted", "x2")  # a Python number: a 0-d array, as NumPy takes it
-    a = x1._held()
+        x2 = as_array(x1.runtime, x2, "tnp.searchsorted", "x2")  # a Python number: a 0-d array, as NumPy takes it
+    a = held(x1)
     if a.ndim != 1:
         raise ShapeMismatch(f"tnp.searchsorted: x1 must be 1-D (sorted), got shape {list(a.shape)}")
     if sorter is not None:
@@ -122,8 +122,8 @@ def searchsorted(
                 f"got shape {list(order.shape)}" + (f" and values {order.min()}..{order.max()}" if order.size else "")
             )
         a = a[order]
-    found = np.searchsorted(a, x2._held(), side=side)  # no derivative: a read, not an exit
-    return x1._rt.constant_from(np.asarray(found, dtype=np.int64))
+    found = np.searchsorted(a, held(x2), side=side)  # no derivative: a read, not an exit
+    return x1.runtime.constant_from(np.asarray(found, dtype=np.int64))
 
 
 class UniqueAllResult(NamedTuple):
@@ -149,11 +149,11 @@ def _unique(x: Any, function: str) -> tuple[Any, EagerTensor, np.ndarray, np.nda
     values differentiate, each in the element it is); the rest are integers, read as such."""
     if type(x) is not EagerTensor:
         x = array_arg(x, function)
-    a = x._held()
+    a = held(x)
     _, indices, inverse, counts = np.unique(
         a.reshape(-1), return_index=True, return_inverse=True, return_counts=True, equal_nan=False
     )
-    rt = x._rt
+    rt = x.runtime
     s = rt.current_session()
     values = s.take(s.reshape(x, (-1,)), rt.constant_from(indices.astype(np.int64)), 0)
     return rt, values, indices, inverse, counts, a.shape

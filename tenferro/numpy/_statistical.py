@@ -93,7 +93,7 @@ def _reduction(name: str, op: str, doc: str) -> Callable[..., EagerTensor]:
     def reduction(x: Any, /, *, axis: Axis = None, keepdims: bool = False) -> EagerTensor:
         if type(x) is not EagerTensor:
             x = array_arg(x, function)
-        rt = x._rt
+        rt = x.runtime
         session = rt.current_session()
         try:
             if axis is None and keepdims is False:  # the op's defaults: its fastest call
@@ -113,7 +113,7 @@ def _typed_reduction(name: str, op: str, doc: str) -> Callable[..., EagerTensor]
     def reduction(x: Any, /, *, axis: Axis = None, dtype: Any = None, keepdims: bool = False) -> EagerTensor:
         if type(x) is not EagerTensor:
             x = array_arg(x, function)
-        rt = x._rt
+        rt = x.runtime
         s = rt.current_session()
         try:
             if dtype is None:
@@ -135,7 +135,7 @@ def _spread(name: str, op: str, doc: str) -> Callable[..., EagerTensor]:
     def spread(x: Any, /, *, axis: Axis = None, correction: int | float = 0.0, keepdims: bool = False) -> EagerTensor:
         if type(x) is not EagerTensor:
             x = array_arg(x, function)
-        rt = x._rt
+        rt = x.runtime
         session = rt.current_session()
         try:
             return getattr(session, op)(x, axis, correction, keepdims)
@@ -154,7 +154,7 @@ def _cumulative(name: str, op: str, doc: str, flatten: bool) -> Callable[..., Ea
     def run(x: Any, axis: int | None, dtype: Any, include_initial: bool) -> EagerTensor:
         if type(x) is not EagerTensor:
             x = array_arg(x, function)
-        rt = x._rt
+        rt = x.runtime
         s = rt.current_session()
         try:
             if flatten and axis is None and x.ndim != 1:

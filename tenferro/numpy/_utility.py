@@ -18,7 +18,7 @@ def _logical_reduction(name: str, doc: str) -> Any:
     def reduction(x: Any, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False) -> EagerTensor:
         if type(x) is not EagerTensor:
             x = array_arg(x, function)
-        rt = x._rt
+        rt = x.runtime
         session = rt.current_session()
         try:
             return getattr(session, name)(x, axis, keepdims)
@@ -60,7 +60,7 @@ def diff(
             parts = [part if part.ndim else s.broadcast_to(part, tuple(shape)) for part in parts]
             x = s.concat(parts, axis)
         else:
-            rt = x._rt
+            rt = x.runtime
             s = rt.current_session()
         before = (slice(None),) * axis
         for _ in range(n):

@@ -45,7 +45,7 @@ def _one_axis(name: str, doc: str) -> Callable[..., EagerTensor]:
     def function(x: Any, /, *, n: int | None = None, axis: int = -1, norm: str = "backward") -> EagerTensor:
         if type(x) is not EagerTensor:
             x = array_arg(x, label)
-        rt = x._rt
+        rt = x.runtime
         session = rt.current_session()
         op = getattr(session, name)
         try:
@@ -70,8 +70,8 @@ def _many_axes(name: str, doc: str) -> Callable[..., EagerTensor]:
     ) -> EagerTensor:
         x = array_arg(x, label)
         if s is None and axes is None and type(norm) is str and norm == "backward":
-            return run(label, X, getattr(x._rt.current_session(), name), x)
-        return run(label, X, getattr(x._rt.current_session(), name), x, s, axes, norm)  # the op checks them
+            return run(label, X, getattr(x.runtime.current_session(), name), x)
+        return run(label, X, getattr(x.runtime.current_session(), name), x, s, axes, norm)  # the op checks them
 
     function = _named(function, name, doc)
     function.__module__ = __name__
@@ -96,8 +96,8 @@ def _shift(name: str, doc: str) -> Callable[..., EagerTensor]:
     def function(x: Any, /, *, axes: int | Sequence[int] | None = None) -> EagerTensor:
         x = array_arg(x, label)
         if axes is None:
-            return run(label, {}, getattr(x._rt.current_session(), name), x)
-        return run(label, {}, getattr(x._rt.current_session(), name), x, axes)  # the op checks them
+            return run(label, {}, getattr(x.runtime.current_session(), name), x)
+        return run(label, {}, getattr(x.runtime.current_session(), name), x, axes)  # the op checks them
 
     function = _named(function, name, doc)
     function.__module__ = __name__
@@ -147,7 +147,7 @@ def _frequencies(name: str, numpy_function: Callable[..., np.ndarray], doc: str)
 def _scaled(label: str, numpy_function: Callable[..., np.ndarray], n: int, d: EagerTensor, target: np.dtype) -> Any:
     if d.ndim != 0 or d.dtype.kind not in "iuf":
         raise ArgumentError(f"{label}: d must be a real number (a 0-d tensor), got {d.dtype} of shape {list(d.shape)}")
-    rt = d._rt
+    rt = d.runtime
     s = rt.current_session()
     bins = np.rint(numpy_function(n) * n)  # the integers NumPy scales: exact as floats
     spacing = d if d.dtype.kind == "f" else s.astype(d, np.float64)

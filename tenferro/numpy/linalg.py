@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ..core.arguments import flag, integer, shown
-from ..core.eager import EagerTensor
+from ..core.eager import EagerTensor, held
 from ..core.errors import ArgumentError, AxisError, DTypeError, TenferroError, UnknownName
 from ..plugins.linalg.batching import NotPositiveDefinite, SingularMatrix
 from ._dispatch import OPERANDS, X, array_arg, array_pair, as_array, renamed, run, unary
@@ -113,8 +113,8 @@ def cholesky(x: Any, /, *, upper: bool = False) -> EagerTensor:
     definite matrix of x; NotPositiveDefinite otherwise."""
     x = array_arg(x, "tnp.linalg.cholesky")
     if flag(upper, "tnp.linalg.cholesky", "upper"):
-        return run("tnp.linalg.cholesky", X, x._rt.current_session().cholesky, x, True)
-    return run("tnp.linalg.cholesky", X, x._rt.current_session().cholesky, x)
+        return run("tnp.linalg.cholesky", X, x.runtime.current_session().cholesky, x, True)
+    return run("tnp.linalg.cholesky", X, x.runtime.current_session().cholesky, x)
 
 
 def cross(x1: Any, x2: Any, /, *, axis: int = -1) -> EagerTensor:
@@ -123,17 +123,17 @@ def cross(x1: Any, x2: Any, /, *, axis: int = -1) -> EagerTensor:
     axis = integer(axis, "tnp.linalg.cross", "axis")
     if x1.dtype.kind in "biu" and x2.dtype.kind in "biu":  # the op is for floats; integers have no derivative
         _vectors(x1, x2, axis)
-        return x1._rt.constant_from(np.cross(np.asarray(x1), np.asarray(x2), axis=axis))
+        return x1.runtime.constant_from(np.cross(np.asarray(x1), np.asarray(x2), axis=axis))
     if axis == -1:  # the op's default: its fast path binds no params
-        return run("tnp.linalg.cross", OPERANDS, x1._rt.current_session().cross, x1, x2)
-    return run("tnp.linalg.cross", OPERANDS, x1._rt.current_session().cross, x1, x2, axis)
+        return run("tnp.linalg.cross", OPERANDS, x1.runtime.current_session().cross, x1, x2)
+    return run("tnp.linalg.cross", OPERANDS, x1.runtime.current_session().cross, x1, x2, axis)
 
 
 def diagonal(x: Any, /, *, offset: int = 0) -> EagerTensor:
     """The diagonal ``offset`` above the main one of each matrix in x's last two axes."""
     x = array_arg(x, "tnp.linalg.diagonal")
     _matrix(x, "tnp.linalg.diagonal")
-    return run("tnp.linalg.diagonal", {}, x._rt.current_session().diagonal, x, offset, -2, -1)
+    return run("tnp.linalg.diagonal", {}, x.runtime.current_session().diagonal, x, offset, -2, -1)
 
 
 def eigh(x: Any, /) -> EighResult:
@@ -141,14 +141,14 @@ def eigh(x: Any, /) -> EighResult:
     of x; x's Hermitian part (x + xᴴ)/2 is read (as JAX's, and cholesky), so the gradient
     is symmetric. Gauge: each eigenvector's largest-magnitude entry is real and positive."""
     x = array_arg(x, "tnp.linalg.eigh")
-    return EighResult(*run("tnp.linalg.eigh", X, x._rt.current_session().eigh, x))
+    return EighResult(*run("tnp.linalg.eigh", X, x.runtime.current_session().eigh, x))
 
 
 def eig(x: Any, /) -> EigResult:
     """NumPy's eig: (eigenvalues, eigenvectors as columns) of each square matrix of x, always
     complex, sorted by real part then imaginary part; unit eigenvectors."""
     x = array_arg(x, "tnp.linalg.eig")
-    return EigResult(*run("tnp.linalg.eig", X, x._rt.current_session().eig, x))
+    return EigResult(*run("tnp.linalg.eig", X, x.runtime.current_session().eig, x))
 
 
 def matrix_norm(x: Any, /, *, keepdims: bool = False, ord: int | float | str | None = "fro") -> EagerTensor:
@@ -158,9 +158,14 @@ def matrix_norm(x: Any, /, *, keepdims: bool = False, ord: int | float | str | N
     keepdims = flag(keepdims, "tnp.linalg.matrix_norm", "keepdims")
     ord = _order(ord, "tnp.linalg.matrix_norm", ("fro", "nuc"))
     if (ord == "fro" or ord is None) and not keepdims:
-        return run("tnp.linalg.matrix_norm", {}, x._rt.current_session().matrix_norm, x)
+        return run("tnp.linalg.matrix_norm", {}, x.runtime.current_session().matrix_norm, x)
     return run(
-        "tnp.linalg.matrix_norm", {}, x._rt.current_session().matrix_norm, x, "fro" if ord is None else ord, keepdims
+        "tnp.linalg.matrix_norm",
+        {},
+        x.runtime.current_session().matrix_norm,
+        x,
+        "fro" if ord is None else ord,
+        keepdims,
     )
 
 
@@ -174,15 +179,15 @@ def vector_norm(
     keepdims = flag(keepdims, "tnp.linalg.vector_norm", "keepdims")
     ord = _order(ord, "tnp.linalg.vector_norm", ())
     if axis is None and ord == 2 and not keepdims and type(ord) is int:
-        return run("tnp.linalg.vector_norm", {}, x._rt.current_session().vector_norm, x)
+        return run("tnp.linalg.vector_norm", {}, x.runtime.current_session().vector_norm, x)
     if isinstance(axis, list):
         axis = tuple(axis)
     if isinstance(ord, (int, float)) and not isinstance(ord, bool) and ord < 1 and ord != 0 and ord != -math.inf:
         # not a norm, so not the op's; NumPy's (sum |x|**ord)**(1/ord), differentiable where x != 0
-        s = x._rt.current_session()
+        s = x.runtime.current_session()
         total = run("tnp.linalg.vector_norm", {}, s.reduce_sum, s.pow(s.abs(x), float(ord)), axis, keepdims)
         return s.pow(total, 1.0 / ord)
-    return run("tnp.linalg.vector_norm", {}, x._rt.current_session().vector_norm, x, axis, keepdims, ord)
+    return run("tnp.linalg.vector_norm", {}, x.runtime.current_session().vector_norm, x, axis, keepdims, ord)
 
 
 def matrix_power(x: Any, n: int, /) -> EagerTensor:
@@ -190,7 +195,7 @@ def matrix_power(x: Any, n: int, /) -> EagerTensor:
     x = array_arg(x, "tnp.linalg.matrix_power")
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
         raise ArgumentError(f"tnp.linalg.matrix_power: n must be an int, got {type(n).__name__}")
-    return run("tnp.linalg.matrix_power", X, x._rt.current_session().matrix_power, x, int(n))
+    return run("tnp.linalg.matrix_power", X, x.runtime.current_session().matrix_power, x, int(n))
 
 
 def matrix_rank(x: Any, /, *, rtol: float | Any | None = None) -> EagerTensor:
@@ -198,7 +203,7 @@ def matrix_rank(x: Any, /, *, rtol: float | Any | None = None) -> EagerTensor:
     max(M, N)·eps), an int64 constant (no derivative)."""
     x = array_arg(x, "tnp.linalg.matrix_rank")
     _matrix(x, "tnp.linalg.matrix_rank")
-    value = x._held()  # the rank has no derivative: a read, not an exit
+    value = held(x)  # the rank has no derivative: a read, not an exit
     if value.dtype.kind not in "fc":
         raise DTypeError(f"tnp.linalg.matrix_rank: x has dtype {value.dtype}; it must be a float or complex array")
     if not np.all(np.isfinite(value)):  # LAPACK's svd fails on them with a bare LinAlgError
@@ -207,9 +212,9 @@ def matrix_rank(x: Any, /, *, rtol: float | Any | None = None) -> EagerTensor:
     if rtol is None:
         rtol = max(value.shape[-2:]) * np.finfo(value.dtype).eps
     else:  # a cutoff of an integer count: its value is read, it has no derivative
-        rtol = _real(rtol._held() if type(rtol) is EagerTensor else rtol, "tnp.linalg.matrix_rank", "rtol")[..., None]
+        rtol = _real(held(rtol) if type(rtol) is EagerTensor else rtol, "tnp.linalg.matrix_rank", "rtol")[..., None]
     tol = rtol * (s.max(axis=-1, keepdims=True) if s.shape[-1] else 0.0)
-    return x._rt.constant_from(np.count_nonzero(s > tol, axis=-1).astype(np.int64))
+    return x.runtime.constant_from(np.count_nonzero(s > tol, axis=-1).astype(np.int64))
 
 
 def pinv(x: Any, /, *, rtol: float | Any | None = None) -> EagerTensor:
@@ -218,11 +223,11 @@ def pinv(x: Any, /, *, rtol: float | Any | None = None) -> EagerTensor:
     the derivative at constant rank); an explicit ``rtol`` composes it from ``svd``, whose
     gradient needs distinct singular values."""
     x = array_arg(x, "tnp.linalg.pinv")
-    s = x._rt.current_session()
+    s = x.runtime.current_session()
     if rtol is None:
         return run("tnp.linalg.pinv", X, s.pinv, x)
     u, sv, vh = run("tnp.linalg.pinv", X, s.svd, x, full_matrices=False)
-    rt = x._rt
+    rt = x.runtime
     cutoff = s.mul(s.reduce_max(sv, axes=-1, keepdims=True), array_or_number(rt, rtol))
     keep = s.compare(sv, cutoff, "gt")
     safe = s.where_select(keep, sv, 1.0)
@@ -254,13 +259,13 @@ def qr(x: Any, /, *, mode: str = "reduced") -> QRResult:
     _matrix(x, "tnp.linalg.qr")
     if type(mode) is not str:
         raise ArgumentError(f"tnp.linalg.qr: mode must be 'reduced' or 'complete', got {shown(mode)}")
-    s = x._rt.current_session()
+    s = x.runtime.current_session()
     if mode == "reduced" or (mode == "complete" and x.shape[-2] <= x.shape[-1]):
         return QRResult(*run("tnp.linalg.qr", X, s.qr, x))
     if mode != "complete":
         raise ArgumentError(f"tnp.linalg.qr: mode must be 'reduced' or 'complete', got {mode!r}")
     m, n = x.shape[-2:]
-    eye = x._rt.constant_from(np.broadcast_to(np.eye(m, dtype=x.dtype), (*x.shape[:-2], m, m)))
+    eye = x.runtime.constant_from(np.broadcast_to(np.eye(m, dtype=x.dtype), (*x.shape[:-2], m, m)))
     q, r = run("tnp.linalg.qr", X, s.qr, s.concat([x, eye], axis=-1))
     return QRResult(q, s.slice(r, (Ellipsis, slice(None), slice(0, n))))
 
@@ -269,14 +274,14 @@ def slogdet(x: Any, /) -> SlogdetResult:
     """(sign, logabsdet) of each matrix of x: det = sign·exp(logabsdet); a singular matrix
     gives (0, -inf). A complex x has a complex sign of modulus 1."""
     x = array_arg(x, "tnp.linalg.slogdet")
-    return SlogdetResult(*run("tnp.linalg.slogdet", X, x._rt.current_session().slogdet, x))
+    return SlogdetResult(*run("tnp.linalg.slogdet", X, x.runtime.current_session().slogdet, x))
 
 
 def solve(x1: Any, x2: Any, /) -> EagerTensor:
     """The solution of x1 · result = x2 for each square matrix of x1; x2 a vector (M,) when
     1-D, else (..., M, K), batches broadcasting."""
     x1, x2 = array_pair(x1, x2, "tnp.linalg.solve")
-    return run("tnp.linalg.solve", OPERANDS, x1._rt.current_session().solve, x1, x2)
+    return run("tnp.linalg.solve", OPERANDS, x1.runtime.current_session().solve, x1, x2)
 
 
 def svd(x: Any, /, *, full_matrices: bool = True) -> SVDResult:
@@ -287,7 +292,11 @@ def svd(x: Any, /, *, full_matrices: bool = True) -> SVDResult:
     x = array_arg(x, "tnp.linalg.svd")
     return SVDResult(
         *run(
-            "tnp.linalg.svd", X, x._rt.current_session().svd, x, flag(full_matrices, "tnp.linalg.svd", "full_matrices")
+            "tnp.linalg.svd",
+            X,
+            x.runtime.current_session().svd,
+            x,
+            flag(full_matrices, "tnp.linalg.svd", "full_matrices"),
         )
     )
 
@@ -298,7 +307,7 @@ def trace(x: Any, /, *, offset: int = 0, dtype: Any = None) -> EagerTensor:
     x = array_arg(x, "tnp.linalg.trace")
     _matrix(x, "tnp.linalg.trace")
     offset = integer(offset, "tnp.linalg.trace", "offset")
-    s = x._rt.current_session()
+    s = x.runtime.current_session()
     if dtype is None:
         kind = x.dtype.kind
         target = np.dtype(np.int64 if kind == "i" else np.uint64) if kind in "iu" and x.dtype.itemsize < 8 else None
@@ -345,7 +354,7 @@ def _norm(x: EagerTensor, ord: Any, axis: Any, keepdims: Any) -> EagerTensor:
     rows, cols = (a + n if a < 0 else a for a in (integer(a, "tnp.linalg.norm", "axis") for a in axis))
     if not (0 <= rows < n and 0 <= cols < n) or rows == cols:
         raise AxisError(f"tnp.linalg.norm: axis {tuple(axis)} is not a pair of distinct axes of x ({n} axes)")
-    s = x._rt.current_session()
+    s = x.runtime.current_session()
     moved = s.moveaxis(x, (rows, cols), (-2, -1))
     result = matrix_norm(moved, ord="fro" if ord is None else ord, keepdims=keepdims)
     return s.moveaxis(result, (-2, -1), (rows, cols)) if keepdims else result

@@ -248,7 +248,7 @@ def _suite_runtime(rt: EagerRuntime | None, call: str) -> EagerRuntime:
     before any check fails for it."""
     if rt is None:
         return conformance_runtime()
-    if not isinstance(rt, EagerRuntime) or rt._engine is None:
+    if not isinstance(rt, EagerRuntime) or rt.engine is None:
         raise ArgumentError(
             f"{call}: rt must be an EagerRuntime with a default engine (the checks run ops without naming one), "
             f"e.g. conformance_runtime(plugins=[mymath]) or EagerRuntime(engine=CpuEngine.serial(), plugins=[mymath])"

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from tenferro.core.eager import EagerTensor
+from tenferro.core.eager import EagerTensor, has_value, held, vertex
 from tenferro.core.errors import TenferroError
 from tenferro.core.runtime import EagerRuntime
 from tenferro.core.spec import OpSpec
@@ -145,8 +145,8 @@ def check_no_mutation(rt: EagerRuntime, spec: OpSpec, data: Any, tally: Tally) -
     if not is_differentiable(spec) or not differentiable_positions(spec, sample):
         return
     _, out = recorded(rt, spec, sample)
-    node = out._node
-    kept = [a._value for a in node.inputs if isinstance(a, EagerTensor)]
+    node = vertex(out)
+    kept = [held(a) for a in node.inputs if isinstance(a, EagerTensor) and has_value(a)]
     kept += [node.value] if node.value is not None else []
     before = _snapshot(kept)
     g = np.ones(out.shape, out.dtype)
@@ -162,9 +162,9 @@ def check_no_alias(rt: EagerRuntime, spec: OpSpec, data: Any, tally: Tally) -> N
     view (which nothing in tenferro ever writes through)."""
     sample = draw(spec, data, tally)
     args = [const(rt, a) for a in sample.args]
-    out = call(rt, spec, args, sample.params, sample.result)._value
+    out = held(call(rt, spec, args, sample.params, sample.result))
     for index, arg in enumerate(args):
-        if isinstance(arg, EagerTensor) and np.shares_memory(out, arg._value) and not spec.returns_view:
+        if isinstance(arg, EagerTensor) and np.shares_memory(out, held(arg)) and not spec.returns_view:
             raise CheckFailed(
                 f"the result shares memory with input {index} ({spec.input_name(index)!r}); copy it, or declare "
                 f"returns_view=True"
@@ -181,7 +181,7 @@ def check_deterministic(rt: EagerRuntime, spec: OpSpec, data: Any, tally: Tally)
     if not is_differentiable(spec) or not differentiable_positions(spec, sample):
         return
     _, out = recorded(rt, spec, sample)
-    if out._value.tobytes() != first.tobytes():
+    if held(out).tobytes() != first.tobytes():
         raise CheckFailed("the recorded forward differs bitwise from the no_grad one")
     g = np.ones(out.shape, out.dtype)
     once, twice = run_vjp(rt, out, g), run_vjp(rt, out, g)

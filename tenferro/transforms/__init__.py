@@ -463,7 +463,7 @@ def _stacked(
 
     shape = rest + lead if last else lead + rest
     if not pieces:
-        return EagerTensor(np.zeros(shape, like.dtype), like._rt)
+        return EagerTensor(np.zeros(shape, like.dtype), like.runtime)
     block = tnp.reshape(tnp.stack(pieces, axis=-1 if last else 0), shape)
     return tnp.conj(block) if conj and block.dtype.kind == "c" else block
 

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from tenferro.core.eager import EagerTensor, vertex
+from tenferro.core.eager import EagerTensor, held, vertex
 from tenferro.core.engine import CpuEngine, Engine
 from tenferro.core.errors import ArgumentError, DTypeError, ShapeMismatch
 from tenferro.core.forward import Plan, forward_plan, push_tangents
@@ -95,7 +95,7 @@ class Call:
                         own.append(_made(EagerTensor(value, rt, None, leaf=True)))
                 self.inputs += own
                 called[n] = unflatten(spec, own)
-            made = {id(x): x for x in self.inputs if x._node is None}  # and the variables made while f runs
+            made = {id(x): x for x in self.inputs if type(vertex(x)) is not Node}  # and the variables made while f runs
             opened = _MADE.set((*_MADE.get(), made))
             watched = differentiated(transform, floor, frozenset(id(vertex(x)) for x in self.inputs))
             try:
@@ -121,7 +121,7 @@ class Call:
 
     def output(self, leaf: Any, what: Callable[[], str]) -> EagerTensor:
         if type(leaf) is EagerTensor:
-            if leaf._rt is not self.rt:
+            if leaf.runtime is not self.rt:
                 raise ArgumentError(f"{self.transform}: {what()} belongs to another runtime than the arguments")
             return leaf
         return EagerTensor(as_value(leaf, self.rt, self.transform, what, "output"), self.rt)
@@ -145,12 +145,12 @@ class Call:
         for the block."""
         rt = self.rt
         if self.engine is not None:
-            if self.engine in _LENT.get() and rt._here.session is not None:
+            if self.engine in _LENT.get() and rt.open_session() is not None:
                 return contextlib.nullcontext()
             return _lending(rt, self.engine)
-        if rt._here.session is not None:
+        if rt.open_session() is not None:
             return contextlib.nullcontext()
-        return rt.eager_session(rt._engine or CpuEngine.serial())
+        return rt.eager_session(rt.engine or CpuEngine.serial())
 
     def records(self, given: Sequence[Any]) -> bool:
         """Whether a sweep or push records: where the call records, or where a seed given (a
@@ -173,7 +173,7 @@ class Call:
         result nobody can differentiate)."""
         if (self.record if records is None else records) or vertex(tensor) is None:
             return tensor
-        return EagerTensor(tensor._held(), self.rt)
+        return EagerTensor(held(tensor), self.rt)
 
     # -- reverse mode -------------------------------------------------------------------
     def pull(self, seeds: Sequence[tuple[EagerTensor, EagerTensor]]) -> list[EagerTensor]:
@@ -263,4 +263,4 @@ def _lending(rt: EagerRuntime, engine: Engine) -> Iterator[Any]:
 def _or_zeros(tensor: EagerTensor | None, like: EagerTensor) -> EagerTensor:
     if tensor is not None:
         return tensor
-    return EagerTensor(seal(np.zeros_like(like._held())), like._rt)  # on like's engine
+    return EagerTensor(seal(np.zeros_like(held(like))), like.runtime)  # on like's engine

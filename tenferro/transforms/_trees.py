@@ -10,7 +10,7 @@ import numpy as np
 import optree
 
 from tenferro.core import engine as engines
-from tenferro.core.eager import EagerTensor
+from tenferro.core.eager import EagerTensor, held
 from tenferro.core.errors import ArgumentError, DTypeError
 from tenferro.core.runtime import EagerRuntime, default_runtime
 from tenferro.core.tensor import TRACKED, Tensor, describe, dtype_name, freeze
@@ -41,7 +41,7 @@ def runtime_of_trees(trees: Sequence[Any]) -> EagerRuntime:
     for tree in trees:
         for leaf in optree.tree_leaves(tree):
             if type(leaf) is EagerTensor:
-                return leaf._rt
+                return leaf.runtime
     return default_runtime()
 
 
@@ -62,20 +62,20 @@ def as_value(
     """The read-only array a leaf holds (an EagerTensor's value, a copy of anything else
     array-like), or the ArgumentError that names the leaf (its ``role`` says what to do)."""
     if type(leaf) is EagerTensor:
-        if leaf._rt is not rt:
+        if leaf.runtime is not rt:
             raise ArgumentError(
-                f"{transform}: {what()} belongs to {leaf._rt!r}, but the other arrays to {rt!r}; tensors of two "
+                f"{transform}: {what()} belongs to {leaf.runtime!r}, but the other arrays to {rt!r}; tensors of two "
                 f"runtimes cannot be mixed"
             )
-        return leaf._held()
+        return held(leaf)
     if isinstance(leaf, Tensor):
-        return leaf._array
+        return np.asarray(leaf)  # its read-only array, not a copy
     if isinstance(leaf, (np.ndarray, np.generic, *NUMBERS)):
         array = np.array(leaf)
         if array.dtype.kind in "biufc":
             return freeze(array)
-    held = engines.kept(leaf)  # an engine's array is recognised, never computed here
-    if engines.ENGINE_ARRAYS and isinstance(held, engines.ENGINE_ARRAYS):
+    kept = engines.kept(leaf)  # an engine's array is recognised, never computed here
+    if engines.ENGINE_ARRAYS and isinstance(kept, engines.ENGINE_ARRAYS):
         raise ArgumentError(
             f"{transform}: {what()} is a {type(leaf).__module__}.{type(leaf).__name__}, an engine's array; make it "
             f"a tensor of the engine's runtime first (rt.variable_from(a) or rt.constant_from(a), with "
