@@ -24,6 +24,7 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Callable, Sequence
+from contextvars import ContextVar
 from typing import Any
 
 import numpy as np
@@ -45,6 +46,11 @@ from tenferro.core.trace import SEQUENCE, Node
 from ._trees import NUMBERS, flatten, unflatten, where_in
 
 __all__ = ["custom_jvp", "custom_vjp"]
+
+
+#: The custom_vjp functions whose ``fwd`` is running in this context: a call of one of them
+#: there (``def f_fwd(x): return f(x), res``, JAX's idiom) runs the function itself.
+_IN_FWD: ContextVar[tuple[Any, ...]] = ContextVar("tenferro_custom_fwd", default=())
 
 
 def _session(rt: EagerRuntime) -> Any:
@@ -168,7 +174,7 @@ class _Custom:
                         f"whose derivative the rules could not give; pass it as a differentiable argument (the rule "
                         f"may give None for it) or pass tf.stop_gradient of it (as JAX refuses a tracer there)"
                     )
-        if rt is None:  # nothing carries a derivative: the function as it is
+        if rt is None or self in _IN_FWD.get():  # nothing carries a derivative, or inside its own fwd
             return self.fun(*args)
         return self._differentiated(rt, args, tuple(args[n] for n in nondiff), diff)
 
@@ -328,7 +334,11 @@ class custom_vjp(_Custom):  # noqa: N801 - JAX's name
         self, rt: EagerRuntime, args: tuple[Any, ...], nondiff: tuple[Any, ...], diff: list[Any]
     ) -> Any:
         call = self._call(args, nondiff, diff)
-        returned = self.fwd(*args)  # type: ignore[misc]
+        token = _IN_FWD.set((*_IN_FWD.get(), self))
+        try:
+            returned = self.fwd(*args)  # type: ignore[misc]
+        finally:
+            _IN_FWD.reset(token)
         fwd = _name_of(self.fwd)
         if not (isinstance(returned, (tuple, list)) and len(returned) == 2):
             raise RuleError(
