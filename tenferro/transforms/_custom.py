@@ -81,11 +81,11 @@ class _Call:
 
     __slots__ = ("kind", "nondiff", "primals", "residuals", "in_specs", "likes", "tracked", "out_spec", "values")
 
-    def __init__(self, kind: str, nondiff: tuple[Any, ...], in_specs: list[Any], likes: list[_Like]):
+    def __init__(self, kind: str, nondiff: tuple[Any, ...], in_specs: list[Any]):
         self.kind = kind
         self.nondiff = nondiff
         self.in_specs = in_specs
-        self.likes = likes
+        self.likes: list[_Like] = []
         self.primals: tuple[Any, ...] = ()
         self.residuals: Any = None
         self.tracked: list[int] = []
@@ -160,12 +160,13 @@ class _Custom:
                     f"{self.name}: nondiff_argnums names argument {n}, but the call has {len(args)} positional "
                     f"argument(s); pass it, or fix nondiff_argnums of tf.{self.kind}"
                 )
-        diff = [arg for n, arg in enumerate(args) if n not in nondiff]
+        flat = [(n, flatten(arg)) for n, arg in enumerate(args) if n not in nondiff]  # per differentiable argument
         rt = None
-        for leaf in optree.tree_leaves(diff):
-            if type(leaf) is EagerTensor and vertex(leaf) is not None and leaf._rt not in paused():
-                rt = leaf._rt
-                break
+        for _, (leaves, _) in flat:
+            for leaf in leaves:
+                if type(leaf) is EagerTensor and vertex(leaf) is not None and leaf._rt not in paused():
+                    rt = leaf._rt
+                    break
         for n in nondiff:
             for leaf in optree.tree_leaves(args[n]):
                 if type(leaf) is EagerTensor and vertex(leaf) is not None and leaf._rt not in paused():
@@ -176,11 +177,10 @@ class _Custom:
                     )
         if rt is None or self in _IN_FWD.get():  # nothing carries a derivative, or inside its own fwd
             return self.fun(*args)
-        return self._differentiated(rt, args, tuple(args[n] for n in nondiff), diff)
+        call, items = self._call(args, flat)
+        return self._differentiated(rt, args, call, items)
 
-    def _differentiated(
-        self, rt: EagerRuntime, args: tuple[Any, ...], nondiff: tuple[Any, ...], diff: list[Any]
-    ) -> Any:
+    def _differentiated(self, rt: EagerRuntime, args: tuple[Any, ...], call: _Call, items: list[EagerTensor]) -> Any:
         raise NotImplementedError  # each kind's own
 
     def _check_defined(self) -> None:
@@ -203,9 +203,24 @@ class _Custom:
             )
         return tuple(bound.args)
 
-    def _record(self, rt: EagerRuntime, call: _Call, diff: list[Any], out: Any, made_by: str) -> Any:
+    def _call(self, args: tuple[Any, ...], flat: list[tuple[int, Any]]) -> tuple[_Call, list[EagerTensor]]:
+        """The record of one call (the structure of each differentiable argument, the shape
+        and dtype of each leaf: an ArgumentError for a leaf that is no array), and the
+        tracked leaves, the op's inputs."""
+        call = _Call(self.kind, tuple(args[n] for n in self.nondiff_argnums), [spec for _, (_, spec) in flat])
+        items, index = [], 0
+        for position, (leaves, _) in flat:
+            for i, leaf in enumerate(leaves):
+                call.likes.append(_like(leaf, lambda i=i, p=position: where_in(self.name, f"argument {p}", args[p], i)))
+                if type(leaf) is EagerTensor and vertex(leaf) is not None:
+                    call.tracked.append(index)
+                    items.append(leaf)
+                index += 1
+        return call, items
+
+    def _record(self, rt: EagerRuntime, call: _Call, items: list[EagerTensor], out: Any, made_by: str) -> Any:
         """The output of one call as results of the function's op, recorded on the current
-        session from the tracked leaves of ``diff``; ``made_by`` names what computed ``out``."""
+        session from the tracked leaves ``items``; ``made_by`` names what computed ``out``."""
         leaves, out_spec = flatten(out)
         if not leaves:  # nothing to differentiate
             return out
@@ -225,26 +240,9 @@ class _Custom:
                         lambda index=index: f"{made_by} returned as {where_in(self.name, 'its output', out, index)}",
                     )
                 )
-        items = []
-        for index, leaf in enumerate(optree.tree_leaves(diff)):
-            if type(leaf) is EagerTensor and vertex(leaf) is not None:
-                call.tracked.append(index)
-                items.append(leaf)
-        _check_closure(self, leaves, items, made_by)
+        _check_closure(leaves, items, made_by)
         call.out_spec, call.values = out_spec, tuple(values)
-        return unflatten(out_spec, self.op(_session(rt), items, rule=call))
-
-    def _call(self, args: tuple[Any, ...], nondiff: tuple[Any, ...], diff: list[Any]) -> _Call:
-        """The record of one call: the structure of each differentiable argument, and the
-        shape and dtype of each of its leaves (an ArgumentError for a leaf that is no array)."""
-        specs, likes = [], []
-        positions = [n for n in range(len(args)) if n not in self.nondiff_argnums]
-        for position, tree in zip(positions, diff):
-            leaves, spec = flatten(tree)
-            specs.append(spec)
-            for i, leaf in enumerate(leaves):
-                likes.append(_like(leaf, lambda i=i, p=position, t=tree: where_in(self.name, f"argument {p}", t, i)))
-        return _Call(self.kind, nondiff, specs, likes)
+        return unflatten(out_spec, self.op(_session(rt), items, call))  # (the param positionally: no binding)
 
     # -- what the rules return -----------------------------------------------------------------
     def _leaves(
@@ -330,10 +328,7 @@ class custom_vjp(_Custom):  # noqa: N801 - JAX's name
                 f"{self.name}.defvjp(fwd, bwd) before calling it"
             )
 
-    def _differentiated(
-        self, rt: EagerRuntime, args: tuple[Any, ...], nondiff: tuple[Any, ...], diff: list[Any]
-    ) -> Any:
-        call = self._call(args, nondiff, diff)
+    def _differentiated(self, rt: EagerRuntime, args: tuple[Any, ...], call: _Call, items: list[EagerTensor]) -> Any:
         token = _IN_FWD.set((*_IN_FWD.get(), self))
         try:
             returned = self.fwd(*args)  # type: ignore[misc]
@@ -346,7 +341,7 @@ class custom_vjp(_Custom):  # noqa: N801 - JAX's name
                 f"pair (out, residuals), out the function's output and residuals what bwd needs (any pytree)"
             )
         out, call.residuals = returned
-        return self._record(rt, call, diff, out, f"custom_vjp function {self.name!r}: its fwd {fwd}")
+        return self._record(rt, call, items, out, f"custom_vjp function {self.name!r}: its fwd {fwd}")
 
     def _vjp(self, s: Any, g: tuple[Any, ...], inputs: Any, out: Any, rule: _Call) -> list[Any]:
         """The op's VJP: ``bwd`` on the residuals and the output's cotangent (zeros where
@@ -416,12 +411,9 @@ class custom_jvp(_Custom):  # noqa: N801 - JAX's name
                 f"(or decorate the rule with @{self.name}.defjvp) before calling it"
             )
 
-    def _differentiated(
-        self, rt: EagerRuntime, args: tuple[Any, ...], nondiff: tuple[Any, ...], diff: list[Any]
-    ) -> Any:
-        call = self._call(args, nondiff, diff)
-        call.primals = tuple(diff)
-        return self._record(rt, call, diff, self.fun(*args), f"custom_jvp function {self.name!r}")
+    def _differentiated(self, rt: EagerRuntime, args: tuple[Any, ...], call: _Call, items: list[EagerTensor]) -> Any:
+        call.primals = tuple(arg for n, arg in enumerate(args) if n not in self.nondiff_argnums)
+        return self._record(rt, call, items, self.fun(*args), f"custom_jvp function {self.name!r}")
 
     def _tangents_out(self, rule: _Call, tangents: Sequence[Any], rt: EagerRuntime) -> list[Any]:
         """The rule's tangent of each output leaf (None for zero), checked, given one
@@ -565,7 +557,7 @@ def _like(leaf: Any, what: Callable[[], str]) -> _Like:
     )
 
 
-def _check_closure(custom: _Custom, outputs: list[Any], items: list[EagerTensor], made_by: str) -> None:
+def _check_closure(outputs: list[Any], items: list[EagerTensor], made_by: str) -> None:
     """Refuse an output that depends on a tensor tracking gradients that is not one of the
     arguments (a closure): the rules give derivatives for the arguments only, so that
     derivative would be lost without a word (JAX refuses it too)."""
