@@ -425,10 +425,10 @@ def bad_vjp(bwd, fwd=None):
             r"differentiable argument \(2\)",
         ),
         (None, lambda res, g: (g,), r"its bwd <lambda> returned 1 cotangents"),
-        (None, lambda res, g: (g, g[:1]), r"returned f64\[1\] for leaf 1, which is f64\[2\]"),
-        (None, lambda res, g: (g, g.astype(np.float32)), r"returned f32\[2\] for leaf 1, which is f64\[2\].*cast"),
-        (None, lambda res, g: (g, {"a": g}), r"returned a dict for leaf 1"),
-        (None, lambda res, g: (g, "zero"), r"returned a str for leaf 1"),
+        (None, lambda res, g: (g, g[:1]), r"returned f64\[1\] for argument 1, which is f64\[2\]"),
+        (None, lambda res, g: (g, g.astype(np.float32)), r"returned f32\[2\] for argument 1, which is f64\[2\].*cast"),
+        (None, lambda res, g: (g, {"a": g}), r"returned a dict for argument 1"),
+        (None, lambda res, g: (g, "zero"), r"returned a str for argument 1"),
         (None, lambda res, g: (g, g[5]), r"the VJP of custom_vjp function 'f' failed: its bwd <lambda> raised"),
     ],
 )
@@ -453,7 +453,7 @@ def bad_jvp(rule):
     "rule, message",
     [
         (lambda p, t: t[0], r"its rule <lambda> returned a single array f64\[2\]; the rule returns a pair"),
-        (lambda p, t: (p[0], t[0][:1]), r"returned f64\[1\] for leaf 0, which is f64\[2\]"),
+        (lambda p, t: (p[0], t[0][:1]), r"returned f64\[1\] for the output, which is f64\[2\]"),
         (lambda p, t: ((p[0],), t[0]), r"returned a primal_out of structure PyTreeSpec\(\(\*,\)\)"),
         (lambda p, t: (p[0], t[0] ** 2), None),  # not linear: a wrong number, not an error (as in JAX)
     ],
@@ -478,3 +478,20 @@ def test_a_rule_computed_off_the_tangents_cannot_be_transposed():
     assert values(tf.grad(lambda x: tnp.sum(g(x, x)))(X)).tolist() == [2.0, 2.0]
     with pytest.raises(RuleError, match="nonzero cotangent that is not computed from the cotangent g"):
         tf.jvp(lambda x: g(x, x), (X,), (np.ones(2),))
+
+
+def test_a_wrong_leaf_of_a_pytree_cotangent_is_named_by_its_argument_and_path():
+    @tf.custom_vjp
+    def affine(params, x):
+        return params["w"] * x + params["b"]
+
+    affine.defvjp(
+        lambda params, x: (affine(params, x), (params, x)),
+        lambda res, g: ({"w": g * res[1], "b": g[:1]}, None),
+    )
+    params = {"w": np.ones(2), "b": np.zeros(2)}
+    with pytest.raises(RuleError, match=r"returned f64\[1\] for argument 0 at \['b'\], which is f64\[2\]"):
+        tf.grad(lambda p: tnp.sum(affine(p, X)))(params)
+    affine.defvjp(affine.fwd, lambda res, g: ({"w": g * res[1], "b": g}, None))
+    grads = tf.grad(lambda p: tnp.sum(affine(p, X)))(params)
+    assert values(grads["w"]).tolist() == X.tolist() and values(grads["b"]).tolist() == [1.0, 1.0]

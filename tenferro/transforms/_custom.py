@@ -79,11 +79,23 @@ class _Call:
     which leaves are the op's inputs (``tracked``, flat indices), and the output's
     values (what the op's kernel returns)."""
 
-    __slots__ = ("kind", "nondiff", "primals", "residuals", "in_specs", "likes", "tracked", "out_spec", "values")
+    __slots__ = (
+        "kind",
+        "nondiff",
+        "positions",
+        "primals",
+        "residuals",
+        "in_specs",
+        "likes",
+        "tracked",
+        "out_spec",
+        "values",
+    )
 
-    def __init__(self, kind: str, nondiff: tuple[Any, ...], in_specs: list[Any]):
+    def __init__(self, kind: str, nondiff: tuple[Any, ...], positions: tuple[int, ...], in_specs: list[Any]):
         self.kind = kind
         self.nondiff = nondiff
+        self.positions = positions  # of the differentiable arguments among all
         self.in_specs = in_specs
         self.likes: list[_Like] = []
         self.primals: tuple[Any, ...] = ()
@@ -94,6 +106,15 @@ class _Call:
 
     def __repr__(self) -> str:  # how trace listings show the param: ``f[rule=custom_vjp]``
         return self.kind
+
+    def argument_leaf(self, index: int) -> str:
+        """How an error names flat leaf ``index`` of the differentiable arguments:
+        ``argument 1 at ['w']``."""
+        for position, spec in zip(self.positions, self.in_specs):
+            if index < spec.num_leaves:
+                return _leaf_name(f"argument {position}", spec, index)
+            index -= spec.num_leaves
+        return f"leaf {index}"  # not reached: every index is some argument's
 
     def trees(self, flat: Sequence[Any]) -> tuple[Any, ...]:
         """One tree per differentiable argument from one entry per leaf."""
@@ -207,7 +228,8 @@ class _Custom:
         """The record of one call (the structure of each differentiable argument, the shape
         and dtype of each leaf: an ArgumentError for a leaf that is no array), and the
         tracked leaves, the op's inputs."""
-        call = _Call(self.kind, tuple(args[n] for n in self.nondiff_argnums), [spec for _, (_, spec) in flat])
+        nondiff = tuple(args[n] for n in self.nondiff_argnums)
+        call = _Call(self.kind, nondiff, tuple(n for n, _ in flat), [spec for _, (_, spec) in flat])
         items, index = [], 0
         for position, (leaves, _) in flat:
             for i, leaf in enumerate(leaves):
@@ -246,11 +268,18 @@ class _Custom:
 
     # -- what the rules return -----------------------------------------------------------------
     def _leaves(
-        self, returned: Any, specs: Sequence[Any], likes: Sequence[_Like], rt: EagerRuntime, said: Any
+        self,
+        returned: Any,
+        specs: Sequence[Any],
+        likes: Sequence[_Like],
+        rt: EagerRuntime,
+        said: Any,
+        name_of: Callable[[int], str],
     ) -> list[Any]:
         """Per leaf of ``specs``, the tensor a rule returned in ``returned`` (one tree per spec,
         None for zeros), checked: None, or an EagerTensor of the leaf's shape and dtype (a
-        NumPy array or a Python number becomes a constant). ``said(what)`` is the RuleError."""
+        NumPy array or a Python number becomes a constant). ``said(what)`` is the RuleError,
+        ``name_of(index)`` how it names a leaf."""
         flat: list[Any] = []
         for n, (tree, spec) in enumerate(zip(returned, specs)):
             if tree is None:
@@ -268,19 +297,19 @@ class _Custom:
                 continue
             if type(leaf) is EagerTensor:
                 if leaf._rt is not rt or isinstance(leaf._value, Hollow):
-                    raise said(f"a tensor of another runtime (or without a value) for leaf {index}")
+                    raise said(f"a tensor of another runtime (or without a value) for {name_of(index)}")
                 tensor = leaf
             else:
                 try:
                     value = _array(leaf, lambda: "")
                 except RuleError:
-                    raise said(f"a {type(leaf).__name__} for leaf {index}") from None
+                    raise said(f"a {type(leaf).__name__} for {name_of(index)}") from None
                 if value.dtype != like.dtype and isinstance(leaf, NUMBERS) and value.dtype.kind != "c":
                     value = value.astype(like.dtype)
                 tensor = EagerTensor(seal(value), rt)
             if tensor.shape != like.shape or tensor.dtype != like.dtype:
                 raise said(
-                    f"{describe(tensor.shape, tensor.dtype)} for leaf {index}, which is "
+                    f"{describe(tensor.shape, tensor.dtype)} for {name_of(index)}, which is "
                     f"{describe(like.shape, like.dtype)}"
                 )
             checked.append(tensor)
@@ -370,7 +399,7 @@ class custom_vjp(_Custom):  # noqa: N801 - JAX's name
             raise said(f"{_showtree(returned)}, not a tuple (for one argument write (g,))")
         if len(returned) != count:
             raise said(f"{len(returned)} cotangents")
-        flat = self._leaves(returned, rule.in_specs, rule.likes, rt, said)
+        flat = self._leaves(returned, rule.in_specs, rule.likes, rt, said, rule.argument_leaf)
         return [flat[index] for index in rule.tracked]
 
 
@@ -445,7 +474,9 @@ class custom_jvp(_Custom):  # noqa: N801 - JAX's name
         if flatten(primal_out)[1] != rule.out_spec:
             raise said(f"a primal_out of structure {flatten(primal_out)[1]}")
         likes = [_Like(v.shape, v.dtype, False) for v in rule.values]
-        return self._leaves((tangent_out,), (rule.out_spec,), likes, rt, said)
+        return self._leaves(
+            (tangent_out,), (rule.out_spec,), likes, rt, said, lambda i: _leaf_name("the output", rule.out_spec, i)
+        )
 
     def _jvp(self, s: Any, tangents: list[Any], inputs: Any, out: Any, rule: _Call) -> tuple[Any, ...]:
         """The op's forward-mode rule: the user's."""
@@ -475,9 +506,9 @@ class custom_jvp(_Custom):  # noqa: N801 - JAX's name
             elif np.any(tangent._held() != 0):
                 raise RuleError(
                     f"the JVP of custom_jvp function {self.name!r}: its rule {_name_of(self.jvp)} returned, for "
-                    f"output leaf {index}, a nonzero tangent that is not computed from the tangents with tenferro ops; "
-                    f"reverse mode transposes the rule, so each tangent_out must be computed from the tangents "
-                    f"(linear in them)"
+                    f"{_leaf_name('the output', rule.out_spec, index)}, a nonzero tangent that is not computed from "
+                    f"the tangents with tenferro ops; reverse mode transposes the rule, so each tangent_out must be "
+                    f"computed from the tangents (linear in them)"
                 )
         got: dict[int, Any] = {}
         if roots:
@@ -523,6 +554,12 @@ def _signature(fun: Callable[..., Any]) -> inspect.Signature | None:
 
 def _name_of(rule: Any) -> str:
     return getattr(rule, "__name__", type(rule).__name__)
+
+
+def _leaf_name(what: str, spec: Any, index: int) -> str:
+    """``argument 1 at ['w']``: leaf ``index`` of a tree of structure ``spec`` called ``what``."""
+    path = "".join(f"[{key!r}]" for key in spec.paths()[index])
+    return f"{what} at {path}" if path else what
 
 
 def _showtree(tree: Any) -> str:
