@@ -53,7 +53,20 @@ from .core.errors import (
 )
 from .core.runtime import default_runtime
 from .engines import DaskEngine  # dask itself is imported when an engine is made
-from .transforms import grad, hessian, hvp, jacfwd, jacobian, jacrev, jvp, linearize, value_and_grad, vjp
+from .transforms import (
+    custom_jvp,
+    custom_vjp,
+    grad,
+    hessian,
+    hvp,
+    jacfwd,
+    jacobian,
+    jacrev,
+    jvp,
+    linearize,
+    value_and_grad,
+    vjp,
+)
 
 __version__ = "0.1.0"
 
@@ -108,6 +121,8 @@ __all__ = [
     "UnknownName",
     "UnknownOp",
     "constant",
+    "custom_jvp",
+    "custom_vjp",
     "default_runtime",
     "grad",
     "hessian",

@@ -206,3 +206,25 @@ def test_a_session_method_leads_to_its_op_and_the_op_runs_as_the_method_does():
     ct_x, ct_w = op.vjp(rt.current_session(), by_op._node, rt.constant_from(np.ones(5)))
     np.testing.assert_array_equal(np.asarray(ct_x), np.asarray(w))
     np.testing.assert_array_equal(np.asarray(ct_w), np.asarray(x))
+
+
+def test_an_op_added_after_a_runtime_exists_is_callable_at_once():
+    """Regression: ``registry.add`` after a runtime (and so its session class) was made left the
+    op in the registry but not on the sessions: ``s.ste2`` said "no op named 'ste2' is
+    registered; did you mean 'ste2'". The registry now tells the session class, which installs
+    the op's method there and then, on the implicit session and on sessions opened later."""
+    registry = load_registry(entry_points=False)
+    rt = EagerRuntime(registry=registry)
+    x = rt.variable_from(np.array([0.3, 2.0]))
+    ste = OpSpec(name="ste2", inputs=("x",), forward=np.round, vjps=(lambda s, g, out, x: g,))
+    assert registry.add(ste, "late").name == "ste2"
+    y = rt.current_session().ste2(x)
+    assert y.value().to_numpy().tolist() == [0.0, 2.0]
+    assert rt.current_session().op("late.ste2") is not None
+    y.backward_with(CpuEngine.serial(), Tensor.from_numpy(np.array([1.0, 1.0])))
+    assert x.grad().to_numpy().tolist() == [1.0, 1.0]
+    with rt.eager_session(CpuEngine.serial()) as s:
+        assert s.ste2.op.spec.plugin == "late"
+    clash = OpSpec(name="ste2", inputs=("x",), forward=np.round, vjps=(lambda s, g, out, x: g,))
+    assert registry.add(clash, "later").name == "later.ste2"  # a taken short name: its qualified name
+    assert rt.current_session().op("later.ste2")(x).value().to_numpy().tolist() == [0.0, 2.0]

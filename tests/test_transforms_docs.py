@@ -62,3 +62,8 @@ def test_leaving_tenferro_inside_a_transform_is_refused_not_a_silent_zero():
     assert float(tf.grad(lambda y: y * float(np.sum(x)))(1.0)) == 6.0  # a closure over plain data
     g = tf.grad(lambda y: tnp.sum(y * y.detach()) + tnp.sum(y * tf.constant(y)))(x)  # stopped on purpose
     assert np.array_equal(np.asarray(g), 2 * x)
+
+
+def test_the_custom_rules_example_runs_and_asserts_what_the_page_says():
+    scope = run_docs_example("## Custom derivative rules", document="transforms.md")
+    assert float(scope["tf"].grad(scope["log1pexp"])(1000.0)) == 1.0

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -82,6 +82,14 @@ class Registry:
         self._qualified: dict[str, OpSpec] = {}  # every op by plugin.op
         self.plugins: dict[str, PluginInfo] = {}
         self.broken: dict[str, PluginInfo] = {}
+        self._watchers: list[Callable[[Registry, OpSpec], None]] = []
+
+    def watch(self, callback: Callable[[Registry, OpSpec], None]) -> None:
+        """Call ``callback(registry, spec)`` for every op added from now on, before the
+        registry holds it: the session class of this registry installs the op's method, so
+        an op added after a runtime was made is callable at once (or, where installing
+        fails, not registered at all)."""
+        self._watchers.append(callback)
 
     def add(self, spec: OpSpec, plugin: str) -> OpSpec:
         """Register ``spec`` for ``plugin`` and return it as registered: under its short
@@ -97,6 +105,8 @@ class Registry:
             registered = dataclasses.replace(spec, name=qualified, plugin=plugin, jvp=None if derived else spec.jvp)
         else:
             registered = dataclasses.replace(spec, plugin=plugin)
+        for watcher in self._watchers:
+            watcher(self, registered)
         self._specs[registered.name] = self._qualified[qualified] = registered
         self.plugins.setdefault(plugin, PluginInfo(plugin)).ops.append(registered.name)
         return registered

@@ -11,6 +11,7 @@ pluggy, no per-call name lookup.
 
 from __future__ import annotations
 
+import functools
 import threading
 import weakref
 from typing import Any
@@ -134,4 +135,11 @@ def session_class(registry: Registry) -> type[EagerSession]:
             doc = f"An EagerSession whose methods are the {len(methods)} ops of one registry."
             cls = type("RegistrySession", (EagerSession,), {"__module__": __name__, "__doc__": doc, **methods})
             _CLASSES[registry] = cls
+            registry.watch(functools.partial(_install, cls))
     return cls
+
+
+def _install(cls: type[EagerSession], registry: Registry, spec: Any) -> None:
+    """Install the method of an op added to ``registry`` after ``cls`` was built (see
+    :meth:`Registry.watch`), so that late registration is whole."""
+    setattr(cls, spec.name, Op(spec, _checks_shapes(registry, spec)).call)

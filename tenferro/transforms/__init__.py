@@ -1,6 +1,7 @@
 """Function transforms with JAX's names and conventions: ``tf.grad``, ``tf.value_and_grad``,
 ``tf.vjp``, ``tf.jvp``, ``tf.linearize``, ``tf.jacrev`` (``tf.jacobian``), ``tf.jacfwd``,
-``tf.hessian``, ``tf.hvp``.
+``tf.hessian``, ``tf.hvp``; and user-defined derivative rules, ``tf.custom_vjp`` and
+``tf.custom_jvp`` (``_custom.py``).
 
 Arguments and results are pytrees (nested dicts, lists, tuples and namedtuples of arrays:
 NumPy arrays, tenferro arrays or Python numbers); results come back in the same structure,
@@ -32,9 +33,23 @@ from tenferro.core.forward import Plan
 from tenferro.core.tensor import describe, dtype_name
 
 from ._call import Call
+from ._custom import custom_jvp, custom_vjp
 from ._trees import flatten, unflatten, where_in
 
-__all__ = ["grad", "hessian", "hvp", "jacfwd", "jacobian", "jacrev", "jvp", "linearize", "value_and_grad", "vjp"]
+__all__ = [
+    "custom_jvp",
+    "custom_vjp",
+    "grad",
+    "hessian",
+    "hvp",
+    "jacfwd",
+    "jacobian",
+    "jacrev",
+    "jvp",
+    "linearize",
+    "value_and_grad",
+    "vjp",
+]
 
 
 T = TypeVar("T", bound=Callable[..., Any])
