@@ -483,8 +483,10 @@ def test_a_bad_jvp_rule_is_a_rule_error_in_both_modes(rule, message):
         return
     with pytest.raises(RuleError, match=message):
         tf.jvp(f, (X,), (np.ones(2),))
-    with pytest.raises(RuleError, match=message):
+    with pytest.raises(RuleError, match=message) as info:  # the rule's error as it is, not wrapped again
         tf.grad(lambda x: tnp.sum(f(x)))(X)
+    assert str(info.value).startswith("the JVP of custom_jvp function 'f': its rule <lambda> returned")
+    assert (info.value.op, info.value.plugin, info.value.rule) == ("f", "custom_jvp", "jvp")
 
 
 def test_a_jvp_rule_computed_off_the_tangents_cannot_be_transposed():

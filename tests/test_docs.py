@@ -114,6 +114,7 @@ DOC_FILES = [
     "CONTRIBUTING.md",
     "docs/behaviour.md",
     "docs/complex.md",
+    "docs/life-of-an-op.md",
     "examples/tenferro-mathx/README.md",
 ]
 
@@ -129,3 +130,40 @@ def test_relative_links_resolve(name):
         assert linked.exists(), f"{name}: {target}"
         if anchor:
             assert anchor in anchors(linked), f"{name}: {target}"
+
+
+# -- docs/life-of-an-op.md walks the code as it is ----------------------------------------------
+LIFE = ROOT / "docs" / "life-of-an-op.md"
+
+
+def test_the_life_of_an_op_runs_and_names_files_and_definitions_that_exist():
+    """Its program runs; every core file it names exists, and every definition it names as
+    ``module.name`` or ``Class.method`` (in backticks) is found where it says."""
+    import importlib
+
+    text = LIFE.read_text(encoding="utf-8")
+    (program,) = re.findall(r"^```python\n(.*?)^```", text, re.S | re.M)
+    exec(compile(program, "docs/life-of-an-op.md", "exec"), {"__name__": "__main__"})
+    files = set(re.findall(r"`(core/\w+\.py)`", text))
+    assert files and all((ROOT / "tenferro" / f).exists() for f in files), files
+    named = {
+        "Op.call": ("op", "Op.call"),
+        "node.op.vjp": ("op", "Op.vjp"),
+        "node.op.input_vjp": ("op", "Op.input_vjp"),
+        "node.op.jvp": ("op", "Op.jvp"),
+        "call.method": ("call", "method"),
+        "session_class": ("session", "session_class"),
+        "reverse_sweep": ("sweep", "reverse_sweep"),
+        "push_tangents": ("forward", "push_tangents"),
+        "_transposed": ("forward", "_transposed"),
+        "EagerRuntime._backward": ("runtime", "EagerRuntime._backward"),
+        "classify": ("call", None),
+    }
+    for mention, (module, path) in named.items():
+        assert mention in text, mention
+        if path is not None:
+            target = importlib.import_module(f"tenferro.core.{module}")
+            for part in path.split("."):
+                target = getattr(target, part)
+        else:
+            assert f"def {mention}(" in (ROOT / "tenferro" / "core" / f"{module}.py").read_text(encoding="utf-8")

@@ -17,7 +17,7 @@ import numpy as np
 
 from . import call
 from .eager import EagerTensor
-from .errors import EngineError, NotDifferentiable, RuleError
+from .errors import NotDifferentiable, RuleError
 from .protocols import Session
 from .rule_errors import cotangent_tuple, passes_through, reject_cotangent, rule_error, rule_fields
 from .spec import OpSpec
@@ -190,19 +190,13 @@ class Op:
                 returned = spec.jvp(session, tangents, node.inputs, out, **node.params)
             else:
                 returned = spec.jvp(session, tangents, node.inputs, out)
-        except (NotDifferentiable, EngineError):
-            raise  # a point with no derivative, an op with no path on the engine: each says so itself
-        except RuleError as exc:
-            if exc.rule is not None:  # a rule's error already naming its op (this one's VJP, transposed)
+        except Exception as exc:
+            if passes_through(exc):  # (this op's VJP, transposed, names it already)
                 raise
             raise RuleError(
                 f"the JVP of {spec.name} (plugin {spec.plugin!r}) failed: {exc}",
                 **rule_fields(spec, rule="jvp"),
-                unkept=exc.unkept,
-            ) from exc
-        except Exception as exc:
-            raise RuleError(
-                f"the JVP of {spec.name} (plugin {spec.plugin!r}) failed: {exc}", **rule_fields(spec, rule="jvp")
+                unkept=isinstance(exc, RuleError) and exc.unkept,
             ) from exc
         finally:
             session._reads = reads

@@ -124,10 +124,12 @@ def cotangent_tuple(spec: OpSpec, returned: Any, count: int) -> tuple[Any, ...]:
 
 
 def passes_through(exc: Exception) -> bool:
-    """Whether an exception from a VJP rule already says what is wrong (a point with no
-    derivative, an op with no path on the engine, a RuleError naming the op at fault) and
-    goes on as it is; any other is wrapped by :func:`rule_error`."""
-    return isinstance(exc, (NotDifferentiable, EngineError)) or (isinstance(exc, RuleError) and exc.rule == "vjp")
+    """Whether an exception from a derivative rule already says what is wrong (a point with
+    no derivative, an op with no path on the engine, a RuleError naming the rule of the op
+    at fault: its ``rule`` field) and goes on as it is; any other is wrapped in a RuleError
+    naming the rule that raised it (:func:`rule_error`, or :meth:`Op.jvp
+    <tenferro.core.op.Op.jvp>`'s)."""
+    return isinstance(exc, (NotDifferentiable, EngineError)) or (isinstance(exc, RuleError) and exc.rule is not None)
 
 
 def _miscalled(node: Node, rule: Any) -> bool:

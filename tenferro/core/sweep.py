@@ -54,17 +54,7 @@ def reverse_sweep(
     pending: dict[Node, EagerTensor | None] = {}
     heap: list[tuple[int, Node]] = []
     leaves: dict[int, tuple[Any, Any]] = {}
-    for root, seed in roots:
-        if type(root) is Node:
-            if root in pending:
-                pending[root] = session.add_any(pending[root], seed)
-            else:
-                pending[root] = seed
-                heap.append((-root.seq, root))
-        else:  # a variable itself
-            previous = leaves.get(id(root))
-            leaves[id(root)] = (root, seed if previous is None else session.add_any(previous[1], seed))
-    heapq.heapify(heap)
+    _seed(session, roots, pending, heap, leaves)
     stopping = bool(stops)
     zero_branches: list[Vertex] = []  # reached with a zero cotangent: their variables are reached too
     pop, push = heapq.heappop, heapq.heappush
@@ -116,21 +106,49 @@ def reverse_sweep(
                 leaves[id(parent)] = (parent, _accumulate(session, leaves[id(parent)][1], ct))
         sums = None
     g = ct = None  # the last cotangents handled (a stop's g too): no longer held here (see below)
-    if zero_branches:  # a zero branch whose vertex also got a cotangent from elsewhere adds nothing
-        zero_branches = [
-            v
-            for v in zero_branches
-            if (v not in pending if type(v) is Node else leaves.get(id(v), (v, None))[1] is None)
-        ]
-        for reached in reachable(*zero_branches).values() if zero_branches else ():
-            if type(reached) is not Node:
-                leaves.setdefault(id(reached), (reached, None))
+    if zero_branches:
+        _reach_through_zeros(zero_branches, pending, leaves)
     for key, (variable, ct) in leaves.items():
         if ct is not None and (
             not _COUNTS_EXACT or _holders(ct) != _HANDED_ONCE or getattr(ct._value, "base", None) is not None
         ):
             leaves[key] = (variable, _fresh(session, ct))
     return leaves
+
+
+def _seed(
+    session: EagerSession,
+    roots: Sequence[tuple[Vertex, EagerTensor]],
+    pending: dict[Node, Any],
+    heap: list[tuple[int, Node]],
+    leaves: dict[int, tuple[Any, Any]],
+) -> None:
+    """Put each root's cotangent where the sweep starts: at its node (on the heap), or, for
+    a variable given as a root, among the results; two seeds of one vertex are added."""
+    for root, seed in roots:
+        if type(root) is Node:
+            if root in pending:
+                pending[root] = session.add_any(pending[root], seed)
+            else:
+                pending[root] = seed
+                heap.append((-root.seq, root))
+        else:  # a variable itself
+            previous = leaves.get(id(root))
+            leaves[id(root)] = (root, seed if previous is None else session.add_any(previous[1], seed))
+    heapq.heapify(heap)
+
+
+def _reach_through_zeros(zero_branches: list[Vertex], pending: dict[Node, Any], leaves: dict[int, Any]) -> None:
+    """The variables behind branches reached with a zero cotangent (a rule gave None) are
+    reached too: their entry is ``(variable, None)`` (zero along every path) unless a
+    cotangent came from elsewhere. A zero branch whose vertex also got a cotangent adds
+    nothing, so it is not walked."""
+    zero_branches = [
+        v for v in zero_branches if (v not in pending if type(v) is Node else leaves.get(id(v), (v, None))[1] is None)
+    ]
+    for reached in reachable(*zero_branches).values() if zero_branches else ():
+        if type(reached) is not Node:
+            leaves.setdefault(id(reached), (reached, None))
 
 
 def _accumulate(session: EagerSession, total: EagerTensor, ct: EagerTensor) -> EagerTensor:

@@ -475,7 +475,7 @@ class custom_jvp(_Custom):  # noqa: N801 - JAX's name
         try:
             returned = self.jvp(*rule.nondiff, rule.primals, rule.trees(flat))  # type: ignore[misc]
         except Exception as exc:
-            if passes_through(exc) or (isinstance(exc, RuleError) and exc.rule is not None):
+            if passes_through(exc):
                 raise
             raise self._error(
                 "jvp", f"the JVP of custom_jvp function {self.name!r} failed: its rule {name} raised {exc!r}"
