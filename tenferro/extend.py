@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from .core.eager import EagerTensor, derived, has_value, held, vertex
+from .core.eager import EagerTensor, derived, is_broadcast_ones
 from .core.errors import (
     ArgumentError,
     AxisError,
@@ -131,22 +131,6 @@ def tangent_sum(s: Any, terms: Sequence[Any], out: Any) -> Any:
     if total.shape != out.shape:
         total = s.broadcast_to(total, out.shape)
     return total
-
-
-def is_broadcast_ones(t: Any) -> bool:
-    """Whether ``t`` is a constant of ones stored as one broadcast element (what a sum's
-    rule hands down from a seed of 1): a rule may then return ``g·b`` as ``b`` itself,
-    bitwise the same value without a pass over memory."""
-    if type(t) is not EagerTensor or vertex(t) is not None or not has_value(t):
-        return False
-    value = held(t)
-    return (
-        type(value) is np.ndarray
-        and value.ndim > 0
-        and value.size > 0
-        and not any(value.strides)
-        and value.flat[0] == 1
-    )
 
 
 def broadcastable(shapes: Sequence[tuple[int, ...]]) -> bool:

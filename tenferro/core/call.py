@@ -15,8 +15,8 @@ from .call_errors import (
     broadcast_shape,
     dtype_error,
     explain,
+    fields_of,
     foreign,
-    of,
     scalar_kind,
     unkept,
     unrecordable,
@@ -71,11 +71,11 @@ def _items(spec: OpSpec, sequence: Any) -> tuple[Any, ...]:
         raise ArgumentError(
             f"{spec.name}: argument {spec.inputs[0]!r} must be a list or tuple of tensors, "
             f"got {type(sequence).__name__}; call it as {spec.name}([a, b, ...])",
-            **of(spec, 0),
+            **fields_of(spec, 0),
         )
     if not sequence:
         raise ArgumentError(
-            f"{spec.name}: argument {spec.inputs[0]!r} is empty; give at least one tensor", **of(spec, 0)
+            f"{spec.name}: argument {spec.inputs[0]!r} is empty; give at least one tensor", **fields_of(spec, 0)
         )
     return tuple(sequence)
 
@@ -151,23 +151,25 @@ def _bind(spec: OpSpec, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[
     names = spec.inputs + tuple(spec.params)
     if len(args) > len(names):
         raise ArgumentError(
-            f"{spec.name} takes at most {len(names)} arguments ({spec.signature}), got {len(args)}", **of(spec)
+            f"{spec.name} takes at most {len(names)} arguments ({spec.signature}), got {len(args)}", **fields_of(spec)
         )
     bound = dict(zip(names, args))
     for key, value in kwargs.items():
         if key not in names:
             raise ArgumentError(
-                f"{spec.name} has no argument {key!r}; its signature is {spec.signature}", **of(spec), argument=key
+                f"{spec.name} has no argument {key!r}; its signature is {spec.signature}",
+                **fields_of(spec),
+                argument=key,
             )
         if key in bound:
-            raise ArgumentError(f"{spec.name} got argument {key!r} twice", **of(spec), argument=key)
+            raise ArgumentError(f"{spec.name} got argument {key!r} twice", **fields_of(spec), argument=key)
         bound[key] = value
     missing = [n for n in spec.inputs if n not in bound]
     missing += [n for n, d in spec.params.items() if d is REQUIRED and n not in bound]
     if missing:
         raise ArgumentError(
             f"{spec.name} is missing argument {', '.join(map(repr, missing))}; its signature is {spec.signature}",
-            **of(spec),
+            **fields_of(spec),
             argument=missing[0],
         )
     tensors = tuple(bound[n] for n in spec.inputs)
@@ -237,7 +239,8 @@ def method(op: Any) -> Any:
         wrong with an argument."""
         if not self._open:
             raise SessionClosed(
-                f"{name}: this session has ended; call ops inside the session's callback or with-block", **of(spec)
+                f"{name}: this session has ended; call ops inside the session's callback or with-block",
+                **fields_of(spec),
             )
         rt, engine = self._rt, self._engine
         enter = None if engine is None else engine.enter
@@ -251,7 +254,7 @@ def method(op: Any) -> Any:
                     raise ContextMismatch(
                         f"{name}: argument {spec.input_name(index)!r} belongs to {arg._rt!r}, but this op runs "
                         f"on {rt!r}; tensors of two runtimes cannot be mixed: {rt.mixed_with(arg._rt)}",
-                        **of(spec, index),
+                        **fields_of(spec, index),
                     )
                 value = arg._value
                 if type(value) is not np.ndarray:
@@ -288,7 +291,7 @@ def method(op: Any) -> Any:
             raise ArgumentError(
                 f"{name}: every argument is a scalar; pass at least one tensor "
                 f"(rt.constant_from(...)) or compute scalars in Python",
-                **of(spec),
+                **fields_of(spec),
             )
         if constants:
             args = tuple(constants.get(index, arg) for index, arg in enumerate(args))

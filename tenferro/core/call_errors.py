@@ -25,12 +25,12 @@ def unkept(spec: OpSpec, index: int, arg: Any) -> RuleError:
     return RuleError(
         f"{spec.name}: argument {spec.input_name(index)!r} is {arg.describe()}, whose value the trace did not "
         f"keep; a derivative rule (VJP or JVP) read a value its op's spec does not list in residuals (add it there)",
-        **of(spec, index),
+        **fields_of(spec, index),
         unkept=True,
     )
 
 
-def of(spec: OpSpec, index: int | None = None) -> dict[str, str]:
+def fields_of(spec: OpSpec, index: int | None = None) -> dict[str, str]:
     """The fields of an error about a call of ``spec`` (about its input ``index``, if given)."""
     fields = {"op": spec.name, "plugin": spec.plugin}
     if index is not None:
@@ -47,7 +47,7 @@ def scalar_kind(spec: OpSpec, index: int, arg: Any, in_rule: bool) -> str:
             f"{spec.name}: argument {spec.input_name(index)!r} is the result of {arg.spec.name}, whose value "
             f"the trace did not keep; a derivative rule (VJP or JVP) read a value its op's spec does not list "
             f"in residuals (add 'out' there)",
-            **of(spec, index),
+            **fields_of(spec, index),
             unkept=True,
         )
     if in_rule and arg is None:
@@ -65,7 +65,7 @@ def scalar_kind(spec: OpSpec, index: int, arg: Any, in_rule: bool) -> str:
     else:
         hint = "pass an EagerTensor of this session's runtime or a Python number"
     raise ArgumentError(
-        f"{spec.name}: argument {spec.input_name(index)!r} is a {type(arg).__name__}; {hint}", **of(spec, index)
+        f"{spec.name}: argument {spec.input_name(index)!r} is a {type(arg).__name__}; {hint}", **fields_of(spec, index)
     )
 
 
@@ -87,7 +87,7 @@ def dtype_error(spec: OpSpec, index: int, value: Any) -> DTypeError:
     return DTypeError(
         f"{spec.name}: argument {spec.input_name(index)!r} has dtype {shown}; "
         f"{spec.name} accepts {allowed} tensors there" + (f": {why}" if why else ""),
-        **of(spec, index),
+        **fields_of(spec, index),
     )
 
 
@@ -112,19 +112,21 @@ def explain(spec: OpSpec, values: Sequence[Any], params: Mapping[str, Any], exc:
         return KernelError(
             f"{spec.name} (plugin {spec.plugin!r}): its forward kernel tried to write into an argument; "
             f"tenferro values are read-only, and kernels must return new arrays",
-            **of(spec),
+            **fields_of(spec),
         )
     return KernelError(
         f"{spec.name} (plugin {spec.plugin!r}) failed: {type(exc).__name__}: {exc}; "
         f"check its arguments against its signature {spec.signature}",
-        **of(spec),
+        **fields_of(spec),
     )
 
 
 def bad_result(spec: OpSpec, out: Any, why: str) -> KernelError:
     arrays = (np.ndarray, *engines.ENGINE_ARRAYS)
     shown = describe(out.shape, out.dtype) if isinstance(out, arrays) else type(out).__name__
-    return KernelError(f"{spec.name} (plugin {spec.plugin!r}): its forward kernel returned {shown}; {why}", **of(spec))
+    return KernelError(
+        f"{spec.name} (plugin {spec.plugin!r}): its forward kernel returned {shown}; {why}", **fields_of(spec)
+    )
 
 
 def broadcast_shape(values: Sequence[Any]) -> tuple[int, ...]:
@@ -175,7 +177,7 @@ def unrecordable(spec: OpSpec, out: np.ndarray) -> TenferroError:
             f"{spec.name}: the result would be {dtype_name(out.dtype)}, and tenferro records only float32, "
             f"float64, complex64 and complex128 results; compute it under rt.no_grad() or from constants, "
             f"or keep float32",
-            **of(spec),
+            **fields_of(spec),
         )
     return bad_result(
         spec,

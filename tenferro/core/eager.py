@@ -256,6 +256,23 @@ def vertex(arg: Any) -> Vertex | None:
     return None
 
 
+def is_broadcast_ones(t: Any) -> bool:
+    """Whether ``t`` is a constant of ones stored as one broadcast element (what a sum's
+    rule hands down from a seed of 1): a rule may then return ``g·b`` as ``b`` itself,
+    bitwise the same value without a pass over memory. On every product rule's path: it
+    reads the tensor's slots (``tenferro.extend`` gives it to plugins)."""
+    if type(t) is not EagerTensor or t._node is not None or t._leaf:
+        return False
+    value = t._value
+    return (
+        type(value) is np.ndarray
+        and value.ndim > 0
+        and value.size > 0
+        and not any(value.strides)
+        and value.flat[0] == 1
+    )
+
+
 def derived(out: Any, key: Any, compute: Callable[..., Any], *args: Any) -> Any:
     """``compute(*args)``, a value a rule derives from its op's inputs and params alone with
     one session op (sin's ``cos(x)``; never anything computed from the cotangent

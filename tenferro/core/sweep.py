@@ -72,7 +72,7 @@ def reverse_sweep(
         rules = node.spec.vjps
         if output is None and rules is not None:  # per-input rules (most ops): called below
             out = node if node.value is None else EagerTensor(node.value, rt, node)  # (see op.result_of)
-            given = None
+            given, input_vjp = None, node.op.input_vjp
         else:  # a whole-op rule, or a call's rules (or none: NotDifferentiable), once
             out, given = None, node.op.vjp(session, node, g if output is None else tuple(g), needed)
         sums = None  # cotangents for a vertex that has one already: added once every rule ran
@@ -84,7 +84,7 @@ def reverse_sweep(
             elif rules[index] is None:
                 ct = None
             else:  # the rule called here, not through the list Op.vjp makes (~1 µs a node)
-                ct = node.op.input_vjp(session, node, index, g, out)
+                ct = input_vjp(session, node, index, g, out)
             if ct is None:
                 zero_branches.append(parent)
             elif type(parent) is Node and parent not in pending:
