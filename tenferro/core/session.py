@@ -34,6 +34,14 @@ class EagerSession:
     #: While forward mode runs a jvp rule of an op with several results: (the results as the
     #: rule sees them, the indices of those whose tangent is read); None otherwise.
     _reads: tuple[tuple[Any, ...], set[int]] | None = None
+    #: Inside rt.grad: the vertices that lead to a wanted variable (None: every vertex).
+    _needed: set[int] | None = None
+    #: Whether derivative rules run on it (a sweep's or forward mode's session).
+    _in_sweep = False
+    #: What an op's kernel runs under when nothing is lent (an ``implicit`` session, which
+    #: lends nothing, so any number of threads may use it together): the engine's context
+    #: variable and its value (``Engine.kernel_state``), or its context; None inside a loan.
+    _kernel_context: Any = None
 
     def __init__(
         self,
@@ -47,21 +55,15 @@ class EagerSession:
         self._rt = rt
         #: The engine when it is not native (its values are not NumPy arrays), else None.
         self._engine = None if engine is None or engine.native else engine
-        self._needed = needed  # inside rt.grad: the vertices that lead to a wanted variable
-        self._in_sweep = in_sweep
-        self._open = True
+        self._open = True  # (set False when it ends: its ops raise SessionClosed then)
         #: Whether ops may take their inline checks (open, on NumPy values; see call.method).
         self._fast = self._engine is None
-        #: What an op's kernel runs under when nothing is lent (an ``implicit`` session, which
-        #: lends nothing, so any number of threads may use it together): the engine's context
-        #: variable and its value (``Engine.kernel_state``), or its context; None inside a loan.
-        self._kernel_context: Any = None
+        if needed is not None:  # (the class's defaults otherwise: a session is made per backward)
+            self._needed = needed
+        if in_sweep:
+            self._in_sweep = True
         if implicit and engine is not None:
             self._kernel_context = engine.kernel_state() or engine.context
-
-    def _close(self) -> None:
-        """End the session: its ops raise SessionClosed from now on."""
-        self._open = self._fast = False
 
     @property
     def runtime(self) -> Runtime:
