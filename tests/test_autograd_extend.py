@@ -107,3 +107,33 @@ def test_against_autograd():
     ours = make_logsumexp(np, extend)
     theirs = make_logsumexp(their_numpy, their_extend)
     onp.testing.assert_allclose(onp.asarray(ag.hessian(ours)(X)), autograd.hessian(theirs)(X), rtol=1e-14)
+
+
+def test_check_grads_passes_right_rules_and_catches_a_wrong_one():
+    from tenferro.autograd.test_util import check_grads
+
+    check_grads(lambda x, y: np.sin(x) * y**2, (0, 1))(X, 2 * X)
+    check_grads(np.tanh, modes=["rev"], order=3)(X)
+
+    @primitive
+    def wrong(x):
+        return onp.sin(x)
+
+    defvjp(wrong, lambda ans, x: lambda g: g * np.sin(x))  # should be cos
+    with pytest.raises(AssertionError, match=r"Derivative \(VJP\) check of wrong failed"):
+        check_grads(wrong, modes=["rev"], order=1)(X)
+    with pytest.raises(ArgumentError, match=r"check_grads: modes are 'fwd' and 'rev'"):
+        check_grads(np.sin, modes=["sideways"])(X)
+
+
+def test_fixed_point_is_differentiated_by_the_implicit_function_theorem_as_in_autograd():
+    from tenferro.autograd.misc.fixed_points import fixed_point
+
+    def newton_sqrt_iter(a):
+        return lambda x: 0.5 * (x + a / x)
+
+    def sqrt(a):
+        return fixed_point(newton_sqrt_iter, a, 10.0, lambda x, y: np.abs(x - y), 1e-10)
+
+    assert float(ag.grad(sqrt)(2.0)) == pytest.approx(0.5 / onp.sqrt(2.0), rel=1e-12)
+    assert float(ag.grad(ag.grad(sqrt))(2.0)) == pytest.approx(-0.25 * 2.0**-1.5, rel=1e-10)

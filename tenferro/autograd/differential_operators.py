@@ -73,6 +73,7 @@ def unary_to_nary(unary_operator: Callable[..., Any]) -> Callable[..., Any]:
                     f"positional argument(s)"
                 )
 
+            @functools.wraps(fun)
             def unary_f(x: Any) -> Any:
                 subargs = list(args)
                 for position, value in zip(positions, (x,) if isinstance(argnum, int) else x):

@@ -1,0 +1,1 @@
+"""``autograd.misc`` on tenferro: ``fixed_points.fixed_point``."""
