@@ -118,8 +118,16 @@ def test_bad_operators_arguments_name_the_operator():
         ag.grad_named(f, "z")
 
 
-def test_numpy_is_tenferro_numpy_and_numpys_own_for_the_names_it_lacks():
-    assert anp.sin is __import__("tenferro.numpy", fromlist=["sin"]).sin
+def test_numpy_is_numpys_on_plain_values_and_tenferros_on_tracked_ones_as_in_autograd():
+    out = anp.sin(X)
+    assert type(out) is np.ndarray and np.array_equal(out, np.sin(X))  # NumPy in, NumPy out
+    assert type(anp.linspace(0.0, 1.0, 3)) is np.ndarray and anp.float64 is np.float64 and anp.pi == np.pi
+    seen = []
+    ag.grad(lambda x: seen.append(type(anp.sin(x)).__name__) or anp.sum(anp.sin(x)))(X)
+    assert seen == ["EagerTensor"]  # tracked in, recorded
+
+
+def test_a_name_tenferro_numpy_lacks_is_numpys_own():
     np.testing.assert_array_equal(anp.vander(np.array([1.0, 2.0])), np.vander(np.array([1.0, 2.0])))
     assert isinstance(anp.random.randn(3), np.ndarray)  # draws are constants, as autograd's
     with pytest.raises(ArgumentError, match=r"np.vander on a tenferro array: tenferro.numpy has no equivalent"):

@@ -19,7 +19,7 @@ import numpy as np
 
 import tenferro.numpy as tnp
 from tenferro._api import tree_map
-from tenferro.core.eager import EagerTensor
+from tenferro.core.eager import EagerTensor, held, vertex
 from tenferro.core.errors import ArgumentError, NonScalarGrad
 from tenferro.transforms import jacrev, jvp, vjp
 from tenferro.transforms import value_and_grad as _value_and_grad
@@ -81,7 +81,7 @@ def unary_to_nary(unary_operator: Callable[..., Any]) -> Callable[..., Any]:
                 return fun(*subargs, **kwargs)
 
             x = args[argnum] if isinstance(argnum, int) else tuple(args[i] for i in argnum)
-            return unary_operator(unary_f, x, *op_args, **op_kwargs)
+            return _plain(unary_operator(unary_f, x, *op_args, **op_kwargs))
 
         nary_f.__name__ = f"{name}_of_{getattr(fun, '__name__', '[unknown name]')}_wrt_argnum_{argnum}"
         return nary_f
@@ -116,6 +116,21 @@ def _scalar(fun: Unary, name: str) -> Unary:
     return scalar_f
 
 
+def _plain(tree: Any) -> Any:
+    """Results as autograd gives them: each constant a NumPy array of its own (a NumPy
+    scalar for a 0-d one), so that ``weights -= lr * g``, ``scipy.optimize`` and copying
+    work as they do with autograd; a tracked result (an operator called inside an
+    enclosing derivative) as it is, so that the derivative flows on."""
+
+    def plain(leaf: Any) -> Any:
+        if type(leaf) is EagerTensor and vertex(leaf) is None:
+            value = np.array(held(leaf))
+            return value[()] if value.ndim == 0 else value
+        return leaf
+
+    return tree_map(plain, tree)
+
+
 def _conj(tree: Any) -> Any:
     """Each complex leaf conjugated: autograd's (and JAX's) complex convention from
     tenferro's (PyTorch's), whose cotangents are the conjugates (docs/complex.md)."""
@@ -127,13 +142,13 @@ def make_vjp(fun: Unary, x: Any) -> tuple[Callable[[Any], Any], Any]:
     """``(vjp, value)``: ``vjp(g)`` is ``g``'s vector-Jacobian product with respect to ``x``
     (for complex values, in autograd's convention: ``g·f′``, not ``g·conj(f′)``)."""
     value, pull = vjp(fun, x)
-    return (lambda g: _conj(pull(_conj(g))[0])), value
+    return (lambda g: _plain(_conj(pull(_conj(g))[0]))), value
 
 
 @unary_to_nary
 def make_jvp(fun: Unary, x: Any) -> Callable[[Any], tuple[Any, Any]]:
     """``jvp``: ``jvp(v)`` is ``(value, J·v)``, in forward mode."""
-    return lambda v: jvp(fun, (x,), (v,))
+    return lambda v: _plain(jvp(fun, (x,), (v,)))
 
 
 @unary_to_nary
@@ -154,7 +169,7 @@ def elementwise_grad(fun: Unary, x: Any) -> Any:
     """The sum of each column of the Jacobian, in one reverse pass: the derivative of an
     elementwise function, for each element."""
     value, pull = vjp(fun, x)
-    if np.iscomplexobj(np.asarray(value)):
+    if np.iscomplexobj(value):
         raise ArgumentError("tenferro.autograd.elementwise_grad only applies to real-output functions")
     return _conj(pull(tnp.ones_like(value))[0])
 
@@ -174,7 +189,7 @@ def jacobian(fun: Unary, x: Any) -> Any:
 @unary_to_nary
 def holomorphic_grad(fun: Unary, x: Any) -> Any:
     """f′(z) of a holomorphic ``fun``: autograd's ``grad`` of its real part."""
-    if not np.iscomplexobj(np.asarray(x)):
+    if not np.iscomplexobj(x):
         warnings.warn("Input to holomorphic_grad is not complex", stacklevel=3)
     return grad(lambda z: tnp.real(fun(z)))(x)
 
@@ -243,7 +258,7 @@ def make_ggnvp(
         f_vjp, f_x = make_vjp(f)(x)
         g_hvp, grad_g_x = make_vjp(grad(g))(f_x)
         f_jvp, _ = make_vjp(f_vjp)(tnp.zeros_like(grad_g_x))
-        return lambda v: f_vjp(g_hvp(f_jvp(v)))
+        return lambda v: _plain(f_vjp(g_hvp(f_jvp(v))))
 
     return _make_ggnvp(f, f_argnum)
 

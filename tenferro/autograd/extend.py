@@ -101,6 +101,8 @@ class Primitive:
         values = [held(a) if type(a) is EagerTensor else a for a in args]
         kwvalues = {k: held(v) if type(v) is EagerTensor else v for k, v in kwargs.items()}
         ans = self.fun(*values, **kwvalues)
+        if type(ans) is EagerTensor and vertex(ans) is None:  # computed with tenferro.autograd.numpy
+            ans = held(ans)
         tensors = [a for a in args if type(a) is EagerTensor]
         if not tensors:  # plain values in, plain values out, as autograd's
             return ans

@@ -1,29 +1,19 @@
-"""``autograd.numpy`` on tenferro: ``tenferro.numpy``'s functions, and for a name it lacks,
-NumPy's own function. NumPy's functions run on values that carry no derivative (NumPy
-arrays, constants) and refuse a tracked tenferro array with an error that names the
-function, so a name tenferro.numpy lacks never loses a gradient silently."""
+"""``autograd.numpy`` on tenferro. As in autograd, a function called on values that carry
+no derivative is NumPy's own (NumPy arrays in, NumPy arrays out); called on a tracked
+tenferro array (inside ``grad``), it is ``tenferro.numpy``'s, which records it. A name
+tenferro.numpy lacks is NumPy's own function, which refuses a tracked tenferro array with
+an error naming it: no gradient is lost silently (docs/autograd.md)."""
 
 from typing import Any
 
 import numpy as _np
 
 import tenferro.numpy as _tnp
-from tenferro.numpy import *  # noqa: F403
 
-from . import fft, linalg, random  # noqa: F401
+from . import _wrap, fft, linalg, random  # noqa: F401
+
+globals().update(_wrap.namespace(_tnp, _np))
 
 
 def __getattr__(name: str) -> Any:
-    """tenferro.numpy's name, else NumPy's (see the module's doc)."""
-    if name.startswith("__"):
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    try:
-        return getattr(_tnp, name)
-    except AttributeError:
-        pass
-    try:
-        return getattr(_np, name)
-    except AttributeError:
-        raise AttributeError(
-            f"tenferro.autograd.numpy has no {name!r} (neither tenferro.numpy nor NumPy has it)"
-        ) from None
+    return _wrap.fallback("tenferro.autograd.numpy", _np, name)

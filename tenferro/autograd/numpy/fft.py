@@ -1,18 +1,16 @@
-"""``autograd.numpy.fft`` on tenferro: ``tenferro.numpy.fft``, and NumPy's own function for a name
-it lacks (run on values that carry no derivative; a tracked array is refused)."""
+"""``autograd.numpy.fft`` on tenferro, as ``tenferro.autograd.numpy``: NumPy's function on values
+that carry no derivative, ``tenferro.numpy.fft``'s on tracked ones."""
 
 from typing import Any
 
 import numpy as _np
 
 import tenferro.numpy.fft as _tenferro
-from tenferro.numpy.fft import *  # noqa: F403
+
+from . import _wrap
+
+globals().update(_wrap.namespace(_tenferro, _np.fft))
 
 
 def __getattr__(name: str) -> Any:
-    if name.startswith("__"):
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    try:
-        return getattr(_tenferro, name)
-    except AttributeError:
-        return getattr(_np.fft, name)
+    return _wrap.fallback("tenferro.autograd.numpy.fft", _np.fft, name)

@@ -1,18 +1,16 @@
-"""``autograd.numpy.linalg`` on tenferro: ``tenferro.numpy.linalg``, and NumPy's own function for a name
-it lacks (run on values that carry no derivative; a tracked array is refused)."""
+"""``autograd.numpy.linalg`` on tenferro, as ``tenferro.autograd.numpy``: NumPy's function on values
+that carry no derivative, ``tenferro.numpy.linalg``'s on tracked ones."""
 
 from typing import Any
 
 import numpy as _np
 
 import tenferro.numpy.linalg as _tenferro
-from tenferro.numpy.linalg import *  # noqa: F403
+
+from . import _wrap
+
+globals().update(_wrap.namespace(_tenferro, _np.linalg))
 
 
 def __getattr__(name: str) -> Any:
-    if name.startswith("__"):
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    try:
-        return getattr(_tenferro, name)
-    except AttributeError:
-        return getattr(_np.linalg, name)
+    return _wrap.fallback("tenferro.autograd.numpy.linalg", _np.linalg, name)

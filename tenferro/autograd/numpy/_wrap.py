@@ -1,0 +1,68 @@
+"""How ``tenferro.autograd.numpy`` calls a function: autograd's rule, that a function of
+values that carry no derivative is NumPy's own (NumPy arrays in, NumPy arrays out, as
+autograd unboxes them), and a function of a tracked tenferro array is tenferro.numpy's,
+which records it."""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable
+from types import ModuleType
+from typing import Any
+
+from tenferro.core.eager import EagerTensor, vertex
+
+
+def tracked(value: Any) -> bool:
+    """Whether ``value`` is, or holds in a list, tuple or dict, a tracked tenferro array."""
+    kind = type(value)
+    if kind is EagerTensor:
+        return vertex(value) is not None
+    if kind in (list, tuple):
+        return any(tracked(item) for item in value)
+    if kind is dict:
+        return any(tracked(item) for item in value.values())
+    return False
+
+
+def dispatching(ours: Callable[..., Any], theirs: Callable[..., Any]) -> Callable[..., Any]:
+    """NumPy's ``theirs`` on values that carry no derivative, tenferro's ``ours`` otherwise."""
+
+    @functools.wraps(theirs)
+    def function(*args: Any, **kwargs: Any) -> Any:
+        if any(tracked(arg) for arg in args) or any(tracked(arg) for arg in kwargs.values()):
+            return ours(*args, **kwargs)
+        return theirs(*args, **kwargs)
+
+    return function
+
+
+def namespace(ours: ModuleType, theirs: ModuleType) -> dict[str, Any]:
+    """The names of a ``tenferro.autograd.numpy`` module: for each function both modules
+    have, the dispatching one; tenferro's alone where NumPy has none; NumPy's own classes,
+    dtypes and constants (``np.float64``, ``np.pi``)."""
+    names: dict[str, Any] = {}
+    for name in dir(ours):
+        if name.startswith("_"):
+            continue
+        mine, numpys = getattr(ours, name), getattr(theirs, name, None)
+        if isinstance(mine, ModuleType):
+            continue
+        if callable(mine) and not inspect.isclass(mine) and callable(numpys) and not inspect.isclass(numpys):
+            names[name] = dispatching(mine, numpys)
+        elif numpys is not None and (inspect.isclass(numpys) or not callable(numpys)):
+            names[name] = numpys
+        else:
+            names[name] = mine
+    return names
+
+
+def fallback(module: str, theirs: ModuleType, name: str) -> Any:
+    """A name only NumPy has: its own (it refuses a tracked tenferro array, naming itself)."""
+    if name.startswith("__"):
+        raise AttributeError(f"module {module!r} has no attribute {name!r}")
+    try:
+        return getattr(theirs, name)
+    except AttributeError:
+        raise AttributeError(f"{module} has no {name!r} (neither tenferro.numpy nor NumPy has it)") from None
