@@ -2,9 +2,10 @@
 for autograd moves by changing ``autograd`` to ``tenferro.autograd`` in its imports.
 
 ``grad``, ``value_and_grad``, ``jacobian``, ``hessian`` and the other differential
-operators take autograd's ``argnum`` and give autograd's numbers; ``tenferro.autograd.numpy``
-is ``tenferro.numpy``, NumPy's own functions standing in for the names it lacks (they run on
-values that carry no derivative and refuse tracked ones: no gradient is lost silently).
+operators take autograd's ``argnum`` and give autograd's numbers, as NumPy arrays;
+``tenferro.autograd.numpy``'s functions are NumPy's own on values that carry no derivative
+and ``tenferro.numpy``'s on tracked ones (a name tenferro.numpy lacks refuses a tracked
+array: no gradient is lost silently).
 What differs from autograd, and what is left out, is listed in docs/autograd.md.
 """
 
