@@ -73,13 +73,13 @@ def unary_to_nary(unary_operator: Callable[..., Any]) -> Callable[..., Any]:
                     f"positional argument(s)"
                 )
 
-            @functools.wraps(fun)
             def unary_f(x: Any) -> Any:
                 subargs = list(args)
                 for position, value in zip(positions, (x,) if isinstance(argnum, int) else x):
                     subargs[position] = value
                 return fun(*subargs, **kwargs)
 
+            unary_f.__name__ = getattr(fun, "__name__", "unary_f")  # (how check_grads names it)
             x = args[argnum] if isinstance(argnum, int) else tuple(args[i] for i in argnum)
             return _plain(unary_operator(unary_f, x, *op_args, **op_kwargs))
 
