@@ -6,10 +6,13 @@ unmodified NumPy code records.
 The function is looked up by name when called (``np.arccos`` -> ``tnp.acos``, where the
 names differ, through the small tables below), and NumPy's arguments are passed on by
 name, after renaming the few that differ (``ddof`` -> ``correction``). A NumPy call with
-no exact tenferro equivalent raises an :class:`ArgumentError` (a ``TypeError``, as NumPy's
-own refusal and JAX's are) that names it and the way out: ``np.asarray(x)``, the explicit
-exit from the trace (a NumPy array; the gradient stops there). ``np.asarray`` and
-``np.array`` use ``__array__`` and are never dispatched.
+no exact tenferro equivalent (``np.atleast_1d``, ``out=``) raises :class:`NoEquivalent`, an
+:class:`ArgumentError` (a ``TypeError``, as NumPy's own refusal and JAX's are) that names
+it and the way out (``np.asarray(x)``, the explicit exit from the trace), where it would
+lose a gradient: for a tracked argument, and for a tenferro array it would write into.
+Arrays that carry no gradient (constants, a transform's results) are NumPy's to compute
+on, as their values (``_on_values``), so SciPy's internals take them as NumPy arrays.
+``np.asarray`` and ``np.array`` use ``__array__`` and are never dispatched.
 """
 
 from __future__ import annotations
