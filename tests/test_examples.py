@@ -48,3 +48,15 @@ def test_a_value_and_grad_training_loop_keeps_no_history():
     leaves = [params["hidden"]["W"], params["hidden"]["b"], params["out"]["W"], params["out"]["b"], value]
     assert all(isinstance(p, tf.EagerTensor) and not p.tracks_grad() for p in leaves)
     assert params["hidden"]["W"].shape == (2, example.HIDDEN)
+
+
+def test_scipy_minimize_with_tenferro_gradients_runs_and_finds_the_hand_written_gradients_minimum():
+    done = subprocess.run(
+        [sys.executable, str(EXAMPLES / "scipy_minimize.py")], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    fits = re.findall(r"^(\S+) +loss ([0-9.]+)  max\|w - w_numpy\| (\S+)$", done.stdout, re.MULTILINE)
+    assert [method for method, _, _ in fits] == ["L-BFGS-B", "BFGS", "trust-exact"], done.stdout
+    assert all(float(gap) <= 1e-8 for _, _, gap in fits), done.stdout
+    losses = [float(value) for _, value, _ in fits] + [float(re.search(r"descent +loss ([0-9.]+)", done.stdout)[1])]
+    assert max(losses) - min(losses) <= 1e-8 and 0.3 < losses[0] < 0.45, done.stdout  # log 2 = 0.69 at w = 0

@@ -6,10 +6,13 @@ unmodified NumPy code records.
 The function is looked up by name when called (``np.arccos`` -> ``tnp.acos``, where the
 names differ, through the small tables below), and NumPy's arguments are passed on by
 name, after renaming the few that differ (``ddof`` -> ``correction``). A NumPy call with
-no exact tenferro equivalent raises an :class:`ArgumentError` (a ``TypeError``, as NumPy's
-own refusal and JAX's are) that names it and the way out: ``np.asarray(x)``, the explicit
-exit from the trace (a NumPy array; the gradient stops there). ``np.asarray`` and
-``np.array`` use ``__array__`` and are never dispatched.
+no exact tenferro equivalent (``np.atleast_1d``, ``out=``) raises :class:`NoEquivalent`, an
+:class:`ArgumentError` (a ``TypeError``, as NumPy's own refusal and JAX's are) that names
+it and the way out (``np.asarray(x)``, the explicit exit from the trace), where it would
+lose a gradient: for a tracked argument, and for a tenferro array it would write into.
+Arrays that carry no gradient (constants, a transform's results) are NumPy's to compute
+on, as their values (``_on_values``), so SciPy's internals take them as NumPy arrays.
+``np.asarray`` and ``np.array`` use ``__array__`` and are never dispatched.
 """
 
 from __future__ import annotations
@@ -87,6 +90,9 @@ CONSTANT = frozenset(
         "isreal",
     }
 )
+#: NumPy functions that write into their first argument: a tenferro array there is refused,
+#: whatever it carries (tenferro arrays are immutable).
+WRITES = frozenset({"copyto", "put", "place", "putmask", "put_along_axis", "fill_diagonal"})
 #: What to write instead, for functions and ufuncs users reach for that have no equivalent.
 HINTS = {
     "np.median": "tnp.sort and indexing the middle",
@@ -107,6 +113,12 @@ HINTS = {
     "scipy.special.erf": "the op erf of x's session, x.runtime.current_session().erf(x) (tenferro.numpy has no "
     "erf function yet)",
 }
+
+
+class NoEquivalent(ArgumentError):
+    """A NumPy call tenferro cannot record: refused for arrays that carry a gradient,
+    computed by NumPy on the values of those that carry none (see ``_on_values``)."""
+
 
 _MISSING: Any = object()
 _NDARRAY_UFUNC = np.ndarray.__array_ufunc__
@@ -132,27 +144,33 @@ def _array_ufunc(self: EagerTensor, ufunc: np.ufunc, method: str, *inputs: Any, 
             and getattr(type(value), "__array_ufunc__", _NDARRAY_UFUNC) is not _NDARRAY_UFUNC
         ):
             return NotImplemented  # another array library's type: let it answer
-    name = ufunc.__name__
-    if getattr(np, name, None) is not ufunc:  # not NumPy's own (scipy.special's, numba's): a name means nothing
-        raise _no_equivalent(_ufunc_call(ufunc) if method == "__call__" else f"{_ufunc_call(ufunc)}.{method}", inputs)
-    if method == "__call__":
-        if kwargs:
-            if name == "vecdot" and "axis" in kwargs:  # the gufunc's axis: tnp.vecdot takes one too
-                kwargs = dict(kwargs)
-                return _vecdot(inputs, kwargs.pop("axis"), kwargs)
-            _check_ufunc_kwargs(f"np.{name}", kwargs)
-        return _ufunc_function(name, inputs)(*inputs)
-    call = f"np.{name}.{method}"
-    if method == "reduce" or method == "accumulate":
-        return _reduce(call, name, method, inputs[0], kwargs)
-    if method == "outer":
-        return _outer(call, name, inputs, kwargs)
-    if method == "at":
-        raise ArgumentError(
-            f"{call}(x, indices, ...) writes into x in place, and tenferro arrays are immutable; use the "
-            f"functional update x.at[indices].add(values) (or .set, .multiply, .min, .max), which records"
-        )
-    raise _no_equivalent(call, inputs)
+    try:
+        name = ufunc.__name__
+        if getattr(np, name, None) is not ufunc:  # not NumPy's own (scipy.special's, numba's): a name means nothing
+            call = _ufunc_call(ufunc) if method == "__call__" else f"{_ufunc_call(ufunc)}.{method}"
+            raise _no_equivalent(call, inputs)
+        if method == "__call__":
+            if kwargs:
+                if name == "vecdot" and "axis" in kwargs:  # the gufunc's axis: tnp.vecdot takes one too
+                    rest = dict(kwargs)
+                    return _vecdot(inputs, rest.pop("axis"), rest)
+                _check_ufunc_kwargs(f"np.{name}", kwargs)
+            return _ufunc_function(name, inputs)(*inputs)
+        call = f"np.{name}.{method}"
+        if method == "reduce" or method == "accumulate":
+            return _reduce(call, name, method, inputs[0], kwargs)
+        if method == "outer":
+            return _outer(call, name, inputs, kwargs)
+        if method == "at":
+            raise NoEquivalent(
+                f"{call}(x, indices, ...) writes into x in place, and tenferro arrays are immutable; use the "
+                f"functional update x.at[indices].add(values) (or .set, .multiply, .min, .max), which records"
+            )
+        raise _no_equivalent(call, inputs)
+    except NoEquivalent as exc:
+        refusal = exc  # NumPy computes outside the handler: its own errors are not chained to the refusal
+    written = inputs[:1] if method == "at" else kwargs.get("out", ())
+    return _on_values(refusal, getattr(ufunc, method), inputs, kwargs, written)
 
 
 def _ufunc_call(ufunc: np.ufunc) -> str:
@@ -208,16 +226,16 @@ def _check_ufunc_kwargs(call: str, kwargs: dict[str, Any]) -> None:
         if key == "out":
             raise _out_refused(call)
         if key == "where":
-            raise ArgumentError(
+            raise NoEquivalent(
                 f"{call}(..., where=mask) on a tenferro array: tenferro computes every element; select "
                 f"afterwards with tnp.where(mask, {call}(x), other), which records"
             )
         if key == "dtype" or key == "casting":
-            raise ArgumentError(
+            raise NoEquivalent(
                 f"{call}(..., {key}={_show(value)}) on a tenferro array: cast the operands first "
                 f"(tnp.astype(x, dtype)), then call {call} without {key}="
             )
-        raise ArgumentError(
+        raise NoEquivalent(
             f"{call}(..., {key}={_show(value)}) on a tenferro array is not supported; call it without {key}="
         )
 
@@ -230,24 +248,25 @@ def _reduce(call: str, name: str, method: str, x: Any, kwargs: dict[str, Any]) -
         known = ", ".join(
             f"np.{u}.{method} (tnp.{t})" for u, t in (REDUCE if method == "reduce" else ACCUMULATE).items()
         )
-        raise ArgumentError(
+        raise NoEquivalent(
             f"{call} on a tenferro array has no tenferro.numpy equivalent (these do: {known}); compute it on "
             f"np.asarray(x), the explicit exit (a NumPy array; the gradient stops there)"
         )
+    kwargs = dict(kwargs)  # NumPy's own, kept whole for NumPy to compute on values (see _on_values)
     options: dict[str, Any] = {"axis": kwargs.pop("axis", 0)}
     if method == "reduce":
         options["keepdims"] = kwargs.pop("keepdims", False)
     dtype = kwargs.pop("dtype", None)
     if dtype is not None:
         if target in ("max", "min", "all", "any"):
-            raise ArgumentError(f"{call}(..., dtype=...): tnp.{target} takes no dtype; cast x first (tnp.astype)")
+            raise NoEquivalent(f"{call}(..., dtype=...): tnp.{target} takes no dtype; cast x first (tnp.astype)")
         options["dtype"] = dtype
     for key, value in kwargs.items():
         if key == "where" and value is True:
             continue
         if key == "out":
             raise _out_refused(call)
-        raise ArgumentError(
+        raise NoEquivalent(
             f"{call}(..., {key}=...) on a tenferro array: tnp.{target} takes no {key}; call tnp.{target} "
             f"and combine afterwards (e.g. tnp.where(mask, x, 0) before a sum)"
         )
@@ -283,16 +302,22 @@ def _array_function(
             return func._implementation(*args, **kwargs)  # type: ignore[attr-defined]
         if name in AS_DTYPE:
             return func(*[a.dtype if type(a) is EagerTensor else a for a in args], **kwargs)
-    special = SPECIAL.get((module, name))
-    if special is not None:
-        return special(call, func, args, kwargs)
-    namespace = _namespace(module)
-    target = None if namespace is None else getattr(namespace, FUNCTION_NAMES.get((module, name), name), None)
-    if target is not None:
-        return _call(call, func, target, args, kwargs)
-    if module == "numpy" and name in CONSTANT:
-        return func(*_exit(args), **_exit(kwargs))
-    raise _no_equivalent(call, args)
+    try:
+        special = SPECIAL.get((module, name))
+        if special is not None:
+            return special(call, func, args, kwargs)
+        namespace = _namespace(module)
+        target = None if namespace is None else getattr(namespace, FUNCTION_NAMES.get((module, name), name), None)
+        if target is not None:
+            return _call(call, func, target, args, kwargs)
+        if module == "numpy" and name in CONSTANT:
+            return func(*_exit(args), **_exit(kwargs))
+        raise _no_equivalent(call, args)
+    except NoEquivalent as exc:
+        refusal = exc  # NumPy computes outside the handler: its own errors are not chained to the refusal
+    out = kwargs.get("out")
+    written = (*(out if type(out) is tuple else (out,)), *(args[:1] if name in WRITES else ()))
+    return _on_values(refusal, func, args, kwargs, written)
 
 
 def _namespace(module: str) -> Any:
@@ -342,7 +367,7 @@ def _call(
                 continue
             if key == "out":
                 raise _out_refused(call)
-            raise ArgumentError(
+            raise NoEquivalent(
                 f"{call}(..., {key}={_show(value)}) on a tenferro array: {_name(target)} takes no {key!r}; "
                 f"call it without {key}=, or compute on np.asarray(x), the explicit exit (a NumPy array; "
                 f"the gradient stops there)"
@@ -447,29 +472,46 @@ def _show(value: Any) -> str:
     return repr(value)
 
 
-def _exit(values: Any) -> Any:
-    """``values`` with every EagerTensor (also inside a list or tuple) as a NumPy array."""
+def _exit(values: Any, refusal: NoEquivalent | None = None) -> Any:
+    """``values`` with every EagerTensor (also inside a list, tuple or dict) as a NumPy
+    array; ``refusal`` raised, where given, for one that carries a gradient."""
     if type(values) is EagerTensor:
+        if refusal is not None and values.tracks_grad():
+            raise refusal
         return np.asarray(values)
     if type(values) is dict:
-        return {key: _exit(value) for key, value in values.items()}
+        return {key: _exit(value, refusal) for key, value in values.items()}
     if type(values) in (list, tuple):
-        return type(values)(_exit(value) for value in values)
+        return type(values)(_exit(value, refusal) for value in values)
     return values
 
 
-def _out_refused(call: str) -> ArgumentError:
-    return ArgumentError(
+def _on_values(
+    refusal: NoEquivalent, compute: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any], written: Any
+) -> Any:
+    """NumPy's ``compute(*args, **kwargs)`` on the values of the tenferro arrays among them,
+    for a call tenferro cannot record (``refusal`` says why) whose arrays carry no gradient
+    (constants, a transform's results, values computed under ``no_grad``): it runs as on
+    NumPy arrays and returns NumPy's result, as nothing is lost. ``refusal`` is raised for
+    an array that tracks a gradient (it would silently stop there) and for a tenferro array
+    among ``written``, the arrays the call writes into (tenferro arrays are immutable)."""
+    if any(type(value) is EagerTensor for value in written):
+        raise refusal
+    return compute(*_exit(args, refusal), **_exit(kwargs, refusal))
+
+
+def _out_refused(call: str) -> NoEquivalent:
+    return NoEquivalent(
         f"{call}(..., out=...) with a tenferro array: the result is a new tenferro array (values are "
         f"immutable), so there is nothing to write into; use the returned array (for a NumPy "
         f"array a, write a = a + x rather than a += x)"
     )
 
 
-def _no_equivalent(call: str, args: tuple[Any, ...] = ()) -> ArgumentError:
+def _no_equivalent(call: str, args: tuple[Any, ...] = ()) -> NoEquivalent:
     hint = HINTS.get(call)
     also = f", or write it with {hint}" if hint else ""
-    return ArgumentError(
+    return NoEquivalent(
         f"{call} on a tenferro array: tenferro.numpy has no equivalent, so NumPy cannot record it; call "
         f"{_on_numpy_arrays(call, args)}, the explicit exit (a NumPy array; the gradient stops there){also}"
     )
@@ -518,7 +560,7 @@ def _swapaxes(call: str, func: Any, args: Any, kwargs: Any) -> Any:
 def _ravel(call: str, func: Any, args: Any, kwargs: Any) -> Any:
     a = _bound(call, func, args, kwargs)
     if a["order"] != "C":
-        raise ArgumentError(f"{call}(..., order={a['order']!r}): tenferro arrays are row-major; order='C' only")
+        raise NoEquivalent(f"{call}(..., order={a['order']!r}): tenferro arrays are row-major; order='C' only")
     return _tnp.reshape(a["a"], (-1,))
 
 
@@ -556,7 +598,7 @@ def _unique(call: str, func: Any, args: Any, kwargs: Any) -> Any:
         ["axis"] if a["axis"] is not None else []
     )
     if extra:
-        raise ArgumentError(
+        raise NoEquivalent(
             f"{call}(..., {'=..., '.join(extra)}=...) on a tenferro array: use tnp.unique_all, "
             f"tnp.unique_inverse or tnp.unique_counts (the array API's forms)"
         )
@@ -567,7 +609,7 @@ def _svd(call: str, func: Any, args: Any, kwargs: Any) -> Any:
     """``np.linalg.svd(a, compute_uv=False)`` is ``tnp.linalg.svdvals``."""
     a = _bound(call, func, args, kwargs)
     if a["hermitian"]:
-        raise ArgumentError(f"{call}(..., hermitian=True) on a tenferro array: call it without hermitian=")
+        raise NoEquivalent(f"{call}(..., hermitian=True) on a tenferro array: call it without hermitian=")
     if not a["compute_uv"]:
         return _tnp.linalg.svdvals(a["a"])
     return _tnp.linalg.svd(a["a"], full_matrices=a["full_matrices"])
@@ -584,7 +626,7 @@ def _copy(call: str, func: Any, args: Any, kwargs: Any) -> Any:
     """``np.copy(x)``: ``x.copy()``, a recorded identity."""
     a = _bound(call, func, args, kwargs)
     if a["order"] not in ("C", "K", "A"):
-        raise ArgumentError(f"{call}(..., order={a['order']!r}): tenferro arrays are row-major; order='C' only")
+        raise NoEquivalent(f"{call}(..., order={a['order']!r}): tenferro arrays are row-major; order='C' only")
     return _tnp.asarray(a["a"]).copy()
 
 
