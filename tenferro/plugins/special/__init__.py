@@ -7,12 +7,12 @@ functions), their kernels scipy.special's own ufuncs. ``erf`` and ``sigmoid`` (s
 
 from tenferro.extend import PluginRegistrar, hookimpl
 
-from . import gamma, normal
+from . import bessel, gamma, logarithms, normal
 
 
 @hookimpl
 def tenferro_register_ops(registrar: PluginRegistrar) -> None:
     registrar.requires("elementwise")  # mul, add, sub, exp, log, square, sign, where_select, compare, ...
-    for module in (gamma, normal):
+    for module in (gamma, normal, logarithms, bessel):
         for spec in module.SPECS:
             registrar.add(spec)

@@ -56,6 +56,7 @@ def partials(da: Derivative | None, db: Derivative | None) -> tuple[tuple[InputR
     return (rules[0], rules[1]), jvp
 
 
-def shifted(s: Any, v: Any, by: float) -> Any:
-    """``v + by`` for an order ``v`` that is a tensor or a Python number."""
+def shifted(s: Any, v: Any, by: int) -> Any:
+    """``v + by`` for an order ``v`` that is a tensor (integer orders stay integers) or a
+    Python number."""
     return v + by if isinstance(v, (int, float)) else s.add(v, by)
