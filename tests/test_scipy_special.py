@@ -277,3 +277,15 @@ def test_the_namespace_has_scipys_signatures():
     assert set(UNARY) | set(BINARY) | {"yn", "polygamma", "multigammaln", "logsumexp", "softmax", "log_softmax"} == set(
         tsp.__all__
     )
+
+
+def test_docs_special_runs_and_lists_every_function_and_op():
+    import pathlib
+    import re
+
+    text = (pathlib.Path(__file__).parents[1] / "docs" / "special.md").read_text(encoding="utf-8")
+    (program,) = re.findall(r"^```python\n(.*?)^```", text, re.S | re.M)
+    exec(compile(program, "docs/special.md", "exec"), {"__name__": "__main__"})
+    assert [name for name in tsp.__all__ if f"`{name}(" not in text] == []
+    ops = [spec.name for spec in tf.default_runtime().registry if spec.plugin == "special"]
+    assert len(ops) == 32 and [op for op in ops if f"`{op}`" not in text] == []
