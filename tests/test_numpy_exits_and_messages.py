@@ -1,7 +1,7 @@
 """A value a transform differentiates keeps tenferro's refusal when NumPy swallows it
 (``a[0] = x[0]``, ``a.fill``, ``np.fromiter``, ``np.nditer`` replace the error of the
 conversion they call with one of their own), and the errors of NumPy dispatch name what
-the user called: a ufunc by its own module (``scipy.special.erf``), the exit of a call on a
+the user called: a ufunc by its own module (``scipy.special.gammainc``), the exit of a call on a
 list (``np.hstack``) by the list. Also: ``fftfreq``'s spacing differentiates, ``stack``
 takes its axis by position, shape arguments take 0-d integer tensors."""
 
@@ -89,9 +89,7 @@ def test_outside_a_transform_the_numpy_exits_read_the_value():
 @pytest.mark.parametrize(
     "call, words",
     [
-        (lambda x: scipy.special.erf(x), ["scipy.special.erf on a tenferro array", "session().erf(x)"]),
-        (lambda x: scipy.special.expit(x), ["scipy.special.expit on a tenferro array", "tf.nn.sigmoid(x)"]),
-        (lambda x: scipy.special.gamma(x), ["scipy.special.gamma on a tenferro array", "gamma(np.asarray(x))"]),
+        (lambda x: scipy.special.gammainc(1.0, x), ["scipy.special.gammainc on a tenferro array", "np.asarray(x)"]),
         (
             lambda x: np.hstack([x, x]),
             ["np.hstack([np.asarray(a) for a in arrays])", "tnp.concat(arrays, axis=1)"],
@@ -103,16 +101,16 @@ def test_outside_a_transform_the_numpy_exits_read_the_value():
         (lambda x: np.geomspace(x[0], x[1], 4), ["np.geomspace(np.asarray(x1), np.asarray(x2), ...)", "tnp.exp("]),
         (lambda x: np.median(x), ["np.median(np.asarray(x))", "tnp.sort"]),
     ],
-    ids=["erf", "expit", "gamma", "hstack", "logspace", "geomspace", "median"],
+    ids=["gammainc", "hstack", "logspace", "geomspace", "median"],
 )
 def test_a_call_with_no_equivalent_names_what_the_user_called_and_its_exit(call, words):
-    """scipy.special.erf was refused as 'np.erf', np.hstack([x, x]) suggested
-    np.hstack(np.asarray(x))."""
+    """scipy.special's ufuncs were refused as 'np.<name>' (those tenferro.scipy.special
+    lacks still are, by their own module), np.hstack([x, x]) suggested np.hstack(np.asarray(x))."""
     with pytest.raises(ArgumentError) as info:
         call(tf.variable(X0))
     for word in words:
         assert word in str(info.value)
-    assert "np.erf" not in str(info.value) and "np.expit" not in str(info.value)
+    assert "np.gammainc" not in str(info.value)
 
 
 def test_a_ufunc_that_is_not_numpys_is_not_taken_for_numpys_of_its_name():

@@ -328,11 +328,19 @@ def unary(
 
 
 def binary(
-    name: str, op: str, doc: str, *params: Any, label: str | None = None, arrays: bool = False
+    name: str,
+    op: str,
+    doc: str,
+    *params: Any,
+    label: str | None = None,
+    arrays: bool = False,
+    operands: tuple[str, str] = ("x1", "x2"),
+    names: Mapping[str, str] = OPERANDS,
 ) -> Callable[[Any, Any], EagerTensor]:
     """The function ``name(x1, x2, /)`` of the namespace, the op ``op`` of their session
     (with the op's leading ``params`` after the operands, e.g. compare's ``"lt"``), its
-    errors naming ``label`` (default ``tnp.<name>``). One of x1 and x2 may be a Python
+    errors naming ``label`` (default ``tnp.<name>``), the operands as ``operands`` and the
+    op's arguments by ``names`` (op's -> ours). One of x1 and x2 may be a Python
     scalar (array API 2024.12), unless ``arrays`` (``matmul``: both become arrays). A bool
     operand beside a number is cast as NumPy promotes it (see :func:`retried`)."""
 
@@ -344,18 +352,19 @@ def binary(
         else:
             rt = runtime_of((x1, x2))
         if type(x1) is not EagerTensor:
-            x1 = as_array(rt, x1, public, "x1") if arrays else lift(rt, x1, public, "x1")
+            x1 = as_array(rt, x1, public, first) if arrays else lift(rt, x1, public, first)
         if type(x2) is not EagerTensor:
-            x2 = as_array(rt, x2, public, "x2") if arrays else lift(rt, x2, public, "x2")
+            x2 = as_array(rt, x2, public, second) if arrays else lift(rt, x2, public, second)
         if type(x1) is not EagerTensor and type(x2) is not EagerTensor:
             x1 = rt.constant_from(x1)  # two Python scalars: NumPy's 0-d result
         session = rt.current_session()
         try:
             return getattr(session, op)(x1, x2, *params)
         except TenferroError as exc:  # a bool operand is cast and retried; errors name x1 and x2
-            return retried(exc, session, op, x1, x2, params, public, OPERANDS)
+            return retried(exc, session, op, x1, x2, params, public, names)
 
     public = label or f"tnp.{name}"
+    first, second = operands
 
     return _named(function, name, doc)
 

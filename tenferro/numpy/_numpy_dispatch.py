@@ -107,11 +107,6 @@ HINTS = {
     "np.geomspace": "tnp.exp(tnp.linspace(tnp.log(start), tnp.log(stop), num)) for positive bounds",
     "np.copyto": "tnp.full(shape, x, dtype=...) in place of np.full, or x.at[key].set(values) (tenferro arrays are "
     "immutable)",
-    "scipy.special.expit": "tf.nn.sigmoid(x), the same function",
-    "scipy.special.log_expit": "-tf.nn.softplus(-x)",
-    "scipy.special.logit": "tnp.log(x) - tnp.log1p(-x)",
-    "scipy.special.erf": "the op erf of x's session, x.runtime.current_session().erf(x) (tenferro.numpy has no "
-    "erf function yet)",
 }
 
 
@@ -147,6 +142,11 @@ def _array_ufunc(self: EagerTensor, ufunc: np.ufunc, method: str, *inputs: Any, 
     try:
         name = ufunc.__name__
         if getattr(np, name, None) is not ufunc:  # not NumPy's own (scipy.special's, numba's): a name means nothing
+            special = _scipy_special(ufunc) if method == "__call__" else None
+            if special is not None:
+                if kwargs:
+                    _check_ufunc_kwargs(f"scipy.special.{name}", kwargs)
+                return special(*inputs)
             call = _ufunc_call(ufunc) if method == "__call__" else f"{_ufunc_call(ufunc)}.{method}"
             raise _no_equivalent(call, inputs)
         if method == "__call__":
@@ -171,6 +171,17 @@ def _array_ufunc(self: EagerTensor, ufunc: np.ufunc, method: str, *inputs: Any, 
         refusal = exc  # NumPy computes outside the handler: its own errors are not chained to the refusal
     written = inputs[:1] if method == "at" else kwargs.get("out", ())
     return _on_values(refusal, getattr(ufunc, method), inputs, kwargs, written)
+
+
+def _scipy_special(ufunc: np.ufunc) -> Callable[..., Any] | None:
+    """The ``tenferro.scipy.special`` function of a scipy.special ufunc (``scipy.special.erf``),
+    or None for one it does not have."""
+    namespace = sys.modules.get("scipy.special")
+    if namespace is None or getattr(namespace, ufunc.__name__, None) is not ufunc:
+        return None
+    from ..scipy import special
+
+    return getattr(special, ufunc.__name__) if ufunc.__name__ in special.__all__ else None
 
 
 def _ufunc_call(ufunc: np.ufunc) -> str:
