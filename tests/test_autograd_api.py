@@ -165,3 +165,15 @@ def test_the_docs_program_runs():
     text = (pathlib.Path(__file__).parents[1] / "docs" / "autograd.md").read_text(encoding="utf-8")
     (program,) = re.findall(r"^```python\n(.*?)^```", text, re.S | re.M)
     exec(compile(program, "docs/autograd.md", "exec"), {"__name__": "__main__"})
+
+
+def test_scipy_special_is_scipys_on_plain_values_and_tenferros_on_tracked_ones():
+    import scipy.special
+
+    from tenferro.autograd.scipy.special import digamma, gammainc, gammaln, logsumexp
+
+    assert type(gammaln(3.5)) is np.float64 and gammaln(3.5) == scipy.special.gammaln(3.5)
+    assert float(ag.grad(gammaln)(3.5)) == scipy.special.digamma(3.5) == digamma(3.5)
+    np.testing.assert_allclose(ag.grad(logsumexp)(X), np.exp(X) / np.exp(X).sum(), rtol=1e-15)
+    with pytest.raises(ArgumentError, match=r"scipy.special.gammainc on a tenferro array"):
+        ag.grad(lambda a: gammainc(a, 1.0))(2.0)  # not differentiable here: refused, not a lost gradient
