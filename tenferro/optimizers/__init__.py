@@ -14,8 +14,6 @@ A step records nothing: parameters, updates and state come back as constants.
 docs/optimizers.md states each formula and where PyTorch's and autograd's differ.
 """
 
-from __future__ import annotations
-
 from ..core.errors import UnknownName as _UnknownName
 from . import drivers  # noqa: F401 - tf.optimizers.drivers
 from ._functional import Optimizer, State, apply_updates

@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import optree
 
-from tenferro.core.eager import EagerTensor, value_out
+from tenferro.core.eager import EagerTensor, held, value_out
 from tenferro.core.errors import ArgumentError, DTypeError, ShapeMismatch
 from tenferro.core.runtime import EagerRuntime
 from tenferro.core.tensor import Tensor, describe, seal
@@ -53,7 +53,7 @@ def optimizer(name: str, rule: Rule, moments: int, initial: float = 0.0, needs_p
     def init(params: Any) -> State:
         leaves, spec = optree.tree_flatten(params)
         rt = runtime_of_trees([params])
-        values = [_read(leaf, rt, f"{name}.init", params, i, "params") for i, leaf in enumerate(leaves)]
+        values = [_read(leaf, rt, f"{name}.init", params, i, "params", False) for i, leaf in enumerate(leaves)]
         trees = tuple(
             optree.tree_unflatten(spec, [_constant(np.full_like(v, initial), rt) for v in values])
             for _ in range(moments)
@@ -122,12 +122,13 @@ def hyper(function: str, name: str, value: Any, high: float = math.inf, open_hig
     return float(value)
 
 
-def _read(leaf: Any, rt: EagerRuntime, where: str, tree: Any, index: int, what: str) -> Any:
-    """The value of a float leaf, without a copy: an EagerTensor's as held (refused where a
-    transform is differentiating it: the step would drop that derivative), a NumPy array or
-    a Tensor as it is; anything else checked as the transforms check their arguments."""
+def _read(leaf: Any, rt: EagerRuntime, where: str, tree: Any, index: int, what: str, computes: bool = True) -> Any:
+    """The value of a float leaf, without a copy: an EagerTensor's as held (where the caller
+    ``computes`` with it, refused if a transform is differentiating it: the step would drop
+    that derivative), a NumPy array or a Tensor as it is; anything else checked as the
+    transforms check their arguments."""
     if type(leaf) is EagerTensor and leaf.runtime is rt:
-        value = value_out(leaf, where)
+        value = value_out(leaf, where) if computes else held(leaf)
     elif type(leaf) is np.ndarray or isinstance(leaf, Tensor):
         value = np.asarray(leaf)
     else:
