@@ -115,6 +115,7 @@ DOC_FILES = [
     "docs/behaviour.md",
     "docs/complex.md",
     "docs/life-of-an-op.md",
+    "docs/optimizers.md",
     "examples/tenferro-mathx/README.md",
 ]
 

@@ -48,3 +48,14 @@ def test_a_value_and_grad_training_loop_keeps_no_history():
     leaves = [params["hidden"]["W"], params["hidden"]["b"], params["out"]["W"], params["out"]["b"], value]
     assert all(isinstance(p, tf.EagerTensor) and not p.tracks_grad() for p in leaves)
     assert params["hidden"]["W"].shape == (2, example.HIDDEN)
+
+
+def test_optimize_adam_runs_both_forms_to_the_same_parameters_and_the_loss_goes_down():
+    done = subprocess.run(
+        [sys.executable, str(EXAMPLES / "optimize_adam.py")], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    losses = [float(v) for v in re.findall(r"^step +\d+ +loss ([0-9.]+)", done.stdout, re.M)]
+    assert len(losses) == 7, done.stdout
+    assert losses[-1] < 0.01 < 0.5 < losses[0], done.stdout  # from 0.80 to about 0.003 (the noise is 0.0025)
+    assert "both forms end on the same parameters: True" in done.stdout, done.stdout

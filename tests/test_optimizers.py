@@ -2,6 +2,9 @@
 the driver forms HIPS autograd's (bitwise), over pytrees; a step records nothing, copies
 no input and refuses bad input by name. The comparisons skip without torch or autograd."""
 
+import pathlib
+import re
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -294,3 +297,11 @@ def test_pytorch_and_jax_names_say_what_to_write():
         tf.optimizers.Adam  # noqa: B018
     with pytest.raises(tf.UnknownName, match=r"write tf\.flatten\(tree\)"):
         tf.optimizers.ravel_pytree  # noqa: B018
+
+
+def test_the_python_blocks_of_the_docs_run():
+    text = (pathlib.Path(__file__).resolve().parent.parent / "docs" / "optimizers.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"^```python\n(.*?)^```", text, re.S | re.M)
+    assert len(blocks) == 2
+    for block in blocks:
+        exec(compile(block, "docs/optimizers.md", "exec"), {"__name__": "docs"})
