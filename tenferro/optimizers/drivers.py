@@ -10,6 +10,7 @@ parameter twice a step: here the leaves are updated where they are.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from numbers import Integral
 from typing import Any
@@ -20,6 +21,7 @@ from tenferro.numpy._dispatch import renamed
 from ._functional import Optimizer, apply_updates, constants
 from ._rules import autograd_sgd, named_adam, named_rmsprop
 
+INT64_MAX = 2**63 - 1
 #: ``grad(x, i)``: the gradient, a pytree shaped like x, at iteration i.
 GradFn = Callable[[Any, int], Any]
 #: ``callback(x, i, g)``: called with the parameters and their gradient before each step.
@@ -74,15 +76,11 @@ def adam(
 
 
 def _drive(name: str, opt: Optimizer, grad: Any, x: Any, callback: Any, num_iters: Any) -> Any:
-    if not callable(grad):
-        raise ArgumentError(f"{name}: grad must be a function grad(x, i), got {type(grad).__name__}", argument="grad")
-    if callback is not None and not callable(callback):
-        raise ArgumentError(
-            f"{name}: callback must be None or a function callback(x, i, g), got {type(callback).__name__}",
-            argument="callback",
-        )
-    if isinstance(num_iters, bool) or not isinstance(num_iters, Integral) or num_iters < 0:
-        raise ArgumentError(f"{name}: num_iters must be an int >= 0, got {num_iters!r}", argument="num_iters")
+    _check_function(name, "grad", grad, "a function grad(x, i)")
+    if callback is not None:
+        _check_function(name, "callback", callback, "None or a function callback(x, i, g)")
+    if isinstance(num_iters, bool) or not isinstance(num_iters, Integral) or not 0 <= num_iters <= INT64_MAX:
+        raise ArgumentError(f"{name}: num_iters must be an int in [0, 2**63), got {num_iters!r}", argument="num_iters")
     x = constants(x, name, "x")
     state = opt.init(x)
     for i in range(int(num_iters)):
@@ -95,3 +93,22 @@ def _drive(name: str, opt: Optimizer, grad: Any, x: Any, callback: Any, num_iter
             raise renamed(exc, name) from None
         x = apply_updates(x, updates)
     return x
+
+
+def _check_function(name: str, argument: str, function: Any, wanted: str) -> None:
+    """``function`` must be callable with ``wanted``'s positional arguments (where Python can
+    tell: a builtin without a signature is called as it is)."""
+    arity = wanted.count(",") + 1
+    if not callable(function):
+        raise ArgumentError(f"{name}: {argument} must be {wanted}, got {type(function).__name__}", argument=argument)
+    try:
+        signature = inspect.signature(function)
+    except (TypeError, ValueError):
+        return
+    try:
+        signature.bind(*range(arity))
+    except TypeError as exc:
+        raise ArgumentError(
+            f"{name}: {argument} must be {wanted}, taking {arity} positional arguments; {function!r} cannot ({exc})",
+            argument=argument,
+        ) from None
