@@ -262,6 +262,8 @@ def test_mismatched_grads_are_refused_by_structure_shape_and_dtype():
         opt.update({"a": np.ones(2, np.float32), "b": [np.ones(3)]}, state, params)
     with pytest.raises(ArgumentError, match="state must be the State"):
         opt.update(params, {"count": 0}, params)
+    with pytest.raises(ArgumentError, match=r"sgd\.update: state must be the State that tf\.optimizers\.sgd\.init"):
+        tf.optimizers.sgd(momentum=0.9).update(params, state)  # Adam's state, two moments
     with pytest.raises(ArgumentError, match="adamw.update: params are needed"):
         tf.optimizers.adamw().update(params, tf.optimizers.adamw().init(params))
     with pytest.raises(ShapeMismatch, match=r"drivers\.adam: grads has the structure"):

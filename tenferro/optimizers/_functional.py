@@ -62,7 +62,7 @@ def optimizer(name: str, rule: Rule, moments: int, initial: float = 0.0, needs_p
 
     def update(grads: Any, state: State, params: Any = None) -> tuple[Any, State]:
         where = f"{name}.update"
-        if not isinstance(state, State):
+        if not (isinstance(state, State) and isinstance(state.count, int) and len(state.moments) == moments):
             raise ArgumentError(
                 f"{where}: state must be the State that {name}.init (or the last update) returned, got "
                 f"{type(state).__name__}",
