@@ -10,7 +10,7 @@
 array([0., 2.])
 """
 
-from . import nn, numpy  # noqa: F401 - tf.nn, tf.numpy
+from . import nn, numpy, optimizers  # noqa: F401 - tf.nn, tf.numpy, tf.optimizers
 from ._api import constant, no_grad, stop_gradient, tree_map, variable
 from .core import (
     REQUIRED,
@@ -67,6 +67,7 @@ from .transforms import (
     value_and_grad,
     vjp,
 )
+from .transforms._ravel import flatten
 
 __version__ = "0.1.0"
 
@@ -124,6 +125,7 @@ __all__ = [
     "custom_jvp",
     "custom_vjp",
     "default_runtime",
+    "flatten",
     "grad",
     "hessian",
     "hookimpl",

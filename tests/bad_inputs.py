@@ -499,8 +499,53 @@ def tensor_targets() -> list[Target]:
     ]
 
 
+def _update(name: str) -> Callable[..., Any]:
+    """``opt.update(grads, state, params)`` of ``tf.optimizers.<name>()``, its state made from params."""
+
+    def call(grads: Any, params: Any, **hyper: Any) -> Any:
+        opt = getattr(tf.optimizers, name)(**hyper)
+        return opt.update(grads, opt.init(np.ones(3)), params)
+
+    return call
+
+
+def optimizer_targets() -> list[Target]:
+    """tf.flatten, each optimizer's hyper-parameters, init and update, apply_updates and the drivers."""
+    hyper = {
+        "sgd": ("step_size", "momentum", "nesterov"),
+        "rmsprop": ("step_size", "gamma", "eps", "initial_scale"),
+        "adam": ("step_size", "b1", "b2", "eps"),
+        "adamw": ("step_size", "b1", "b2", "eps", "weight_decay"),
+    }
+    targets = [
+        Target("tf.flatten", tf.flatten, {"tree": [F, 1.0]}),
+        Target("unflatten", lambda v: tf.flatten([F, 1.0])[1](v), {"v": np.ones(7)}),
+        Target("tf.optimizers.apply_updates", tf.optimizers.apply_updates, {"params": F, "updates": F}),
+    ]
+    for name, options in hyper.items():
+        full = f"tf.optimizers.{name}"
+        targets.append(Target(full, getattr(tf.optimizers, name), {}, options))
+        targets.append(
+            Target(f"{full}.init", lambda params, name=name: getattr(tf.optimizers, name)().init(params), {"params": F})
+        )
+        targets.append(Target(f"{full}.update", _update(name), {"grads": np.ones(3), "params": np.ones(3)}))
+    gradient = {"grad": lambda x, i: x, "x": np.ones(3)}
+    for name in ("sgd", "rmsprop", "adam"):
+        driver = getattr(tf.optimizers.drivers, name)
+        options = tuple(p for p in inspect.signature(driver).parameters if p not in gradient)
+        targets.append(Target(f"tf.optimizers.drivers.{name}", driver, gradient, options))
+    return targets
+
+
 def all_targets() -> list[Target]:
-    return [*function_targets(), *method_targets(), *operator_targets(), *transform_targets(), *tensor_targets()]
+    return [
+        *function_targets(),
+        *method_targets(),
+        *operator_targets(),
+        *transform_targets(),
+        *tensor_targets(),
+        *optimizer_targets(),
+    ]
 
 
 # -- the fuzz --------------------------------------------------------------------------------

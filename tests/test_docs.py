@@ -116,6 +116,7 @@ DOC_FILES = [
     "docs/complex.md",
     "docs/life-of-an-op.md",
     "docs/autograd.md",
+    "docs/optimizers.md",
     "examples/tenferro-mathx/README.md",
 ]
 

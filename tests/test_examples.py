@@ -60,3 +60,14 @@ def test_scipy_minimize_with_tenferro_gradients_runs_and_finds_the_hand_written_
     assert all(float(gap) <= 1e-8 for _, _, gap in fits), done.stdout
     losses = [float(value) for _, value, _ in fits] + [float(re.search(r"descent +loss ([0-9.]+)", done.stdout)[1])]
     assert max(losses) - min(losses) <= 1e-8 and 0.3 < losses[0] < 0.45, done.stdout  # log 2 = 0.69 at w = 0
+
+
+def test_optimize_adam_runs_both_forms_to_the_same_parameters_and_the_loss_goes_down():
+    done = subprocess.run(
+        [sys.executable, str(EXAMPLES / "optimize_adam.py")], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    losses = [float(v) for v in re.findall(r"^step +\d+ +loss ([0-9.]+)", done.stdout, re.M)]
+    assert len(losses) == 7, done.stdout
+    assert losses[-1] < 0.01 < 0.5 < losses[0], done.stdout  # from 0.80 to about 0.003 (the noise is 0.0025)
+    assert "both forms end on the same parameters: True" in done.stdout, done.stdout

@@ -17,7 +17,7 @@ from tenferro import EagerTensor
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 
-@pytest.mark.parametrize("module", [tf, tf.nn, tnp], ids=lambda m: m.__name__)
+@pytest.mark.parametrize("module", [tf, tf.nn, tnp, tf.optimizers], ids=lambda m: m.__name__)
 def test_every_public_name_is_in_all_and_documented_and_nothing_else_is_public(module):
     """A name without an underscore is public API (in ``__all__``, documented) or one of the
     package's own modules (``tf.numpy``, ``tnp.linalg``); imports of internals (``tf.Any``,

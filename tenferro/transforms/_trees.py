@@ -53,6 +53,8 @@ _NOT_AN_ARRAY = {
     "output": "a transformed function returns a pytree (dicts, lists, tuples, namedtuples) of arrays (NumPy "
     "arrays, tenferro arrays, Python numbers); return other values as aux (has_aux=True)",
     "tangent": "tangents and cotangents are pytrees of arrays, one per leaf of the primal or output",
+    "parameter": "parameters, gradients and updates are pytrees (dicts, lists, tuples, namedtuples) of float "
+    "arrays (NumPy arrays, tenferro arrays, Python floats)",
 }
 
 
