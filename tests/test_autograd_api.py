@@ -177,3 +177,22 @@ def test_scipy_special_is_scipys_on_plain_values_and_tenferros_on_tracked_ones()
     np.testing.assert_allclose(ag.grad(logsumexp)(X), np.exp(X) / np.exp(X).sum(), rtol=1e-15)
     with pytest.raises(ArgumentError, match=r"scipy.special.gammainc on a tenferro array"):
         ag.grad(lambda a: gammainc(a, 1.0))(2.0)  # not differentiable here: refused, not a lost gradient
+
+
+def test_misc_optimizers_and_flatten_give_numpy_values_as_autograds():
+    from tenferro.autograd.misc import flatten
+    from tenferro.autograd.misc.optimizers import adam
+
+    params = {"w": np.ones((2, 2)), "b": np.zeros(2)}
+    vector, unflatten = flatten(params)
+    assert type(vector) is np.ndarray and vector.shape == (6,)
+    back = unflatten(vector)
+    assert set(back) == {"w", "b"} and np.array_equal(back["w"], params["w"])
+
+    def objective(p, i):
+        return anp.sum((p["w"] - 3.0) ** 2) + anp.sum((p["b"] + 1.0) ** 2)
+
+    final = adam(ag.grad(objective), params, num_iters=2000, step_size=0.05)
+    assert type(final["w"]) is np.ndarray
+    np.testing.assert_allclose(final["w"], 3.0, atol=1e-3)
+    np.testing.assert_allclose(final["b"], -1.0, atol=1e-3)
