@@ -60,15 +60,18 @@ __all__ = [
     "linalg",
 ]
 
+# NumPy's names beyond the array API (docs/numpy.md, "NumPy's namespace beyond the array API")
+from . import _aliases, _products, _rearranging, _stacking  # noqa: E402
+from ._aliases import *  # noqa: E402, F403
+from ._products import *  # noqa: E402, F403
+from ._rearranging import *  # noqa: E402, F403
+from ._stacking import *  # noqa: E402, F403
+
+__all__ += [*_aliases.__all__, *_products.__all__, *_rearranging.__all__, *_stacking.__all__]
+
 
 #: NumPy's and autograd's names that tenferro.numpy spells as the array API does.
 _SPELLED_OTHERWISE = {
-    "array": "tnp.asarray(obj) (tenferro arrays are immutable, so it never needs to copy)",
-    "amax": "tnp.max",
-    "amin": "tnp.min",
-    "ravel": "tnp.reshape(x, -1) or x.ravel()",
-    "diagonal": "tnp.linalg.diagonal(x, offset=k) (the last two axes)",
-    "trace": "tnp.linalg.trace(x, offset=k) (the last two axes)",
     "asanyarray": "tnp.asarray",
     "asfarray": "tnp.asarray(obj, dtype=tnp.float64)",
     "dot": "x @ y or tnp.matmul (tnp.tensordot for other axes)",

@@ -1,0 +1,93 @@
+"""How NumPy's names beyond the array API are made: ``numpy_name`` makes a function
+composed of ``tenferro.numpy`` calls public (its errors name ``tnp.<name>``, a bad
+keyword is an ArgumentError, not Python's bare TypeError), and ``on_values`` makes one
+that has no derivative (an index builder, a set test, a histogram) NumPy's own function
+run on its arguments' values, its arrays returned as constants of their runtime."""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ..core.eager import EagerTensor, held
+from ..core.errors import ArgumentError, TenferroError
+from ..core.tensor import read
+from ._dispatch import renamed, runtime_of
+
+
+def numpy_name(function: Callable[..., Any]) -> Callable[..., Any]:
+    """``function`` as ``tnp.<its name>``: a TenferroError raised inside it (by the tnp
+    functions it calls) names it, and a call that does not bind to its signature is an
+    ArgumentError naming it. Costs one try block per call."""
+    label = f"tnp.{function.__name__}"
+    signature = inspect.signature(function)
+
+    @functools.wraps(function)
+    def public(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return function(*args, **kwargs)
+        except TenferroError as exc:
+            if str(exc).startswith(f"{label}:"):
+                raise
+            raise renamed(exc, label) from None
+        except TypeError:
+            try:
+                signature.bind(*args, **kwargs)
+            except TypeError as bad:
+                raise ArgumentError(f"{label}: {bad}") from None
+            raise
+
+    public.__module__ = "tenferro.numpy"
+    del public.__wrapped__  # inspect.signature reads the signature functools.wraps copied
+    public.__signature__ = signature  # type: ignore[attr-defined]
+    return public
+
+
+def values(value: Any) -> Any:
+    """``value`` with every EagerTensor in it (at any depth of a list or tuple) replaced by
+    its NumPy value: what NumPy's own function runs on."""
+    if type(value) is EagerTensor:
+        return read(held(value))
+    if isinstance(value, (list, tuple)):
+        return type(value)(values(item) for item in value)
+    return value
+
+
+def constants(rt: Any, result: Any) -> Any:
+    """NumPy's ``result`` with every array in it (at any depth of a tuple or list) a
+    constant of ``rt``; NumPy scalars, Python values and None as they are."""
+    if isinstance(result, np.ndarray):
+        if result.dtype.kind not in "biufc":
+            return result  # an object or string array (printing, frompyfunc) stays NumPy's
+        return rt.constant_from(result)
+    if isinstance(result, (list, tuple)) and not hasattr(result, "_fields"):
+        return type(result)(constants(rt, item) for item in result)
+    if hasattr(result, "_fields"):  # a named tuple of arrays
+        return type(result)(*(constants(rt, item) for item in result))
+    return result
+
+
+def on_values(function: Callable[..., Any], why: str) -> Callable[..., Any]:
+    """NumPy's ``function`` as a tnp function without derivative (``why`` says why, in its
+    docstring): it runs on the values of its arguments, and its arrays are constants of
+    their runtime. NumPy's errors (a bad keyword, a bad value) are ArgumentErrors naming
+    ``tnp.<name>``."""
+    name = function.__name__
+    label = f"tnp.{name}"
+
+    @functools.wraps(function)
+    def on_values(*args: Any, **kwargs: Any) -> Any:
+        rt = runtime_of((*args, *kwargs.values()))
+        try:
+            result = function(*values(args), **{key: values(item) for key, item in kwargs.items()})
+        except (TypeError, ValueError, IndexError) as exc:
+            raise ArgumentError(f"{label}: {exc}") from None
+        return constants(rt, result)
+
+    on_values.__module__ = "tenferro.numpy"
+    on_values.__doc__ = f"NumPy's ``numpy.{name}`` on the values of its arguments: {why}"
+    return on_values
