@@ -61,13 +61,24 @@ __all__ = [
 ]
 
 # NumPy's names beyond the array API (docs/numpy.md, "NumPy's namespace beyond the array API")
-from . import _aliases, _products, _rearranging, _stacking  # noqa: E402
+from . import _aliases, _nan_reductions, _products, _quantiles, _rearranging, _stacking, _statistics_more  # noqa: E402
 from ._aliases import *  # noqa: E402, F403
+from ._nan_reductions import *  # noqa: E402, F403
 from ._products import *  # noqa: E402, F403
+from ._quantiles import *  # noqa: E402, F403
 from ._rearranging import *  # noqa: E402, F403
 from ._stacking import *  # noqa: E402, F403
+from ._statistics_more import *  # noqa: E402, F403
 
-__all__ += [*_aliases.__all__, *_products.__all__, *_rearranging.__all__, *_stacking.__all__]
+__all__ += [
+    *_aliases.__all__,
+    *_nan_reductions.__all__,
+    *_products.__all__,
+    *_quantiles.__all__,
+    *_rearranging.__all__,
+    *_stacking.__all__,
+    *_statistics_more.__all__,
+]
 
 
 #: NumPy's and autograd's names that tenferro.numpy spells as the array API does.
