@@ -19,6 +19,7 @@ from ._composed import numpy_name
 __all__ = [
     "amax",
     "amin",
+    "angle",
     "around",
     "array",
     "copy",
@@ -76,6 +77,14 @@ def amin(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False) -> E
     """``tnp.min`` in NumPy's signature."""
     no_out(out)
     return tnp.min(a, axis=axis, keepdims=keepdims)
+
+
+@numpy_name
+def angle(z: Any, deg: bool = False) -> EagerTensor:
+    """The argument of z in (-π, π] (degrees if `deg`), the op angle (0 or π for real z)."""
+    x = _array(z)
+    result = x.runtime.current_session().angle(x)
+    return result * (180.0 / math.pi) if deg else result
 
 
 @numpy_name

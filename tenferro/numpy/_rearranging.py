@@ -27,6 +27,7 @@ __all__ = [
     "fliplr",
     "flipud",
     "insert",
+    "pad",
     "resize",
     "rot90",
     "trace",
@@ -206,3 +207,27 @@ def trim_zeros(filt: Any, trim: str = "fb", axis: Any = None) -> EagerTensor:
             continue
         index[ax] = slice(int(hits[0]) if "f" in trim else 0, int(hits[-1]) + 1 if "b" in trim else None)
     return x[tuple(index)]
+
+
+#: np.pad's modes that only move elements: an index map along each axis, taken.
+_INDEX_MODES = ("edge", "reflect", "symmetric", "wrap")
+
+
+@numpy_name
+def pad(array: Any, pad_width: Any, mode: str = "constant", **kwargs: Any) -> EagerTensor:
+    """``array`` padded by `pad_width` (NumPy's forms) with `constant_values` (mode
+    'constant', the op pad) or its own elements (modes 'edge', 'reflect', 'symmetric',
+    'wrap': NumPy's np.pad of each axis's index range, taken), so it differentiates."""
+    x = _array(array)
+    widths = np.broadcast_to(np.asarray(values(pad_width), dtype=np.int64), (x.ndim, 2)).tolist()
+    if mode == "constant":
+        fill = kwargs.pop("constant_values", 0)
+        if kwargs or np.ndim(values(fill)) != 0:
+            raise ArgumentError("mode 'constant' takes one scalar constant_values (no other keywords)")
+        return x.runtime.current_session().pad(x, tuple(map(tuple, widths)), "constant", values(fill))
+    if mode not in _INDEX_MODES or kwargs:
+        raise ArgumentError(f"argument 'mode' is {mode!r}; tenferro.numpy pads with 'constant' or {_INDEX_MODES}")
+    for axis, width in enumerate(widths):
+        if width != [0, 0]:
+            x = tnp.take(x, np.pad(np.arange(x.shape[axis]), width, mode=mode), axis=axis)
+    return x

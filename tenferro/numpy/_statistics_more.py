@@ -13,7 +13,7 @@ from .. import numpy as tnp
 from ..core.eager import EagerTensor
 from ..core.errors import ArgumentError
 from ._aliases import array, no_out
-from ._composed import numpy_name
+from ._composed import numpy_name, values
 
 __all__ = ["average", "corrcoef", "cov", "ptp"]
 
@@ -50,7 +50,7 @@ def average(a: Any, axis: Any = None, weights: Any = None, returned: bool = Fals
     dtype = np.result_type(x.dtype, w.dtype, np.float64 if w.dtype.kind in "iub" else w.dtype)
     w = tnp.astype(w, dtype) if w.dtype != dtype else w
     scale = tnp.sum(w, axis=axis, keepdims=keepdims)
-    if not np.all(np.asarray(scale) != 0):
+    if not np.all(values(scale) != 0):
         raise ArgumentError("argument 'weights' sums to zero, which has no average")
     avg = tnp.sum(x * w, axis=axis, keepdims=keepdims) / scale
     return (avg, tnp.broadcast_to(scale, avg.shape)) if returned else avg
