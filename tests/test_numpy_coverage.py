@@ -743,3 +743,18 @@ def test_signatures_are_numpys_for_the_arguments_scientists_pass():
         ours = list(inspect.signature(getattr(tnp, name)).parameters)
         theirs = list(inspect.signature(getattr(np, name)).parameters)
         assert ours[: len(ours)] == [p for p in theirs if p in ours], name
+
+
+def test_the_docs_example_runs():
+    from conftest import run_docs_example
+
+    scope = run_docs_example("## NumPy's namespace beyond the array API")
+    assert np.asarray(scope["loss"](tnp.asarray(scope["x"]))).shape == ()
+
+
+def test_tnp_random_is_numpys_random_module():
+    tnp.random.seed(3)
+    a = tnp.random.randn(4)
+    np.random.seed(3)
+    assert type(a) is np.ndarray and np.array_equal(a, np.random.randn(4))
+    assert "default_rng" in dir(tnp.random)

@@ -32,6 +32,7 @@ from . import (  # noqa: F401 (the methods call _at, _dispatch, _keys)
     _utility,
     fft,
     linalg,
+    random,
 )
 from ._creation import *  # noqa: F403
 from ._dtypes import *  # noqa: F403
@@ -58,6 +59,7 @@ __all__ = [
     *_utility.__all__,
     "fft",
     "linalg",
+    "random",
 ]
 
 # NumPy's names beyond the array API (docs/numpy.md, "NumPy's namespace beyond the array API")
