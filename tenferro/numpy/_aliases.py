@@ -196,22 +196,27 @@ def rollaxis(a: Any, axis: int, start: int = 0) -> EagerTensor:
     return x if axis == start else tnp.moveaxis(x, axis, start)
 
 
+@numpy_name
 def shape(a: Any) -> tuple[int, ...]:
     """The shape of ``a`` (a tenferro array, a NumPy array, a nested list or a number)."""
     return a.shape if type(a) is EagerTensor else np.shape(a)
 
 
+@numpy_name
 def ndim(a: Any) -> int:
     """The number of axes of ``a``."""
     return a.ndim if type(a) is EagerTensor else np.ndim(a)
 
 
+@numpy_name
 def size(a: Any, axis: int | None = None) -> int:
     """The number of elements of ``a`` (along `axis`, if given)."""
     dims = shape(a)
     if axis is None:
         return math.prod(dims)
-    return dims[axis]
+    if not isinstance(axis, (int, np.integer)) or isinstance(axis, bool):
+        raise ArgumentError(f"argument 'axis' is {axis!r}; pass an int")
+    return dims[_axis(axis, len(dims), "axis")]
 
 
 def isscalar(element: Any) -> bool:
@@ -227,5 +232,5 @@ def iterable(y: Any) -> bool:
     return bool(np.iterable(y))
 
 
-for _function in (shape, ndim, size, isscalar, iterable):
+for _function in (isscalar, iterable):
     _function.__module__ = "tenferro.numpy"

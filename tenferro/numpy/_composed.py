@@ -15,14 +15,20 @@ import numpy as np
 
 from ..core.eager import EagerTensor, held
 from ..core.errors import ArgumentError, TenferroError
-from ..core.tensor import read
+from ..core.tensor import Tensor, read
 from ._dispatch import renamed, runtime_of
+
+
+#: The Python errors a composed function meets on arguments it cannot take (a None where
+#: an array goes, a ragged list): an ArgumentError naming the function, which says which.
+_PYTHONS = (TypeError, ValueError, IndexError, AttributeError, KeyError, OverflowError, ZeroDivisionError)
 
 
 def numpy_name(function: Callable[..., Any]) -> Callable[..., Any]:
     """``function`` as ``tnp.<its name>``: a TenferroError raised inside it (by the tnp
-    functions it calls) names it, and a call that does not bind to its signature is an
-    ArgumentError naming it. Costs one try block per call."""
+    functions it calls) names it, a call that does not bind to its signature is an
+    ArgumentError naming it, and so is a Python error its arguments cause (the original
+    as its cause). Costs one try block per call."""
     label = f"tnp.{function.__name__}"
     signature = inspect.signature(function)
 
@@ -34,12 +40,12 @@ def numpy_name(function: Callable[..., Any]) -> Callable[..., Any]:
             if str(exc).startswith(f"{label}:"):
                 raise
             raise renamed(exc, label) from None
-        except TypeError:
+        except _PYTHONS as exc:
             try:
                 signature.bind(*args, **kwargs)
             except TypeError as bad:
                 raise ArgumentError(f"{label}: {bad}") from None
-            raise
+            raise ArgumentError(f"{label}: the arguments do not fit ({type(exc).__name__}: {exc})") from exc
 
     public.__module__ = "tenferro.numpy"
     del public.__wrapped__  # inspect.signature reads the signature functools.wraps copied
@@ -48,10 +54,12 @@ def numpy_name(function: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def values(value: Any) -> Any:
-    """``value`` with every EagerTensor in it (at any depth of a list or tuple) replaced by
+    """``value`` with every EagerTensor (or Tensor) in it (at any depth of a list or tuple) replaced by
     its NumPy value: what NumPy's own function runs on."""
     if type(value) is EagerTensor:
         return read(held(value))
+    if isinstance(value, Tensor):  # the core's plain tensor, whose NumPy protocols would call back here
+        return np.asarray(value)
     if isinstance(value, (list, tuple)):
         return type(value)(values(item) for item in value)
     return value
@@ -84,10 +92,15 @@ def on_values(function: Callable[..., Any], why: str) -> Callable[..., Any]:
         rt = runtime_of((*args, *kwargs.values()))
         try:
             result = function(*values(args), **{key: values(item) for key, item in kwargs.items()})
-        except (TypeError, ValueError, IndexError) as exc:
+        except _PYTHONS as exc:
             raise ArgumentError(f"{label}: {exc}") from None
         return constants(rt, result)
 
     on_values.__module__ = "tenferro.numpy"
+    try:
+        inspect.signature(function)
+    except ValueError:  # a builtin without one (fromstring): say what it takes, not what it wraps
+        del on_values.__wrapped__
+        on_values.__signature__ = inspect.signature(lambda *args, **kwargs: None)  # type: ignore[attr-defined]
     on_values.__doc__ = f"NumPy's ``numpy.{name}`` on the values of its arguments: {why}"
     return on_values

@@ -34,6 +34,10 @@ __all__ = [
 ]
 
 
+#: The highest order of polyint: each order adds a coefficient (and a tnp call).
+_MAX_ORDER = 10_000
+
+
 def _array(a: Any) -> EagerTensor:
     return a if type(a) is EagerTensor else tnp.asarray(a)
 
@@ -85,7 +89,7 @@ def polyder(p: Any, m: int = 1) -> EagerTensor:
     if m < 0:
         raise ArgumentError(f"argument 'm' is {m}; the order of the derivative must be >= 0")
     p = _atleast_1d(p)
-    for _ in range(m):
+    for _ in range(min(m, p.shape[0])):  # after len(p) derivatives it is 0
         n = p.shape[0] - 1
         p = p[:-1] * np.arange(n, 0, -1) if n > 0 else tnp.zeros((1,), dtype=np.result_type(p.dtype, np.int64))
     return p
@@ -97,6 +101,8 @@ def polyint(p: Any, m: int = 1, k: Any = None) -> EagerTensor:
     m = operator.index(m)
     if m < 0:
         raise ArgumentError(f"argument 'm' is {m}; the order of the antiderivative must be >= 0")
+    if m > _MAX_ORDER:
+        raise ArgumentError(f"argument 'm' is {m}; an antiderivative of that order has that many coefficients more")
     constants = [0] * m if k is None else list(np.atleast_1d(values(k)) if type(k) is not EagerTensor else k)
     if len(constants) == 1 and m > 1:
         constants = constants * m
