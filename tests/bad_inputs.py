@@ -271,7 +271,6 @@ OVERRIDES: dict[str, dict[str, Any]] = {
     "tnp.insert": {"obj": 1, "values": 0.5},
     "tnp.interp": {"x": F},
     "tnp.apply_along_axis": {"axis": 0},
-    "tnp.apply_over_axes": {"a": F, "axes": [0]},
     "tnp.fromiter": {"dtype": np.float64},
     "tnp.fromstring": {"args": ["1 2", np.float64, -1, " "]},
     "tnp.ix_": {"args": [[0, 1]]},

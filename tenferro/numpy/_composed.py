@@ -18,7 +18,6 @@ from ..core.errors import ArgumentError, TenferroError
 from ..core.tensor import Tensor, read
 from ._dispatch import renamed, runtime_of
 
-
 #: The Python errors a composed function meets on arguments it cannot take (a None where
 #: an array goes, a ragged list): an ArgumentError naming the function, which says which.
 _PYTHONS = (TypeError, ValueError, IndexError, AttributeError, KeyError, OverflowError, ZeroDivisionError)
@@ -79,16 +78,31 @@ def constants(rt: Any, result: Any) -> Any:
     return result
 
 
-def on_values(function: Callable[..., Any], why: str) -> Callable[..., Any]:
+def _tracked(value: Any) -> bool:
+    if type(value) is EagerTensor:
+        return value.tracks_grad()
+    if isinstance(value, (list, tuple)):
+        return any(_tracked(item) for item in value)
+    return False
+
+
+def on_values(function: Callable[..., Any], why: str, tracked: bool = True) -> Callable[..., Any]:
     """NumPy's ``function`` as a tnp function without derivative (``why`` says why, in its
     docstring): it runs on the values of its arguments, and its arrays are constants of
     their runtime. NumPy's errors (a bad keyword, a bad value) are ArgumentErrors naming
-    ``tnp.<name>``."""
+    ``tnp.<name>``. Where a result does depend differentiably on a float argument
+    (``histogram``'s edges, ``kaiser``'s beta), ``tracked=False`` refuses a value that
+    tracks a gradient, which would otherwise be lost without a word."""
     name = function.__name__
     label = f"tnp.{name}"
 
     @functools.wraps(function)
     def on_values(*args: Any, **kwargs: Any) -> Any:
+        if not tracked and (_tracked(args) or _tracked(tuple(kwargs.values()))):
+            raise ArgumentError(
+                f"{label} reads its arguments as NumPy arrays, and one tracks a gradient that would be lost "
+                f"(its result has a derivative tenferro does not compute); pass x.detach() to mean a constant"
+            )
         rt = runtime_of((*args, *kwargs.values()))
         try:
             result = function(*values(args), **{key: values(item) for key, item in kwargs.items()})

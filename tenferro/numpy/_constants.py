@@ -14,7 +14,8 @@ import numpy as np
 
 from .. import numpy as tnp
 from ..core.eager import EagerTensor
-from ._composed import numpy_name, on_values
+from ..core.errors import ArgumentError
+from ._composed import numpy_name, on_values, values
 
 _NO_DERIVATIVE = {
     # index builders: integers
@@ -38,7 +39,6 @@ _NO_DERIVATIVE = {
     "hamming": "a fixed window of its length",
     "hanning": "a fixed window of its length",
     "kaiser": "a fixed window of its length (beta is read as a number)",
-    "geomspace": "fixed points (its bounds are read as numbers)",
     # tests of values: bools
     "allclose": "a bool",
     "array_equal": "a bool",
@@ -85,11 +85,28 @@ __all__ = [
     "apply_over_axes",
     "fromfunction",
     "frompyfunc",
+    "geomspace",
     "logspace",
 ]
 
+#: Those whose result has a derivative in a float argument tenferro does not compute (the
+#: edges move with the data's range, weighted counts with the weights, a written file is
+#: an exit): they refuse a tracked argument instead of losing its gradient.
+_REFUSE_TRACKED = (
+    "histogram",
+    "histogram2d",
+    "histogramdd",
+    "histogram_bin_edges",
+    "kaiser",
+    "save",
+    "savez",
+    "fromiter",
+)
+
 for _name, _why in _NO_DERIVATIVE.items():
-    globals()[_name] = on_values(getattr(np, _name), f"no derivative ({_why}); arrays come back as constants.")
+    globals()[_name] = on_values(
+        getattr(np, _name), f"no derivative ({_why}); arrays come back as constants.", _name not in _REFUSE_TRACKED
+    )
 for _name in _NUMPY_OWN:
     globals()[_name] = getattr(np, _name)
 
@@ -104,6 +121,30 @@ def logspace(
         exponents = tnp.moveaxis(exponents, 0, axis)
     result = tnp.pow(base if type(base) is EagerTensor else tnp.asarray(base), exponents)
     return result if dtype is None else tnp.astype(result, np.dtype(dtype))
+
+
+@numpy_name
+def geomspace(
+    start: Any, stop: Any, num: int = 50, endpoint: bool = True, dtype: Any = None, axis: int = 0
+) -> EagerTensor:
+    """Numbers spaced evenly on a log scale from start to stop (both positive or both
+    negative, real), as NumPy's: logspace of their log10s, the ends set to start and stop
+    exactly; differentiable in both."""
+    first, last = (a if type(a) is EagerTensor else tnp.asarray(float(a)) for a in (start, stop))
+    signs = np.sign(values((first, last)))
+    if first.ndim or last.ndim or signs[0] == 0 or signs[0] != signs[1] or "c" in (first.dtype.kind, last.dtype.kind):
+        raise ArgumentError("start and stop must be nonzero real numbers of the same sign")
+    if signs[0] < 0:
+        return -geomspace(-first, -last, num, endpoint, dtype, axis)
+    inner = logspace(tnp.log10(first), tnp.log10(last), num, endpoint=endpoint)
+    if num > 0:
+        parts = [tnp.reshape(first, (1,)), inner[1 : num - 1 if endpoint and num > 1 else num]]
+        if endpoint and num > 1:
+            parts.append(tnp.reshape(last, (1,)))
+        inner = tnp.concat(parts, axis=0)
+    if axis != 0:
+        inner = tnp.moveaxis(inner, 0, axis)
+    return inner if dtype is None else tnp.astype(inner, np.dtype(dtype))
 
 
 @numpy_name

@@ -3,7 +3,7 @@ forms, by NumPy's 'linear' method (its default): the reduced axes moved last and
 sorted, the two neighbours of the virtual index q·(n - 1) taken and interpolated as
 NumPy's ``_lerp`` does, so the values are NumPy's bitwise and the gradient reaches the
 two neighbours (weights 1 - t and t). The nan forms count each slice's numbers (nans
-sort last). ``q`` is a constant: its values are read."""
+sort last). The result differentiates in ``q`` too, through the interpolation weight."""
 
 from __future__ import annotations
 
@@ -56,10 +56,13 @@ def _lerp(low: EagerTensor, high: EagerTensor, t: Any) -> EagerTensor:
     return tnp.where(t >= 0.5, high - step * (1 - t), low + step * t)
 
 
-def _interpolated(ordered: EagerTensor, qs: np.ndarray, counts: np.ndarray | None) -> EagerTensor:
+def _interpolated(
+    ordered: EagerTensor, qs: np.ndarray, counts: np.ndarray | None, tracked: EagerTensor | None = None
+) -> EagerTensor:
     """The quantiles ``qs`` (flat) of each row of ``ordered`` (sorted along its last axis),
     of the first ``counts`` entries of each row (all of them where None); shape
-    ordered.shape[:-1] + (qs.size,)."""
+    ordered.shape[:-1] + (qs.size,). ``tracked``: q as a tensor, whose gradient the
+    interpolation weights carry."""
     n = ordered.shape[-1] if counts is None else counts[..., None]
     virtual = np.asarray((n - 1) * qs)  # NumPy's virtual index of its 'linear' method
     below = np.floor(virtual)
@@ -70,6 +73,9 @@ def _interpolated(ordered: EagerTensor, qs: np.ndarray, counts: np.ndarray | Non
     shape = (*ordered.shape[:-1], qs.size)
     low = tnp.take_along_axis(ordered, np.broadcast_to(low_index, shape), axis=-1)
     high = tnp.take_along_axis(ordered, np.broadcast_to(high_index, shape), axis=-1)
+    if tracked is not None:  # a q that tracks a gradient: t = (n - 1)·q - floor, the same numbers, recorded
+        t = tnp.astype(tnp.reshape(tracked, (-1,)) * (np.asarray(n) - 1) - below, ordered.dtype)
+        return _lerp(low, high, tnp.broadcast_to(t, shape))
     return _lerp(low, high, np.broadcast_to(t, shape).astype(ordered.dtype))
 
 
@@ -84,14 +90,17 @@ def _quantile(a: Any, q: Any, axis: Any, keepdims: bool, skip_nan: bool, scale: 
     if type(q) not in (int, float) and ordered.dtype != np.float64:  # an array q makes NumPy's result float64
         ordered = tnp.astype(ordered, np.float64)
     qs = _quantiles(np.true_divide(values(q), scale) if scale != 1.0 else q)
+    tracked = None
+    if type(q) is EagerTensor and q.tracks_grad():
+        tracked = tnp.true_divide(q, scale) if scale != 1.0 else q
     if ordered.shape[-1] == 0:
         raise ArgumentError("argument 'a' is empty along the reduced axes, which have no quantiles")
     if skip_nan:
         counts = np.sum(~np.isnan(values(ordered)), axis=-1)
-        result = _interpolated(ordered, qs.ravel(), counts)
+        result = _interpolated(ordered, qs.ravel(), counts, tracked)
         result = tnp.where(np.broadcast_to((counts == 0)[..., None], result.shape), np.nan, result)
     else:
-        result = _interpolated(ordered, qs.ravel(), None)
+        result = _interpolated(ordered, qs.ravel(), None, tracked)
         last = ordered[..., -1:]
         result = tnp.where(tnp.isnan(last), np.nan, result)  # a nan sorts last and makes the slice's quantiles nan
     return _shaped(result, qs.shape, keep_shape, keepdims)

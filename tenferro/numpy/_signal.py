@@ -139,13 +139,24 @@ def gradient(f: Any, *varargs: Any, axis: Any = None, edge_order: int = 1) -> An
     if len(varargs) == 0:
         spacings = [1.0] * len(axes)
     elif len(varargs) == 1 and np.ndim(values(varargs[0])) == 0:
-        spacings = [float(values(varargs[0]))] * len(axes)
+        spacings = [_spacing(varargs[0])] * len(axes)
     elif len(varargs) == len(axes):
-        spacings = [float(v) if np.ndim(values(v)) == 0 else np.asarray(values(v), dtype=np.float64) for v in varargs]
+        spacings = [_spacing(v) if np.ndim(values(v)) == 0 else _coordinates(v) for v in varargs]
     else:
         raise ArgumentError("varargs must be one spacing, or one spacing or coordinate array per axis")
     results = [_along(f, axis, spacing, edge_order) for axis, spacing in zip(axes, spacings, strict=True)]
     return results[0] if len(results) == 1 else tuple(results)
+
+
+def _spacing(h: Any) -> Any:
+    """A uniform spacing: a tensor as it is (the gradient divides by it, so it records), else a float."""
+    return h if type(h) is EagerTensor and h.dtype.kind == "f" else float(values(h))
+
+
+def _coordinates(x: Any) -> np.ndarray:
+    if type(x) is EagerTensor and x.tracks_grad():
+        raise ArgumentError("coordinate arrays are read as numbers; a tracked one would lose its gradient")
+    return np.asarray(values(x), dtype=np.float64)
 
 
 def _along(f: EagerTensor, axis: int, spacing: Any, edge_order: int) -> EagerTensor:
@@ -157,7 +168,7 @@ def _along(f: EagerTensor, axis: int, spacing: Any, edge_order: int) -> EagerTen
     at = _slicer(f.ndim, axis)
     shape = [1] * f.ndim
     shape[axis] = -1
-    uniform = np.ndim(spacing) == 0
+    uniform = type(spacing) is EagerTensor or np.ndim(spacing) == 0
     if not uniform:
         if spacing.shape != (n,):
             raise ArgumentError(f"a coordinate array has shape {list(spacing.shape)}; it must match the axis ({n})")
