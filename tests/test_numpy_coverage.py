@@ -760,3 +760,10 @@ def test_tnp_random_is_numpys_random_module():
     np.random.seed(3)
     assert type(a) is np.ndarray and np.array_equal(a, np.random.randn(4))
     assert "default_rng" in dir(tnp.random)
+
+
+def test_numpys_nanvar_with_ddof_records():
+    """NumPy dispatch passes ddof on as the array API's correction, which nanvar/nanstd take."""
+    x = tf.variable(AN[0])
+    np.testing.assert_array_equal(np.asarray(np.nanvar(x, ddof=1)), np.nanvar(AN[0], ddof=1))
+    assert np.nanstd(x, ddof=1).tracks_grad()

@@ -79,10 +79,19 @@ def nanmean(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, keepdi
 
 @numpy_name
 def nanvar(
-    a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: float = 0, keepdims: bool = False
+    a: Any,
+    axis: Any = None,
+    dtype: Any = None,
+    out: Any = None,
+    ddof: float = 0,
+    keepdims: bool = False,
+    *,
+    correction: float | None = None,
 ) -> EagerTensor:
-    """The variance of the numbers along `axis`, divided by their count - ddof."""
+    """The variance of the numbers along `axis`, divided by their count - ddof
+    (`correction`, the array API's name for ddof, as tnp.var's, wins where given)."""
     no_out(out)
+    ddof = ddof if correction is None else correction
     x = _array(a)
     if dtype is not None:
         x = tnp.astype(x, np.dtype(dtype))
@@ -95,10 +104,17 @@ def nanvar(
 
 @numpy_name
 def nanstd(
-    a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: float = 0, keepdims: bool = False
+    a: Any,
+    axis: Any = None,
+    dtype: Any = None,
+    out: Any = None,
+    ddof: float = 0,
+    keepdims: bool = False,
+    *,
+    correction: float | None = None,
 ) -> EagerTensor:
     """The standard deviation of the numbers along `axis`: sqrt(nanvar)."""
-    return tnp.sqrt(nanvar(a, axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims))
+    return tnp.sqrt(nanvar(a, axis, dtype, out, ddof, keepdims, correction=correction))
 
 
 def _extreme(reduce: Any, fill: float) -> Any:
