@@ -109,6 +109,51 @@ SAMPLES: dict[str, list[tuple[tuple[Any, ...], dict[str, Any]]]] = {
     "tnp.fft.hfft": [((V + 0j,), {})],
     "tnp.fft.irfft": [((V + 0j,), {})],
     "tnp.fft.irfftn": [((M + 0j,), {})],
+    # NumPy's names beyond the array API (tenferro/numpy/_stacking.py, _polynomials.py, ...)
+    "tnp.apply_along_axis": [((tnp.sum, 0, M), {})],
+    "tnp.bartlett": [((4,), {})],
+    "tnp.blackman": [((4,), {})],
+    "tnp.hamming": [((4,), {})],
+    "tnp.hanning": [((4,), {})],
+    "tnp.kaiser": [((4, 2.0), {})],
+    "tnp.tri": [((3,), {})],
+    "tnp.identity": [((3,), {})],
+    "tnp.tril_indices": [((3,), {})],
+    "tnp.triu_indices": [((3,), {})],
+    "tnp.diag_indices": [((3,), {})],
+    "tnp.mask_indices": [((3, np.triu), {})],
+    "tnp.ravel_multi_index": [((([0, 1], [1, 2]), (2, 3)), {})],
+    "tnp.unpackbits": [((np.array([3], dtype=np.uint8),), {})],
+    "tnp.einsum_path": [(("ij,jk", M, M), {})],
+    "tnp.fromiter": [(([1.0, 2.0], np.float64), {})],
+    "tnp.fromstring": [(("1 2",), {"sep": " "})],
+    "tnp.frombuffer": [((b"\x00" * 16,), {})],
+    "tnp.apply_over_axes": [((lambda a, axis: tnp.sum(a, axis=axis), M, [0]), {})],
+    "tnp.argpartition": [((V, 1), {})],
+    "tnp.array_split": [((V6, 4), {})],
+    "tnp.bincount": [((np.array([0, 2, 2]), V), {})],
+    "tnp.choose": [((np.array([0, 1, 0]), [V, W]), {})],
+    "tnp.column_stack": [(([V, W],), {})],
+    "tnp.delete": [((V, 1), {})],
+    "tnp.dsplit": [((np.ones((1, 2, 4)) * 0.5, 2), {})],
+    "tnp.dstack": [(([V, W],), {})],
+    "tnp.fromfunction": [((lambda i, j: i * 0.5 + j, (2, 2)), {})],
+    "tnp.geomspace": [((0.5, 2.0, 3), {})],
+    "tnp.gradient": [((V6, 0.5), {})],
+    "tnp.hsplit": [((V6, 2), {})],
+    "tnp.hstack": [(([V, W],), {})],
+    "tnp.insert": [((V, 1, 0.25), {})],
+    "tnp.ldexp": [((V, I), {})],
+    "tnp.pad": [((V, 1), {"mode": "reflect"})],
+    "tnp.partition": [((V, 1), {})],
+    "tnp.piecewise": [((V, [V > 0.5], [tnp.sin, tnp.cos]), {})],
+    "tnp.polyfit": [((V, W, 1), {})],
+    "tnp.resize": [((V, (2, 2)), {})],
+    "tnp.rollaxis": [((M, 1), {})],
+    "tnp.select": [(([MASK], [V], 0.5), {})],
+    "tnp.swapaxes": [((M, 0, 1), {})],
+    "tnp.vsplit": [((M[:2] * 0.5, 2), {})],
+    "tnp.vstack": [(([V, W],), {})],
     "tf.nn.layer_norm": [((V, W, V), {"eps": 1e-5})],
     "tf.nn.one_hot": [((I, 7), {})],
     "tf.nn.rms_norm": [((V, W), {})],
@@ -135,6 +180,30 @@ NO_FLOAT_ARGUMENT = frozenset(
         "tnp.isdtype",
         "tnp.__array_namespace_info__",  # takes no argument
         "tf.nn.one_hot",
+        # NumPy's integer and shape functions beyond the array API
+        "tnp.bitwise_count",
+        "tnp.diag_indices",
+        "tnp.einsum_path",
+        "tnp.frombuffer",
+        "tnp.fromfunction",
+        "tnp.fromiter",
+        "tnp.fromstring",
+        "tnp.gcd",
+        "tnp.hamming",
+        "tnp.hanning",
+        "tnp.bartlett",
+        "tnp.blackman",
+        "tnp.identity",
+        "tnp.indices",
+        "tnp.lcm",
+        "tnp.mask_indices",
+        "tnp.packbits",
+        "tnp.ravel_multi_index",
+        "tnp.tri",
+        "tnp.tril_indices",
+        "tnp.triu_indices",
+        "tnp.unpackbits",
+        "tnp.unravel_index",
     }
 )
 NAMESPACES = {"tnp": tnp, "tnp.linalg": tnp.linalg, "tnp.fft": tnp.fft, "tf.nn": tf.nn}
@@ -145,11 +214,17 @@ def _public(label: str, namespace: Any) -> list[str]:
     return sorted(
         f"{label}.{name}"
         for name in names
-        if callable(getattr(namespace, name)) and not isinstance(getattr(namespace, name), type)
+        if callable(getattr(namespace, name))
+        and not isinstance(getattr(namespace, name), type)
+        and getattr(getattr(namespace, name), "__module__", "").startswith("tenferro")  # not NumPy's own (printoptions)
     )
 
 
-CALLABLES = [name for label, namespace in NAMESPACES.items() for name in _public(label, namespace)]
+#: Functions that read or write files: nothing to sweep without a file system to touch.
+NOT_SWEPT = frozenset({"tnp.load", "tnp.save", "tnp.savez", "tnp.fromfile"})
+CALLABLES = [
+    name for label, namespace in NAMESPACES.items() for name in _public(label, namespace) if name not in NOT_SWEPT
+]
 
 
 def _function(qualified: str) -> Callable[..., Any]:

@@ -32,6 +32,7 @@ from . import (  # noqa: F401 (the methods call _at, _dispatch, _keys)
     _utility,
     fft,
     linalg,
+    random,
 )
 from ._creation import *  # noqa: F403
 from ._dtypes import *  # noqa: F403
@@ -58,20 +59,65 @@ __all__ = [
     *_utility.__all__,
     "fft",
     "linalg",
+    "random",
+]
+
+# NumPy's names beyond the array API (docs/numpy.md, "NumPy's namespace beyond the array API")
+from . import (  # noqa: E402
+    _aliases,
+    _constants,
+    _elementwise_more,
+    _nan_reductions,
+    _polynomials,
+    _products,
+    _quantiles,
+    _rearranging,
+    _selection,
+    _sets,
+    _signal,
+    _stacking,
+    _statistics_more,
+)
+from ._aliases import *  # noqa: E402, F403
+from ._constants import *  # noqa: E402, F403
+from ._elementwise_more import *  # noqa: E402, F403
+from ._nan_reductions import *  # noqa: E402, F403
+from ._polynomials import *  # noqa: E402, F403
+from ._products import *  # noqa: E402, F403
+from ._quantiles import *  # noqa: E402, F403
+from ._rearranging import *  # noqa: E402, F403
+from ._selection import *  # noqa: E402, F403
+from ._sets import *  # noqa: E402, F403
+from ._signal import *  # noqa: E402, F403
+from ._stacking import *  # noqa: E402, F403
+from ._statistics_more import *  # noqa: E402, F403
+
+__all__ += [
+    *_aliases.__all__,
+    *_constants.__all__,
+    *_elementwise_more.__all__,
+    *_nan_reductions.__all__,
+    *_polynomials.__all__,
+    *_products.__all__,
+    *_quantiles.__all__,
+    *_rearranging.__all__,
+    *_selection.__all__,
+    *_sets.__all__,
+    *_signal.__all__,
+    *_stacking.__all__,
+    *_statistics_more.__all__,
 ]
 
 
 #: NumPy's and autograd's names that tenferro.numpy spells as the array API does.
 _SPELLED_OTHERWISE = {
-    "array": "tnp.asarray(obj) (tenferro arrays are immutable, so it never needs to copy)",
-    "amax": "tnp.max",
-    "amin": "tnp.min",
-    "ravel": "tnp.reshape(x, -1) or x.ravel()",
-    "diagonal": "tnp.linalg.diagonal(x, offset=k) (the last two axes)",
-    "trace": "tnp.linalg.trace(x, offset=k) (the last two axes)",
     "asanyarray": "tnp.asarray",
     "asfarray": "tnp.asarray(obj, dtype=tnp.float64)",
     "dot": "x @ y or tnp.matmul (tnp.tensordot for other axes)",
+    "put": "x.at[indices].set(values) (tenferro arrays are immutable: a new array, which records)",
+    "place": "x.at[mask].set(values) (tenferro arrays are immutable: a new array, which records)",
+    "put_along_axis": "x.at[...].set(values) with take_along_axis's indices as a tuple (tenferro arrays are immutable)",
+    "fill_diagonal": "x.at[tnp.diag_indices(n)].set(value) (tenferro arrays are immutable: a new array)",
 }
 
 

@@ -248,6 +248,21 @@ SPECS = [
         complex_domain=_LOG_LIKE,
     ),
     _unary(
+        "cbrt",
+        np.cbrt,
+        over(lambda s, out, x: s.mul(s.square(out), 3.0)),
+        _libm(math.cbrt),
+        "Real cube root, negative for negative x (NumPy's cbrt; real only, as NumPy's). "
+        "Convention: cbrt'(0) = inf (so a zero cotangent gives nan there, as sqrt's).",
+        _domain(-3.0, 3.0, avoid=(0.0,)),
+        residuals=("out",),
+        kinks=(
+            Kink((np.array([0.0]),), (np.array([np.inf]),)),
+            Kink((np.array([0.0]),), (np.array([np.nan]),), g=0.0),
+        ),
+        accepts="fiu",
+    ),
+    _unary(
         "rsqrt",
         lambda x: np.reciprocal(np.sqrt(x)),
         times(lambda s, out, x: s.mul(s.div(out, x), -0.5)),

@@ -1,0 +1,200 @@
+"""NumPy's functions that have no derivative, as NumPy's own run on the values of their
+arguments, arrays returned as constants (index builders, windows, tests of values,
+histograms, bit packing, integer arithmetic, I/O), and those not about arrays at all
+(print options, dtype questions), which are NumPy's as they are. Plus the few built on
+a user's function: ``fromfunction``, ``apply_along_axis``, ``apply_over_axes`` and
+``frompyfunc`` call it on tenferro arrays, so what it computes records."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .. import numpy as tnp
+from ..core.eager import EagerTensor
+from ..core.errors import ArgumentError
+from ._composed import numpy_name, on_values, values
+
+_NO_DERIVATIVE = {
+    # index builders: integers
+    "diag_indices": "indices, integers",
+    "diag_indices_from": "indices, integers",
+    "indices": "indices, integers",
+    "ix_": "indices, integers",
+    "mask_indices": "indices, integers",
+    "ravel_multi_index": "indices, integers",
+    "tril_indices": "indices, integers",
+    "tril_indices_from": "indices, integers",
+    "triu_indices": "indices, integers",
+    "triu_indices_from": "indices, integers",
+    "unravel_index": "indices, integers",
+    "lexsort": "indices, integers",
+    "digitize": "indices of bins, integers",
+    "tri": "a fixed matrix of ones and zeros",
+    # window functions: fixed numbers of the window length
+    "bartlett": "a fixed window of its length",
+    "blackman": "a fixed window of its length",
+    "hamming": "a fixed window of its length",
+    "hanning": "a fixed window of its length",
+    "kaiser": "a fixed window of its length (beta is read as a number)",
+    # tests of values: bools
+    "allclose": "a bool",
+    "array_equal": "a bool",
+    "array_equiv": "a bool",
+    "isclose": "bools",
+    "isin": "bools",
+    "iscomplex": "bools",
+    "isreal": "bools",
+    "iscomplexobj": "a bool",
+    "isrealobj": "a bool",
+    "isneginf": "bools",
+    "isposinf": "bools",
+    # piecewise-constant or integer results
+    "histogram": "counts and bin edges (piecewise constant in the data)",
+    "histogram2d": "counts and bin edges (piecewise constant in the data)",
+    "histogramdd": "counts and bin edges (piecewise constant in the data)",
+    "histogram_bin_edges": "bin edges of the data's range",
+    "spacing": "the gap to the next number, piecewise constant",
+    "gcd": "integers",
+    "lcm": "integers",
+    "bitwise_count": "integers",
+    "packbits": "bits",
+    "unpackbits": "bits",
+    # text and I/O
+    "array_repr": "a string",
+    "array_str": "a string",
+    "einsum_path": "a contraction order",
+    "save": "a file written",
+    "savez": "a file written",
+    "load": "data read from a file",
+    "frombuffer": "data read from a buffer",
+    "fromfile": "data read from a file",
+    "fromiter": "data read from an iterable",
+    "fromstring": "data read from a string",
+}
+
+#: NumPy's own, not about arrays of numbers.
+_NUMPY_OWN = ("broadcast_shapes", "get_printoptions", "issubdtype", "printoptions", "promote_types", "set_printoptions")
+
+__all__ = [
+    *_NO_DERIVATIVE,
+    *_NUMPY_OWN,
+    "apply_along_axis",
+    "apply_over_axes",
+    "fromfunction",
+    "frompyfunc",
+    "geomspace",
+    "logspace",
+]
+
+#: Those whose result has a derivative in a float argument tenferro does not compute (the
+#: edges move with the data's range, weighted counts with the weights, a written file is
+#: an exit): they refuse a tracked argument instead of losing its gradient.
+_REFUSE_TRACKED = (
+    "histogram",
+    "histogram2d",
+    "histogramdd",
+    "histogram_bin_edges",
+    "kaiser",
+    "save",
+    "savez",
+    "fromiter",
+)
+
+for _name, _why in _NO_DERIVATIVE.items():
+    globals()[_name] = on_values(
+        getattr(np, _name), f"no derivative ({_why}); arrays come back as constants.", _name not in _REFUSE_TRACKED
+    )
+for _name in _NUMPY_OWN:
+    globals()[_name] = getattr(np, _name)
+
+
+@numpy_name
+def logspace(
+    start: Any, stop: Any, num: int = 50, endpoint: bool = True, base: Any = 10.0, dtype: Any = None, axis: int = 0
+) -> EagerTensor:
+    """base**linspace(start, stop, num), as NumPy's: differentiable in start, stop and base."""
+    exponents = tnp.linspace(start, stop, num, endpoint=endpoint)
+    if axis != 0:
+        exponents = tnp.moveaxis(exponents, 0, axis)
+    result = tnp.pow(base if type(base) is EagerTensor else tnp.asarray(base), exponents)
+    return result if dtype is None else tnp.astype(result, np.dtype(dtype))
+
+
+@numpy_name
+def geomspace(
+    start: Any, stop: Any, num: int = 50, endpoint: bool = True, dtype: Any = None, axis: int = 0
+) -> EagerTensor:
+    """Numbers spaced evenly on a log scale from start to stop (both positive or both
+    negative, real), as NumPy's: logspace of their log10s, the ends set to start and stop
+    exactly; differentiable in both."""
+    first, last = (a if type(a) is EagerTensor else tnp.asarray(float(a)) for a in (start, stop))
+    signs = np.sign(values((first, last)))
+    if first.ndim or last.ndim or signs[0] == 0 or signs[0] != signs[1] or "c" in (first.dtype.kind, last.dtype.kind):
+        raise ArgumentError("start and stop must be nonzero real numbers of the same sign")
+    if signs[0] < 0:
+        return -geomspace(-first, -last, num, endpoint, dtype, axis)
+    inner = logspace(tnp.log10(first), tnp.log10(last), num, endpoint=endpoint)
+    if num > 0:
+        parts = [tnp.reshape(first, (1,)), inner[1 : num - 1 if endpoint and num > 1 else num]]
+        if endpoint and num > 1:
+            parts.append(tnp.reshape(last, (1,)))
+        inner = tnp.concat(parts, axis=0)
+    if axis != 0:
+        inner = tnp.moveaxis(inner, 0, axis)
+    return inner if dtype is None else tnp.astype(inner, np.dtype(dtype))
+
+
+@numpy_name
+def fromfunction(function: Callable[..., Any], shape: Any, *, dtype: Any = float, **kwargs: Any) -> Any:
+    """``function(*indices)``, the index arrays of `shape` (of `dtype`) given as tenferro
+    constants, as NumPy's: whatever the function computes with tnp records."""
+    return function(*(tnp.asarray(i) for i in np.indices(shape, dtype=dtype)), **kwargs)
+
+
+@numpy_name
+def apply_along_axis(func1d: Callable[..., Any], axis: int, arr: Any, *args: Any, **kwargs: Any) -> EagerTensor:
+    """func1d on every 1-d slice of arr along `axis`, the results stacked where the axis
+    was: a Python loop of tenferro calls (one per slice), so it records."""
+    x = arr if type(arr) is EagerTensor else tnp.asarray(arr)
+    axis = int(axis) % x.ndim
+    moved = tnp.moveaxis(x, axis, -1)
+    outer = moved.shape[:-1]
+    results = [tnp.asarray(func1d(moved[index], *args, **kwargs)) for index in np.ndindex(*outer)]
+    stacked = tnp.reshape(tnp.stack(results), (*outer, *results[0].shape))
+    if results[0].ndim == 0:
+        return stacked
+    return tnp.moveaxis(stacked, tuple(range(len(outer), stacked.ndim)), tuple(range(axis, axis + results[0].ndim)))
+
+
+@numpy_name
+def apply_over_axes(func: Callable[..., Any], a: Any, axes: Any) -> EagerTensor:
+    """func(a, axis) for each axis in turn, the reduced axis kept (length 1), as NumPy's."""
+    result = a if type(a) is EagerTensor else tnp.asarray(a)
+    for axis in np.atleast_1d(axes).tolist():
+        axis = axis % result.ndim
+        reduced = func(result, axis)
+        result = reduced if reduced.ndim == result.ndim else tnp.expand_dims(reduced, axis=axis)
+    return result
+
+
+def frompyfunc(func: Callable[..., Any], /, nin: int, nout: int, *, identity: Any = None) -> Callable[..., Any]:
+    """A function applying the Python ``func`` to each element of its (broadcast)
+    arguments, as NumPy's frompyfunc but a Python loop over 0-d tenferro arrays whose
+    results are stacked (so they record), not an object-array ufunc."""
+
+    def elementwise(*arrays: Any) -> Any:
+        parts = tnp.broadcast_arrays(*[a if type(a) is EagerTensor else tnp.asarray(a) for a in arrays])
+        shape = parts[0].shape
+        results = [func(*(part[index] for part in parts)) for index in np.ndindex(*shape)]
+        if nout == 1:
+            return tnp.reshape(tnp.asarray(results), shape)
+        return tuple(tnp.reshape(tnp.asarray([r[k] for r in results]), shape) for k in range(nout))
+
+    elementwise.__name__ = getattr(func, "__name__", "frompyfunc")
+    return elementwise
+
+
+frompyfunc.__module__ = "tenferro.numpy"
