@@ -7,6 +7,9 @@ a user's function: ``fromfunction``, ``apply_along_axis``, ``apply_over_axes`` a
 
 from __future__ import annotations
 
+import functools
+import math
+import os
 from collections.abc import Callable
 from typing import Any
 
@@ -16,6 +19,7 @@ from .. import numpy as tnp
 from ..core.eager import EagerTensor
 from ..core.errors import ArgumentError
 from ._composed import numpy_name, on_values, values
+from ._creation import OutOfMemory
 
 _NO_DERIVATIVE = {
     # index builders: integers
@@ -103,10 +107,42 @@ _REFUSE_TRACKED = (
     "fromiter",
 )
 
+#: NumPy's functions that make an array of a length they are given (``M``, ``N``), with
+#: temporaries of that length as they compute it: checked against the machine's memory
+#: first, against half of it, as tnp's creation functions are (NumPy would fill them until
+#: the kernel kills the process: 1.2e9 elements is about 29 GB for a window).
+_SIZED = {"bartlett": 3, "blackman": 4, "hamming": 3, "hanning": 3, "kaiser": 4, "tri": 2}
+
+
+def _checked_size(function: Callable[..., Any], copies: int) -> Callable[..., Any]:
+    name = function.__name__
+
+    @functools.wraps(function)
+    def sized(*args: Any, **kwargs: Any) -> Any:
+        given = (*args[:2], kwargs.get("M"), kwargs.get("N"))
+        lengths = [n for n in given if isinstance(n, (int, float, np.number)) and not isinstance(n, bool)]
+        count = math.prod(max(float(n), 0.0) for n in lengths[: 2 if name == "tri" else 1] if math.isfinite(n))
+        if count * 8 * copies > _MEMORY / 2:
+            raise OutOfMemory(
+                f"tnp.{name}: an array of {count:.3g} elements needs about {count * 8 * copies:.3g} bytes as NumPy "
+                f"computes it, more than half this machine's memory ({_MEMORY:.3g} bytes); pass a smaller length"
+            )
+        return function(*args, **kwargs)
+
+    return sized
+
+
+#: The machine's physical memory, in bytes (os.sysconf; without it, no check).
+try:
+    _MEMORY = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+except (AttributeError, ValueError, OSError):
+    _MEMORY = float("inf")
+
 for _name, _why in _NO_DERIVATIVE.items():
-    globals()[_name] = on_values(
+    _function = on_values(
         getattr(np, _name), f"no derivative ({_why}); arrays come back as constants.", _name not in _REFUSE_TRACKED
     )
+    globals()[_name] = _checked_size(_function, _SIZED[_name]) if _name in _SIZED else _function
 for _name in _NUMPY_OWN:
     globals()[_name] = getattr(np, _name)
 
