@@ -174,9 +174,9 @@ def test_numpy_calls_inside_a_session_record_on_it():
 
 
 REFUSED = [
-    ("np.median", lambda x: np.median(x), ["np.median", "np.asarray(x)", "gradient"]),
+    ("np.real_if_close", lambda x: np.real_if_close(x), ["np.real_if_close", "np.asarray(x)", "gradient"]),
     ("np.linalg.lstsq", lambda x: np.linalg.lstsq(x, x), ["np.linalg.lstsq(np.asarray(x1), np.asarray(x2))"]),
-    ("np.modf", lambda x: np.modf(x), ["np.modf", "np.asarray(x)"]),
+    ("np.fix", lambda x: np.fix(x), ["np.fix", "np.asarray(x)"]),
     ("out=", lambda x: np.sin(x, out=np.empty(X.shape)), ["np.sin", "out=", "immutable"]),
     ("a += x", lambda x: np.add(A.copy(), x, out=A.copy()), ["np.add", "out=", "a = a + x"]),
     ("where=", lambda x: np.sin(x, where=A > 0), ["np.sin", "where=", "tnp.where"]),
@@ -207,7 +207,7 @@ def test_np_asarray_is_the_explicit_exit():
     for exit in (np.asarray(x), np.array(x), np.asarray(np.sin(x))):
         assert type(exit) is np.ndarray
     np.testing.assert_array_equal(np.asarray(x), X)
-    assert type(np.median(np.asarray(x))) is np.float64  # what the refusal of np.median suggests
+    assert type(np.median(np.asarray(x))) is np.float64  # the exit's value is NumPy's to compute with
     np.testing.assert_array_equal(np.asarray(np.sin(x)), np.sin(X))
 
 
