@@ -772,3 +772,15 @@ def test_numpys_nanvar_with_ddof_records():
     x = tf.variable(AN[0])
     np.testing.assert_array_equal(np.asarray(np.nanvar(x, ddof=1)), np.nanvar(AN[0], ddof=1))
     assert np.nanstd(x, ddof=1).tracks_grad()
+
+
+@pytest.mark.parametrize(
+    "call", [lambda: tnp.hanning(1_207_149_860), lambda: tnp.kaiser(2e9 + 0j, 5.0), lambda: tnp.tri(200_000)]
+)
+def test_a_window_or_tri_too_large_for_the_machine_is_refused_before_numpy_fills_it(call):
+    """The bad-input fuzz's hanning(1.2e9) was killed by the kernel: NumPy computes it with
+    temporaries of its length (about 29 GB)."""
+    from tenferro.numpy._creation import OutOfMemory
+
+    with pytest.raises(OutOfMemory, match=r"more than half this machine's memory"):
+        call()

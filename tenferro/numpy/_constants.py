@@ -119,9 +119,11 @@ def _checked_size(function: Callable[..., Any], copies: int) -> Callable[..., An
 
     @functools.wraps(function)
     def sized(*args: Any, **kwargs: Any) -> Any:
-        given = (*args[:2], kwargs.get("M"), kwargs.get("N"))
-        lengths = [n for n in given if isinstance(n, (int, float, np.number)) and not isinstance(n, bool)]
-        count = math.prod(max(float(n), 0.0) for n in lengths[: 2 if name == "tri" else 1] if math.isfinite(n))
+        given = [*args[:2], kwargs.get("N" if name == "tri" else "M"), kwargs.get("M")]
+        lengths = [abs(n) for n in given if isinstance(n, (int, float, complex, np.number)) and not isinstance(n, bool)]
+        if name == "tri" and len(lengths) == 1:  # tri(N): N × N
+            lengths *= 2
+        count = math.prod(float(n) for n in lengths[: 2 if name == "tri" else 1] if math.isfinite(n))
         if count * 8 * copies > _MEMORY / 2:
             raise OutOfMemory(
                 f"tnp.{name}: an array of {count:.3g} elements needs about {count * 8 * copies:.3g} bytes as NumPy "
