@@ -60,7 +60,6 @@ RECORDED = [
     ("ravel", lambda x, a: np.ravel(x), lambda x, a: tnp.reshape(x, (-1,))),
     ("squeeze", lambda x, a: np.squeeze(x[None]), lambda x, a: tnp.squeeze(x[None], axis=(0,))),
     ("where", lambda x, a: np.where(a > 0, x, 0.0), lambda x, a: tnp.where(a > 0, x, 0.0)),
-    ("where alone", lambda x, a: np.where(x > 0) + (x,), lambda x, a: tnp.nonzero(x > 0) + (x,)),
     ("mean where=True", lambda x, a: np.mean(x, axis=0, where=True), lambda x, a: tnp.mean(x, axis=0)),
     ("cumsum flat", lambda x, a: np.cumsum(x), lambda x, a: tnp.cumulative_sum(tnp.reshape(x, (-1,)), axis=0)),
     ("cumsum axis", lambda x, a: np.cumsum(x, axis=1), lambda x, a: tnp.cumulative_sum(x, axis=1)),
@@ -352,3 +351,17 @@ def _numpy_functions_docs():
     text = (pathlib.Path(__file__).parent.parent / "docs" / "numpy.md").read_text()
     start = text.index("## NumPy's own functions")
     return text[start : text.index("\n## ", start + 1)]
+
+
+def test_a_numpy_function_of_arrays_that_carry_no_gradient_is_numpys_own():
+    """np.where(x > 0) of a comparison (a constant) gives NumPy's index arrays, as for any
+    library's data (scipy.optimize hands np.atleast_1d's result to Fortran); with a tracked
+    argument the same call records."""
+    x = tf.variable(X)
+    got = np.where(x > 0)
+    want = np.where(X > 0)
+    assert all(type(g) is np.ndarray for g in got)
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g, w)
+    assert type(np.atleast_1d(tf.constant(X))) is np.ndarray
+    assert type(np.atleast_1d(x)) is tf.EagerTensor and np.atleast_1d(x).tracks_grad()

@@ -89,7 +89,7 @@ class EagerTensor(Operators, ArrayMethods):
         running = differentiating()
         # Derivative rules read values to decide (a degenerate spectrum), never to compute:
         # their session refuses NumPy arrays as op arguments.
-        if running and (self._node is not None or self._leaf) and not _in_rules(self._rt):
+        if running and (self._node is not None or self._leaf) and not in_rules(self._rt):
             root = self._node if self._node is not None else self
             for transform, floor, ids in running:
                 if depends_on(root, ids, floor):
@@ -238,7 +238,7 @@ def slot(variable: EagerTensor) -> Any:
     return variable._grad
 
 
-def _in_rules(rt: Runtime) -> bool:
+def in_rules(rt: Runtime) -> bool:
     """Whether derivative rules are running on ``rt`` in this thread (a sweep or push)."""
     session = rt._here.session
     return session is not None and session._in_sweep

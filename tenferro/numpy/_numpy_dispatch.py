@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.eager import EagerTensor
+from ..core.eager import EagerTensor, in_rules, vertex
 from ..core.errors import ArgumentError, AxisError, DTypeError, TenferroError
 
 __all__: list[str] = []
@@ -313,6 +313,18 @@ def _array_function(
             return func._implementation(*args, **kwargs)  # type: ignore[attr-defined]
         if name in AS_DTYPE:
             return func(*[a.dtype if type(a) is EagerTensor else a for a in args], **kwargs)
+    out = kwargs.get("out")
+    written = (*(out if type(out) is tuple else (out,)), *(args[:1] if name in WRITES else ()))
+    if (
+        not _tracking(args)
+        and not _tracking(kwargs)
+        and not any(type(v) is EagerTensor for v in written)
+        and not any(type(a) is EagerTensor and in_rules(a.runtime) for a in args)
+    ):
+        # nothing would be lost: NumPy's own function on the values, as on any library's data
+        # (scipy.optimize passes np.atleast_1d's result to Fortran, which takes ndarrays only);
+        # not inside a derivative rule, whose values are tensors on purpose
+        return func(*_exit(args), **_exit(kwargs))
     try:
         special = SPECIAL.get((module, name))
         if special is not None:
@@ -326,9 +338,19 @@ def _array_function(
         raise _no_equivalent(call, args)
     except NoEquivalent as exc:
         refusal = exc  # NumPy computes outside the handler: its own errors are not chained to the refusal
-    out = kwargs.get("out")
-    written = (*(out if type(out) is tuple else (out,)), *(args[:1] if name in WRITES else ()))
     return _on_values(refusal, func, args, kwargs, written)
+
+
+def _tracking(values: Any) -> bool:
+    """Whether ``values`` is, or holds in a list, tuple or dict, a tenferro array with a
+    history (a variable, or a result recorded from one: inside a derivative rule too)."""
+    if type(values) is EagerTensor:
+        return vertex(values) is not None
+    if type(values) is dict:
+        return any(_tracking(value) for value in values.values())
+    if type(values) in (list, tuple):
+        return any(_tracking(value) for value in values)
+    return False
 
 
 def _namespace(module: str) -> Any:
