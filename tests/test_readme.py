@@ -156,6 +156,6 @@ def test_readme_defines_its_words_where_they_first_appear_and_says_what_is_not_t
     for word in ("slots", "runtime", "engine", "session", "implicit session"):
         assert f"*{word}*" in front, word
     missing = front[front.index("**Not there yet**") :]
-    for thing in ("vmap", "checkpoint", "jit", "GPU", "EngineError", "tnp.random"):
+    for thing in ("vmap", "checkpoint", "jit", "GPU", "EngineError", "tenferro.scipy"):
         assert thing in missing, thing
     assert "custom_vjp" not in missing  # there since issue 24: the transforms' section shows it
