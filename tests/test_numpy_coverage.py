@@ -784,3 +784,12 @@ def test_a_window_or_tri_too_large_for_the_machine_is_refused_before_numpy_fills
 
     with pytest.raises(OutOfMemory, match=r"more than half this machine's memory"):
         call()
+
+
+@pytest.mark.parametrize("mode", ["constant", "reflect"])
+@pytest.mark.parametrize("width", [1.5, True, np.array(["2020-01-01"], dtype="datetime64[D]"), -1])
+def test_pad_refuses_a_width_that_is_not_a_non_negative_integer(width, mode):
+    """tnp.pad cast pad_width to int64: 1.5 padded 1 silently, and the fuzz's datetime
+    2020-01-01 padded 18 262 on each side (10 GB, 13 s) where NumPy refuses both."""
+    with pytest.raises(ArgumentError, match=r"tnp\.pad: pad_width must be non-negative integers"):
+        tnp.pad(A, width, mode=mode)

@@ -219,7 +219,13 @@ def pad(array: Any, pad_width: Any, mode: str = "constant", **kwargs: Any) -> Ea
     'constant', the op pad) or its own elements (modes 'edge', 'reflect', 'symmetric',
     'wrap': NumPy's np.pad of each axis's index range, taken), so it differentiates."""
     x = _array(array)
-    widths = np.broadcast_to(np.asarray(values(pad_width), dtype=np.int64), (x.ndim, 2)).tolist()
+    widths = np.asarray(values(pad_width))
+    if widths.dtype.kind not in "iu" or (widths < 0).any():  # NumPy refuses a float or bool width too
+        raise ArgumentError(
+            f"pad_width must be non-negative integers (an int, a (before, after) pair, or one pair per axis), "
+            f"got {widths.dtype} {np.array2string(widths, threshold=6)}"
+        )
+    widths = np.broadcast_to(widths, (x.ndim, 2)).tolist()
     if mode == "constant":
         fill = kwargs.pop("constant_values", 0)
         if kwargs or np.ndim(values(fill)) != 0:
