@@ -26,6 +26,7 @@ from tenferro.testing.conformance import (
     selected,
 )
 from tenferro.testing.oracle import CONVERGED, COTANGENT, NOT_CONVERGED, Comparison, FiniteDifference
+from tenferro.testing.profiles import SWEEP_EXAMPLES, default_profile
 
 RT = conformance_runtime()
 #: The plugins tenferro ships (others may be installed, e.g. the example plugin).
@@ -41,7 +42,7 @@ def _param(spec, check):
 
 @pytest.mark.parametrize("spec, check", [_param(spec, check) for spec, check in BUILTIN])
 def test_builtin_op_conforms(spec, check):
-    run_check(RT, spec, check)
+    run_check(RT, spec, check, current_settings(SWEEP_EXAMPLES.get(default_profile())))
 
 
 def test_every_builtin_op_gets_the_derivative_checks():

@@ -130,21 +130,24 @@ def _front():
 def test_readme_says_how_long_its_test_command_takes_and_names_the_heavier_profile():
     from hypothesis import settings
 
-    import tenferro.testing.profiles  # noqa: F401 - registers the profiles
+    from tenferro.testing.profiles import SWEEP_EXAMPLES  # registers the profiles too
 
     front = _front()
     minutes = re.search(r"Run the tests \([^)]*?about (\d+) minutes on two idle cores", front)
     assert minutes and int(minutes.group(1)) <= 5
     assert 'pip install -e ".[test,dask]" && pytest\n' in front
     stated = re.search(
-        r"`pytest` runs (\d+) hypothesis examples per property, new ones each run \(the `dev`\s+profile\); "
-        r"CI sets `CI=1` for the same \d+, derandomised \(the `ci` profile\)\.\s+"
-        r"`TENFERRO_HYPOTHESIS_PROFILE=thorough pytest` runs (\d+) \(about (\d+) minutes\) and\s+`nightly` (\d+)",
+        r"`pytest` runs (\d+) hypothesis examples per property, new ones each run \(the `dev`\s+profile\), "
+        r"and (\d+) per check in the sweep of the built-in ops' conformance checks \([\d ]+\s+items\); "
+        r"CI sets `CI=1` for the same, derandomised \(the `ci` profile\)\.\s+"
+        r"`TENFERRO_HYPOTHESIS_PROFILE=thorough pytest` runs (\d+) everywhere \(about (\d+) minutes\) and\s+"
+        r"`nightly` (\d+)",
         front,
     )
     assert stated, "the README's sentence on the profiles"
-    dev, thorough, _, nightly = map(int, stated.groups())
+    dev, sweep, thorough, _, nightly = map(int, stated.groups())
     assert dev == settings.get_profile("dev").max_examples == settings.get_profile("ci").max_examples
+    assert sweep == SWEEP_EXAMPLES["dev"] == SWEEP_EXAMPLES["ci"]
     assert (thorough, nightly) == (
         settings.get_profile("thorough").max_examples,
         settings.get_profile("nightly").max_examples,
