@@ -117,15 +117,20 @@ def multigammaln(a: Any, d: int) -> EagerTensor:
 def betainc(a: Any, b: Any, x: Any) -> EagerTensor:
     """I_x(a, b), the regularized incomplete beta function, broadcasting; differentiable in x
     (x^(a-1)(1-x)^(b-1)/B(a, b)); a derivative in a or b raises NotDifferentiable."""
-    function = _PREFIX + "betainc"
+    return _ternary("betainc", a, b, x)
+
+
+def betaincc(a: Any, b: Any, x: Any) -> EagerTensor:
+    """1 - I_x(a, b), accurate where I_x(a, b) is near 1; differentiable in x only."""
+    return _ternary("betaincc", a, b, x)
+
+
+def _ternary(op: str, a: Any, b: Any, x: Any) -> EagerTensor:
+    function = _PREFIX + op
     rt = runtime_of((a, b, x))
     a, b = lift(rt, a, function, "a"), lift(rt, b, function, "b")
-    x = (
-        as_array(rt, x, function, "x")
-        if type(a) is not EagerTensor and type(b) is not EagerTensor
-        else lift(rt, x, function, "x")
-    )
-    return run(function, None, rt.current_session().betainc, a, b, x)
+    x = lift(rt, x, function, "x") if EagerTensor in (type(a), type(b)) else as_array(rt, x, function, "x")
+    return run(function, None, getattr(rt.current_session(), op), a, b, x)
 
 
 def logsumexp(
@@ -167,4 +172,6 @@ def _softmax(x: Any, axis: Any, op: str) -> EagerTensor:
     return shifted if op == "log_softmax" else tnp.exp(shifted)
 
 
-__all__ = sorted([*_UNARY, *_BINARY, "betainc", "polygamma", "multigammaln", "logsumexp", "softmax", "log_softmax"])
+__all__ = sorted(
+    [*_UNARY, *_BINARY, "betainc", "betaincc", "polygamma", "multigammaln", "logsumexp", "softmax", "log_softmax"]
+)

@@ -1,5 +1,5 @@
 """The regularized incomplete gamma and beta functions and Student's t distribution
-function: gammainc, gammaincc, betainc and stdtr, on scipy.special's kernels. They are the
+function: gammainc, gammaincc, betainc, betaincc and stdtr, on scipy.special's kernels. They are the
 distribution functions of ``tenferro.scipy.stats`` (gamma, chi2, poisson, beta, binom, t).
 
 Each is differentiable in its last argument, x (t for stdtr), whose derivative is a density
@@ -170,6 +170,21 @@ SPECS = [
         "The regularized incomplete beta function I_x(a, b) (scipy's betainc), a, b > 0, 0 <= x <= 1, "
         "broadcasting; differentiable in x only: ∂/∂x = x^(a-1)(1-x)^(b-1)/B(a, b). A derivative in a or b "
         "raises NotDifferentiable.",
+        _shape_params(2, 0.5, 5.0, (0.05, 0.95)),
+        ("a", "b", "x"),
+    ),
+    special(
+        "betaincc",
+        ("a", "b", "x"),
+        _in_precision(scipy.special.betaincc),
+        partials(
+            refused("betaincc", "a", _BETA_WHY),
+            refused("betaincc", "b", _BETA_WHY),
+            lambda s, out, a, b, x: s.neg(_beta_density(s, out, a, b, x)),
+        ),
+        reference(lambda a, b, x: 1.0 - _betainc_reference(a, b, x)),
+        "1 - I_x(a, b) (scipy's betaincc), accurate where I_x is near 1; differentiable in x only: ∂/∂x = "
+        "-x^(a-1)(1-x)^(b-1)/B(a, b). A derivative in a or b raises NotDifferentiable.",
         _shape_params(2, 0.5, 5.0, (0.05, 0.95)),
         ("a", "b", "x"),
     ),

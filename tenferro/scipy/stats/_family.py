@@ -87,15 +87,27 @@ class Univariate:
 
     def functions(self) -> dict[str, Formula]:
         """The formulas with the ones scipy derives by default: pdf = exp(logpdf) (pmf),
-        logcdf = log(cdf), logsf = log(sf)."""
+        logcdf = log(cdf) and logsf = log(sf) (for a continuous distribution log1p(-sf)
+        and log1p(-cdf) beyond the median, as scipy's)."""
         found = dict(self.formulas)
         density = "pmf" if self.discrete else "pdf"
         if "log" + density in found and density not in found:
             found[density] = lambda z, *p, f=found["log" + density]: tnp.exp(f(z, *p))
-        for log, plain in (("logcdf", "cdf"), ("logsf", "sf")):
+        for log, plain, other in (("logcdf", "cdf", "sf"), ("logsf", "sf", "cdf")):
             if plain in found and log not in found:
-                found[log] = lambda z, *p, f=found[plain]: tnp.log(f(z, *p))
+                if self.discrete or other not in found:
+                    found[log] = lambda z, *p, f=found[plain]: tnp.log(f(z, *p))
+                else:
+                    found[log] = lambda z, *p, f=found[plain], g=found[other]: _log_either(f(z, *p), g(z, *p))
         return found
+
+
+def _log_either(value: Any, complement: Any) -> Any:
+    """log(value), as log1p(-complement) where value >= 1/2 (scipy's continuous logcdf and
+    logsf switch at the median, where both are accurate); each branch is evaluated where
+    it is finite, so the other sends no nan to the gradient."""
+    low = value < 0.5
+    return tnp.where(low, tnp.log(tnp.where(low, value, 1.0)), tnp.log1p(-tnp.where(low, 0.0, complement)))
 
 
 def _safe_point(low: float, high: float) -> float:
@@ -192,7 +204,7 @@ def _evaluate(dist: Univariate, kind: str, formula: Formula, args: list[EagerTen
     if kind in _DENSITIES:
         outside: Any = below
     else:
-        beyond = (z >= high) if kind in _BELOW else (z <= low)
+        beyond = (z >= high) if kind in _BELOW else ((z < low) if dist.discrete else (z <= low))
         outside = tnp.where(beyond, above if kind in _BELOW else below, below if kind in _BELOW else above)
     value = tnp.where(inside, value, outside)
     bad = tnp.isnan(z)

@@ -115,7 +115,7 @@ BETA = Univariate(
     {
         "logpdf": lambda z, a, b: tsp.xlog1py(b - 1.0, -z) + tsp.xlogy(a - 1.0, z) - tsp.betaln(a, b),
         "cdf": lambda z, a, b: tsp.betainc(a, b, z),
-        "sf": lambda z, a, b: tsp.betainc(b, a, 1.0 - z),
+        "sf": lambda z, a, b: tsp.betaincc(a, b, z),
     },
     valid=lambda a, b: tnp.logical_and(a > 0, b > 0),
     safe=(1.0, 1.0),
