@@ -127,16 +127,18 @@ def arguments(function: str, names: tuple[str, ...], values: tuple[Any, ...]) ->
     rt = runtime_of(values)
     lifted: list[Any] = []
     for name, value in zip(names, values):
-        if isinstance(value, complex) or (type(value) is EagerTensor and value.dtype.kind == "c"):
+        if isinstance(value, complex):
+            value = np.asarray(value)  # refused below, as a complex array
+        if type(value) in (int, float, bool):
+            lifted.append(float(value))
+            continue
+        tensor = value if type(value) is EagerTensor else as_array(rt, value, function, name)
+        if tensor.dtype.kind == "c":
             raise DTypeError(
                 f"{function}: argument {name!r} is complex; the distributions of tenferro.scipy.stats are of real "
                 f"numbers (as scipy.stats's)",
                 argument=name,
             )
-        if type(value) in (int, float, bool):
-            lifted.append(float(value))
-            continue
-        tensor = value if type(value) is EagerTensor else as_array(rt, value, function, name)
         if tensor.dtype.kind not in "biuf":
             raise DTypeError(
                 f"{function}: argument {name!r} has dtype {tensor.dtype}; the distributions of tenferro.scipy.stats "
