@@ -305,3 +305,17 @@ def test_autograd_scipy_stats_is_scipys_on_plain_values_and_tenferros_on_tracked
     g = ag.grad(lambda m: multivariate_normal.logpdf(np.ones(2), m, np.eye(2)))(np.zeros(2))
     np.testing.assert_allclose(g, [1.0, 1.0])
     assert callable(norm.rvs)  # scipy's own
+
+
+def test_docs_stats_runs_and_lists_every_distribution():
+    import pathlib
+    import re
+
+    text = (pathlib.Path(__file__).parents[1] / "docs" / "stats.md").read_text(encoding="utf-8")
+    (program,) = re.findall(r"^```python\n(.*?)^```", text, re.S | re.M)
+    exec(compile(program, "docs/stats.md", "exec"), {"__name__": "__main__"})
+    rows = dict(re.findall(r"^\| `(\w+)[^|]*\| ([^|]*) \|", text, re.M))
+    assert set(rows) == set(ts.__all__)
+    for name, listed in rows.items():
+        functions = {f.strip() for f in re.sub(r"\([^)]*\)", "", listed).split(",")}
+        assert functions == set(getattr(ts, name).__all__), name
