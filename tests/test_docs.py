@@ -117,6 +117,8 @@ DOC_FILES = [
     "docs/life-of-an-op.md",
     "docs/autograd.md",
     "docs/optimizers.md",
+    "docs/special.md",
+    "docs/stats.md",
     "examples/tenferro-mathx/README.md",
 ]
 

@@ -274,9 +274,58 @@ def test_the_namespace_has_scipys_signatures():
             list(ours.parameters)[: len(theirs.parameters)]
             == [p for p in theirs.parameters if p not in ("out",)][: len(ours.parameters)]
         ), name
-    assert set(UNARY) | set(BINARY) | {"yn", "polygamma", "multigammaln", "logsumexp", "softmax", "log_softmax"} == set(
-        tsp.__all__
-    )
+    assert set(UNARY) | set(BINARY) | set(INCOMPLETE) | {
+        "yn",
+        "polygamma",
+        "multigammaln",
+        "logsumexp",
+        "softmax",
+        "log_softmax",
+    } == set(tsp.__all__)
+
+
+#: The incomplete gamma and beta functions and stdtr: (shape parameters, x, its density).
+INCOMPLETE = {
+    "gammainc": ((np.array([0.5, 2.0, 3.5, 7.0]),), X * 2, lambda a, x: x ** (a - 1) * np.exp(-x) / sp.gamma(a)),
+    "gammaincc": ((np.array([0.5, 2.0, 3.5, 7.0]),), X * 2, lambda a, x: -(x ** (a - 1)) * np.exp(-x) / sp.gamma(a)),
+    "betainc": (
+        (np.array([0.5, 2.0, 3.5, 7.0]), 1.5),
+        P,
+        lambda a, b, x: x ** (a - 1) * (1 - x) ** (b - 1) / sp.beta(a, b),
+    ),
+    "betaincc": (
+        (np.array([0.5, 2.0, 3.5, 7.0]), 1.5),
+        P,
+        lambda a, b, x: -(x ** (a - 1)) * (1 - x) ** (b - 1) / sp.beta(a, b),
+    ),
+    "stdtr": ((np.array([0.7, 2.0, 5.0, 30.0]),), X - 2, None),
+}
+
+
+@pytest.mark.parametrize("name", sorted(INCOMPLETE))
+def test_incomplete_functions_are_scipys_and_differentiate_in_x_only(name):
+    import scipy.stats
+
+    shapes, x, density = INCOMPLETE[name]
+    ours, theirs = getattr(tsp, name), getattr(sp, name)
+    np.testing.assert_array_equal(np.asarray(ours(*shapes, x)), theirs(*shapes, x))  # bitwise: scipy's kernel
+    singles = [v.astype(np.float32) if isinstance(v, np.ndarray) else v for v in shapes]
+    single = np.asarray(ours(*singles, x.astype(np.float32)))
+    assert single.dtype == np.float32
+    want = density(*shapes, x) if density else scipy.stats.t.pdf(x, shapes[0])
+    np.testing.assert_allclose(tf.grad(lambda t: tf.numpy.sum(ours(*shapes, t)))(x), want, rtol=1e-13)
+    h = np.sqrt(np.finfo(float).eps)  # the second derivative against central differences of the first
+    first = lambda t: np.asarray(tf.grad(lambda u: tf.numpy.sum(ours(*shapes, u)))(t))  # noqa: E731
+    second = tf.grad(lambda t: tf.numpy.sum(tf.grad(lambda u: tf.numpy.sum(ours(*shapes, u)))(t)))(x)
+    np.testing.assert_allclose(second, (first(x + h) - first(x - h)) / (2 * h), rtol=1e-6, atol=1e-7)
+    argument = "df" if name == "stdtr" else "a"
+    with pytest.raises(tf.NotDifferentiable, match=rf"{name}: no derivative in the argument '{argument}'") as info:
+        tf.grad(lambda v: tf.numpy.sum(ours(v, *shapes[1:], x)))(shapes[0])
+    assert info.value.argument == argument and info.value.op == name
+    _, tangent = tf.jvp(lambda t: ours(*shapes, t), (x,), (np.ones(4),))
+    np.testing.assert_allclose(tangent, want, rtol=1e-13)
+    with pytest.raises(tf.NotDifferentiable, match=f"'{argument}'"):
+        tf.jvp(lambda v: ours(v, *shapes[1:], x), (shapes[0],), (np.ones(4),))
 
 
 def test_docs_special_runs_and_lists_every_function_and_op():
@@ -288,4 +337,4 @@ def test_docs_special_runs_and_lists_every_function_and_op():
     exec(compile(program, "docs/special.md", "exec"), {"__name__": "__main__"})
     assert [name for name in tsp.__all__ if f"`{name}(" not in text] == []
     ops = [spec.name for spec in tf.default_runtime().registry if spec.plugin == "special"]
-    assert len(ops) == 32 and [op for op in ops if f"`{op}`" not in text] == []
+    assert len(ops) == 37 and [op for op in ops if f"`{op}`" not in text] == []

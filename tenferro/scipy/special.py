@@ -19,7 +19,7 @@ import numpy as np
 from .. import numpy as tnp
 from ..core.eager import EagerTensor
 from ..core.errors import ArgumentError
-from ..numpy._dispatch import array_arg, binary, call, integer_array, run, unary
+from ..numpy._dispatch import array_arg, as_array, binary, call, integer_array, lift, run, runtime_of, unary
 
 _PREFIX = "tenferro.scipy.special."
 
@@ -62,6 +62,19 @@ _BINARY = {
     "jn": ("jv", "J_n(z), jv's other name.", ("v", "z"), {"x": "z"}),
     "yv": ("yv", "Y_v(z), the Bessel function of real order v (z > 0); differentiable in z.", ("v", "z"), {"x": "z"}),
     "yn": ("yn", "Y_n(x), the Bessel function of integer order n, for x > 0; differentiable in x.", ("n", "x"), {}),
+    "gammainc": (
+        "gammainc",
+        "P(a, x), the regularized lower incomplete gamma function; differentiable in x.",
+        ("a", "x"),
+        {},
+    ),
+    "gammaincc": ("gammaincc", "Q(a, x) = 1 - P(a, x), the upper one; differentiable in x.", ("a", "x"), {}),
+    "stdtr": (
+        "stdtr",
+        "Student's t distribution function of t with df degrees of freedom; differentiable in t.",
+        ("df", "t"),
+        {},
+    ),
 }
 
 
@@ -99,6 +112,25 @@ def multigammaln(a: Any, d: int) -> EagerTensor:
     if isinstance(d, (np.integer, np.ndarray)) and np.ndim(d) == 0 and np.asarray(d).dtype.kind in "iu":
         d = int(d)
     return call(function, "multigammaln", a, d)
+
+
+def betainc(a: Any, b: Any, x: Any) -> EagerTensor:
+    """I_x(a, b), the regularized incomplete beta function, broadcasting; differentiable in x
+    (x^(a-1)(1-x)^(b-1)/B(a, b)); a derivative in a or b raises NotDifferentiable."""
+    return _ternary("betainc", a, b, x)
+
+
+def betaincc(a: Any, b: Any, x: Any) -> EagerTensor:
+    """1 - I_x(a, b), accurate where I_x(a, b) is near 1; differentiable in x only."""
+    return _ternary("betaincc", a, b, x)
+
+
+def _ternary(op: str, a: Any, b: Any, x: Any) -> EagerTensor:
+    function = _PREFIX + op
+    rt = runtime_of((a, b, x))
+    a, b = lift(rt, a, function, "a"), lift(rt, b, function, "b")
+    x = lift(rt, x, function, "x") if EagerTensor in (type(a), type(b)) else as_array(rt, x, function, "x")
+    return run(function, None, getattr(rt.current_session(), op), a, b, x)
 
 
 def logsumexp(
@@ -140,4 +172,6 @@ def _softmax(x: Any, axis: Any, op: str) -> EagerTensor:
     return shifted if op == "log_softmax" else tnp.exp(shifted)
 
 
-__all__ = sorted([*_UNARY, *_BINARY, "polygamma", "multigammaln", "logsumexp", "softmax", "log_softmax"])
+__all__ = sorted(
+    [*_UNARY, *_BINARY, "betainc", "betaincc", "polygamma", "multigammaln", "logsumexp", "softmax", "log_softmax"]
+)

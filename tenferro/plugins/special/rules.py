@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from tenferro.extend import InputRule, derived, tangent_sum
+from tenferro.extend import InputRule, NotDifferentiable, derived, tangent_sum
 
 #: ``derivative(s, out, *inputs, *params)``: ∂f/∂(one input), with session ops.
 Derivative = Callable[..., Any]
@@ -34,26 +34,43 @@ def times(derivative: Derivative) -> tuple[tuple[InputRule], JvpRule]:
     return (vjp,), jvp
 
 
-def partials(da: Derivative | None, db: Derivative | None) -> tuple[tuple[InputRule | None, InputRule | None], JvpRule]:
-    """The per-input VJPs g·∂f/∂a, g·∂f/∂b and the JVP t_a·∂f/∂a + t_b·∂f/∂b of a binary
-    function (None for an input that takes no gradient: a Bessel function's order). Each
-    partial is ``partial(s, out, a, b)``, written as if nothing broadcast."""
+def partials(*derivatives: Derivative | None) -> tuple[tuple[InputRule | None, ...], JvpRule]:
+    """The per-input VJPs g·∂f/∂a, g·∂f/∂b, ... and the JVP Σ t_i·∂f/∂i of a function of
+    two or three arrays (None for an input that takes no gradient: a Bessel function's
+    order). Each partial is ``partial(s, out, *inputs)``, written as if nothing broadcast."""
 
     def vjp(key: int, partial: Derivative) -> InputRule:
-        def rule(s: Any, g: Any, out: Any, a: Any, b: Any) -> Any:
-            return s.mul(g, derived(out, key, partial, s, out, a, b))
+        def rule(s: Any, g: Any, out: Any, *inputs: Any) -> Any:
+            return s.mul(g, derived(out, key, partial, s, out, *inputs))
 
         return rule
 
     def jvp(s: Any, tangents: Sequence[Any], inputs: Sequence[Any], out: Any) -> Any:
         terms = []
-        for key, (t, partial) in enumerate(zip(tangents, (da, db))):
+        for key, (t, partial) in enumerate(zip(tangents, derivatives)):
             if t is not None and partial is not None:
                 terms.append(s.mul(t, derived(out, key, partial, s, out, *inputs)))
         return tangent_sum(s, terms, out)
 
-    rules = tuple(None if partial is None else vjp(key, partial) for key, partial in enumerate((da, db)))
-    return (rules[0], rules[1]), jvp
+    rules = tuple(None if partial is None else vjp(key, partial) for key, partial in enumerate(derivatives))
+    return rules, jvp
+
+
+def refused(op: str, argument: str, why: str) -> Derivative:
+    """The partial of an input the op has no derivative in (an incomplete gamma or beta
+    function's shape parameter): asking for it raises NotDifferentiable naming the op and
+    the argument, never a silent zero."""
+
+    def partial(s: Any, out: Any, *inputs: Any) -> Any:
+        raise NotDifferentiable(
+            f"{op}: no derivative in the argument {argument!r} ({why}); only its derivative in the last argument "
+            f"is defined, as in JAX and HIPS autograd: pass {argument} as a constant (tf.stop_gradient or a "
+            f"NumPy array)",
+            op=op,
+            argument=argument,
+        )
+
+    return partial
 
 
 def shifted(s: Any, v: Any, by: int) -> Any:

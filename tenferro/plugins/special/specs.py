@@ -1,6 +1,6 @@
 """The spec of a real special function of one or two arrays, its samples and its errors.
 
-Every op of the family is elementwise, takes float (and integer) arrays, refuses bool and
+Every op of the family is elementwise (of one to three arrays), takes float (and integer) arrays, refuses bool and
 complex ones (scipy.special's complex loops are another function's, with branch cuts this
 family does not differentiate), and states its derivative with :mod:`.rules`.
 """
@@ -99,8 +99,8 @@ def _errors(name: str, inputs: tuple[str, ...]) -> Callable[[], list[ErrorInput]
             ErrorInput((*others, _BOOLS), {}, DTypeError, f"argument '{x}' has dtype bool"),
             ErrorInput((*others, np.array([1j, 2j])), {}, DTypeError, f"{name}: argument '{x}' has dtype c128"),
         ]
-        if len(inputs) == 2:
-            listed.append(ErrorInput((np.ones(2), np.ones(3)), {}, ShapeMismatch, "do not broadcast"))
+        if len(inputs) >= 2:
+            listed.append(ErrorInput((*others, np.ones(3)), {}, ShapeMismatch, "do not broadcast"))
         return listed
 
     return errors
@@ -120,9 +120,9 @@ def special(
     accepts: str | tuple[str, ...] = "fiu",
     error_inputs: Callable[[], list[ErrorInput]] | None = None,
 ) -> OpSpec:
-    """The spec of an elementwise special function of ``inputs`` (one or two arrays,
+    """The spec of an elementwise special function of ``inputs`` (one to three arrays,
     broadcasting), differentiable where ``rules`` has a rule."""
-    binary = len(inputs) == 2
+    binary = len(inputs) >= 2
     return OpSpec(
         name=name,
         inputs=inputs,

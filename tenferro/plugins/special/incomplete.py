@@ -1,0 +1,202 @@
+"""The regularized incomplete gamma and beta functions and Student's t distribution
+function: gammainc, gammaincc, betainc, betaincc and stdtr, on scipy.special's kernels. They are the
+distribution functions of ``tenferro.scipy.stats`` (gamma, chi2, poisson, beta, binom, t).
+
+Each is differentiable in its last argument, x (t for stdtr), whose derivative is a density
+written with the family's ops (so it differentiates again): gammainc′ =
+x^(a-1)·e^(-x)/Γ(a), betainc′ = x^(a-1)(1-x)^(b-1)/B(a, b), stdtr′ = Student's t density.
+The derivatives in the shape parameters (a, b, df) are no closed form (series of
+hypergeometric functions, as Boost and TensorFlow's igamma_grad_a compute them), and are
+refused: asking for one raises NotDifferentiable naming the argument, as jax.lax.betainc
+and HIPS autograd refuse them, never a silent zero.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import scipy.integrate
+import scipy.special
+
+from tenferro.extend import SampleInput
+
+from .rules import partials, refused
+from .specs import reference, special
+
+_LOG_PI = math.log(math.pi)
+#: Python numbers computed in Python, so a rule on a constant shape parameter needs no op.
+_PYTHON: dict[str, Callable[..., float]] = {
+    "add": lambda a, b: a + b,
+    "sub": lambda a, b: a - b,
+    "mul": lambda a, b: a * b,
+    "div": lambda a, b: a / b,
+    "gammaln": math.lgamma,
+    "log": math.log,
+    "betaln": lambda a, b: math.lgamma(a) + math.lgamma(b) - math.lgamma(a + b),
+}
+
+
+def _op(s: Any, name: str, *args: Any) -> Any:
+    """``s.<name>(*args)``, or its value in Python when every argument is a Python number
+    (a shape parameter given as a number: an op needs a tensor argument)."""
+    if all(isinstance(a, (int, float)) for a in args):
+        return _PYTHON[name](*args)
+    return getattr(s, name)(*args)
+
+
+def _in_precision(ufunc: Callable[..., Any]) -> Callable[..., Any]:
+    """scipy's ufunc with integer arrays and Python numbers beside float32 arrays taken in
+    float32 (scipy lists its double loop first, so NumPy would pick it and return float64)."""
+
+    def kernel(*args: Any) -> Any:
+        kinds = [a.dtype for a in args if hasattr(a, "dtype") and a.dtype.kind == "f"]
+        if kinds and all(k == np.float32 for k in kinds):
+            args = tuple(
+                (np.astype(a, np.float32) if a.dtype.kind != "f" else a) if hasattr(a, "dtype") else np.float32(a)
+                for a in args
+            )
+        return ufunc(*args)
+
+    return kernel
+
+
+def _gamma_density(s: Any, out: Any, a: Any, x: Any) -> Any:
+    """x^(a-1)·e^(-x)/Γ(a), as exp(xlogy(a - 1, x) - x - gammaln(a)) (scipy.stats.gamma's)."""
+    return s.exp(s.sub(s.sub(s.special_xlogy(_op(s, "sub", a, 1.0), x), x), _op(s, "gammaln", a)))
+
+
+def _beta_density(s: Any, out: Any, a: Any, b: Any, x: Any) -> Any:
+    """x^(a-1)(1-x)^(b-1)/B(a, b), as exp(xlogy(a - 1, x) + xlog1py(b - 1, -x) - betaln(a, b))."""
+    logs = s.add(s.special_xlogy(_op(s, "sub", a, 1.0), x), s.xlog1py(_op(s, "sub", b, 1.0), s.neg(x)))
+    return s.exp(s.sub(logs, _op(s, "betaln", a, b)))
+
+
+def _t_density(s: Any, out: Any, df: Any, t: Any) -> Any:
+    """Student's t density (scipy.stats.t's logpdf, exponentiated)."""
+    half = _op(s, "mul", _op(s, "add", df, 1.0), 0.5)
+    const = _op(s, "sub", _op(s, "gammaln", half), _op(s, "gammaln", _op(s, "mul", df, 0.5)))
+    const = _op(s, "sub", const, _op(s, "mul", _op(s, "add", _op(s, "log", df), _LOG_PI), 0.5))
+    return s.exp(s.sub(const, s.mul(s.log1p(s.div(s.square(t), df)), half)))
+
+
+def _quad(f: Callable[[float], float], low: float, high: float) -> float:
+    return scipy.integrate.quad(f, low, high, epsabs=1e-14, epsrel=1e-12, limit=200)[0]
+
+
+def _gammainc_reference(a: float, x: float) -> float:
+    """P(a, x) by quadrature, independently of cephes: with t = u^(1/a), the integrand
+    t^(a-1)·e^(-t) dt becomes e^(-u^(1/a)) du/a, smooth at 0 for every a > 0."""
+    return _quad(lambda u: math.exp(-(u ** (1.0 / a))), 0.0, x**a) / (a * math.gamma(a))
+
+
+def _betainc_reference(a: float, b: float, x: float) -> float:
+    """I_x(a, b) by quadrature, with t = u^(1/a) as for gammainc."""
+    integral = _quad(lambda u: (1.0 - u ** (1.0 / a)) ** (b - 1.0), 0.0, x**a) / a
+    return integral * math.exp(math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b))
+
+
+def _stdtr_reference(df: float, t: float) -> float:
+    const = math.lgamma((df + 1) / 2) - math.lgamma(df / 2) - 0.5 * math.log(df * math.pi)
+    half = _quad(lambda u: math.exp(const - (df + 1) / 2 * math.log1p(u * u / df)), 0.0, abs(t))
+    return 0.5 + math.copysign(half, t)
+
+
+def _shape_params(count: int, low: float, high: float, x_range: tuple[float, float]) -> Callable[[], Any]:
+    """Samples of ``count`` shape parameters, each a Python float in [low, high] or an
+    integer array in [ceil(low), high] (constants: the ops take no gradient in them), then
+    x, a float array in ``x_range``, all mutually broadcastable."""
+
+    def sample() -> Any:
+        from hypothesis import strategies as st
+        from hypothesis.extra import numpy as hnp
+
+        from tenferro.extend import strategies
+
+        @st.composite
+        def drawn(draw: Any) -> SampleInput:
+            shapes = draw(hnp.mutually_broadcastable_shapes(num_shapes=count + 1, min_dims=0, max_dims=3, max_side=3))
+            params = []
+            for shape in shapes.input_shapes[:count]:
+                if draw(st.booleans()):
+                    params.append(draw(st.floats(low, high)))
+                else:
+                    ints = st.integers(math.ceil(low), int(high))
+                    params.append(draw(hnp.arrays(np.int64, shape, elements=ints)))
+            x = draw(strategies.floats_array(shapes.input_shapes[count], *x_range))
+            return SampleInput((*params, x))
+
+        return drawn()
+
+    return sample
+
+
+_GAMMA_WHY = "∂P(a, x)/∂a is a series, no closed form"
+_BETA_WHY = "∂I_x(a, b)/∂a and ∂/∂b are series, no closed form"
+
+SPECS = [
+    special(
+        "gammainc",
+        ("a", "x"),
+        _in_precision(scipy.special.gammainc),
+        partials(refused("gammainc", "a", _GAMMA_WHY), _gamma_density),
+        reference(_gammainc_reference),
+        "The regularized lower incomplete gamma function P(a, x) (scipy's gammainc), a > 0, x >= 0, "
+        "broadcasting; differentiable in x only: ∂/∂x = x^(a-1)·e^(-x)/Γ(a). A derivative in a raises "
+        "NotDifferentiable.",
+        _shape_params(1, 0.3, 6.0, (0.05, 10.0)),
+        ("a", "x"),
+    ),
+    special(
+        "gammaincc",
+        ("a", "x"),
+        _in_precision(scipy.special.gammaincc),
+        partials(refused("gammaincc", "a", _GAMMA_WHY), lambda s, out, a, x: s.neg(_gamma_density(s, out, a, x))),
+        reference(lambda a, x: 1.0 - _gammainc_reference(a, x)),
+        "The regularized upper incomplete gamma function Q(a, x) = 1 - P(a, x) (scipy's gammaincc), accurate "
+        "where P is near 1; differentiable in x only: ∂/∂x = -x^(a-1)·e^(-x)/Γ(a). A derivative in a raises "
+        "NotDifferentiable.",
+        _shape_params(1, 0.3, 6.0, (0.05, 10.0)),
+        ("a", "x"),
+    ),
+    special(
+        "betainc",
+        ("a", "b", "x"),
+        _in_precision(scipy.special.betainc),
+        partials(refused("betainc", "a", _BETA_WHY), refused("betainc", "b", _BETA_WHY), _beta_density),
+        reference(_betainc_reference),
+        "The regularized incomplete beta function I_x(a, b) (scipy's betainc), a, b > 0, 0 <= x <= 1, "
+        "broadcasting; differentiable in x only: ∂/∂x = x^(a-1)(1-x)^(b-1)/B(a, b). A derivative in a or b "
+        "raises NotDifferentiable.",
+        _shape_params(2, 0.5, 5.0, (0.05, 0.95)),
+        ("a", "b", "x"),
+    ),
+    special(
+        "betaincc",
+        ("a", "b", "x"),
+        _in_precision(scipy.special.betaincc),
+        partials(
+            refused("betaincc", "a", _BETA_WHY),
+            refused("betaincc", "b", _BETA_WHY),
+            lambda s, out, a, b, x: s.neg(_beta_density(s, out, a, b, x)),
+        ),
+        reference(lambda a, b, x: 1.0 - _betainc_reference(a, b, x)),
+        "1 - I_x(a, b) (scipy's betaincc), accurate where I_x is near 1; differentiable in x only: ∂/∂x = "
+        "-x^(a-1)(1-x)^(b-1)/B(a, b). A derivative in a or b raises NotDifferentiable.",
+        _shape_params(2, 0.5, 5.0, (0.05, 0.95)),
+        ("a", "b", "x"),
+    ),
+    special(
+        "stdtr",
+        ("df", "t"),
+        _in_precision(scipy.special.stdtr),
+        partials(refused("stdtr", "df", "∂/∂df is a series of incomplete beta functions"), _t_density),
+        reference(_stdtr_reference),
+        "Student's t distribution function with df > 0 degrees of freedom (scipy's stdtr), broadcasting; "
+        "differentiable in t only: ∂/∂t is the t density. A derivative in df raises NotDifferentiable.",
+        _shape_params(1, 0.5, 30.0, (-6.0, 6.0)),
+        ("df", "t"),
+    ),
+]
