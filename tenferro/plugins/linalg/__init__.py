@@ -14,10 +14,38 @@ VJP; each rule is the exact transpose of its VJP (the conformance suite's ``jvp`
 
 from tenferro.extend import PluginRegistrar, hookimpl
 
-from . import cholesky, cofactor, decomp_common, eig, inverse, least_squares, norms, qr, solve, spectral, svd
+from . import (
+    cholesky,
+    cofactor,
+    decomp_common,
+    eig,
+    inverse,
+    least_squares,
+    lu,
+    norms,
+    qr,
+    solve,
+    spectral,
+    svd,
+    sylvester,
+)
 
 #: The modules whose SPECS are registered, in this order.
-MODULES = (solve, inverse, cofactor, least_squares, cholesky, decomp_common, qr, eig, spectral, svd, norms)
+MODULES = (
+    solve,
+    inverse,
+    cofactor,
+    least_squares,
+    cholesky,
+    decomp_common,
+    qr,
+    eig,
+    spectral,
+    svd,
+    norms,
+    sylvester,
+    lu,
+)
 
 
 @hookimpl
