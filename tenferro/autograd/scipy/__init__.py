@@ -1,4 +1,5 @@
-"""``autograd.scipy`` on tenferro: ``special`` so far (``tenferro.scipy.special``); ``stats``,
-``signal``, ``integrate`` and ``linalg`` are not here yet (docs/autograd.md)."""
+"""``autograd.scipy`` on tenferro: ``special`` (``tenferro.scipy.special``) and ``linalg``
+(``tenferro.scipy.linalg``); ``stats``, ``signal`` and ``integrate`` are not here yet
+(docs/autograd.md)."""
 
-from . import special  # noqa: F401
+from . import linalg, special  # noqa: F401
