@@ -179,7 +179,7 @@ def lu(
     if flag(permute_l, "lu", "permute_l"):
         return s.matmul(p, lower), upper
     if flag(p_indices, "lu", "p_indices"):
-        return a.runtime.constant_from(np.argmax(np.asarray(held(p)), axis=-1)), lower, upper
+        return a.runtime.constant_from(np.argmax(np.asarray(held(p)), axis=-1).astype(np.int32)), lower, upper
     return p, lower, upper
 
 
