@@ -66,7 +66,11 @@ VALUES = {
     "expm_frechet": (lambda: tsl.expm_frechet(A, B @ B.T)[1], lambda: sl.expm_frechet(A, B @ B.T)[1], False),
     "inv": (lambda: tsl.inv(A), lambda: sl.inv(A), False),
     "det": (lambda: tsl.det(A), lambda: sl.det(A), False),
-    "eigh_w": (lambda: tsl.eigh(np.tril(SPD), eigvals_only=True), lambda: sl.eigh(np.tril(SPD), eigvals_only=True), False),
+    "eigh_w": (
+        lambda: tsl.eigh(np.tril(SPD), eigvals_only=True),
+        lambda: sl.eigh(np.tril(SPD), eigvals_only=True),
+        False,
+    ),
     "eigh_generalised_w": (lambda: tsl.eigvalsh(A + A.T, SPD), lambda: sl.eigvalsh(A + A.T, SPD), False),
     "eigh_subset": (
         lambda: tsl.eigh(SPD, subset_by_index=(1, 2))[0],
@@ -221,3 +225,12 @@ def test_autograd_scipy_linalg_is_scipys_on_plain_values_and_ours_on_tracked_one
     np.testing.assert_allclose(g, sl.solve_sylvester(x.T, x.T, w), rtol=1e-12)
     g = ag.grad(lambda b: anp.sum(asl.solve_triangular(SPD, b, lower=True)))(B)
     np.testing.assert_allclose(g, sl.solve_triangular(SPD, np.ones_like(B), lower=True, trans=1), rtol=1e-13)
+
+
+def test_the_docs_example_runs():
+    import pathlib
+    import re
+
+    text = (pathlib.Path(__file__).parents[1] / "docs" / "scipy-linalg.md").read_text(encoding="utf-8")
+    (program,) = re.findall(r"```python\n(.*?)```", text, re.S)
+    exec(compile(program, "docs/scipy-linalg.md", "exec"), {"__name__": "__main__"})
