@@ -59,9 +59,12 @@ __all__ = [
 ]
 
 
-def _scipy_named(function: Callable[..., Any]) -> Callable[..., Any]:
+def _scipy_named(function: Callable[..., Any] | None = None, *, names: dict[str, str] | None = None) -> Any:
     """``function`` whose TenferroErrors (its own, an op's, a tnp function's) name
-    ``tenferro.scipy.linalg.<function>``."""
+    ``tenferro.scipy.linalg.<function>`` and its arguments by scipy's names (``names``: the
+    op's or tnp's -> scipy's)."""
+    if function is None:
+        return functools.partial(_scipy_named, names=names)
     public = _PREFIX + function.__name__
 
     @functools.wraps(function)
@@ -69,9 +72,20 @@ def _scipy_named(function: Callable[..., Any]) -> Callable[..., Any]:
         try:
             return function(*args, **kwargs)
         except TenferroError as exc:
-            raise renamed(exc, public) from None
+            raise renamed(exc, public, names) from None
 
     return wrapper
+
+
+def _choice(value: Any, choices: tuple[Any, ...], name: str) -> Any:
+    """``value`` if it is one of ``choices`` (strings, ints or None), else an ArgumentError
+    listing them (an array or a list is refused, never compared)."""
+    if isinstance(value, np.integer):
+        value = int(value)
+    if (value is None or type(value) in (str, int)) and value in choices:
+        return value
+    listed = ", ".join(repr(c) for c in choices)
+    raise ArgumentError(f"{name} must be one of {listed}, got {shown(value)}")
 
 
 def _session(x: EagerTensor) -> Any:
@@ -222,8 +236,7 @@ def lu_solve(
     packed, b = array_pair(packed, b, "lu_solve")
     packed, b = _inexact(packed), _inexact(b)
     _square(packed, "lu")
-    if isinstance(trans, bool) or trans not in (0, 1, 2):
-        raise ArgumentError(f"trans must be 0, 1 or 2 (scipy's), got {shown(trans)}")
+    trans = _choice(trans, (0, 1, 2), "trans")
     order = _row_order(np.asarray(held(piv)) if type(piv) is EagerTensor else np.asarray(piv), packed.shape[-1])
     s = _session(packed)
     m = packed.shape[-1]
@@ -247,7 +260,7 @@ def _times(m: EagerTensor, x: EagerTensor, vector: bool = False) -> EagerTensor:
 
 def _row_order(piv: np.ndarray, n: int) -> np.ndarray:
     """The row order (row i of l u is row order[i] of a) of LAPACK's interchanges ``piv``."""
-    if piv.dtype.kind not in "iu" or piv.shape[-1:] != (n,):
+    if piv.dtype.kind not in "iu" or piv.shape[-1:] != (n,) or np.any(piv < 0) or np.any(piv >= n):
         raise ArgumentError(f"piv must be lu_factor's integer pivots of shape (..., {n}), got {shown(piv)}")
     order = np.empty(piv.shape, np.int64)
     for index in np.ndindex(piv.shape[:-1]):
@@ -265,6 +278,11 @@ def solve_sylvester(a: Any, b: Any, q: Any) -> EagerTensor:
     rt = runtime_of((a, b, q))
     a, b, q = (_inexact(as_array(rt, x, "solve_sylvester", n)) for x, n in ((a, "a"), (b, "b"), (q, "q")))
     return _session(a).solve_sylvester(a, b, q)
+
+
+#: solve's assume_a values (scipy's spellings; banded and tridiagonal ones are not supported).
+_ASSUME = (None, "gen", "general", "sym", "symmetric", "her", "hermitian", "pos", "positive definite")
+_ASSUME += ("lower triangular", "upper triangular")
 
 
 @_scipy_named
@@ -287,6 +305,7 @@ def solve(
     if flag(transposed, "solve", "transposed"):
         a = tnp.matrix_transpose(a)
     s = _session(a)
+    _choice(assume_a, _ASSUME, "assume_a")
     if assume_a in (None, "gen", "general"):
         return s.solve(a, b)
     if assume_a in ("sym", "symmetric", "her", "hermitian"):
@@ -297,28 +316,23 @@ def solve(
         return s.solve(full, b)
     if assume_a in ("pos", "positive definite"):
         return cho_solve(cho_factor(a, lower), b)
-    if assume_a in ("lower triangular", "upper triangular"):
-        return s.triangular_solve(a, b, assume_a == "lower triangular", 0, False)
-    raise ArgumentError(
-        f"assume_a must be None, 'gen', 'sym', 'her', 'pos', 'lower triangular' or 'upper triangular', got "
-        f"{shown(assume_a)}"
-    )
+    return s.triangular_solve(a, b, assume_a == "lower triangular", 0, False)
 
 
-@_scipy_named
+@_scipy_named(names={"x": "a"})
 def inv(a: Any, overwrite_a: bool = False, check_finite: bool = True) -> EagerTensor:
     """The inverse of each matrix of a; a singular one is a SingularMatrix."""
     return tnp.linalg.inv(_inexact(array_arg(a, "inv", "a")))
 
 
-@_scipy_named
+@_scipy_named(names={"x": "a"})
 def det(a: Any, overwrite_a: bool = False, check_finite: bool = True) -> EagerTensor:
     """The determinant of each matrix of a, differentiable at singular matrices too."""
     return tnp.linalg.det(_inexact(array_arg(a, "det", "a")))
 
 
 # -- matrix functions ------------------------------------------------------------------------------
-@_scipy_named
+@_scipy_named(names={"a": "A", "x": "A"})
 def expm(A: Any) -> EagerTensor:  # noqa: N803 (scipy's name)
     """exp(A) of each square matrix of A, by Padé scaling and squaring (Higham 2005, as
     jax.scipy.linalg.expm), composed from matmul and solve: every order differentiates."""
@@ -329,7 +343,7 @@ def expm(A: Any) -> EagerTensor:  # noqa: N803 (scipy's name)
     return _expm.expm(_session(a), a, _finite(a, "A"))
 
 
-@_scipy_named
+@_scipy_named(names={"a": "A", "x": "A"})
 def expm_frechet(
     A: Any,  # noqa: N803 (scipy's names)
     E: Any,  # noqa: N803
@@ -345,8 +359,7 @@ def expm_frechet(
     _square(a, "A")
     if e.shape != a.shape:
         raise ArgumentError(f"A has shape {list(a.shape)} and E has shape {list(e.shape)}; they must be equal")
-    if method not in (None, "SPS", "blockEnlarge"):
-        raise ArgumentError(f"method must be None, 'SPS' or 'blockEnlarge', got {shown(method)}")
+    _choice(method, (None, "SPS", "blockEnlarge"), "method")
     n = a.shape[-1]
     dtype = np.result_type(a.dtype, e.dtype)
     a, e = tnp.astype(a, dtype), tnp.astype(e, dtype)
@@ -357,7 +370,7 @@ def expm_frechet(
     return (big[..., :n, :n], frechet) if flag(compute_expm, "expm_frechet", "compute_expm") else frechet
 
 
-@_scipy_named
+@_scipy_named(names={"a": "A"})
 def sqrtm(A: Any, disp: bool = True, blocksize: int = 64) -> EagerTensor:  # noqa: N803 (scipy's name)
     """The principal square root of each square matrix of A (the op ``sqrtm``:
     scipy.linalg.sqrtm's values); a real A with a negative real eigenvalue needs a complex
@@ -369,7 +382,7 @@ def sqrtm(A: Any, disp: bool = True, blocksize: int = 64) -> EagerTensor:  # noq
 
 
 # -- decompositions, norms (tnp.linalg's, with scipy's signatures) ------------------------------------
-@_scipy_named
+@_scipy_named(names={"x": "a"})
 def eigh(
     a: Any,
     b: Any = None,
@@ -391,7 +404,7 @@ def eigh(
     eigenvector's largest entry is real and positive (tenferro's gauge, not LAPACK's signs)."""
     a = _inexact(array_arg(a, "eigh", "a"))
     lower = flag(lower, "eigh", "lower")
-    if type != 1:
+    if integer(type, "eigh", "type") != 1:
         raise ArgumentError(f"type must be 1 (a v = w b v); types 2 and 3 are not supported, got {shown(type)}")
     if subset_by_value is not None:
         raise ArgumentError("subset_by_value is not supported; use subset_by_index, or select from w")
@@ -421,7 +434,7 @@ def eigvalsh(a: Any, b: Any = None, *, lower: bool = True, **kwargs: Any) -> Eag
     return eigh(a, b, lower=lower, eigvals_only=True, **kwargs)
 
 
-@_scipy_named
+@_scipy_named(names={"x": "a"})
 def svd(
     a: Any,
     full_matrices: bool = True,
@@ -434,20 +447,19 @@ def svd(
     vh differentiate with ``full_matrices=False`` or a square a. Gauge: each column of u has
     its largest entry real and positive."""
     a = _inexact(array_arg(a, "svd", "a"))
-    if lapack_driver not in ("gesdd", "gesvd"):
-        raise ArgumentError(f"lapack_driver must be 'gesdd' or 'gesvd', got {shown(lapack_driver)}")
+    _choice(lapack_driver, ("gesdd", "gesvd"), "lapack_driver")
     if not flag(compute_uv, "svd", "compute_uv"):
         return tnp.linalg.svdvals(a)
     return tuple(tnp.linalg.svd(a, full_matrices=flag(full_matrices, "svd", "full_matrices")))
 
 
-@_scipy_named
+@_scipy_named(names={"x": "a"})
 def svdvals(a: Any, overwrite_a: bool = False, check_finite: bool = True) -> EagerTensor:
     """The singular values of each matrix of a, descending."""
     return tnp.linalg.svdvals(_inexact(array_arg(a, "svdvals", "a")))
 
 
-@_scipy_named
+@_scipy_named(names={"x": "a"})
 def qr(
     a: Any,
     overwrite_a: bool = False,
@@ -462,19 +474,18 @@ def qr(
     a = _inexact(array_arg(a, "qr", "a"))
     if flag(pivoting, "qr", "pivoting"):
         raise ArgumentError("pivoting=True is not supported (the pivots are not differentiable); leave it False")
-    if mode not in ("full", "economic", "r"):
-        raise ArgumentError(f"mode must be 'full', 'economic' or 'r' ('raw' is not supported), got {shown(mode)}")
+    _choice(mode, ("full", "economic", "r"), "mode")  # no "raw"
     q, r = tnp.linalg.qr(a, mode="reduced" if mode == "economic" else "complete")
     return (r,) if mode == "r" else (q, r)
 
 
-@_scipy_named
+@_scipy_named(names={"x": "a"})
 def norm(a: Any, ord: Any = None, axis: Any = None, keepdims: bool = False, check_finite: bool = True) -> EagerTensor:  # noqa: A002 (scipy's name)
     """NumPy's (and scipy's) norm: a vector norm over one axis, a matrix norm over two."""
     return tnp.linalg.norm(array_arg(a, "norm", "a"), ord, axis, keepdims)
 
 
-@_scipy_named
+@_scipy_named(names={"x": "a"})
 def pinv(
     a: Any, *, atol: Any = None, rtol: Any = None, return_rank: bool = False, check_finite: bool = True
 ) -> EagerTensor:
