@@ -20,6 +20,8 @@ B = RNG.standard_normal((3, 2))
 SPD = A @ A.T + 3 * np.eye(3)
 #: eigenvalues in the right half-plane (sqrtm, Sylvester equations far from singular)
 RIGHT = np.eye(3) * [1.0, 2.0, 3.0] + 0.3 * RNG.standard_normal((3, 3))
+C = A + 1j * RNG.standard_normal((3, 3))
+HPD = C @ C.conj().T + 3 * np.eye(3)
 
 
 def _factored(a):
@@ -77,6 +79,20 @@ VALUES = {
         lambda: sl.eigh(SPD, subset_by_index=(1, 2))[0],
         False,
     ),
+    "complex_expm": (lambda: tsl.expm(C), lambda: sl.expm(C), False),
+    "complex_lu_solve_H": (
+        lambda: tsl.lu_solve(tsl.lu_factor(C), B, trans=np.int64(2)),
+        lambda: sl.lu_solve(sl.lu_factor(C), B, trans=2),
+        False,
+    ),
+    "complex_cho_solve": (
+        lambda: tsl.cho_solve(tsl.cho_factor(HPD), B),
+        lambda: sl.cho_solve(sl.cho_factor(HPD), B),
+        False,
+    ),
+    "complex_cholesky": (lambda: tsl.cholesky(np.triu(HPD)), lambda: sl.cholesky(np.triu(HPD)), True),
+    "complex_sylvester": (lambda: tsl.solve_sylvester(HPD, HPD, C), lambda: sl.solve_sylvester(HPD, HPD, C), True),
+    "complex_lu_l": (lambda: tsl.lu(C)[1], lambda: sl.lu(C)[1], True),
     "svdvals": (lambda: tsl.svdvals(B), lambda: sl.svdvals(B), True),
     "svd_s": (lambda: tsl.svd(B)[1], lambda: sl.svd(B)[1], True),
     "norm": (lambda: tsl.norm(A, 1), lambda: sl.norm(A, 1), True),
@@ -127,6 +143,11 @@ GRADS = {
     "cholesky_upper_triangle": (lambda a: tsl.cholesky(a), (np.triu(SPD) + np.tril(A, -1),)),
     "solve_triangular": (lambda a, b: tsl.solve_triangular(a, b, trans=2), (SPD, B)),
     "eigh_generalised": (lambda a, b: tsl.eigvalsh(a, b), (A + A.T, SPD)),
+    # complex matrices x + iy of real arrays (second order of a complex input is checked
+    # through the real and imaginary parts: the real inner product's derivatives)
+    "complex_sqrtm": (lambda x, y: tnp.real(tsl.sqrtm(x + 1j * y) * (1 - 2j)), (RIGHT, 0.2 * A)),
+    "complex_lu": (lambda x, y: tnp.abs(tsl.lu(x + 1j * y)[2]) ** 2, (A, B @ B.T)),
+    "complex_expm": (lambda x, y: tnp.imag(tsl.expm(x + 1j * y)), (0.5 * A, 0.5 * SPD)),
     "solve_pos": (lambda a, b: tsl.solve(a, b, assume_a="pos"), (SPD, B)),
 }
 
@@ -172,8 +193,8 @@ def test_the_permutation_is_a_constant():
 
 
 ERRORS = [
-    (lambda: tsl.sqrtm(np.diag([-1.0, 4.0])), DTypeError, "tenferro.scipy.linalg.sqrtm: a has a negative real"),
-    (lambda: tsl.sqrtm(np.array([[0.0, 1.0], [0.0, 0.0]])), tsl.SingularMatrix, "sqrtm: a is a singular matrix"),
+    (lambda: tsl.sqrtm(np.diag([-1.0, 4.0])), DTypeError, "tenferro.scipy.linalg.sqrtm: A has a negative real"),
+    (lambda: tsl.sqrtm(np.array([[0.0, 1.0], [0.0, 0.0]])), tsl.SingularMatrix, "sqrtm: A is a singular matrix"),
     (lambda: tsl.sqrtm(A, disp=False), ArgumentError, "tenferro.scipy.linalg.sqrtm: disp=False"),
     (lambda: tsl.solve_sylvester(np.eye(2), -np.eye(2), np.ones((2, 2))), tsl.SingularMatrix, "a and -b have"),
     (lambda: tsl.solve_sylvester(np.eye(2), np.eye(3), np.ones((2, 2))), TenferroError, "q must be (..., 2, 3)"),
@@ -187,6 +208,7 @@ ERRORS = [
     (lambda: tsl.solve(np.zeros((3, 3)), B), tsl.SingularMatrix, "tenferro.scipy.linalg.solve: a is a singular"),
     (lambda: tsl.solve_triangular(A, B, lower=1), ArgumentError, "solve_triangular: lower must be True or False"),
     (lambda: tsl.solve_triangular(A, B, trans="X"), ArgumentError, "solve_triangular: trans must be"),
+    (lambda: tsl.qr(A, mode=np.array(1)), ArgumentError, "tenferro.scipy.linalg.qr: mode must be one of 'full'"),
     (lambda: tsl.qr(A, pivoting=True), ArgumentError, "tenferro.scipy.linalg.qr: pivoting=True"),
     (lambda: tsl.eigh(A, type=2), ArgumentError, "tenferro.scipy.linalg.eigh: type must be 1"),
     (lambda: tsl.eigh(A, subset_by_index=(1, 5)), ArgumentError, "subset_by_index (1, 5) is not within 0 .. 2"),
