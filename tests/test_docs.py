@@ -119,6 +119,7 @@ DOC_FILES = [
     "docs/optimizers.md",
     "docs/special.md",
     "docs/stats.md",
+    "docs/scipy-linalg.md",
     "examples/tenferro-mathx/README.md",
 ]
 

@@ -1,5 +1,4 @@
-"""``autograd.scipy`` on tenferro: ``special`` (``tenferro.scipy.special``) and ``stats``
-(``tenferro.scipy.stats``); ``signal``, ``integrate`` and ``linalg`` are not here yet
-(docs/autograd.md)."""
+"""``autograd.scipy`` on tenferro: ``special``, ``stats`` and ``linalg`` (``tenferro.scipy``'s,
+dispatching as ``tenferro.autograd.numpy`` does; docs/autograd.md)."""
 
-from . import special, stats  # noqa: F401
+from . import linalg, special, stats  # noqa: F401

@@ -333,3 +333,42 @@ def cross_pair(draw: Draw) -> SampleInput:
     if axis != -1:
         a, b = np.moveaxis(a, -1, axis), np.moveaxis(b, -1, axis)
     return SampleInput((a, b), {"axis": axis} if axis != -1 or draw(st.booleans()) else {})
+
+
+# -- Sylvester equations, square roots, LU ---------------------------------------------------
+def _right_half_plane(draw: Draw, batch: tuple[int, ...], n: int, complex_: bool) -> np.ndarray:
+    """W diag(d) W⁻¹ with W = I + E (|E| <= 0.3: not normal) and eigenvalues d in [1, 3] (a
+    complex d has a phase in [-1, 1] rad): well inside the right half-plane, so a x + x b is
+    far from singular and sqrtm's principal root is smooth."""
+    d = draw(floats_array((*batch, n), 1.0, 3.0))
+    if complex_:
+        d = d * np.exp(1j * draw(floats_array((*batch, n), -1.0, 1.0)))
+    w = np.eye(n) + _entries(draw, (*batch, n, n), -0.3, 0.3, complex_)
+    return (w * d[..., None, :]) @ np.linalg.inv(w)
+
+
+@st.composite
+def sylvester(draw: Draw, complex_: bool = False) -> SampleInput:
+    batch, m, n = draw(BATCH), draw(st.integers(1, 3)), draw(st.integers(1, 3))
+    a = _right_half_plane(draw, batch, m, complex_)
+    b = _right_half_plane(draw, batch[1:] if draw(st.booleans()) else batch, n, complex_)
+    q = _entries(draw, (*batch, m, n), -2.0, 2.0, complex_)
+    return SampleInput((a, b, q))
+
+
+@st.composite
+def sqrtm(draw: Draw, complex_: bool = False) -> SampleInput:
+    return SampleInput((_right_half_plane(draw, draw(BATCH), draw(st.integers(1, 3)), complex_),))
+
+
+@st.composite
+def lu(draw: Draw, complex_: bool = False) -> SampleInput:
+    """P L U with L's entries below the diagonal at most 0.5 in magnitude and U's diagonal in
+    ±[1, 2] (times a phase): partial pivoting picks P again, each pivot clearly the largest
+    of its column (no tie a finite-difference step could flip), and no pivot near zero."""
+    batch, m, n = draw(BATCH), draw(SIDES), draw(SIDES)
+    k = min(m, n)
+    lower = np.tril(_entries(draw, (*batch, m, k), -0.5, 0.5, complex_), -1) + np.eye(m, k)
+    upper = np.triu(triangular(draw, batch, max(k, n), signed=True, complex_=complex_)[..., :k, :n])
+    order = np.array(draw(st.permutations(range(m))))
+    return SampleInput(((lower @ upper)[..., order, :],))
