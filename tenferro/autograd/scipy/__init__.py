@@ -1,4 +1,5 @@
-"""``autograd.scipy`` on tenferro: ``special`` so far (``tenferro.scipy.special``); ``stats``,
-``signal``, ``integrate`` and ``linalg`` are not here yet (docs/autograd.md)."""
+"""``autograd.scipy`` on tenferro: ``special`` (``tenferro.scipy.special``), ``signal``
+(autograd's ``convolve``, with its ``axes`` and ``dot_axes``) and ``integrate``
+(``odeint``); ``stats`` and ``linalg`` are not here yet (docs/autograd.md)."""
 
-from . import special  # noqa: F401
+from . import integrate, signal, special  # noqa: F401
