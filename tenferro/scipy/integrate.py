@@ -14,6 +14,7 @@ refused, ``NotDifferentiable``). See docs/scipy-signal-integrate.md.
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -119,16 +120,18 @@ def _solve(func: Callable[..., Any], options: _Options, y0: Any, t: Any, args: t
     if len(times) == 1:
         solution = start[None, :]
     else:
-        solution, info = scipy.integrate.odeint(
-            rhs,
-            start,
-            times,
-            rtol=options.rtol,
-            atol=options.atol,
-            mxstep=options.mxstep,
-            hmax=0.0 if math.isinf(options.hmax) else options.hmax,
-            full_output=True,
-        )
+        with warnings.catch_warnings():  # scipy's warning of a failure this function raises as an error
+            warnings.simplefilter("ignore", scipy.integrate.ODEintWarning)
+            solution, info = scipy.integrate.odeint(
+                rhs,
+                start,
+                times,
+                rtol=options.rtol,
+                atol=options.atol,
+                mxstep=options.mxstep,
+                hmax=0.0 if math.isinf(options.hmax) else options.hmax,
+                full_output=True,
+            )
         if info["message"] != "Integration successful.":
             raise IntegrationError(f"{_NAME}: LSODA failed: {info['message']} (see rtol, atol, mxstep, hmax)")
     out, at = [], 0
