@@ -117,6 +117,7 @@ DOC_FILES = [
     "docs/life-of-an-op.md",
     "docs/autograd.md",
     "docs/optimizers.md",
+    "docs/scipy-signal-integrate.md",
     "examples/tenferro-mathx/README.md",
 ]
 

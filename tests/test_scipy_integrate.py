@@ -156,3 +156,12 @@ def test_closures_and_forward_mode_are_refused_not_lost():
         odeint(lambda y, t: f(y, t, a, B), Y0, T)
     with pytest.raises(NotDifferentiable, match="reverse-mode rule only"):
         tf.jvp(lambda y0: odeint(f, y0, T, A, B), (Y0,), (np.ones(2),))
+
+
+def test_the_docs_page_runs():
+    import pathlib
+    import re
+
+    text = (pathlib.Path(__file__).parents[1] / "docs" / "scipy-signal-integrate.md").read_text(encoding="utf-8")
+    (program,) = re.findall(r"^```python\n(.*?)^```", text, re.S | re.M)
+    exec(compile(program, "docs/scipy-signal-integrate.md", "exec"), {"__name__": "__main__"})
