@@ -120,6 +120,7 @@ DOC_FILES = [
     "docs/special.md",
     "docs/stats.md",
     "docs/scipy-linalg.md",
+    "docs/scipy-signal-integrate.md",
     "examples/tenferro-mathx/README.md",
 ]
 

@@ -1,0 +1,168 @@
+"""``tenferro.scipy.signal`` and autograd's ``convolve``: values equal scipy's (and
+autograd's, where installed) in every mode, method, rank and dtype; gradients in both
+arguments against finite differences, real and complex, first and second order; errors
+naming the function and the argument."""
+
+import numpy as np
+import pytest
+import scipy.signal as ss
+from conftest import fd_gradient
+
+import tenferro as tf
+import tenferro.numpy as tnp
+import tenferro.scipy.signal as tss
+from tenferro import ArgumentError, ShapeMismatch
+from tenferro.autograd.test_util import check_grads
+
+RNG = np.random.default_rng(7)
+#: (in1's shape, in2's shape): 1-d to 3-d, either operand the larger, even and odd lengths.
+SHAPES = [((7,), (3,)), ((2,), (5,)), ((4, 5), (2, 3)), ((2, 3), (3, 4)), ((3, 4, 2), (2, 2, 2))]
+
+
+def _data(shape, complex_=False):
+    x = RNG.normal(size=shape)
+    return x + 1j * RNG.normal(size=shape) if complex_ else x
+
+
+@pytest.mark.parametrize("name", ["convolve", "correlate"])
+@pytest.mark.parametrize("complex_", [False, True])
+def test_values_are_scipys(name, complex_):
+    checked = 0
+    for s1, s2 in SHAPES:
+        a, v = _data(s1, complex_), _data(s2, complex_)
+        for mode in ("full", "same", "valid"):
+            for method in ("direct", "fft", "auto"):
+                try:
+                    expected = getattr(ss, name)(a, v, mode, method=method)
+                except ValueError:  # 'valid' with neither operand the larger on every axis
+                    with pytest.raises(ShapeMismatch, match=f"tenferro.scipy.signal.{name}: in mode 'valid'"):
+                        getattr(tss, name)(a, v, mode, method)
+                    continue
+                got = np.asarray(getattr(tss, name)(a, v, mode, method))
+                assert got.shape == expected.shape and got.dtype == expected.dtype
+                np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-12)
+                checked += 1
+    assert checked >= 36
+
+
+@pytest.mark.parametrize("name", ["convolve2d", "correlate2d"])
+def test_2d_values_with_scipys_windows_and_fillvalue(name):
+    for complex_ in (False, True):
+        for s1, s2 in [((4, 5), (2, 3)), ((2, 3), (3, 4)), ((5, 4), (4, 2))]:
+            a, v = _data(s1, complex_), _data(s2, complex_)
+            for mode in ("full", "same", "valid"):
+                for fill in (0, 1.5):
+                    try:
+                        expected = getattr(ss, name)(a, v, mode, fillvalue=fill)
+                    except ValueError:
+                        continue
+                    got = np.asarray(getattr(tss, name)(a, v, mode, fillvalue=fill))
+                    assert got.shape == expected.shape
+                    np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-12)
+
+
+def test_dtypes_ranks_and_empty():
+    a32, v32 = np.float32([1, 2, 3, 4]), np.float32([0.5, -1])
+    for method in ("direct", "fft"):
+        got = tss.convolve(a32, v32, method=method)
+        assert got.dtype == ss.convolve(a32, v32, method=method).dtype == np.float32
+    ints = tss.convolve(np.array([1, 2, 3]), np.array([1, 1]))
+    assert ints.dtype == np.int64 and ints.tolist() == [1, 3, 5, 3]
+    assert float(tss.convolve(np.float64(2.0), np.float64(3.0))) == 6.0  # 0-d: the product, as scipy's
+    assert tss.correlate(np.array([]), np.array([1.0])).shape == (0,)
+    mixed = tss.correlate(np.array([1.0, 2.0]), np.array([1j, 1.0]))
+    np.testing.assert_allclose(np.asarray(mixed), ss.correlate([1.0, 2.0], [1j, 1.0]))
+
+
+@pytest.mark.parametrize("name", ["convolve", "correlate"])
+@pytest.mark.parametrize("mode", ["full", "same", "valid"])
+def test_gradients_in_both_arguments_against_finite_differences(name, mode):
+    """Real and complex, direct and FFT: ∂/∂Re + i·∂/∂Im of Re Σ w·f (tenferro's convention)."""
+    function, reference = getattr(tss, name), getattr(ss, name)
+    for complex_ in (False, True):
+        a, v = _data((4, 3), complex_), _data((2, 3), complex_)
+        w = _data(reference(a, v, mode).shape, True)
+        for method in ("direct", "fft"):
+
+            def loss(x, y, method=method, w=w):
+                return tnp.real(tnp.sum(function(x, y, mode, method) * w))
+
+            def plain(x, y, w=w):
+                return np.real(np.sum(reference(x, y, mode) * w))
+
+            grads = tf.grad(loss, argnums=(0, 1))(a, v)
+            ga = fd_gradient(lambda x, v=v, plain=plain: plain(x, v), a)
+            gv = fd_gradient(lambda y, a=a, plain=plain: plain(a, y), v)
+            np.testing.assert_allclose(np.asarray(grads[0]), ga, atol=1e-7)
+            np.testing.assert_allclose(np.asarray(grads[1]), gv, atol=1e-7)
+
+
+@pytest.mark.parametrize("method", ["direct", "fft"])
+def test_second_order_in_both_modes_of_differentiation(method):
+    """autograd's check_grads: VJP and JVP and their own derivatives, against finite
+    differences, of a function nonlinear in the signal (so the second order is not zero)."""
+    v, a = _data((2, 3)), _data((3, 4))
+    check_grads(lambda x: tss.correlate(tnp.sin(x), v, "same", method) ** 2, order=2)(a)
+    check_grads(lambda y: tss.convolve2d(a, y * y, "full", fillvalue=0.5), order=2)(v)
+
+
+def test_complex_second_derivative():
+    """The gradient of a real loss of a complex convolution, differentiated again: against
+    finite differences of the first gradient (itself checked above)."""
+    a, v, u = _data((5,), True), _data((3,), True), _data((5,), True)
+
+    def loss(x):
+        return tnp.sum(tnp.abs(tss.correlate(x, v, "same")) ** 2)
+
+    def inner(x):
+        return tnp.real(tnp.sum(tnp.conj(u) * tf.grad(loss)(x)))
+
+    second = np.asarray(tf.grad(inner)(a))
+    expected = fd_gradient(lambda x: float(inner(x)), a, h=1e-5)
+    np.testing.assert_allclose(second, expected, atol=1e-6)
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "fragment"),
+    [
+        (lambda: tss.convolve([1.0], [1.0], "middle"), ArgumentError, "convolve: argument 'mode' is 'middle'"),
+        (lambda: tss.correlate([1.0], [1.0], method="fast"), ArgumentError, "correlate: argument 'method' is 'fast'"),
+        (lambda: tss.convolve(np.ones((2, 2)), np.ones(2)), ShapeMismatch, "in1 and in2 must have the same rank"),
+        (lambda: tss.convolve(np.ones((3, 1)), np.ones((1, 3)), "valid"), ShapeMismatch, "at least as large"),
+        (lambda: tss.convolve([True], [1.0]), ArgumentError, "argument 'in1' has dtype bool"),
+        (lambda: tss.convolve2d(np.ones(3), np.ones(2)), ShapeMismatch, "convolve2d: in1 and in2 must both be 2-d"),
+        (lambda: tss.correlate2d(np.ones((2, 2)), np.ones((1, 1)), boundary="wrap"), ArgumentError, "not supported"),
+        (lambda: tss.convolve2d(np.ones((2, 2)), np.ones((1, 1)), fillvalue=[1, 2]), ArgumentError, "fillvalue"),
+    ],
+)
+def test_errors_name_the_function_and_argument(call, error, fragment):
+    with pytest.raises(error, match="tenferro.scipy.signal.") as info:
+        call()
+    assert fragment in str(info.value)
+
+
+def test_autograd_convolve_with_axes_and_dot_axes():
+    """autograd's convnet layer: convolve over the image axes, sum over the channels."""
+    import tenferro.autograd as ta
+    import tenferro.autograd.scipy.signal as asig
+
+    x, w = _data((2, 3, 6, 5)), _data((3, 4, 3, 2))
+    spec = {"axes": ([2, 3], [2, 3]), "dot_axes": ([1], [0])}
+    plain = asig.convolve(x, w, mode="valid", **spec)
+    assert type(plain) is np.ndarray and plain.shape == (2, 4, 4, 4)
+    loops = np.zeros((2, 4, 4, 4))
+    for i in range(2):
+        for f in range(4):
+            for c in range(3):
+                loops[i, f] += ss.convolve(x[i, c], w[c, f], "valid")
+    np.testing.assert_allclose(plain, loops, atol=1e-12)
+    grad = ta.grad(lambda w: ta.numpy.sum(asig.convolve(x, w, mode="full", **spec) ** 2))(w)
+    expected = fd_gradient(lambda w: np.sum(asig.convolve(x, w, mode="full", **spec) ** 2), w)
+    np.testing.assert_allclose(grad, expected, rtol=1e-6, atol=1e-5)
+    with pytest.raises(ArgumentError, match="autograd.scipy.signal.convolve: argument 'axes'"):
+        asig.convolve(x, w, axes=([2, 9], [2, 3]))
+    autograd = pytest.importorskip("autograd.scipy.signal")
+    for mode in ("full", "same", "valid"):
+        np.testing.assert_allclose(
+            asig.convolve(x, w, mode=mode, **spec), autograd.convolve(x, w, mode=mode, **spec), atol=1e-12
+        )
