@@ -126,6 +126,41 @@ def test_check_grads_passes_right_rules_and_catches_a_wrong_one():
         check_grads(np.sin, modes=["sideways"])(X)
 
 
+@pytest.mark.parametrize("order", [1, 2])
+@pytest.mark.parametrize(
+    "f",
+    [lambda z: z * z, lambda z: np.conj(z) * z, np.sin, lambda z: np.abs(z) ** 2],
+    ids=["zz", "conj", "sin", "abs2"],
+)
+def test_check_grads_passes_complex_functions_as_autograds_does(f, order):
+    """check_grads paired tenferro.autograd's VJPs, which give autograd's conjugated
+    cotangents, with the plain inner product: every complex function failed, right or not."""
+    from tenferro.autograd.test_util import check_grads
+
+    check_grads(f, modes=["fwd", "rev"], order=order)(onp.array([1.0 + 2.0j, 0.5 - 1.0j]))
+
+
+def test_combo_check_tries_every_combination_and_catches_a_wrong_rule():
+    from tenferro.autograd.test_util import combo_check
+
+    seen = []
+
+    def f(x, y, scale=1.0):
+        seen.append((onp.shape(x), scale))
+        return np.sum(np.sin(x) * y) * scale
+
+    combo_check(f, [0, 1], modes=["rev"], order=1)([X, X[:2]], [1.5], scale=[1.0, -2.0])
+    assert {(shape, scale) for shape, scale in seen} >= {((3,), 1.0), ((3,), -2.0), ((2,), 1.0), ((2,), -2.0)}
+
+    @primitive
+    def wrong(x):
+        return onp.sin(x)
+
+    defvjp(wrong, lambda ans, x: lambda g: g * np.sin(x))
+    with pytest.raises(AssertionError, match=r"Derivative \(VJP\) check of wrong failed"):
+        combo_check(wrong, [0], modes=["rev"], order=1)([X])
+
+
 def test_fixed_point_is_differentiated_by_the_implicit_function_theorem_as_in_autograd():
     from tenferro.autograd.misc.fixed_points import fixed_point
 

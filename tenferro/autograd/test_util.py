@@ -1,9 +1,10 @@
-"""``autograd.test_util``: ``check_grads``, ``check_vjp`` and ``check_jvp``, autograd's
-finite-difference checks (central differences, step 1e-6, tolerance 1e-6 absolute or
+"""``autograd.test_util``: ``check_grads``, ``check_vjp``, ``check_jvp`` and ``combo_check``,
+autograd's finite-difference checks (central differences, step 1e-6, tolerance 1e-6 absolute or
 relative), on pytrees of real or complex arrays."""
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from typing import Any
 
@@ -14,7 +15,7 @@ from tenferro.core.errors import ArgumentError
 
 from .differential_operators import make_jvp, make_vjp, unary_to_nary
 
-__all__ = ["check_grads", "check_jvp", "check_vjp"]
+__all__ = ["check_grads", "check_jvp", "check_vjp", "combo_check"]
 
 TOL = 1e-6
 RTOL = 1e-6
@@ -37,6 +38,12 @@ def _randn(tree: Any, rng: np.random.Generator) -> Any:
         return value.astype(leaf.dtype) if leaf.dtype.kind in "fc" else value
 
     return _map(draw, tree)
+
+
+def _covector(tree: Any) -> Any:
+    """autograd's ``vspace(x).covector``: the conjugate, since its VJPs of complex values
+    take and give conjugated cotangents (the numbers tenferro.autograd's ``make_vjp`` gives)."""
+    return _map(np.conj, tree)
 
 
 def _inner(a: Any, b: Any) -> float:
@@ -67,7 +74,7 @@ def check_vjp(f: Callable[[Any], Any], x: Any, seed: int = 0) -> None:
     rng = np.random.default_rng(seed)
     vjp, y = make_vjp(f)(x)
     u, v = _randn(y, rng), _randn(x, rng)
-    exact, numeric = _inner(v, vjp(u)), _inner(u, _numerical_jvp(f, x)(v))
+    exact, numeric = _inner(v, _covector(vjp(_covector(u)))), _inner(u, _numerical_jvp(f, x)(v))
     if not _close(numeric, exact):
         raise AssertionError(
             f"Derivative (VJP) check of {_name(f)} failed with arg {x}:\nanalytic: {exact}\nnumeric:  {numeric}"
@@ -113,3 +120,17 @@ def check_grads(f: Callable[[Any], Any], x: Any, modes: Any = None, order: int =
 
             vjp_f.__name__ = f"vjp_{_name(f)}"
             check_grads(vjp_f, (0, 1), modes, order=order - 1)(x, _randn(f(x), rng))
+
+
+def combo_check(fun: Callable[..., Any], *args: Any, **kwargs: Any) -> Callable[..., None]:
+    """autograd's ``combo_check(fun, argnums, modes=..., order=...)(xs, ys, ..., kw=[...])``:
+    :func:`check_grads` on every combination of the given positional values and keyword
+    values (each argument a list of the values to try)."""
+
+    def check_combinations(*values: Any, **keyword_values: Any) -> None:
+        keywords = [[(name, value) for value in options] for name, options in keyword_values.items()]
+        for positional in itertools.product(*values):
+            for chosen in itertools.product(*keywords):
+                check_grads(fun, *args, **kwargs)(*positional, **dict(chosen))
+
+    return check_combinations
