@@ -20,7 +20,7 @@ from ..core.eager import EagerTensor, held
 from ..core.errors import ArgumentError, ContextMismatch, DTypeError, TenferroError
 from ..core.runtime import EagerRuntime, default_runtime
 from ..core.session import EagerSession
-from ..core.tensor import Tensor, read
+from ..core.tensor import Tensor, freeze, read
 
 #: Python scalars the session's ops take as constant operands as they are.
 SCALARS = (bool, int, float, complex)
@@ -251,7 +251,7 @@ def lift(rt: EagerRuntime, value: Any, function: str, argument: str = "x") -> An
                 f"{function}: argument {argument!r} has dtype {array.dtype}; tenferro arrays are bool, "
                 f"integer, float or complex"
             )
-        return rt.constant_from(array)
+        return EagerTensor(freeze(array), rt)  # np.array copied it: one copy, not constant_from's second
     raise ArgumentError(
         f"{function}: argument {argument!r} is a {type(value).__name__}; pass an array (a tenferro or "
         f"NumPy array) or a Python number"
