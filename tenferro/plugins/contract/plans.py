@@ -80,7 +80,6 @@ def _split_term(term: str, op: str, where: str) -> tuple[str, bool]:
     return term.replace("...", "."), "..." in term
 
 
-@functools.lru_cache(maxsize=1024)
 def shape_of(x: Any) -> tuple[int, ...]:
     """An operand's shape: a tensor's, or () for a Python number."""
     return tuple(x.shape) if hasattr(x, "shape") else ()
@@ -88,9 +87,15 @@ def shape_of(x: Any) -> tuple[int, ...]:
 
 def plan(subscripts: str, shapes: tuple[tuple[int, ...], ...], op: str = "einsum") -> Plan:
     """The plan of ``einsum(operands, subscripts)`` for operands of ``shapes``; the
-    TenferroError that says what is wrong with the call otherwise."""
+    TenferroError that says what is wrong with the call otherwise. Cached: a training step
+    asks for the same few plans every step (forward and VJP), and planning is pure."""
     if not isinstance(subscripts, str):
         raise ArgumentError(f"{op}: subscripts must be a string such as 'ij,jk->ik', got {subscripts!r}")
+    return _plan(subscripts, tuple(map(tuple, shapes)), op)
+
+
+@functools.lru_cache(maxsize=4096)
+def _plan(subscripts: str, shapes: tuple[tuple[int, ...], ...], op: str) -> Plan:
     text = subscripts.replace(" ", "")
     lhs, arrow, rhs = text.partition("->")
     if "->" in rhs or (not arrow and ("-" in text or ">" in text)):
