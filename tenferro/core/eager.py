@@ -256,6 +256,19 @@ def vertex(arg: Any) -> Vertex | None:
     return None
 
 
+def holds_tracked(value: Any) -> bool:
+    """Whether ``value`` is, or holds in a list, tuple or dict at any depth, a tracked
+    tensor: what the NumPy-facing layers ask before running NumPy's own function on values."""
+    kind = type(value)
+    if kind is EagerTensor:
+        return vertex(value) is not None
+    if kind is list or kind is tuple:
+        return any(map(holds_tracked, value))
+    if kind is dict:
+        return any(map(holds_tracked, value.values()))
+    return False
+
+
 def is_broadcast_ones(t: Any) -> bool:
     """Whether ``t`` is a constant of ones stored as one broadcast element (what a sum's
     rule hands down from a seed of 1): a rule may then return ``g·b`` as ``b`` itself,

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.eager import EagerTensor, held
+from ..core.eager import EagerTensor, held, holds_tracked
 from ..core.errors import ArgumentError, TenferroError
 from ..core.tensor import Tensor, read
 from ._dispatch import renamed, runtime_of
@@ -78,14 +78,6 @@ def constants(rt: Any, result: Any) -> Any:
     return result
 
 
-def _tracked(value: Any) -> bool:
-    if type(value) is EagerTensor:
-        return value.tracks_grad()
-    if isinstance(value, (list, tuple)):
-        return any(_tracked(item) for item in value)
-    return False
-
-
 def on_values(function: Callable[..., Any], why: str, tracked: bool = True) -> Callable[..., Any]:
     """NumPy's ``function`` as a tnp function without derivative (``why`` says why, in its
     docstring): it runs on the values of its arguments, and its arrays are constants of
@@ -98,7 +90,7 @@ def on_values(function: Callable[..., Any], why: str, tracked: bool = True) -> C
 
     @functools.wraps(function)
     def on_values(*args: Any, **kwargs: Any) -> Any:
-        if not tracked and (_tracked(args) or _tracked(tuple(kwargs.values()))):
+        if not tracked and (holds_tracked(args) or holds_tracked(kwargs)):
             raise ArgumentError(
                 f"{label} reads its arguments as NumPy arrays, and one tracks a gradient that would be lost "
                 f"(its result has a derivative tenferro does not compute); pass x.detach() to mean a constant"

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.eager import EagerTensor, in_rules, vertex
+from ..core.eager import EagerTensor, holds_tracked, in_rules
 from ..core.errors import ArgumentError, AxisError, DTypeError, TenferroError
 
 __all__: list[str] = []
@@ -316,8 +316,8 @@ def _array_function(
     out = kwargs.get("out")
     written = (*(out if type(out) is tuple else (out,)), *(args[:1] if name in WRITES else ()))
     if (
-        not _tracking(args)
-        and not _tracking(kwargs)
+        not holds_tracked(args)
+        and not holds_tracked(kwargs)
         and not any(type(v) is EagerTensor for v in written)
         and not any(type(a) is EagerTensor and in_rules(a.runtime) for a in args)
     ):
@@ -339,18 +339,6 @@ def _array_function(
     except NoEquivalent as exc:
         refusal = exc  # NumPy computes outside the handler: its own errors are not chained to the refusal
     return _on_values(refusal, func, args, kwargs, written)
-
-
-def _tracking(values: Any) -> bool:
-    """Whether ``values`` is, or holds in a list, tuple or dict, a tenferro array with a
-    history (a variable, or a result recorded from one: inside a derivative rule too)."""
-    if type(values) is EagerTensor:
-        return vertex(values) is not None
-    if type(values) is dict:
-        return any(_tracking(value) for value in values.values())
-    if type(values) in (list, tuple):
-        return any(_tracking(value) for value in values)
-    return False
 
 
 def _namespace(module: str) -> Any:

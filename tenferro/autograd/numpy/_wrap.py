@@ -11,19 +11,7 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
-from tenferro.core.eager import EagerTensor, vertex
-
-
-def tracked(value: Any) -> bool:
-    """Whether ``value`` is, or holds in a list, tuple or dict, a tracked tenferro array."""
-    kind = type(value)
-    if kind is EagerTensor:
-        return vertex(value) is not None
-    if kind in (list, tuple):
-        return any(tracked(item) for item in value)
-    if kind is dict:
-        return any(tracked(item) for item in value.values())
-    return False
+from tenferro.core.eager import holds_tracked
 
 
 def dispatching(ours: Callable[..., Any], theirs: Callable[..., Any]) -> Callable[..., Any]:
@@ -31,7 +19,7 @@ def dispatching(ours: Callable[..., Any], theirs: Callable[..., Any]) -> Callabl
 
     @functools.wraps(theirs)
     def function(*args: Any, **kwargs: Any) -> Any:
-        if any(tracked(arg) for arg in args) or any(tracked(arg) for arg in kwargs.values()):
+        if holds_tracked(args) or holds_tracked(kwargs):
             return ours(*args, **kwargs)
         return theirs(*args, **kwargs)
 

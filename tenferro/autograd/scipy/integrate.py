@@ -13,9 +13,9 @@ import numpy as np
 
 import tenferro.scipy.integrate as _tenferro
 
+from ...core.eager import holds_tracked
 from ...core.errors import ArgumentError
 from ...numpy._composed import values
-from ..numpy import _wrap
 
 _NAME = "tenferro.autograd.scipy.integrate.odeint"
 #: scipy.integrate.odeint's keywords this odeint passes on (scipy's names).
@@ -41,6 +41,6 @@ def odeint(func: Callable[..., Any], y0: Any, t: Any, args: Any = (), **kwargs: 
         options["mxstep"] = 500  # LSODA's default
     if options.get("hmax") == 0:
         options["hmax"] = math.inf
-    plain = not (_wrap.tracked(y0) or _wrap.tracked(t) or _wrap.tracked(args))
+    plain = not holds_tracked((y0, t, args))
     out = _tenferro.odeint(func, y0, t, *args, **options)
     return np.asarray(values(out)).copy() if plain else out

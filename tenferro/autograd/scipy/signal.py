@@ -15,6 +15,7 @@ import scipy.signal as _scipy
 
 import tenferro.scipy.signal as _tenferro
 
+from ...core.eager import holds_tracked
 from ...core.errors import ArgumentError, ShapeMismatch
 from ...numpy._composed import values
 from ...numpy._dispatch import as_array, runtime_of
@@ -37,7 +38,7 @@ def convolve(
     pair), outer over the other axes; ``mode`` 'full', 'same' (A's sizes, centred as
     scipy's) or 'valid' (B no larger than A on every convolved axis, or no smaller)."""
     rt = runtime_of((A, B))
-    plain = not (_wrap.tracked(A) or _wrap.tracked(B))
+    plain = not holds_tracked((A, B))
     a, b = as_array(rt, A, _NAME, "A"), as_array(rt, B, _NAME, "B")
     if mode not in ("full", "same", "valid"):
         raise ArgumentError(f"{_NAME}: argument 'mode' is {mode!r}; pass 'full', 'same' or 'valid'", argument="mode")
