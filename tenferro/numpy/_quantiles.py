@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import operator
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -111,68 +112,40 @@ def _method(method: str) -> None:
         raise ArgumentError(f"argument 'method' is {method!r}; tenferro.numpy computes NumPy's default, 'linear'")
 
 
-@numpy_name
-def quantile(
-    a: Any,
-    q: Any,
-    axis: Any = None,
-    out: Any = None,
-    overwrite_input: bool = False,
-    method: str = "linear",
-    keepdims: bool = False,
-) -> EagerTensor:
-    """The q-th quantiles (q in [0, 1]) along `axis`, NumPy's 'linear' method."""
-    no_out(out)
-    _method(method)
-    return _quantile(a, q, axis, keepdims, False)
+def _quantile_function(name: str, skip_nan: bool, scale: float, doc: str) -> Callable[..., EagerTensor]:
+    """``tnp.<name>``, one of NumPy's four quantile functions (NumPy's signature, its 'linear'
+    method): quantiles or percentiles (``scale`` 100), of every entry or of the numbers."""
+
+    def function(
+        a: Any,
+        q: Any,
+        axis: Any = None,
+        out: Any = None,
+        overwrite_input: bool = False,
+        method: str = "linear",
+        keepdims: bool = False,
+    ) -> EagerTensor:
+        no_out(out)
+        _method(method)
+        return _quantile(a, q, axis, keepdims, skip_nan, scale)
+
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = doc
+    return numpy_name(function)
 
 
-@numpy_name
-def percentile(
-    a: Any,
-    q: Any,
-    axis: Any = None,
-    out: Any = None,
-    overwrite_input: bool = False,
-    method: str = "linear",
-    keepdims: bool = False,
-) -> EagerTensor:
-    """The q-th percentiles (q in [0, 100]) along `axis`: quantile(a, q / 100)."""
-    no_out(out)
-    _method(method)
-    return _quantile(a, q, axis, keepdims, False, 100.0)
-
-
-@numpy_name
-def nanquantile(
-    a: Any,
-    q: Any,
-    axis: Any = None,
-    out: Any = None,
-    overwrite_input: bool = False,
-    method: str = "linear",
-    keepdims: bool = False,
-) -> EagerTensor:
-    """The q-th quantiles of the numbers (nans left out) along `axis`."""
-    no_out(out)
-    _method(method)
-    return _quantile(a, q, axis, keepdims, True)
-
-
-@numpy_name
-def nanpercentile(
-    a: Any,
-    q: Any,
-    axis: Any = None,
-    out: Any = None,
-    overwrite_input: bool = False,
-    method: str = "linear",
-    keepdims: bool = False,
-) -> EagerTensor:
-    """The q-th percentiles of the numbers (nans left out) along `axis`."""
-    no_out(out)
-    _method(method)
-    return _quantile(a, q, axis, keepdims, True, 100.0)
+quantile = _quantile_function(
+    "quantile", False, 1.0, "The q-th quantiles (q in [0, 1]) along `axis`, NumPy's 'linear' method."
+)
+percentile = _quantile_function(
+    "percentile", False, 100.0, "The q-th percentiles (q in [0, 100]) along `axis`: quantile(a, q / 100)."
+)
+nanquantile = _quantile_function(
+    "nanquantile", True, 1.0, "The q-th quantiles of the numbers (nans left out) along `axis`."
+)
+nanpercentile = _quantile_function(
+    "nanpercentile", True, 100.0, "The q-th percentiles of the numbers (nans left out) along `axis`."
+)
 
 
 def _median(a: Any, axis: Any, keepdims: bool, skip_nan: bool) -> EagerTensor:
