@@ -8,6 +8,7 @@ by NumPy's own formula, so its values are NumPy's bitwise). ``fmod`` is NumPy's 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -64,22 +65,27 @@ def heaviside(x1: Any, x2: Any, /) -> EagerTensor:
     return tnp.where(tnp.isnan(x1), np.nan, step)
 
 
-@numpy_name
-def fmax(x1: Any, x2: Any, /) -> EagerTensor:
-    """The larger of x1 and x2, the number where one is nan (ties share the gradient)."""
-    a, b = _array(x1), _array(x2)
-    if a.dtype.kind not in "fc" and b.dtype.kind not in "fc":
-        return tnp.maximum(a, b)
-    return tnp.where(tnp.isnan(b), a, tnp.where(tnp.isnan(a), b, tnp.maximum(a, b)))
+def _number_where_nan(name: str, extreme: Callable[..., EagerTensor], doc: str) -> Callable[..., EagerTensor]:
+    """``tnp.fmax``/``tnp.fmin``: ``extreme`` (maximum or minimum), but the number where one
+    operand is nan, as NumPy's."""
+
+    def function(x1: Any, x2: Any, /) -> EagerTensor:
+        a, b = _array(x1), _array(x2)
+        if a.dtype.kind not in "fc" and b.dtype.kind not in "fc":
+            return extreme(a, b)
+        return tnp.where(tnp.isnan(b), a, tnp.where(tnp.isnan(a), b, extreme(a, b)))
+
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = doc
+    return numpy_name(function)
 
 
-@numpy_name
-def fmin(x1: Any, x2: Any, /) -> EagerTensor:
-    """The smaller of x1 and x2, the number where one is nan (ties share the gradient)."""
-    a, b = _array(x1), _array(x2)
-    if a.dtype.kind not in "fc" and b.dtype.kind not in "fc":
-        return tnp.minimum(a, b)
-    return tnp.where(tnp.isnan(b), a, tnp.where(tnp.isnan(a), b, tnp.minimum(a, b)))
+fmax = _number_where_nan(
+    "fmax", tnp.maximum, "The larger of x1 and x2, the number where one is nan (ties share the gradient)."
+)
+fmin = _number_where_nan(
+    "fmin", tnp.minimum, "The smaller of x1 and x2, the number where one is nan (ties share the gradient)."
+)
 
 
 @numpy_name
