@@ -513,3 +513,37 @@ def test_a_wrong_leaf_of_a_pytree_cotangent_is_named_by_its_argument_and_path():
     affine.defvjp(affine.fwd, lambda res, g: ({"w": g * res[1], "b": g}, None))
     grads = tf.grad(lambda p: tnp.sum(affine(p, X)))(params)
     assert values(grads["w"]).tolist() == X.tolist() and values(grads["b"]).tolist() == [1.0, 1.0]
+
+
+def test_a_transform_started_inside_a_bwd_rule_refuses_numpy_reads_of_its_own_values():
+    """Inside derivative rules reads of values were allowed outright, so a bwd that called
+    tf.vjp on NumPy code (scipy.integrate.odeint's adjoint with a NumPy func) got a silent
+    zero: the refusal now stands for transforms the rule itself started."""
+
+    @tf.custom_vjp
+    def scaled(x):
+        return x * 3.0
+
+    def fwd(x):
+        return scaled(x), x
+
+    def bwd(x, g):
+        _, pull = tf.vjp(lambda y: tnp.asarray(np.asarray(y) * 3.0), x)  # NumPy: no derivative
+        return pull(g)
+
+    scaled.defvjp(fwd, bwd)
+    refusal = r"its bwd bwd raised ArgumentError\('np\.asarray\(x\): .* arguments vjp is differentiating"
+    with pytest.raises(RuleError, match=refusal):
+        tf.grad(lambda x: tnp.sum(scaled(x)))(np.ones(2))
+
+
+def test_a_rule_still_reads_the_values_of_the_transform_that_runs_it():
+    @tf.custom_vjp
+    def clipped(x):
+        return x
+
+    def bwd(x, g):
+        return (tnp.where(np.asarray(x) > 0.5, g, 0.0),)  # the residual read to decide
+
+    clipped.defvjp(lambda x: (clipped(x), x), bwd)
+    np.testing.assert_array_equal(tf.grad(lambda x: tnp.sum(clipped(x)))(np.array([0.2, 0.9])), [0.0, 1.0])

@@ -87,12 +87,15 @@ class EagerTensor(Operators, ArrayMethods):
         refused (ArgumentError) for a value a function transform running in this context is
         differentiating, whose derivative would silently be zero, as JAX refuses a tracer."""
         running = differentiating()
-        # Derivative rules read values to decide (a degenerate spectrum), never to compute:
-        # their session refuses NumPy arrays as op arguments.
-        if running and (self._node is not None or self._leaf) and not in_rules(self._rt):
+        if running and (self._node is not None or self._leaf):
+            # Derivative rules read values to decide (a degenerate spectrum), never to compute:
+            # their session refuses NumPy arrays as op arguments. What they read is free of the
+            # transforms running when the sweep began, not of one a rule starts itself.
+            session = self._rt._here.session
+            began = session._rules_floor if session is not None and session._in_sweep else -1
             root = self._node if self._node is not None else self
             for transform, floor, ids in running:
-                if depends_on(root, ids, floor):
+                if floor > began and depends_on(root, ids, floor):
                     raise refused(
                         ArgumentError(
                             f"{exit}: {self.describe()} is computed from the arguments {transform} is differentiating; "

@@ -50,5 +50,7 @@ class Session(Protocol):
     #: What a kernel runs under when nothing is lent (see EagerSession).
     _kernel_context: Any
     _in_sweep: bool
+    #: In a sweep's session: the creation number when it began (see EagerTensor._read).
+    _rules_floor: int
     #: Inside a JVP rule: the results it sees and the indices of those whose tangent is read.
     _reads: tuple[tuple[Any, ...], set[int]] | None

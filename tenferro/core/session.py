@@ -21,6 +21,7 @@ from .engine import Engine
 from .op import Op
 from .protocols import Runtime
 from .registry import Registry
+from .trace import SEQUENCE
 
 
 class EagerSession:
@@ -38,6 +39,9 @@ class EagerSession:
     _needed: set[int] | None = None
     #: Whether derivative rules run on it (a sweep's or forward mode's session).
     _in_sweep = False
+    #: The creation number when such a session began: a transform started after it (inside
+    #: a rule, such as a custom_vjp's bwd calling tf.vjp) still refuses reads of its values.
+    _rules_floor = -1
     #: What an op's kernel runs under when nothing is lent (an ``implicit`` session, which
     #: lends nothing, so any number of threads may use it together): the engine's context
     #: variable and its value (``Engine.kernel_state``), or its context; None inside a loan.
@@ -62,6 +66,7 @@ class EagerSession:
             self._needed = needed
         if in_sweep:
             self._in_sweep = True
+            self._rules_floor = next(SEQUENCE)
         if implicit and engine is not None:
             self._kernel_context = engine.kernel_state() or engine.context
 
