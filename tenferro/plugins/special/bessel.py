@@ -12,6 +12,7 @@ nan elsewhere), so their samples keep x > 0; y is -inf at 0.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -101,6 +102,21 @@ def _off_integers(v: Any) -> Any:
 
 
 _ORDERS = pairs((-2.5, 3.0), (0.2, 6.0))
+_TINY = float(np.finfo(np.float64).tiny)
+
+
+def _normal_orders(ufunc: Callable[..., Any]) -> Callable[..., Any]:
+    """scipy's function of real order ``v`` with an order below the smallest normal float
+    taken as 0, where the function is continuous: scipy's ive and yv give nan and -0.0 at
+    subnormal orders (ive(-5e-324, 1.0) is nan, ive(0.0, 1.0) 0.4658), and iv and jv do not."""
+
+    def kernel(v: Any, x: Any) -> Any:
+        if isinstance(v, (int, float)):
+            return ufunc(0.0 if abs(v) < _TINY else v, x)
+        return ufunc(np.where(np.abs(v) < _TINY, np.zeros_like(v), v), x)
+
+    return kernel
+
 
 SPECS = [
     special(
@@ -150,7 +166,7 @@ SPECS = [
     special(
         "iv",
         ("v", "x"),
-        weak_scalars(scipy.special.iv),
+        weak_scalars(_normal_orders(scipy.special.iv)),
         _order_rule("iv", "add"),
         reference(lambda v, x: _series(v, x, 1.0)),
         "The modified Bessel function I_v(x) of real order v (scipy's iv), broadcasting; differentiable in x "
@@ -161,7 +177,7 @@ SPECS = [
     special(
         "ive",
         ("v", "x"),
-        weak_scalars(scipy.special.ive),
+        weak_scalars(_normal_orders(scipy.special.ive)),
         partials(None, _ive_partial),
         reference(lambda v, x: math.exp(-abs(x)) * _series(v, x, 1.0)),
         "e^{-|x|}·I_v(x) (scipy's ive), broadcasting; differentiable in x only: ∂/∂x = (ive(v - 1, x) + "
@@ -192,7 +208,7 @@ SPECS = [
     special(
         "jv",
         ("v", "x"),
-        weak_scalars(scipy.special.jv),
+        weak_scalars(_normal_orders(scipy.special.jv)),
         _order_rule("jv", "sub"),
         reference(lambda v, x: _series(v, x, -1.0)),
         "The Bessel function J_v(x) of real order v (scipy's jv, and jn), broadcasting; differentiable in x only: "
@@ -223,7 +239,7 @@ SPECS = [
     special(
         "yv",
         ("v", "x"),
-        weak_scalars(scipy.special.yv),
+        weak_scalars(_normal_orders(scipy.special.yv)),
         _order_rule("yv", "sub"),
         reference(_yv_reference),
         "The Bessel function Y_v(x) of real order v on x > 0 (scipy's yv), broadcasting; differentiable in x "
