@@ -793,3 +793,13 @@ def test_pad_refuses_a_width_that_is_not_a_non_negative_integer(width, mode):
     2020-01-01 padded 18 262 on each side (10 GB, 13 s) where NumPy refuses both."""
     with pytest.raises(ArgumentError, match=r"tnp\.pad: pad_width must be non-negative integers"):
         tnp.pad(A, width, mode=mode)
+
+
+def test_numpys_cov_with_ddof_records():
+    """NumPy dispatch renamed ddof to correction for every function, and tnp.cov takes
+    NumPy's ddof itself: np.cov(x, ddof=0) was refused as having no equivalent."""
+    data = np.random.default_rng(0).random((3, 5))
+    x = tf.variable(data)
+    np.testing.assert_allclose(np.asarray(np.cov(x, ddof=0)), np.cov(data, ddof=0), rtol=1e-14)
+    assert np.cov(x, ddof=0).tracks_grad()
+    np.testing.assert_allclose(np.asarray(np.var(x, ddof=1)), np.var(data, ddof=1), rtol=1e-14)

@@ -376,7 +376,7 @@ def _call(
             continue
         if key == "where" and value is True:  # every element, NumPy's default
             continue
-        renamed = RENAMES.get(key, key)
+        renamed = key if key in accepts else RENAMES.get(key, key)  # tnp.cov takes NumPy's own ddof
         if renamed is None:
             continue
         if renamed not in accepts:
