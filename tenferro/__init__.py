@@ -54,6 +54,7 @@ from .core.errors import (
 from .core.runtime import default_runtime
 from .engines import DaskEngine  # dask itself is imported when an engine is made
 from .transforms import (
+    checkpoint,
     custom_jvp,
     custom_vjp,
     grad,
@@ -121,6 +122,7 @@ __all__ = [
     "TraceListing",
     "UnknownName",
     "UnknownOp",
+    "checkpoint",
     "constant",
     "custom_jvp",
     "custom_vjp",
