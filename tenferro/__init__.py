@@ -79,6 +79,7 @@ _SPELLED_OTHERWISE = {
     "Variable": "tf.variable(a)",
     "enable_grad": "leave the no_grad() block (recording is on everywhere else)",
     "autograd": "tf.grad / tf.vjp, or loss.backward() and x.grad()",
+    "remat": "tf.checkpoint(f)",
 }
 
 
