@@ -54,6 +54,7 @@ from .core.errors import (
 from .core.runtime import default_runtime
 from .engines import DaskEngine  # dask itself is imported when an engine is made
 from .transforms import (
+    checkpoint,
     custom_jvp,
     custom_vjp,
     grad,
@@ -78,6 +79,7 @@ _SPELLED_OTHERWISE = {
     "Variable": "tf.variable(a)",
     "enable_grad": "leave the no_grad() block (recording is on everywhere else)",
     "autograd": "tf.grad / tf.vjp, or loss.backward() and x.grad()",
+    "remat": "tf.checkpoint(f)",
 }
 
 
@@ -121,6 +123,7 @@ __all__ = [
     "TraceListing",
     "UnknownName",
     "UnknownOp",
+    "checkpoint",
     "constant",
     "custom_jvp",
     "custom_vjp",

@@ -67,3 +67,9 @@ def test_leaving_tenferro_inside_a_transform_is_refused_not_a_silent_zero():
 def test_the_custom_rules_example_runs_and_asserts_what_the_page_says():
     scope = run_docs_example("## Custom derivative rules", document="transforms.md")
     assert float(scope["tf"].grad(scope["log1pexp"])(1000.0)) == 1.0
+
+
+def test_the_checkpointing_example_runs_and_asserts_what_the_page_says():
+    scope = run_docs_example("## Checkpointing", document="transforms.md")
+    hv0 = scope["tf"].hvp(lambda p: scope["loss"](p, scope["x"], False), (scope["params"],), (scope["v"],))
+    assert np.array_equal(scope["tf"].flatten(scope["hv"])[0], scope["tf"].flatten(hv0)[0])

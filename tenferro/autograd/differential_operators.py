@@ -21,9 +21,9 @@ import tenferro.numpy as tnp
 from tenferro._api import tree_map
 from tenferro.core.eager import EagerTensor, held, vertex
 from tenferro.core.errors import ArgumentError, NonScalarGrad
+from tenferro.transforms import checkpoint as tf_checkpoint
 from tenferro.transforms import jacrev, jvp, vjp
 from tenferro.transforms import value_and_grad as _value_and_grad
-from tenferro.transforms._custom import custom_vjp
 
 __all__ = [
     "checkpoint",
@@ -297,24 +297,6 @@ def multigrad_dict(fun: Callable[..., Any]) -> Callable[..., OrderedDict[str, An
 
 def checkpoint(fun: Callable[..., Any]) -> Callable[..., Any]:
     """``fun`` whose intermediate values are not kept for the backward pass but computed
-    again there (autograd's ``checkpoint``: memory traded for time). Its arguments are
-    arrays; it has a reverse-mode rule only, as in autograd."""
-
-    @custom_vjp
-    def checkpointed(*args: Any) -> Any:
-        return fun(*args)
-
-    def forward(*args: Any) -> tuple[Any, Any]:
-        # computed from constants: nothing of fun's trace is recorded, so nothing is kept
-        return fun(*(_constant(a) for a in args)), args
-
-    def backward(args: Any, g: Any) -> Any:
-        return vjp(fun, *args)[1](g)
-
-    checkpointed.defvjp(forward, backward)
-    functools.update_wrapper(checkpointed, fun)
-    return checkpointed
-
-
-def _constant(value: Any) -> Any:
-    return value.detach() if type(value) is EagerTensor else value
+    again there (autograd's ``checkpoint``: memory traded for time): ``tf.checkpoint``,
+    which forward mode goes through too."""
+    return tf_checkpoint(fun)

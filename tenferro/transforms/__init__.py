@@ -1,7 +1,7 @@
 """Function transforms with JAX's names and conventions: ``tf.grad``, ``tf.value_and_grad``,
 ``tf.vjp``, ``tf.jvp``, ``tf.linearize``, ``tf.jacrev`` (``tf.jacobian``), ``tf.jacfwd``,
 ``tf.hessian``, ``tf.hvp``; and user-defined derivative rules, ``tf.custom_vjp`` and
-``tf.custom_jvp`` (``_custom.py``).
+``tf.custom_jvp`` (``_custom.py``); and ``tf.checkpoint`` (``_checkpoint.py``).
 
 Arguments and results are pytrees (nested dicts, lists, tuples and namedtuples of arrays:
 NumPy arrays, tenferro arrays or Python numbers); results come back in the same structure,
@@ -33,10 +33,12 @@ from tenferro.core.forward import Plan
 from tenferro.core.tensor import describe, dtype_name
 
 from ._call import Call
+from ._checkpoint import checkpoint
 from ._custom import custom_jvp, custom_vjp
 from ._trees import flatten, unflatten, where_in
 
 __all__ = [
+    "checkpoint",
     "custom_jvp",
     "custom_vjp",
     "grad",

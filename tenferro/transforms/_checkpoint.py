@@ -1,0 +1,197 @@
+"""``tf.checkpoint``: a function whose intermediate values are not kept for the backward
+pass but computed again there (``jax.checkpoint``, ``torch.utils.checkpoint``).
+
+A checkpointed call is one op of its own, made like a custom function's (``_custom.py``):
+never registered, its one input the list of the arguments' tracked leaves, its results
+the output's leaves, its param a :class:`_Saved` holding the arguments as they were
+given. The call runs ``fun`` on the arguments' values as constants, so nothing inside
+``fun`` is recorded and the trace keeps only the inputs. The op's rules run ``fun`` again
+under a transform's :class:`~._call.Call`: the VJP sweeps that recomputation back from
+the output's cotangent, the JVP pushes the input tangents through it. Since ``Call``
+records where the enclosing sweep or push does (``rt.grad``, an HVP), the recomputation
+is differentiated again by an outer derivative, and a checkpoint inside a checkpointed
+function is met again by the recomputation, as in JAX.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+from tenferro.core.arguments import shown
+from tenferro.core.eager import EagerTensor, held, vertex
+from tenferro.core.errors import ArgumentError, RuleError
+from tenferro.core.op import Op
+from tenferro.core.recording import paused
+from tenferro.core.spec import REQUIRED, OpSpec
+from tenferro.core.tensor import describe
+
+from ._call import Call
+from ._custom import _array, _session
+from ._trees import flatten, unflatten, where_in
+
+__all__ = ["checkpoint"]
+
+
+class _Saved:
+    """What one checkpointed call keeps for its rules (the node's ``rule`` param): the
+    flat leaves of ``(args, kwargs)`` as given, their structure, which of them are the
+    op's inputs (``tracked``), and the output's structure, shapes and dtypes, against
+    which the recomputation is checked. ``values``, the output's values, is held only
+    until the op's kernel has returned them."""
+
+    __slots__ = ("leaves", "spec", "tracked", "out_spec", "outs", "values")
+
+    def __init__(self, leaves: list[Any], spec: Any, tracked: list[int]):
+        self.leaves, self.spec, self.tracked = leaves, spec, tracked
+        self.out_spec: Any = None
+        self.outs: list[tuple[tuple[int, ...], Any]] = []
+        self.values: tuple[Any, ...] = ()
+
+    def __repr__(self) -> str:  # how trace listings show the param: ``f[rule=checkpoint]``
+        return "checkpoint"
+
+
+def _kernel(items: list[Any], rule: _Saved) -> tuple[Any, ...]:
+    """The op's kernel: the output's values, computed when the call ran ``fun``."""
+    values, rule.values = rule.values, ()
+    return values
+
+
+class _Checkpointed:
+    """``fun`` checkpointed (see :func:`checkpoint`): its op, and the call that records it."""
+
+    def __init__(self, fun: Callable[..., Any]):
+        self.fun = fun
+        self.name = getattr(fun, "__name__", type(fun).__name__)
+        functools.update_wrapper(self, fun)
+        self.op = Op(
+            OpSpec(
+                name=self.name,
+                inputs=("args",),
+                forward=_kernel,
+                params={"rule": REQUIRED},
+                accepts="fc",  # the inputs are tracked leaves: floating point
+                residuals=(),  # what the rules read is in the param
+                variadic=True,
+                multiple_results=True,
+                integer_results=True,  # an integer output is a constant, as any op's
+                plugin="checkpoint",
+                doc=f"checkpoint of {self.name}.",
+                vjp=self._vjp,
+                jvp=self._jvp,
+            )
+        )
+
+    def __repr__(self) -> str:
+        return f"<checkpoint of {self.name}>"
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        leaves, spec = flatten((args, kwargs))
+        tracked = [
+            i
+            for i, leaf in enumerate(leaves)
+            if type(leaf) is EagerTensor and vertex(leaf) is not None and leaf.runtime not in paused()
+        ]
+        if not tracked:  # nothing to differentiate here: fun runs as it is (recorded where it records)
+            return self.fun(*args, **kwargs)
+        rt = leaves[tracked[0]].runtime
+        constants = list(leaves)
+        for i in tracked:
+            if leaves[i].runtime is not rt:
+                raise ArgumentError(
+                    f"checkpoint({self.name}): {self._where(args, kwargs, i)} belongs to another runtime than the "
+                    f"other arguments; tensors of two runtimes cannot be mixed"
+                )
+            constants[i] = EagerTensor(held(leaves[i]), rt)  # its value, recording nothing
+        c_args, c_kwargs = unflatten(spec, constants)
+        out = self.fun(*c_args, **c_kwargs)
+        saved = _Saved(leaves, spec, tracked)
+        outs, saved.out_spec = flatten(out)
+        if not outs:
+            return out
+        values = []
+        for index, leaf in enumerate(outs):
+            what = lambda index=index: where_in(f"checkpoint({self.name})", "its output", out, index)  # noqa: E731
+            if type(leaf) is EagerTensor:
+                if vertex(leaf) is not None:
+                    raise ArgumentError(
+                        f"checkpoint({self.name}): {what()} is computed from a tensor that tracks gradients and is "
+                        f"not one of the function's arguments (a closure); tf.checkpoint recomputes the function "
+                        f"from its arguments only, so that derivative would be lost: pass the value as an argument"
+                    )
+                if leaf.runtime is not rt:
+                    raise ArgumentError(
+                        f"checkpoint({self.name}): {what()} belongs to another runtime than the arguments"
+                    )
+                values.append(held(leaf))
+            else:
+                values.append(_array(leaf, lambda what=what: f"checkpoint({self.name}): fun returned as {what()}"))
+        saved.values = tuple(values)
+        saved.outs = [(v.shape, v.dtype) for v in values]
+        items = [leaves[i] for i in tracked]
+        return unflatten(saved.out_spec, self.op(_session(rt), items, saved))
+
+    def _where(self, args: Any, kwargs: Any, index: int) -> str:
+        return where_in(f"checkpoint({self.name})", "the arguments", (args, kwargs), index)
+
+    # -- the rules: fun again, on the saved inputs ------------------------------------------
+    def _again(self, saved: _Saved) -> Call:
+        """``fun`` run again on the saved arguments, under a transform's call with respect to
+        the tracked leaves (recorded where the enclosing sweep or push records), its
+        output checked against the first run's."""
+
+        def again(*tracked: Any) -> Any:
+            leaves = list(saved.leaves)
+            for i, leaf in zip(saved.tracked, tracked):
+                leaves[i] = leaf
+            args, kwargs = unflatten(saved.spec, leaves)
+            return self.fun(*args, **kwargs)
+
+        again.__name__ = self.name
+        tracked = tuple(saved.leaves[i] for i in saved.tracked)
+        call = Call(f"checkpoint({self.name})", again, tracked, tuple(range(len(tracked))), None)
+        got = [(tuple(o.shape), o.dtype) for o in call.outputs]
+        if call.out_spec != saved.out_spec or got != saved.outs:
+            shown_got = ", ".join(describe(s, d) for s, d in got)
+            shown_first = ", ".join(describe(s, d) for s, d in saved.outs)
+            raise RuleError(
+                f"checkpoint({self.name}): run again for its derivative, the function returned {call.out_spec} of "
+                f"[{shown_got}], where its first run returned {saved.out_spec} of [{shown_first}]; a checkpointed "
+                f"function must compute the same output from the same arguments (draw random numbers outside it)",
+                op=self.name,
+                plugin="checkpoint",
+                rule="vjp",
+            )
+        return call
+
+    def _vjp(self, s: Any, g: tuple[Any, ...], inputs: Any, out: Any, rule: _Saved) -> list[Any]:
+        """The op's VJP: ``fun`` recomputed, swept back from the cotangents that flow."""
+        call = self._again(rule)
+        return call.pull([(o, ct) for o, ct in zip(call.outputs, g) if ct is not None])
+
+    def _jvp(self, s: Any, tangents: list[Any], inputs: Any, out: Any, rule: _Saved) -> tuple[Any, ...]:
+        """The op's JVP: ``fun`` recomputed, the input tangents pushed through it."""
+        call = self._again(rule)
+        return tuple(call.push(call.plan(), tangents))
+
+
+def checkpoint(fun: Callable[..., Any], *, policy: Any = None) -> Callable[..., Any]:
+    """``fun`` whose intermediate values are not kept for derivatives but computed again when
+    a derivative reaches them, as ``jax.checkpoint`` (``torch.utils.checkpoint``): memory
+    traded for time. Called with arguments that track gradients, it runs ``fun`` recording
+    nothing inside it and keeps its arguments only; a backward pass (or any transform)
+    that reaches the call runs ``fun`` again on them and differentiates that, with the same
+    kernels in the same order, so the numbers are bitwise those of ``fun`` unchecked.
+    Arguments and outputs are pytrees; a derivative with respect to a tensor ``fun``
+    closes over is refused (pass it as an argument). ``policy``: only None (save nothing
+    inside ``fun``) is implemented. See docs/transforms.md, "Checkpointing"."""
+    if not callable(fun):
+        raise ArgumentError(f"tf.checkpoint: fun must be the callable to checkpoint, got {shown(fun)}")
+    if policy is not None:
+        raise ArgumentError(
+            f"tf.checkpoint: policy must be None (save nothing inside the function but its arguments), got "
+            f"{shown(policy)}; policies that save some intermediate values are not implemented"
+        )
+    return _Checkpointed(fun)

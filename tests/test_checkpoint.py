@@ -1,0 +1,191 @@
+"""``tf.checkpoint``: the function's intermediate values are not kept but computed again when
+a derivative reaches the call, with bitwise the numbers of the unchecked function, under
+every transform, ``backward`` and ``rt.grad``, over pytrees, nested (docs/transforms.md,
+"Checkpointing")."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import tenferro as tf
+import tenferro.numpy as tnp
+from tenferro.core.eager import vertex
+
+RNG = np.random.default_rng(0)
+X = RNG.normal(size=(3, 4))
+PARAMS = {"w": RNG.normal(size=(4, 4)) / 2, "b": RNG.normal(size=4)}
+V = {"w": RNG.normal(size=(4, 4)), "b": RNG.normal(size=4)}
+
+
+def block(h, p):
+    return tnp.tanh(h @ p["w"] + p["b"])
+
+
+def counted(fun):
+    """``fun`` and the list its calls are appended to."""
+    calls = []
+
+    def run(*args, **kwargs):
+        calls.append(1)
+        return fun(*args, **kwargs)
+
+    run.__name__ = fun.__name__
+    return run, calls
+
+
+def loss_of(step):
+    """Two layers sharing their parameters, then a reduction: Σ sin(layer(layer(x)))."""
+    return lambda p, x: tnp.sum(tnp.sin(step(step(x, p), p)))
+
+
+CHECKED = tf.checkpoint(block)
+PLAIN, CKPT = loss_of(block), loss_of(CHECKED)
+
+
+def test_the_gradient_is_bitwise_the_unchecked_one_and_the_function_runs_again_for_it():
+    run, calls = counted(block)
+    checked = tf.checkpoint(run)
+    got = tf.grad(loss_of(checked))(PARAMS, X)
+    assert len(calls) == 4  # two layers, each once forward and once in the backward pass
+    want = tf.grad(PLAIN)(PARAMS, X)
+    for key in want:
+        np.testing.assert_array_equal(got[key], want[key])
+    value, grads = tf.value_and_grad(CKPT, argnums=(0, 1))(PARAMS, X)
+    assert float(value) == float(PLAIN(PARAMS, X))
+    np.testing.assert_array_equal(grads[1], tf.grad(PLAIN, argnums=1)(PARAMS, X))
+    assert checked.__name__ == "block" and repr(checked) == "<checkpoint of block>"
+
+
+def test_vjp_with_a_pytree_output_some_of_which_takes_no_cotangent():
+    def two(x, p):
+        h = block(x, p)
+        return {"h": h, "s": tnp.sum(h, axis=0), "n": tnp.argmax(h, axis=1)}  # n: integers, a constant
+
+    ct = {"h": RNG.normal(size=(3, 4)), "s": np.zeros(4), "n": np.zeros(3, np.int64)}
+    got_out, got_fn = tf.vjp(tf.checkpoint(two), X, PARAMS)
+    want_out, want_fn = tf.vjp(two, X, PARAMS)
+    np.testing.assert_array_equal(got_out["h"], want_out["h"])
+    got, want = got_fn(ct), want_fn(ct)
+    np.testing.assert_array_equal(got[0], want[0])
+    for key in PARAMS:
+        np.testing.assert_array_equal(got[1][key], want[1][key])
+    # only "s" used: the cotangent of "h" flows from nowhere, and the VJP seeds only what flows
+    f = lambda x: tnp.sum(tf.checkpoint(two)(x, PARAMS)["s"] ** 2)  # noqa: E731
+    np.testing.assert_array_equal(tf.grad(f)(X), tf.grad(lambda x: tnp.sum(two(x, PARAMS)["s"] ** 2))(X))
+
+
+@pytest.mark.parametrize(
+    "transform",
+    [
+        lambda f: tf.jacrev(lambda x: f(PARAMS, x)),
+        lambda f: tf.jacfwd(lambda x: f(PARAMS, x)),
+        lambda f: tf.hessian(lambda x: f(PARAMS, x)),
+        lambda f: lambda x: tf.jvp(lambda x: f(PARAMS, x), (x,), (np.cos(X),))[1],
+        lambda f: lambda x: tf.linearize(lambda x: f(PARAMS, x), x)[1](np.cos(X)),
+        lambda f: lambda x: tf.hvp(lambda p: f(p, x), (PARAMS,), (V,))["w"],
+        lambda f: lambda x: tf.hvp(lambda x: f(PARAMS, x), (x,), (np.cos(X),)),
+    ],
+    ids=["jacrev", "jacfwd", "hessian", "jvp", "linearize", "hvp-params", "hvp-input"],
+)
+def test_every_transform_gives_bitwise_the_unchecked_numbers(transform):
+    np.testing.assert_array_equal(transform(CKPT)(X), transform(PLAIN)(X))
+
+
+def test_backward_on_variables_keeps_only_the_inputs_and_records_no_derivative():
+    def slots(loss):
+        p = {k: tf.variable(v) for k, v in PARAMS.items()}
+        x = tf.variable(X)
+        out = loss(p, x)
+        out.backward()
+        return out, x, p
+
+    out, x, p = slots(CKPT)
+    _, x0, p0 = slots(PLAIN)
+    listing = out.trace()
+    assert listing.count("block[rule=checkpoint]") == 2 and "tanh" not in listing and "matmul" not in listing
+    np.testing.assert_array_equal(x.grad(), x0.grad())
+    np.testing.assert_array_equal(p["w"].grad(), p0["w"].grad())
+    assert vertex(x.grad()) is None
+
+
+def test_second_order_through_a_checkpoint_records_the_recomputation():
+    rt = tf.default_runtime()
+    results = []
+    for loss in (PLAIN, CKPT):
+        x = tf.variable(X)
+        g = rt.grad(loss(PARAMS, x), x)  # recorded: the VJP's recomputation is in the gradient's trace
+        results.append((g, rt.grad(tnp.sum(g * np.cos(X)), x)))
+    (g0, h0), (g1, h1) = results
+    np.testing.assert_array_equal(g1, g0)
+    # reverse over reverse: the checkpoint's output and its recomputation are two vertices whose
+    # cotangents are summed apart, so the numbers agree to rounding, not bitwise (tf.hvp above is)
+    np.testing.assert_allclose(h1, h0, rtol=1e-13, atol=1e-15)
+    gg = lambda loss: tf.grad(tf.grad(lambda x: loss(PARAMS, X * x)))(1.5)  # noqa: E731
+    np.testing.assert_allclose(gg(CKPT), gg(PLAIN), rtol=1e-13)
+
+
+def test_nested_checkpoints_recompute_inside_the_recomputation():
+    run, calls = counted(block)
+    inner = tf.checkpoint(run)
+    outer = tf.checkpoint(lambda x, p: inner(inner(x, p), p))
+    f = lambda p, x: tnp.sum(tnp.sin(outer(x, p)))  # noqa: E731
+    got = tf.grad(f)(PARAMS, X)
+    # the outer forward runs each layer once, its backward recomputes them (recording the
+    # inner checkpoints), and each inner one recomputes its layer: 6
+    assert len(calls) == 6
+    want = tf.grad(PLAIN)(PARAMS, X)
+    np.testing.assert_array_equal(got["w"], want["w"])
+    np.testing.assert_array_equal(
+        tf.hvp(lambda p: f(p, X), (PARAMS,), (V,))["b"], tf.hvp(lambda p: PLAIN(p, X), (PARAMS,), (V,))["b"]
+    )
+
+
+def test_arguments_that_are_not_differentiated_pass_through_as_given():
+    def pick(x, idx, how, *, scale):
+        y = tnp.sin(x)[:, idx] * scale
+        return tnp.sum(y) if how == "sum" else tnp.max(y)
+
+    idx = np.array([0, 2])
+    plain = lambda x, s: pick(x, idx, "sum", scale=s)  # noqa: E731
+    checked = lambda x, s: tf.checkpoint(pick)(x, idx, "sum", scale=s)  # noqa: E731
+    for n in (0, 1):
+        np.testing.assert_array_equal(tf.grad(checked, argnums=n)(X, 2.0), tf.grad(plain, argnums=n)(X, 2.0))
+    z = X + 1j * X[::-1]
+    cf = lambda z: tnp.sum(tnp.abs(tf.checkpoint(tnp.sin)(z)) ** 2)  # noqa: E731
+    np.testing.assert_array_equal(tf.grad(cf)(z), tf.grad(lambda z: tnp.sum(tnp.abs(tnp.sin(z)) ** 2))(z))
+
+
+def test_with_nothing_to_differentiate_the_function_just_runs():
+    run, calls = counted(block)
+    checked = tf.checkpoint(run)
+    np.testing.assert_array_equal(checked(X, PARAMS), block(X, PARAMS))
+    with tf.no_grad():
+        y = checked(tf.variable(X), PARAMS)
+    assert vertex(y) is None and len(calls) == 2
+    # a closure tracked while no argument is: recorded as fun's own ops, so its gradient is right
+    g = tf.grad(lambda w: tnp.sum(tf.checkpoint(lambda x: tnp.sin(x * w))(X)))(2.0)
+    np.testing.assert_array_equal(g, tf.grad(lambda w: tnp.sum(tnp.sin(X * w)))(2.0))
+
+
+def test_a_closure_over_a_tracked_tensor_is_refused_not_dropped():
+    y = tf.variable(np.ones(4))
+    closes = tf.checkpoint(lambda x: x * y)
+    with pytest.raises(tf.ArgumentError, match=r"checkpoint\(<lambda>\).*closure.*tf.checkpoint.*pass the value as an"):
+        closes(tf.variable(X))
+    with pytest.raises(tf.ArgumentError, match="closure"):
+        tf.grad(lambda w: tnp.sum(tf.checkpoint(lambda x: x * w)(tf.variable(X))))(2.0)
+    # over a constant it is fine
+    c = tf.constant(np.ones(4))
+    np.testing.assert_array_equal(tf.grad(lambda x: tnp.sum(tf.checkpoint(lambda x: x * c)(x)))(X), np.ones((3, 4)))
+
+
+def test_errors_name_checkpoint():
+    with pytest.raises(tf.ArgumentError, match=r"tf.checkpoint: fun must be the callable"):
+        tf.checkpoint(3)
+    with pytest.raises(tf.ArgumentError, match=r"tf.checkpoint: policy must be None .*not implemented"):
+        tf.checkpoint(block, policy="save_nothing")
+    draws = iter([np.ones(4), np.ones((2, 4))])
+    changing = tf.checkpoint(lambda x: x[0] * next(draws))  # not a pure function: another shape when run again
+    with pytest.raises(tf.RuleError, match=r"checkpoint\(<lambda>\): run again .* same output"):
+        tf.grad(lambda x: tnp.sum(changing(x)))(X)
