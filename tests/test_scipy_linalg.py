@@ -256,3 +256,24 @@ def test_the_docs_example_runs():
     text = (pathlib.Path(__file__).parents[1] / "docs" / "scipy-linalg.md").read_text(encoding="utf-8")
     (program,) = re.findall(r"```python\n(.*?)```", text, re.S)
     exec(compile(program, "docs/scipy-linalg.md", "exec"), {"__name__": "__main__"})
+
+
+@pytest.mark.parametrize("assume_a", [None, "gen", "sym", "her", "pos", "lower triangular", "upper triangular"])
+@pytest.mark.parametrize("lower", [False, True])
+def test_solve_transposed_transposes_the_matrix_assume_a_reads(assume_a, lower):
+    """scipy transposes the matrix it reads (a's triangle for 'sym'/'her'/'pos', which is its
+    own transpose when real; Tᵀ for a triangular one), never a before reading its triangle."""
+    a = SPD + np.tril(A, -1) if assume_a == "pos" else A + 4 * np.eye(3)
+    got = tsl.solve(a, B, lower=lower, assume_a=assume_a, transposed=True)
+    expected = sl.solve(a, B, lower=lower, assume_a=assume_a, transposed=True)
+    np.testing.assert_allclose(np.asarray(got), expected, rtol=1e-13, atol=1e-14)
+
+
+@pytest.mark.parametrize("assume_a", [None, "sym", "her", "pos", "upper triangular"])
+def test_solve_transposed_of_a_complex_matrix_solves_the_transposed_system(assume_a):
+    """scipy refuses a complex a with transposed=True; ours solves mᵀ x = b, m the matrix it reads."""
+    read = {None: C, "sym": np.triu(C) + np.triu(C, 1).T, "her": np.triu(C) + np.triu(C, 1).conj().T}
+    read |= {"pos": np.triu(HPD) + np.triu(HPD, 1).conj().T, "upper triangular": np.triu(C)}
+    a = HPD + np.tril(A, -1) if assume_a == "pos" else C
+    got = tsl.solve(a, B, assume_a=assume_a, transposed=True)
+    np.testing.assert_allclose(np.asarray(got), np.linalg.solve(read[assume_a].T, B), rtol=1e-12)

@@ -298,25 +298,28 @@ def solve(
 ) -> EagerTensor:
     """x with a x = b (``transposed``: aᵀ x = b). ``assume_a``: None/'gen'/'general' (LU),
     'sym'/'her' (the matrix of a's ``lower`` or upper triangle), 'pos' (Cholesky, from that
-    triangle), 'lower triangular'/'upper triangular'; b is (M,) or (..., M, K)."""
+    triangle), 'lower triangular'/'upper triangular'; b is (M,) or (..., M, K). ``transposed``
+    transposes the matrix ``assume_a`` reads, as scipy's (a no-op for a real 'sym', 'her' or
+    'pos'; scipy refuses a complex a with it, this solves the transposed system)."""
     a, b = array_pair(a, b, "solve")
     a, b = _inexact(a), _inexact(b)
     lower = flag(lower, "solve", "lower")
-    if flag(transposed, "solve", "transposed"):
-        a = tnp.matrix_transpose(a)
+    transposed = flag(transposed, "solve", "transposed")
     s = _session(a)
     _choice(assume_a, _ASSUME, "assume_a")
     if assume_a in (None, "gen", "general"):
-        return s.solve(a, b)
+        return s.solve(tnp.matrix_transpose(a) if transposed else a, b)
     if assume_a in ("sym", "symmetric", "her", "hermitian"):
         full = _hermitian_from(a, lower)
         if assume_a in ("sym", "symmetric") and a.dtype.kind == "c":  # symmetric, not Hermitian
             t = s.tril(a) if lower else s.triu(a)
             full = s.add(t, tnp.matrix_transpose(s.tril(a, -1) if lower else s.triu(a, 1)))
-        return s.solve(full, b)
+        return s.solve(tnp.matrix_transpose(full) if transposed else full, b)
     if assume_a in ("pos", "positive definite"):
-        return cho_solve(cho_factor(a, lower), b)
-    return s.triangular_solve(a, b, assume_a == "lower triangular", 0, False)
+        if transposed and a.dtype.kind == "c":  # (Hermitian h)ᵀ = conj(h): x = conj(h⁻¹ conj(b))
+            return tnp.conj(cho_solve(cho_factor(a, lower), tnp.conj(b)))
+        return cho_solve(cho_factor(a, lower), b)  # a real symmetric matrix is its own transpose
+    return s.triangular_solve(a, b, assume_a == "lower triangular", 1 if transposed else 0, False)
 
 
 @_scipy_named(names={"x": "a"})
