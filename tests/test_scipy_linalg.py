@@ -277,3 +277,10 @@ def test_solve_transposed_of_a_complex_matrix_solves_the_transposed_system(assum
     a = HPD + np.tril(A, -1) if assume_a == "pos" else C
     got = tsl.solve(a, B, assume_a=assume_a, transposed=True)
     np.testing.assert_allclose(np.asarray(got), np.linalg.solve(read[assume_a].T, B), rtol=1e-12)
+
+
+def test_the_op_sqrtm_refuses_nan_as_nonfinite_not_as_singular():
+    """scipy's Schur method gives nan for a nan entry, which the op read as a singular matrix."""
+    s = tf.default_runtime().current_session()
+    with pytest.raises(ArgumentError, match="sqrtm: a at batch index 1 has nan or inf entries"):
+        s.sqrtm(tf.constant(np.stack([RIGHT, np.array([[1.0, 0, 0], [0, np.inf, 0], [0, 0, 1]])])))
