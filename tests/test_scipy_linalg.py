@@ -296,6 +296,21 @@ def test_cho_solve_of_a_stack_of_factors_and_a_vector_b_is_scipys_matrix_by_matr
     np.testing.assert_allclose(np.asarray(got), expected, rtol=1e-13)
 
 
+@pytest.mark.parametrize("lower", [False, True])
+@pytest.mark.parametrize("matrix", ["real", "complex"])
+def test_cholesky_and_cho_factor_of_a_non_symmetric_matrix_read_one_triangle_as_scipys(lower, matrix):
+    """scipy reads the ``lower`` (upper) triangle alone; the other may hold anything."""
+    a = SPD + 0.5 * np.triu(A, 1) if matrix == "real" else HPD + 0.5 * np.tril(C, -1)
+    a = a.T if lower else a  # the noise in the triangle not read
+    assert np.asarray(tsl.cholesky(a, lower=lower)).tobytes() == sl.cholesky(a, lower=lower).tobytes()
+    c, _ = tsl.cho_factor(a, lower=lower)
+    triangle = np.tril if lower else np.triu
+    np.testing.assert_array_equal(triangle(np.asarray(c)), triangle(sl.cho_factor(a, lower=lower)[0]))
+    np.testing.assert_allclose(
+        np.asarray(tsl.cho_solve((c, lower), B)), sl.cho_solve(sl.cho_factor(a, lower=lower), B), rtol=1e-13
+    )
+
+
 #: (call, error class, message, argument): each error says what the caller passed.
 NAMED = [
     (
