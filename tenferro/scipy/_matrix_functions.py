@@ -88,10 +88,10 @@ def sqrtm(A: Any, disp: bool = True, blocksize: int = 64) -> EagerTensor:  # noq
     check.finite(a, "sqrtm", "A")
     try:
         return session(a).sqrtm(a)
-    except (DTypeError, SingularMatrix) as exc:
-        if exc.op != "sqrtm" or getattr(exc, "batch_index", False) is False:
+    except (DTypeError, SingularMatrix) as exc:  # the op's refusals of A's values, by class
+        if exc.op != "sqrtm":
             raise
         bad = np.zeros(a.shape[:-2], bool)
-        if exc.batch_index is not None:
+        if exc.batch_index is not None:  # the op's field: the first matrix it refused
             bad[exc.batch_index] = True
         raise check.refused(exc, "sqrtm", "A", bad, _SQRTM_REFUSED[type(exc)]) from None
