@@ -11,7 +11,7 @@ import scipy.linalg as sl
 import tenferro as tf
 import tenferro.numpy as tnp
 import tenferro.scipy.linalg as tsl
-from tenferro import ArgumentError, DTypeError, NotDifferentiable, TenferroError
+from tenferro import ArgumentError, DTypeError, NotDifferentiable, ShapeMismatch, TenferroError
 from tenferro.autograd.test_util import check_grads
 
 RNG = np.random.default_rng(7)
@@ -199,7 +199,7 @@ ERRORS = [
     (lambda: tsl.solve_sylvester(np.eye(2), -np.eye(2), np.ones((2, 2))), tsl.SingularMatrix, "a and -b have"),
     (lambda: tsl.solve_sylvester(np.eye(2), np.eye(3), np.ones((2, 2))), TenferroError, "q must be (..., 2, 3)"),
     (lambda: tsl.expm(np.array([[np.nan]])), ArgumentError, "tenferro.scipy.linalg.expm: A has nan or inf"),
-    (lambda: tsl.expm(B), ArgumentError, "tenferro.scipy.linalg.expm: A has shape [3, 2]"),
+    (lambda: tsl.expm(B), ShapeMismatch, "tenferro.scipy.linalg.expm: A has shape [3, 2]"),
     (lambda: tsl.cholesky(-SPD), tsl.NotPositiveDefinite, "tenferro.scipy.linalg.cholesky: a is not positive"),
     (lambda: tsl.cho_solve(SPD, B), ArgumentError, "cho_solve: argument 'c_and_lower' must be (c, lower)"),
     (lambda: tsl.lu_solve((A, np.zeros(2, int)), B), ArgumentError, "lu_solve: piv must be lu_factor's"),
@@ -256,3 +256,160 @@ def test_the_docs_example_runs():
     text = (pathlib.Path(__file__).parents[1] / "docs" / "scipy-linalg.md").read_text(encoding="utf-8")
     (program,) = re.findall(r"```python\n(.*?)```", text, re.S)
     exec(compile(program, "docs/scipy-linalg.md", "exec"), {"__name__": "__main__"})
+
+
+@pytest.mark.parametrize("assume_a", [None, "gen", "sym", "her", "pos", "lower triangular", "upper triangular"])
+@pytest.mark.parametrize("lower", [False, True])
+def test_solve_transposed_transposes_the_matrix_assume_a_reads(assume_a, lower):
+    """scipy transposes the matrix it reads (a's triangle for 'sym'/'her'/'pos', which is its
+    own transpose when real; Tᵀ for a triangular one), never a before reading its triangle."""
+    a = SPD + np.tril(A, -1) if assume_a == "pos" else A + 4 * np.eye(3)
+    got = tsl.solve(a, B, lower=lower, assume_a=assume_a, transposed=True)
+    expected = sl.solve(a, B, lower=lower, assume_a=assume_a, transposed=True)
+    np.testing.assert_allclose(np.asarray(got), expected, rtol=1e-13, atol=1e-14)
+
+
+@pytest.mark.parametrize("assume_a", [None, "sym", "her", "pos", "upper triangular"])
+def test_solve_transposed_of_a_complex_matrix_solves_the_transposed_system(assume_a):
+    """scipy refuses a complex a with transposed=True; ours solves mᵀ x = b, m the matrix it reads."""
+    read = {None: C, "sym": np.triu(C) + np.triu(C, 1).T, "her": np.triu(C) + np.triu(C, 1).conj().T}
+    read |= {"pos": np.triu(HPD) + np.triu(HPD, 1).conj().T, "upper triangular": np.triu(C)}
+    a = HPD + np.tril(A, -1) if assume_a == "pos" else C
+    got = tsl.solve(a, B, assume_a=assume_a, transposed=True)
+    np.testing.assert_allclose(np.asarray(got), np.linalg.solve(read[assume_a].T, B), rtol=1e-12)
+
+
+@pytest.mark.parametrize("trans", [0, 1, 2])
+def test_lu_solve_of_a_stack_of_factors_and_a_vector_b_is_scipys_matrix_by_matrix(trans):
+    """A 1-D b beside a stack of factors is one vector for every matrix (as tnp.linalg.solve's)."""
+    stack = np.stack([A, SPD])
+    got = tsl.lu_solve(tsl.lu_factor(stack), B[:, 0], trans=trans)
+    expected = [sl.lu_solve(sl.lu_factor(m), B[:, 0], trans=trans) for m in stack]
+    np.testing.assert_allclose(np.asarray(got), expected, rtol=1e-13)
+
+
+@pytest.mark.parametrize("lower", [False, True])
+def test_cho_solve_of_a_stack_of_factors_and_a_vector_b_is_scipys_matrix_by_matrix(lower):
+    stack = np.stack([SPD, 2 * SPD + np.eye(3)])
+    got = tsl.cho_solve(tsl.cho_factor(stack, lower=lower), B[:, 0])
+    expected = [sl.cho_solve(sl.cho_factor(m, lower=lower), B[:, 0]) for m in stack]
+    np.testing.assert_allclose(np.asarray(got), expected, rtol=1e-13)
+
+
+@pytest.mark.parametrize("lower", [False, True])
+@pytest.mark.parametrize("matrix", ["real", "complex"])
+def test_cholesky_and_cho_factor_of_a_non_symmetric_matrix_read_one_triangle_as_scipys(lower, matrix):
+    """scipy reads the ``lower`` (upper) triangle alone; the other may hold anything."""
+    a = SPD + 0.5 * np.triu(A, 1) if matrix == "real" else HPD + 0.5 * np.tril(C, -1)
+    a = a.T if lower else a  # the noise in the triangle not read
+    assert np.asarray(tsl.cholesky(a, lower=lower)).tobytes() == sl.cholesky(a, lower=lower).tobytes()
+    c, _ = tsl.cho_factor(a, lower=lower)
+    triangle = np.tril if lower else np.triu
+    np.testing.assert_array_equal(triangle(np.asarray(c)), triangle(sl.cho_factor(a, lower=lower)[0]))
+    np.testing.assert_allclose(
+        np.asarray(tsl.cho_solve((c, lower), B)), sl.cho_solve(sl.cho_factor(a, lower=lower), B), rtol=1e-13
+    )
+
+
+#: (call, error class, message, argument): each error says what the caller passed.
+NAMED = [
+    (
+        lambda: tsl.expm_frechet(A, A, method="x"),
+        ArgumentError,
+        "method must be one of None, 'SPS', 'blockEnlarge', got 'x'",
+        "method",
+    ),
+    (
+        lambda: tsl.expm_frechet(A, SPD[:2, :2]),
+        ShapeMismatch,
+        "expm_frechet: A has shape [3, 3] and E has shape [2, 2]",
+        "E",
+    ),
+    (
+        lambda: tsl.expm_frechet(A, np.full((3, 3), np.inf)),
+        ArgumentError,
+        "expm_frechet: E has nan or inf entries",
+        "E",
+    ),
+    (
+        lambda: tsl.eigh(SPD, -SPD),
+        tsl.NotPositiveDefinite,
+        "tenferro.scipy.linalg.eigh: b is not positive definite",
+        "b",
+    ),
+    (
+        lambda: tsl.eigh(np.eye(4), SPD),
+        ShapeMismatch,
+        "eigh: a has shape [4, 4] and b has shape [3, 3]; b must be (4, 4)",
+        "b",
+    ),
+    (
+        lambda: tsl.eigvalsh(SPD, np.stack([SPD, -SPD])),
+        tsl.NotPositiveDefinite,
+        "eigvalsh: b at batch index 1 is not",
+        "b",
+    ),
+    (
+        lambda: tsl.cho_solve(tsl.cho_factor(SPD), np.ones(2)),
+        ShapeMismatch,
+        "cho_solve: c has shape [3, 3] and b has shape [2]",
+        "b",
+    ),
+    (lambda: tsl.cho_solve((np.zeros((3, 3)), False), B), tsl.SingularMatrix, "cho_solve: c is singular", "c"),
+    (
+        lambda: tsl.lu_solve(tsl.lu_factor(A), np.ones(2)),
+        ShapeMismatch,
+        "lu_solve: lu has shape [3, 3] and b has shape [2]",
+        "b",
+    ),
+    (lambda: tsl.lu_solve((A, np.zeros(2, int)), B), ArgumentError, "lu_solve: piv must be lu_factor's", "lu_and_piv"),
+    (lambda: tsl.solve(A, np.ones(2)), ShapeMismatch, "solve: a has shape [3, 3] and b has shape [2]", "b"),
+    (lambda: tsl.solve("x", B), ArgumentError, "tenferro.scipy.linalg.solve: argument 'a' is a str", "a"),
+    (lambda: tsl.solve(np.zeros((3, 3)), B), tsl.SingularMatrix, "tenferro.scipy.linalg.solve: a is a singular", "a"),
+    (lambda: tsl.solve(-SPD, B, assume_a="pos"), tsl.NotPositiveDefinite, "solve: a is not positive definite", "a"),
+    (lambda: tsl.cho_factor(-SPD), tsl.NotPositiveDefinite, "tenferro.scipy.linalg.cho_factor: a is not positive", "a"),
+    (lambda: tsl.solve_sylvester(np.eye(2), np.eye(3), np.ones((2, 2))), ShapeMismatch, "q must be (..., 2, 3)", "q"),
+    (lambda: tsl.solve_sylvester(np.eye(2), np.eye(2), [[1, np.nan], [0, 0]]), ArgumentError, "q has nan or inf", "q"),
+    (
+        lambda: tsl.svd(A, lapack_driver="x"),
+        ArgumentError,
+        "lapack_driver must be one of 'gesdd', 'gesvd', got 'x'",
+        "lapack_driver",
+    ),
+    (lambda: tsl.sqrtm(np.diag([-1.0, 4.0])), DTypeError, "tenferro.scipy.linalg.sqrtm: A has a negative real", "A"),
+    (
+        lambda: tsl.sqrtm(np.stack([RIGHT, np.eye(3, k=1)])),
+        tsl.SingularMatrix,
+        "sqrtm: A at batch index 1 is a singular",
+        "A",
+    ),
+    (
+        lambda: tsl.sqrtm([[1.0, np.nan], [0.0, 1.0]]),
+        ArgumentError,
+        "tenferro.scipy.linalg.sqrtm: A has nan or inf",
+        "A",
+    ),
+]
+
+
+@pytest.mark.parametrize("index", range(len(NAMED)))
+def test_errors_name_the_argument_the_caller_passed_in_text_and_field(index):
+    call, error, message, argument = NAMED[index]
+    with pytest.raises(error) as info:
+        call()
+    assert message in str(info.value) and info.value.argument == argument
+
+
+def test_the_op_sqrtm_refuses_nan_as_nonfinite_not_as_singular():
+    """scipy's Schur method gives nan for a nan entry, which the op read as a singular matrix."""
+    s = tf.default_runtime().current_session()
+    with pytest.raises(ArgumentError, match="sqrtm: a at batch index 1 has nan or inf entries"):
+        s.sqrtm(tf.constant(np.stack([RIGHT, np.array([[1.0, 0, 0], [0, np.inf, 0], [0, 0, 1]])])))
+
+
+def test_sqrtms_missing_derivative_names_the_batch_index_from_the_errors_field():
+    with pytest.raises(TenferroError, match="sqrtm: a's root at batch index 1 has eigenvalues that sum to zero"):
+        tf.grad(lambda a: tnp.sum(tsl.sqrtm(a)))(np.stack([np.eye(2), np.diag([0.0, 1.0])]))
+    with pytest.raises(tsl.SingularMatrix) as info:
+        tsl.solve_sylvester(np.stack([np.eye(2)] * 3), np.stack([np.eye(2), np.eye(2), -np.eye(2)]), np.ones((2, 2)))
+    assert info.value.batch_index == (2,) and "a at batch index 2 and -b" in str(info.value)

@@ -13,7 +13,8 @@ Rules (the Sylvester operator L(x) = a x + x b and its adjoint L*(y) = aᴴ y + 
 ``sqrtm``: x² = a, so x dx + dx x = da: dx = solve_sylvester(x, x, da), ga =
 solve_sylvester(xᴴ, xᴴ, g). Both are written with ``solve_sylvester`` and ``matmul``, so
 every order differentiates. A singular equation (a and -b share an eigenvalue; sqrtm of a
-singular matrix) is a SingularMatrix naming the op and the batch index.
+singular matrix) is a SingularMatrix naming the op and the batch index, in its text and in
+its fields (``argument``, and ``batch_index``: the first matrix at fault, None unbatched).
 """
 
 from __future__ import annotations
@@ -23,10 +24,27 @@ from typing import Any
 
 import numpy as np
 
-from tenferro.extend import DTypeError, ErrorInput, NotDifferentiable, OpSpec, ShapeMismatch, broadcastable
+from tenferro.extend import (
+    ArgumentError,
+    DTypeError,
+    ErrorInput,
+    NotDifferentiable,
+    OpSpec,
+    ShapeMismatch,
+    TenferroError,
+    broadcastable,
+)
 from tenferro.extend import unbroadcast as _unbroadcast
 
 from .batching import SingularMatrix, batch_where, batched_reference, check_matrix, explain_nonfinite, lazy, mH
+
+
+def _refused(cls: type[TenferroError], op: str, bad: np.ndarray, batch: tuple[int, ...], what: str) -> TenferroError:
+    """``cls`` saying ``what`` of a (at the first batch index ``bad`` marks), that index in
+    its ``batch_index`` field (None for one matrix), so a caller reads it, not the text."""
+    error = cls(f"{batch_where(op, 'a', bad, batch)} {what}", argument="a")
+    error.batch_index = tuple(int(i) for i in np.argwhere(bad)[0]) if batch else None
+    return error
 
 
 # -- solve_sylvester -----------------------------------------------------------------------------
@@ -79,10 +97,8 @@ def _solve_sylvester(a: Any, b: Any, q: Any) -> Any:
         out[index], info = _sylvester_one(*(p[index] for p in parts))
         singular[index] = info == 1
     if np.any(singular):
-        where = batch_where("solve_sylvester", "a", singular, batch)
-        raise SingularMatrix(
-            f"{where} and -b have a common (or nearly common) eigenvalue: the equation a x + x b = q is singular"
-        )
+        what = "and -b have a common (or nearly common) eigenvalue: the equation a x + x b = q is singular"
+        raise _refused(SingularMatrix, "solve_sylvester", singular, batch, what)
     return out
 
 
@@ -156,6 +172,9 @@ def _sqrtm(a: Any) -> Any:
 
     check_matrix("sqrtm", "a", a, square=True)
     a = np.asarray(a)
+    nonfinite = explain_nonfinite("sqrtm")(a)  # scipy's Schur method would call it singular
+    if nonfinite is not None:
+        raise nonfinite
     if a.shape[-1] == 0:
         return np.zeros(a.shape, a.dtype)
     with warnings.catch_warnings():  # a singular a: scipy warns and may give inf; refused below
@@ -165,17 +184,13 @@ def _sqrtm(a: Any) -> Any:
     if np.iscomplexobj(x) and not np.iscomplexobj(a):
         bad = np.any(x.imag != 0, axis=(-2, -1))
         if np.any(bad):
-            raise DTypeError(
-                f"{batch_where('sqrtm', 'a', bad, batch)} has a negative real eigenvalue, so its principal square "
-                f"root is complex; pass a complex matrix (a.astype(complex)) for it"
-            )
+            what = "has a negative real eigenvalue, so its principal square root is complex; pass a complex matrix "
+            raise _refused(DTypeError, "sqrtm", bad, batch, what + "(a.astype(complex)) for it")
         x = x.real
     bad = ~np.all(np.isfinite(x), axis=(-2, -1))
     if np.any(bad):
-        raise SingularMatrix(
-            f"{batch_where('sqrtm', 'a', bad, batch)} is a singular matrix with no square root (SciPy's Schur method "
-            f"meets a zero eigenvalue it cannot take the root of)"
-        )
+        what = "is a singular matrix with no square root (SciPy's Schur method meets a zero eigenvalue it cannot "
+        raise _refused(SingularMatrix, "sqrtm", bad, batch, what + "take the root of)")
     return np.asarray(x, a.dtype)
 
 
@@ -195,9 +210,12 @@ def _differentiated(solve: Any) -> Any:
     try:
         return solve()
     except SingularMatrix as exc:
-        where = str(exc).split(" and -b")[0].replace("solve_sylvester: a", "sqrtm: a's root")
+        index = exc.batch_index
+        at = "" if index is None else f" at batch index {index if len(index) > 1 else index[0]}"
         raise NotDifferentiable(
-            f"{where} has eigenvalues that sum to zero (a is singular): the square root has no derivative there"
+            f"sqrtm: a's root{at} has eigenvalues that sum to zero (a is singular): the square root has no "
+            f"derivative there",
+            argument="a",
         ) from None
 
 
@@ -228,6 +246,7 @@ SQRTM = OpSpec(
         ErrorInput((np.diag([-1.0, 4.0]),), {}, DTypeError, "sqrtm: a has a negative real eigenvalue"),
         ErrorInput((np.array([[0.0, 1.0], [0.0, 0.0]]),), {}, SingularMatrix, "sqrtm: a is a singular matrix"),
         ErrorInput((np.zeros((2, 3)),), {}, ShapeMismatch, "must be square"),
+        ErrorInput((np.array([[1.0, np.nan], [0.0, 1.0]]),), {}, ArgumentError, "sqrtm: a has nan or inf entries"),
     ],
     doc="The principal square root x of each matrix of a (..., M, M), x @ x = a, its eigenvalues in the right "
     "half-plane: scipy.linalg.sqrtm (Higham's Schur method). A real a with a negative real eigenvalue has a "
