@@ -9,7 +9,7 @@ import scipy.integrate
 
 import tenferro as tf
 import tenferro.numpy as tnp
-from tenferro import ArgumentError, DTypeError, NotDifferentiable
+from tenferro import ArgumentError, DTypeError, NotDifferentiable, RuleError
 from tenferro.scipy.integrate import IntegrationError, odeint
 
 Y0 = np.array([1.0, 0.5])
@@ -148,6 +148,48 @@ def test_errors_name_the_function_and_argument(call, error, fragment):
     with pytest.raises(error, match="tenferro.scipy.integrate.odeint: ") as info:
         call()
     assert fragment in str(info.value)
+
+
+def test_errors_of_func_itself_name_func_and_keep_their_cause():
+    """A func of the wrong arity, NumPy's error inside func: ArgumentErrors naming odeint."""
+    with pytest.raises(ArgumentError, match="^tenferro.scipy.integrate.odeint: argument .func. raised") as info:
+        odeint(lambda y, t: y, Y0, T, A)
+    assert info.value.argument == "func" and type(info.value.__cause__) is TypeError
+    with pytest.raises(ArgumentError, match="odeint: argument 'func' raised LinAlgError") as info:
+        odeint(lambda y, t: np.linalg.inv(np.ones((2, 3))), Y0, T)
+    assert isinstance(info.value.__cause__, np.linalg.LinAlgError)
+
+
+def test_numpy_func_is_refused_at_the_call_not_in_the_backward_pass():
+    """scipy's style, a func written with NumPy: its values are right, and where a
+    derivative is taken odeint refuses it when called (the adjoint differentiates func,
+    which NumPy would cut), naming odeint and func, not later inside the backward pass."""
+    np.testing.assert_allclose(np.asarray(odeint(f_numpy, Y0, T, A, B)), np.asarray(odeint(f, Y0, T, A, B)))
+    with pytest.raises(ArgumentError, match="tenferro.scipy.integrate.odeint: argument 'func' cannot be") as info:
+        odeint(f_numpy, tf.variable(Y0), T, A, B)  # raised here, before any backward
+    assert info.value.argument == "func" and "tenferro.numpy" in str(info.value)
+    assert "nothing is differentiated" in str(info.value)
+    with pytest.raises(ArgumentError, match="odeint: argument 'func' cannot be differentiated"):
+        tf.grad(lambda a: tnp.sum(odeint(f_numpy, Y0, T, a, B)))(A)
+
+
+def test_errors_of_the_custom_function_name_odeint():
+    """A RuleError from the adjoint and forward mode's refusal name the function the user
+    called, not odeint's inner custom function."""
+    failing = [False]
+
+    def g(y, t, a, b):
+        if failing[0]:
+            raise ValueError("backward")
+        return f(y, t, a, b)
+
+    _, pull = tf.vjp(lambda a: odeint(g, Y0, T, a, B), A)
+    failing[0] = True
+    with pytest.raises(RuleError, match="custom_vjp function 'tenferro.scipy.integrate.odeint'") as info:
+        pull(np.ones((4, 2)))
+    assert info.value.op == "tenferro.scipy.integrate.odeint"
+    with pytest.raises(NotDifferentiable, match="'tenferro.scipy.integrate.odeint' has a reverse-mode rule only"):
+        tf.jvp(lambda y0: odeint(f, y0, T, A, B), (Y0,), (np.ones(2),))
 
 
 def test_closures_and_forward_mode_are_refused_not_lost():
