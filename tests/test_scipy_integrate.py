@@ -62,6 +62,19 @@ def test_gradients_against_finite_differences_of_scipy():
     np.testing.assert_allclose(float(gb), _central(lambda b: loss_numpy(Y0, T, A, float(b)), B), rtol=1e-6)
 
 
+def test_float32_args_get_float32_gradients():
+    """The adjoint solves in float64; a float32 argument's cotangent comes back float32,
+    close to the float64 one (a float32 y0 is cast to float64 before the solve, as scipy's)."""
+    a32 = np.float32(A)
+    grad = tf.grad(lambda a: tnp.sum(odeint(f, Y0, T, a, B)))(a32)
+    assert grad.dtype == np.float32
+    np.testing.assert_allclose(float(grad), float(tf.grad(lambda a: tnp.sum(odeint(f, Y0, T, a, B)))(A)), rtol=1e-6)
+    grads = tf.grad(lambda y, r: tnp.sum(odeint(f, y, T, r[0], r[1])), argnums=(0, 1))(
+        Y0.astype(np.float32), np.array([A, B], np.float32)
+    )
+    assert [g.dtype for g in grads] == [np.float32, np.float32]
+
+
 def test_backward_into_variables():
     y0, a = tf.variable(Y0), tf.variable(A)
     loss(y0, T, a, B).backward()

@@ -249,7 +249,8 @@ def _adjoint(func: Callable[..., Any], options: _Options, values: Any, residuals
 
     y_bar = point(g, count - 1)
     t0_bar = tnp.zeros((), dtype=np.float64)
-    leaves_bar = tuple(tnp.zeros(np.shape(_value(leaf)), dtype=np.asarray(_value(leaf)).dtype) for leaf in floats)
+    dtypes = [np.asarray(_value(leaf)).dtype for leaf in floats]
+    leaves_bar = tuple(tnp.zeros(np.shape(_value(leaf)), dtype=dtype) for leaf, dtype in zip(floats, dtypes))
     times_bar = []
     for i in range(count - 1, 0, -1):
         y_i = point(ys, i)
@@ -261,6 +262,8 @@ def _adjoint(func: Callable[..., Any], options: _Options, values: Any, residuals
         _, y_bar, t0_bar, leaves_bar = optree.tree_map(lambda leaf: leaf[1], solved)
         y_bar = optree.tree_map(tnp.add, y_bar, point(g, i - 1))
     times_bar.append(t0_bar)
+    # The augmented solve is float64 (LSODA's): each cotangent in its argument's dtype (float32 args).
+    leaves_bar = [bar if bar.dtype == dtype else tnp.astype(bar, dtype) for bar, dtype in zip(leaves_bar, dtypes)]
     args_bar = rebuild(leaves_bar, zeros_for=fixed)
     return (y_bar, tnp.stack(times_bar[::-1]), *args_bar)
 
