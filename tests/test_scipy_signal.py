@@ -11,7 +11,7 @@ from conftest import fd_gradient
 import tenferro as tf
 import tenferro.numpy as tnp
 import tenferro.scipy.signal as tss
-from tenferro import ArgumentError, ShapeMismatch
+from tenferro import ArgumentError, DTypeError, ShapeMismatch
 from tenferro.autograd.test_util import check_grads
 
 RNG = np.random.default_rng(7)
@@ -74,6 +74,28 @@ def test_dtypes_ranks_and_empty():
     np.testing.assert_allclose(np.asarray(mixed), ss.correlate([1.0, 2.0], [1j, 1.0]))
 
 
+def test_float32_stays_float32_in_every_function_and_mode():
+    """scipy's dtypes: float32 in, float32 out, in every mode and method, and in the 2-d
+    functions with any fill value, which takes the result's dtype (an integer result pads
+    with int(1.5))."""
+    a, v = RNG.normal(size=(4, 5)).astype(np.float32), RNG.normal(size=(2, 3)).astype(np.float32)
+    for mode in ("full", "same", "valid"):
+        for name in ("convolve", "correlate"):
+            for method in ("direct", "fft", "auto"):
+                got = getattr(tss, name)(a, v, mode, method)
+                assert got.dtype == getattr(ss, name)(a, v, mode, method=method).dtype == np.float32
+        for name in ("convolve2d", "correlate2d"):
+            for fill in (0, 1.5, np.float64(1.5), 2):
+                expected = getattr(ss, name)(a, v, mode, fillvalue=fill)
+                got = getattr(tss, name)(a, v, mode, fillvalue=fill)
+                assert got.dtype == expected.dtype == np.float32, (name, mode, fill)
+                np.testing.assert_allclose(np.asarray(got), expected, rtol=1e-5, atol=1e-5)
+            ints = (np.arange(12).reshape(3, 4), np.array([[1, -2], [3, 1]]))
+            expected = getattr(ss, name)(*ints, mode, fillvalue=1.5)
+            got = getattr(tss, name)(*ints, mode, fillvalue=1.5)
+            assert got.dtype == expected.dtype and got.tolist() == expected.tolist()
+
+
 @pytest.mark.parametrize("name", ["convolve", "correlate"])
 @pytest.mark.parametrize("mode", ["full", "same", "valid"])
 def test_gradients_in_both_arguments_against_finite_differences(name, mode):
@@ -133,6 +155,7 @@ def test_complex_second_derivative():
         (lambda: tss.convolve2d(np.ones(3), np.ones(2)), ShapeMismatch, "convolve2d: in1 and in2 must both be 2-d"),
         (lambda: tss.correlate2d(np.ones((2, 2)), np.ones((1, 1)), boundary="wrap"), ArgumentError, "not supported"),
         (lambda: tss.convolve2d(np.ones((2, 2)), np.ones((1, 1)), fillvalue=[1, 2]), ArgumentError, "fillvalue"),
+        (lambda: tss.convolve2d(np.ones((2, 2)), np.ones((1, 1)), fillvalue=1j), DTypeError, "'fillvalue' is complex"),
     ],
 )
 def test_errors_name_the_function_and_argument(call, error, fragment):

@@ -20,7 +20,7 @@ import numpy as np
 
 from .. import numpy as tnp
 from ..core.eager import EagerTensor
-from ..core.errors import ArgumentError, ShapeMismatch
+from ..core.errors import ArgumentError, DTypeError, ShapeMismatch
 from ..numpy._composed import values
 from ..numpy._dispatch import as_array, runtime_of
 
@@ -110,9 +110,7 @@ def _two_d(name: str, in1: Any, in2: Any, mode: str, boundary: str, fillvalue: A
         swapped = any(q > p for p, q in zip(n, m))
     fill = None
     if mode != "valid" and not _is_zero(fillvalue):
-        fill = as_array(a.runtime, fillvalue, function, "fillvalue")
-        if fill.ndim != 0:
-            raise ArgumentError(f"{function}: argument 'fillvalue' must be a scalar, got shape {list(fill.shape)}")
+        fill = _fill(function, fillvalue, np.result_type(a.dtype, v.dtype), a.runtime)
         a = tnp.subtract(a, fill)  # in1 padded with c: the zero-padded convolution of in1 - c, plus c·Σ kernel
     out = _full_window(a, kernel, start, size, _auto(a, v, mode, size, direct_first=True))
     if fill is not None:
@@ -233,6 +231,22 @@ def _choice(function: str, name: str, value: Any, allowed: tuple[str, ...]) -> s
         said = ", ".join(repr(x) for x in allowed)
         raise ArgumentError(f"{function}: argument {name!r} is {value!r}; pass one of {said}", argument=name)
     return value
+
+
+def _fill(function: str, fillvalue: Any, dtype: np.dtype, rt: Any) -> EagerTensor:
+    """fillvalue in the result's dtype, as scipy casts it (1.5 pads float32 arrays as float32,
+    integer ones as 1); a complex one for a real result is refused, as scipy refuses it."""
+    fill = as_array(rt, fillvalue, function, "fillvalue")
+    if fill.ndim != 0:
+        raise ArgumentError(
+            f"{function}: argument 'fillvalue' must be a scalar, got shape {list(fill.shape)}", argument="fillvalue"
+        )
+    if fill.dtype.kind == "c" and dtype.kind != "c":
+        raise DTypeError(
+            f"{function}: argument 'fillvalue' is complex, but in1 and in2 are real (the result is {dtype})",
+            argument="fillvalue",
+        )
+    return fill if fill.dtype == dtype else tnp.astype(fill, dtype)
 
 
 def _conj(x: EagerTensor) -> EagerTensor:
