@@ -189,3 +189,21 @@ def test_autograd_convolve_with_axes_and_dot_axes():
         np.testing.assert_allclose(
             asig.convolve(x, w, mode=mode, **spec), autograd.convolve(x, w, mode=mode, **spec), atol=1e-12
         )
+
+
+def test_autograd_convolve_shares_the_windows_and_checks():
+    """autograd's convolve takes its modes' windows and its argument checks from
+    tenferro.scipy.signal: the same numbers as its convolve, the same words for its errors."""
+    import tenferro.autograd.scipy.signal as asig
+
+    for s1, s2 in SHAPES:
+        a, v = _data(s1), _data(s2)
+        for mode in ("full", "same", "valid"):
+            if mode == "valid" and not (np.all(np.greater_equal(s1, s2)) or np.all(np.less_equal(s1, s2))):
+                with pytest.raises(ShapeMismatch, match="in mode 'valid' one of A and B must be at least") as info:
+                    asig.convolve(a, v, mode=mode)
+                assert info.value.argument == "B"
+                continue
+            np.testing.assert_allclose(asig.convolve(a, v, mode=mode), np.asarray(tss.convolve(a, v, mode, "direct")))
+    with pytest.raises(ArgumentError, match="convolve: argument 'mode' is 'middle'; pass one of 'full', 'same'"):
+        asig.convolve(np.ones(2), np.ones(2), mode="middle")

@@ -27,7 +27,7 @@ from ..numpy._dispatch import as_array, runtime_of
 __all__ = ["convolve", "convolve2d", "correlate", "correlate2d"]
 
 _PREFIX = "tenferro.scipy.signal."
-_MODES = ("full", "same", "valid")
+MODES = ("full", "same", "valid")
 _METHODS = ("auto", "direct", "fft")
 #: Past this many gathered elements (output size times kernel size) 'auto' takes the FFT.
 _DIRECT_LIMIT = 2**24
@@ -63,20 +63,14 @@ def correlate2d(in1: Any, in2: Any, mode: str = "full", boundary: str = "fill", 
 # -- the window of the full convolution each mode takes -----------------------------------------
 def _windowed(name: str, in1: Any, in2: Any, mode: str, method: str, correlating: bool) -> EagerTensor:
     function = _PREFIX + name
-    mode = _choice(function, "mode", mode, _MODES)
-    method = _choice(function, "method", method, _METHODS)
+    mode = choice(function, "mode", mode, MODES)
+    method = choice(function, "method", method, _METHODS)
     a, v = _operands(function, in1, in2)
     if a.ndim == 0:
         return tnp.multiply(a, _conj(v) if correlating else v)
     if a.size == 0 or v.size == 0:
         return tnp.asarray(np.array([]))  # scipy's result for an empty operand
-    n, m = a.shape, v.shape
-    if mode == "full":
-        start, size = (0,) * a.ndim, tuple(p + q - 1 for p, q in zip(n, m))
-    elif mode == "same":
-        start, size = tuple((q - 1) // 2 for q in m), n
-    else:
-        start, size = _valid(function, n, m)
+    start, size = window(function, mode, a.shape, v.shape)
     kernel = _reversed_conj(v) if correlating else v
     if method == "auto":
         method = _auto(a, v, mode, size)
@@ -85,7 +79,7 @@ def _windowed(name: str, in1: Any, in2: Any, mode: str, method: str, correlating
 
 def _two_d(name: str, in1: Any, in2: Any, mode: str, boundary: str, fillvalue: Any, correlating: bool) -> EagerTensor:
     function = _PREFIX + name
-    mode = _choice(function, "mode", mode, _MODES)
+    mode = choice(function, "mode", mode, MODES)
     if boundary not in ("fill", "pad"):  # scipy's names for zero... fillvalue padding
         raise ArgumentError(
             f"{function}: boundary={boundary!r} is not supported; only boundary='fill' (in1 padded with fillvalue) "
@@ -98,16 +92,10 @@ def _two_d(name: str, in1: Any, in2: Any, mode: str, boundary: str, fillvalue: A
             f"{function}: in1 and in2 must both be 2-d, got shapes {list(a.shape)} and {list(v.shape)}",
             argument="in1",
         )
-    n, m = a.shape, v.shape
     kernel = _reversed_conj(v) if correlating else v
-    swapped = False
-    if mode == "full":
-        start, size = (0, 0), (n[0] + m[0] - 1, n[1] + m[1] - 1)
-    elif mode == "same":  # correlate2d's window sits one later for an even in2 (scipy's _correlate2d)
-        start, size = tuple((q // 2 if correlating else (q - 1) // 2) for q in m), n
-    else:
-        start, size = _valid(function, n, m)
-        swapped = any(q > p for p, q in zip(n, m))
+    # correlate2d's 'same' window sits one later for an even in2 (scipy's _correlate2d)
+    start, size = window(function, mode, a.shape, v.shape, later=correlating)
+    swapped = mode == "valid" and any(q > p for p, q in zip(a.shape, v.shape))
     fill = None
     if mode != "valid" and not _is_zero(fillvalue):
         fill = _fill(function, fillvalue, np.result_type(a.dtype, v.dtype), a.runtime)
@@ -120,12 +108,28 @@ def _two_d(name: str, in1: Any, in2: Any, mode: str, boundary: str, fillvalue: A
     return out
 
 
-def _valid(function: str, n: tuple[int, ...], m: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+def window(
+    function: str,
+    mode: str,
+    n: tuple[int, ...],
+    m: tuple[int, ...],
+    names: tuple[str, str] = ("in1", "in2"),
+    later: bool = False,
+) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """``(start, size)`` of the window ``mode`` takes of the full convolution (shape
+    n + m - 1) of operands shaped ``n`` and ``m`` on the convolved axes: 'full' all of it,
+    'same' n centred on it ((m - 1) // 2 on, m // 2 where ``later``: correlate2d's), 'valid'
+    where one operand covers the other (a ShapeMismatch naming ``names[1]`` where neither is
+    at least as large on every axis)."""
+    if mode == "full":
+        return (0,) * len(n), tuple(p + q - 1 for p, q in zip(n, m))
+    if mode == "same":
+        return tuple(q // 2 if later else (q - 1) // 2 for q in m), tuple(n)
     if not (all(p >= q for p, q in zip(n, m)) or all(q >= p for p, q in zip(n, m))):
         raise ShapeMismatch(
-            f"{function}: in mode 'valid' one of in1 and in2 must be at least as large as the other in every axis, got "
-            f"shapes {list(n)} and {list(m)}",
-            argument="in2",
+            f"{function}: in mode 'valid' one of {names[0]} and {names[1]} must be at least as large as the other in "
+            f"every convolved axis, got shapes {list(n)} and {list(m)}",
+            argument=names[1],
         )
     return tuple(min(p, q) - 1 for p, q in zip(n, m)), tuple(abs(p - q) + 1 for p, q in zip(n, m))
 
@@ -226,7 +230,8 @@ def _operands(function: str, in1: Any, in2: Any) -> tuple[EagerTensor, EagerTens
     return a, v
 
 
-def _choice(function: str, name: str, value: Any, allowed: tuple[str, ...]) -> str:
+def choice(function: str, name: str, value: Any, allowed: tuple[str, ...]) -> str:
+    """``value`` if it is one of the strings ``allowed``, else an ArgumentError listing them."""
     if not isinstance(value, str) or value not in allowed:
         said = ", ".join(repr(x) for x in allowed)
         raise ArgumentError(f"{function}: argument {name!r} is {value!r}; pass one of {said}", argument=name)
