@@ -77,7 +77,7 @@ def test_dtypes_ranks_and_empty():
 def test_float32_stays_float32_in_every_function_and_mode():
     """scipy's dtypes: float32 in, float32 out, in every mode and method, and in the 2-d
     functions with any fill value, which takes the result's dtype (an integer result pads
-    with int(1.5))."""
+    with int(1.5); int32 stays int32)."""
     a, v = RNG.normal(size=(4, 5)).astype(np.float32), RNG.normal(size=(2, 3)).astype(np.float32)
     for mode in ("full", "same", "valid"):
         for name in ("convolve", "correlate"):
@@ -90,7 +90,7 @@ def test_float32_stays_float32_in_every_function_and_mode():
                 got = getattr(tss, name)(a, v, mode, fillvalue=fill)
                 assert got.dtype == expected.dtype == np.float32, (name, mode, fill)
                 np.testing.assert_allclose(np.asarray(got), expected, rtol=1e-5, atol=1e-5)
-            ints = (np.arange(12).reshape(3, 4), np.array([[1, -2], [3, 1]]))
+            ints = (np.arange(12, dtype=np.int32).reshape(3, 4), np.array([[1, -2], [3, 1]], np.int32))
             expected = getattr(ss, name)(*ints, mode, fillvalue=1.5)
             got = getattr(tss, name)(*ints, mode, fillvalue=1.5)
             assert got.dtype == expected.dtype and got.tolist() == expected.tolist()

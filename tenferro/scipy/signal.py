@@ -102,7 +102,7 @@ def _two_d(name: str, in1: Any, in2: Any, mode: str, boundary: str, fillvalue: A
         a = tnp.subtract(a, fill)  # in1 padded with c: the zero-padded convolution of in1 - c, plus c·Σ kernel
     out = _full_window(a, kernel, start, size, _auto(a, v, mode, size, direct_first=True))
     if fill is not None:
-        out = tnp.add(out, tnp.multiply(fill, tnp.sum(kernel)))
+        out = tnp.add(out, tnp.multiply(fill, tnp.sum(kernel, dtype=out.dtype)))  # int32 sums stay int32
     if swapped and correlating and out.dtype.kind == "c":
         out = tnp.conj(out)  # scipy's swapped correlate2d: reversed, not conjugated
     return out
