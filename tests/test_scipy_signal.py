@@ -69,7 +69,6 @@ def test_dtypes_ranks_and_empty():
     ints = tss.convolve(np.array([1, 2, 3]), np.array([1, 1]))
     assert ints.dtype == np.int64 and ints.tolist() == [1, 3, 5, 3]
     assert float(tss.convolve(np.float64(2.0), np.float64(3.0))) == 6.0  # 0-d: the product, as scipy's
-    assert tss.correlate(np.array([]), np.array([1.0])).shape == (0,)
     mixed = tss.correlate(np.array([1.0, 2.0]), np.array([1j, 1.0]))
     np.testing.assert_allclose(np.asarray(mixed), ss.correlate([1.0, 2.0], [1j, 1.0]))
 
@@ -94,6 +93,33 @@ def test_float32_stays_float32_in_every_function_and_mode():
             expected = getattr(ss, name)(*ints, mode, fillvalue=1.5)
             got = getattr(tss, name)(*ints, mode, fillvalue=1.5)
             assert got.dtype == expected.dtype and got.tolist() == expected.tolist()
+
+
+def test_empty_operands_give_the_modes_shape_of_zeros():
+    """Every element an empty sum: zeros of the mode's shape, where scipy answers (its 2-d
+    functions, its N-d direct path; its 1-d and FFT paths raise), in the result's dtype, on
+    the operands' runtime and connected to them (their gradients zeros); both operands empty
+    on one axis in mode 'full' is a ShapeMismatch, as scipy's "negative dimensions"."""
+    other = tf.EagerRuntime()
+    cases = [((0, 2), (1, 2)), ((2, 0), (1, 1)), ((3, 3), (0, 2)), ((0, 2), (0, 2)), ((0, 2), (3, 2))]
+    for s1, s2 in cases:
+        for dtype in (np.float32, np.int32):
+            a, v = np.ones(s1, dtype), np.full(s2, 2, dtype)
+            for mode in ("full", "same", "valid"):
+                for name in ("convolve", "correlate", "convolve2d", "correlate2d"):
+                    flat = name.endswith("2d")
+                    try:
+                        expected = getattr(ss, name)(a, v, mode, **({"fillvalue": 2} if flat else {"method": "direct"}))
+                    except ValueError:
+                        continue
+                    got = getattr(tss, name)(other.constant_from(a), v, mode, **({"fillvalue": 2} if flat else {}))
+                    assert got.runtime is other and got.dtype == expected.dtype, (name, s1, s2, mode)
+                    assert got.shape == expected.shape and np.array_equal(np.asarray(got), expected)
+    with pytest.raises(ShapeMismatch, match="convolve: in mode 'full' in1 and in2 cannot both be empty on one axis"):
+        tss.convolve(np.ones((0, 2)), np.ones((0, 2)))
+    assert tss.correlate(np.array([]), np.array([1.0])).shape == (0,)  # 1-d too (scipy's np.convolve refuses)
+    grads = tf.grad(lambda x, y: tnp.sum(tss.convolve(x, y, "valid")), argnums=(0, 1))(np.ones((3, 3)), np.ones((0, 2)))
+    assert [np.asarray(g).tolist() for g in grads] == [np.zeros((3, 3)).tolist(), np.zeros((0, 2)).tolist()]
 
 
 @pytest.mark.parametrize("name", ["convolve", "correlate"])

@@ -68,11 +68,11 @@ def _windowed(name: str, in1: Any, in2: Any, mode: str, method: str, correlating
     a, v = _operands(function, in1, in2)
     if a.ndim == 0:
         return tnp.multiply(a, _conj(v) if correlating else v)
-    if a.size == 0 or v.size == 0:
-        return tnp.asarray(np.array([]))  # scipy's result for an empty operand
     start, size = window(function, mode, a.shape, v.shape)
     kernel = _reversed_conj(v) if correlating else v
-    if method == "auto":
+    if a.size == 0 or v.size == 0:
+        method = "direct"  # empty sums: zeros (see windowed); scipy's FFT path fails on them
+    elif method == "auto":
         method = _auto(a, v, mode, size)
     return _full_window(a, kernel, start, size, method)
 
@@ -122,6 +122,12 @@ def window(
     where one operand covers the other (a ShapeMismatch naming ``names[1]`` where neither is
     at least as large on every axis)."""
     if mode == "full":
+        if any(p == q == 0 for p, q in zip(n, m)):
+            raise ShapeMismatch(
+                f"{function}: in mode 'full' {names[0]} and {names[1]} cannot both be empty on one axis (their full "
+                f"convolution would have length -1), got shapes {list(n)} and {list(m)}",
+                argument=names[1],
+            )
         return (0,) * len(n), tuple(p + q - 1 for p, q in zip(n, m))
     if mode == "same":
         return tuple(q // 2 if later else (q - 1) // 2 for q in m), tuple(n)
@@ -170,11 +176,17 @@ def windowed(
     ``dot_axes``, outer over the rest, window ``start : start + size`` of the full result
     on each convolved axis: out[ia, ik, p] = Σ_{j, d} a[ia, d, p - j]·k[ik, d, j]. Result
     axes: a's other axes, k's other axes, the convolved ones (autograd's order). The
-    windows of a (zero-padded by len(k) - 1) are gathered and contracted with the flipped k."""
+    windows of a (zero-padded by len(k) - 1) are gathered and contracted with the flipped k.
+    An empty operand makes every element an empty sum: zeros (scipy's convolve2d's answer,
+    and its N-d direct one), in the result's dtype and connected to both operands."""
     conv_a, conv_k = axes
     dot_a, dot_k = dot_axes
     rest_a = [i for i in range(a.ndim) if i not in conv_a]  # a's other axes, its dot axes among them
     rest_k = [i for i in range(k.ndim) if i not in conv_k]
+    if a.size == 0 or k.size == 0:
+        shape = [a.shape[i] for i in rest_a if i not in dot_a] + [k.shape[i] for i in rest_k if i not in dot_k]
+        zero = tnp.einsum("i,j->", tnp.reshape(a, (-1,)), tnp.reshape(k, (-1,)))
+        return tnp.broadcast_to(zero, (*shape, *size))
     c = len(conv_a)
     taps = [k.shape[i] for i in conv_k]
     pad = [(0, 0)] * a.ndim
