@@ -224,7 +224,11 @@ def _by_fft(a: EagerTensor, k: EagerTensor, start: tuple[int, ...], size: tuple[
         full = tnp.fft.irfftn(tnp.fft.rfftn(a, s=shape, axes=axes) * tnp.fft.rfftn(k, s=shape, axes=axes), s=shape)
     else:
         full = tnp.fft.ifftn(tnp.fft.fftn(a, s=shape, axes=axes) * tnp.fft.fftn(k, s=shape, axes=axes), s=shape)
-    return full[tuple(slice(b, b + s) for b, s in zip(start, size))]
+    out = full[tuple(slice(b, b + s) for b, s in zip(start, size))]
+    dtype = np.result_type(a.dtype, k.dtype)
+    if dtype.kind in "iu":  # scipy's: integers in, the rounded integers out (no float noise)
+        out = tnp.astype(tnp.round(out), dtype)
+    return out
 
 
 # -- arguments ---------------------------------------------------------------------------------
