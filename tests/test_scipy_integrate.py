@@ -1,6 +1,6 @@
 """``tenferro.scipy.integrate.odeint``: values scipy's; gradients in y0, t and args by the
 adjoint method against finite differences of scipy.integrate.odeint runs at tight
-tolerance, and against HIPS autograd's where installed; second order (the adjoint of the
+tolerance, and against HIPS autograd's where autograd is installed; second order (the adjoint of the
 adjoint); pytrees; errors naming the function and the argument."""
 
 import numpy as np
@@ -116,7 +116,8 @@ def test_pytree_state_and_args():
 
 def test_autograd_namespace_and_autograds_numbers():
     """autograd's signature (args a tuple, scipy's keywords), NumPy arrays on plain values,
-    and the gradients of HIPS autograd's own odeint where it is installed."""
+    and the gradients of HIPS autograd's own odeint, where autograd is installed (it is an
+    optional comparison target, not in the test extra)."""
     import tenferro.autograd as ta
     from tenferro.autograd.scipy.integrate import odeint as ag_odeint
 

@@ -1,5 +1,5 @@
 """``tenferro.scipy.signal`` and autograd's ``convolve``: values equal scipy's (and
-autograd's, where installed) in every mode, method, rank and dtype; gradients in both
+HIPS autograd's, where autograd is installed) in every mode, method, rank and dtype; gradients in both
 arguments against finite differences, real and complex, first and second order; errors
 naming the function and the argument."""
 
