@@ -1,6 +1,6 @@
 """``tenferro.scipy.integrate.odeint``: values scipy's; gradients in y0, t and args by the
 adjoint method against finite differences of scipy.integrate.odeint runs at tight
-tolerance, and against HIPS autograd's where installed; second order (the adjoint of the
+tolerance, and against HIPS autograd's where autograd is installed; second order (the adjoint of the
 adjoint); pytrees; errors naming the function and the argument."""
 
 import numpy as np
@@ -9,7 +9,7 @@ import scipy.integrate
 
 import tenferro as tf
 import tenferro.numpy as tnp
-from tenferro import ArgumentError, DTypeError, NotDifferentiable
+from tenferro import ArgumentError, DTypeError, NotDifferentiable, RuleError
 from tenferro.scipy.integrate import IntegrationError, odeint
 
 Y0 = np.array([1.0, 0.5])
@@ -62,6 +62,19 @@ def test_gradients_against_finite_differences_of_scipy():
     np.testing.assert_allclose(float(gb), _central(lambda b: loss_numpy(Y0, T, A, float(b)), B), rtol=1e-6)
 
 
+def test_float32_args_get_float32_gradients():
+    """The adjoint solves in float64; a float32 argument's cotangent comes back float32,
+    close to the float64 one (a float32 y0 is cast to float64 before the solve, as scipy's)."""
+    a32 = np.float32(A)
+    grad = tf.grad(lambda a: tnp.sum(odeint(f, Y0, T, a, B)))(a32)
+    assert grad.dtype == np.float32
+    np.testing.assert_allclose(float(grad), float(tf.grad(lambda a: tnp.sum(odeint(f, Y0, T, a, B)))(A)), rtol=1e-6)
+    grads = tf.grad(lambda y, r: tnp.sum(odeint(f, y, T, r[0], r[1])), argnums=(0, 1))(
+        Y0.astype(np.float32), np.array([A, B], np.float32)
+    )
+    assert [g.dtype for g in grads] == [np.float32, np.float32]
+
+
 def test_backward_into_variables():
     y0, a = tf.variable(Y0), tf.variable(A)
     loss(y0, T, a, B).backward()
@@ -103,7 +116,8 @@ def test_pytree_state_and_args():
 
 def test_autograd_namespace_and_autograds_numbers():
     """autograd's signature (args a tuple, scipy's keywords), NumPy arrays on plain values,
-    and the gradients of HIPS autograd's own odeint where it is installed."""
+    and the gradients of HIPS autograd's own odeint, where autograd is installed (it is an
+    optional comparison target, not in the test extra)."""
     import tenferro.autograd as ta
     from tenferro.autograd.scipy.integrate import odeint as ag_odeint
 
@@ -148,6 +162,48 @@ def test_errors_name_the_function_and_argument(call, error, fragment):
     with pytest.raises(error, match="tenferro.scipy.integrate.odeint: ") as info:
         call()
     assert fragment in str(info.value)
+
+
+def test_errors_of_func_itself_name_func_and_keep_their_cause():
+    """A func of the wrong arity, NumPy's error inside func: ArgumentErrors naming odeint."""
+    with pytest.raises(ArgumentError, match="^tenferro.scipy.integrate.odeint: argument .func. raised") as info:
+        odeint(lambda y, t: y, Y0, T, A)
+    assert info.value.argument == "func" and type(info.value.__cause__) is TypeError
+    with pytest.raises(ArgumentError, match="odeint: argument 'func' raised LinAlgError") as info:
+        odeint(lambda y, t: np.linalg.inv(np.ones((2, 3))), Y0, T)
+    assert isinstance(info.value.__cause__, np.linalg.LinAlgError)
+
+
+def test_numpy_func_is_refused_at_the_call_not_in_the_backward_pass():
+    """scipy's style, a func written with NumPy: its values are right, and where a
+    derivative is taken odeint refuses it when called (the adjoint differentiates func,
+    which NumPy would cut), naming odeint and func, not later inside the backward pass."""
+    np.testing.assert_allclose(np.asarray(odeint(f_numpy, Y0, T, A, B)), np.asarray(odeint(f, Y0, T, A, B)))
+    with pytest.raises(ArgumentError, match="tenferro.scipy.integrate.odeint: argument 'func' cannot be") as info:
+        odeint(f_numpy, tf.variable(Y0), T, A, B)  # raised here, before any backward
+    assert info.value.argument == "func" and "tenferro.numpy" in str(info.value)
+    assert "nothing is differentiated" in str(info.value)
+    with pytest.raises(ArgumentError, match="odeint: argument 'func' cannot be differentiated"):
+        tf.grad(lambda a: tnp.sum(odeint(f_numpy, Y0, T, a, B)))(A)
+
+
+def test_errors_of_the_custom_function_name_odeint():
+    """A RuleError from the adjoint and forward mode's refusal name the function the user
+    called, not odeint's inner custom function."""
+    failing = [False]
+
+    def g(y, t, a, b):
+        if failing[0]:
+            raise ValueError("backward")
+        return f(y, t, a, b)
+
+    _, pull = tf.vjp(lambda a: odeint(g, Y0, T, a, B), A)
+    failing[0] = True
+    with pytest.raises(RuleError, match="custom_vjp function 'tenferro.scipy.integrate.odeint'") as info:
+        pull(np.ones((4, 2)))
+    assert info.value.op == "tenferro.scipy.integrate.odeint"
+    with pytest.raises(NotDifferentiable, match="'tenferro.scipy.integrate.odeint' has a reverse-mode rule only"):
+        tf.jvp(lambda y0: odeint(f, y0, T, A, B), (Y0,), (np.ones(2),))
 
 
 def test_closures_and_forward_mode_are_refused_not_lost():

@@ -1,5 +1,5 @@
 """``tenferro.scipy.signal`` and autograd's ``convolve``: values equal scipy's (and
-autograd's, where installed) in every mode, method, rank and dtype; gradients in both
+HIPS autograd's, where autograd is installed) in every mode, method, rank and dtype; gradients in both
 arguments against finite differences, real and complex, first and second order; errors
 naming the function and the argument."""
 
@@ -11,7 +11,7 @@ from conftest import fd_gradient
 import tenferro as tf
 import tenferro.numpy as tnp
 import tenferro.scipy.signal as tss
-from tenferro import ArgumentError, ShapeMismatch
+from tenferro import ArgumentError, DTypeError, ShapeMismatch
 from tenferro.autograd.test_util import check_grads
 
 RNG = np.random.default_rng(7)
@@ -66,12 +66,73 @@ def test_dtypes_ranks_and_empty():
     for method in ("direct", "fft"):
         got = tss.convolve(a32, v32, method=method)
         assert got.dtype == ss.convolve(a32, v32, method=method).dtype == np.float32
-    ints = tss.convolve(np.array([1, 2, 3]), np.array([1, 1]))
-    assert ints.dtype == np.int64 and ints.tolist() == [1, 3, 5, 3]
     assert float(tss.convolve(np.float64(2.0), np.float64(3.0))) == 6.0  # 0-d: the product, as scipy's
-    assert tss.correlate(np.array([]), np.array([1.0])).shape == (0,)
     mixed = tss.correlate(np.array([1.0, 2.0]), np.array([1j, 1.0]))
     np.testing.assert_allclose(np.asarray(mixed), ss.correlate([1.0, 2.0], [1j, 1.0]))
+
+
+def test_integers_give_scipys_integers_by_every_method():
+    """scipy rounds its FFT result for integer inputs and casts it back: integers in,
+    exact integers of the inputs' dtype out, whatever the method."""
+    for dtype in (np.int64, np.int32, np.uint8):
+        a = (np.arange(1, 40) % 7).astype(dtype).reshape(3, 13)  # no uint8 overflow: at most 6·12
+        v = np.array([[3, 1, 2], [1, 4, 1]], dtype)
+        for name in ("convolve", "correlate"):
+            for mode in ("full", "same", "valid"):
+                for method in ("direct", "fft", "auto"):
+                    expected = getattr(ss, name)(a, v, mode, method=method)
+                    got = getattr(tss, name)(a, v, mode, method)
+                    assert got.dtype == expected.dtype == dtype, (name, mode, method)
+                    assert np.array_equal(np.asarray(got), expected), (name, mode, method)
+
+
+def test_float32_stays_float32_in_every_function_and_mode():
+    """scipy's dtypes: float32 in, float32 out, in every mode and method, and in the 2-d
+    functions with any fill value, which takes the result's dtype (an integer result pads
+    with int(1.5); int32 stays int32)."""
+    a, v = RNG.normal(size=(4, 5)).astype(np.float32), RNG.normal(size=(2, 3)).astype(np.float32)
+    for mode in ("full", "same", "valid"):
+        for name in ("convolve", "correlate"):
+            for method in ("direct", "fft", "auto"):
+                got = getattr(tss, name)(a, v, mode, method)
+                assert got.dtype == getattr(ss, name)(a, v, mode, method=method).dtype == np.float32
+        for name in ("convolve2d", "correlate2d"):
+            for fill in (0, 1.5, np.float64(1.5), 2):
+                expected = getattr(ss, name)(a, v, mode, fillvalue=fill)
+                got = getattr(tss, name)(a, v, mode, fillvalue=fill)
+                assert got.dtype == expected.dtype == np.float32, (name, mode, fill)
+                np.testing.assert_allclose(np.asarray(got), expected, rtol=1e-5, atol=1e-5)
+            ints = (np.arange(12, dtype=np.int32).reshape(3, 4), np.array([[1, -2], [3, 1]], np.int32))
+            expected = getattr(ss, name)(*ints, mode, fillvalue=1.5)
+            got = getattr(tss, name)(*ints, mode, fillvalue=1.5)
+            assert got.dtype == expected.dtype and got.tolist() == expected.tolist()
+
+
+def test_empty_operands_give_the_modes_shape_of_zeros():
+    """Every element an empty sum: zeros of the mode's shape, where scipy answers (its 2-d
+    functions, its N-d direct path; its 1-d and FFT paths raise), in the result's dtype, on
+    the operands' runtime and connected to them (their gradients zeros); both operands empty
+    on one axis in mode 'full' is a ShapeMismatch, as scipy's "negative dimensions"."""
+    other = tf.EagerRuntime()
+    cases = [((0, 2), (1, 2)), ((2, 0), (1, 1)), ((3, 3), (0, 2)), ((0, 2), (0, 2)), ((0, 2), (3, 2))]
+    for s1, s2 in cases:
+        for dtype in (np.float32, np.int32):
+            a, v = np.ones(s1, dtype), np.full(s2, 2, dtype)
+            for mode in ("full", "same", "valid"):
+                for name in ("convolve", "correlate", "convolve2d", "correlate2d"):
+                    flat = name.endswith("2d")
+                    try:
+                        expected = getattr(ss, name)(a, v, mode, **({"fillvalue": 2} if flat else {"method": "direct"}))
+                    except ValueError:
+                        continue
+                    got = getattr(tss, name)(other.constant_from(a), v, mode, **({"fillvalue": 2} if flat else {}))
+                    assert got.runtime is other and got.dtype == expected.dtype, (name, s1, s2, mode)
+                    assert got.shape == expected.shape and np.array_equal(np.asarray(got), expected)
+    with pytest.raises(ShapeMismatch, match="convolve: in mode 'full' in1 and in2 cannot both be empty on one axis"):
+        tss.convolve(np.ones((0, 2)), np.ones((0, 2)))
+    assert tss.correlate(np.array([]), np.array([1.0])).shape == (0,)  # 1-d too (scipy's np.convolve refuses)
+    grads = tf.grad(lambda x, y: tnp.sum(tss.convolve(x, y, "valid")), argnums=(0, 1))(np.ones((3, 3)), np.ones((0, 2)))
+    assert [np.asarray(g).tolist() for g in grads] == [np.zeros((3, 3)).tolist(), np.zeros((0, 2)).tolist()]
 
 
 @pytest.mark.parametrize("name", ["convolve", "correlate"])
@@ -133,6 +194,7 @@ def test_complex_second_derivative():
         (lambda: tss.convolve2d(np.ones(3), np.ones(2)), ShapeMismatch, "convolve2d: in1 and in2 must both be 2-d"),
         (lambda: tss.correlate2d(np.ones((2, 2)), np.ones((1, 1)), boundary="wrap"), ArgumentError, "not supported"),
         (lambda: tss.convolve2d(np.ones((2, 2)), np.ones((1, 1)), fillvalue=[1, 2]), ArgumentError, "fillvalue"),
+        (lambda: tss.convolve2d(np.ones((2, 2)), np.ones((1, 1)), fillvalue=1j), DTypeError, "'fillvalue' is complex"),
     ],
 )
 def test_errors_name_the_function_and_argument(call, error, fragment):
@@ -166,3 +228,21 @@ def test_autograd_convolve_with_axes_and_dot_axes():
         np.testing.assert_allclose(
             asig.convolve(x, w, mode=mode, **spec), autograd.convolve(x, w, mode=mode, **spec), atol=1e-12
         )
+
+
+def test_autograd_convolve_shares_the_windows_and_checks():
+    """autograd's convolve takes its modes' windows and its argument checks from
+    tenferro.scipy.signal: the same numbers as its convolve, the same words for its errors."""
+    import tenferro.autograd.scipy.signal as asig
+
+    for s1, s2 in SHAPES:
+        a, v = _data(s1), _data(s2)
+        for mode in ("full", "same", "valid"):
+            if mode == "valid" and not (np.all(np.greater_equal(s1, s2)) or np.all(np.less_equal(s1, s2))):
+                with pytest.raises(ShapeMismatch, match="in mode 'valid' one of A and B must be at least") as info:
+                    asig.convolve(a, v, mode=mode)
+                assert info.value.argument == "B"
+                continue
+            np.testing.assert_allclose(asig.convolve(a, v, mode=mode), np.asarray(tss.convolve(a, v, mode, "direct")))
+    with pytest.raises(ArgumentError, match="convolve: argument 'mode' is 'middle'; pass one of 'full', 'same'"):
+        asig.convolve(np.ones(2), np.ones(2), mode="middle")

@@ -22,7 +22,7 @@ import numpy as np
 import optree
 
 from .. import numpy as tnp
-from ..core.eager import EagerTensor, held
+from ..core.eager import EagerTensor, held, holds_tracked
 from ..core.errors import ArgumentError, DTypeError, TenferroError
 from ..core.tensor import Tensor, read
 from ..numpy._dispatch import runtime_in
@@ -71,7 +71,8 @@ def odeint(
     arrays, differentiable where they are floats. ``mxstep`` bounds LSODA's steps between
     two time points, ``hmax`` its step size. Differentiable in ``y0``, ``t`` and ``args``
     (reverse mode, any order) by the adjoint method; a tensor that tracks gradients and
-    that ``func`` closes over instead of taking it in ``args`` is refused."""
+    that ``func`` closes over instead of taking it in ``args`` is refused, and so, when a
+    derivative is taken, is a ``func`` written with NumPy (it must use tenferro.numpy)."""
     if not callable(func):
         raise ArgumentError(f"{_NAME}: argument 'func' must be callable (func(y, t, *args) -> dy/dt), got {func!r}")
     options = _Options(
@@ -81,7 +82,55 @@ def odeint(
     if not optree.tree_leaves(y0):
         raise ArgumentError(f"{_NAME}: argument 'y0' holds no array")
     t = _times(t)
+    _probe(func, y0, t, args, differentiated=holds_tracked((y0, t, args)))
     return _solution(func, options, y0, t, args)
+
+
+def _probe(func: Callable[..., Any], y0: Any, t: Any, args: tuple[Any, ...], differentiated: bool) -> None:
+    """func called once at (y0, t[0]) on constants, as the solve calls it, and, where a
+    derivative will be taken, once more under ``tf.vjp``, as the adjoint calls it: a func
+    that reads its arguments as NumPy arrays (written with NumPy, scipy's style) fails that
+    second call, at this call of odeint rather than inside the backward pass."""
+    leaves, spec = optree.tree_flatten(y0)
+    rt = _runtime(leaves, t, args)
+    y = optree.tree_unflatten(spec, [rt.constant_from(_value(leaf)) for leaf in leaves])
+    time = rt.constant_from(np.float64(_value(t)[0]))
+    constant_args = optree.tree_map(lambda leaf: _constant(rt, leaf), args)
+    _raveled(_called(func, y, time, *constant_args), spec, [tuple(np.shape(leaf)) for leaf in leaves])
+    if not differentiated:
+        return
+    _, floats, rebuild = _split_args(constant_args)
+    try:
+        vjp(lambda y, time, *leaves: func(y, time, *rebuild(leaves)), y, time, *floats)
+    except ArgumentError as exc:  # the plain call above worked: what failed is reading a tracked value
+        raise ArgumentError(
+            f"{_NAME}: argument 'func' cannot be differentiated: odeint's derivative (the adjoint method) "
+            f"differentiates func, and func read a value it was given as a NumPy array or number (a func written "
+            f"with NumPy, scipy's style); write func with tenferro.numpy (tnp.sin, tnp.stack, ...). A NumPy func "
+            f"works where nothing is differentiated. (Under tf.vjp, func raised: {exc})",
+            argument="func",
+        ) from exc
+
+
+def _called(func: Callable[..., Any], *arguments: Any) -> Any:
+    """func(y, t, *args), an error of its own (a wrong number of parameters, NumPy's) as an
+    ArgumentError naming odeint and func, with the error as its cause."""
+    try:
+        return func(*arguments)
+    except TenferroError:
+        raise
+    except Exception as exc:
+        raise ArgumentError(
+            f"{_NAME}: argument 'func' raised {type(exc).__name__}: {exc} (odeint calls func(y, t, *args) with "
+            f"{len(arguments) - 2} args after y and t)",
+            argument="func",
+        ) from exc
+
+
+def _runtime(leaves: list[Any], t: Any, args: tuple[Any, ...]) -> Any:
+    """The runtime of the tensors among the arguments, else the default one."""
+    rt = runtime_in([*leaves, t, *optree.tree_leaves(args)])
+    return tnp.asarray(0.0).runtime if rt is None else rt
 
 
 def _solution(func: Callable[..., Any], options: _Options, y0: Any, t: Any, args: tuple[Any, ...]) -> Any:
@@ -97,9 +146,7 @@ def _solve(func: Callable[..., Any], options: _Options, y0: Any, t: Any, args: t
     import scipy.integrate
 
     leaves, spec = optree.tree_flatten(y0)
-    rt = runtime_in([*leaves, t, *optree.tree_leaves(args)])
-    if rt is None:
-        rt = tnp.asarray(0.0).runtime
+    rt = _runtime(leaves, t, args)
     shapes = [tuple(np.shape(leaf)) for leaf in leaves]
     sizes = [math.prod(shape) for shape in shapes]
     start = np.concatenate([np.ravel(_value(leaf)) for leaf in leaves]).astype(np.float64)
@@ -114,7 +161,7 @@ def _solve(func: Callable[..., Any], options: _Options, y0: Any, t: Any, args: t
         return optree.tree_unflatten(spec, parts)
 
     def rhs(flat: np.ndarray, time: float) -> np.ndarray:
-        dy = func(unravel(flat), rt.constant_from(np.float64(time)), *constant_args)
+        dy = _called(func, unravel(flat), rt.constant_from(np.float64(time)), *constant_args)
         return _raveled(dy, spec, shapes)
 
     if len(times) == 1:
@@ -171,6 +218,7 @@ def _known(func: Callable[..., Any], options: _Options, values: Any, y0: Any, t:
     return optree.tree_unflatten(optree.tree_structure(y0), arrays)
 
 
+_known.__name__ = _known.__qualname__ = _NAME  # the name a trace and the custom function's errors show
 _odeint = custom_vjp(_known, nondiff_argnums=(0, 1, 2))
 
 
@@ -201,7 +249,8 @@ def _adjoint(func: Callable[..., Any], options: _Options, values: Any, residuals
 
     y_bar = point(g, count - 1)
     t0_bar = tnp.zeros((), dtype=np.float64)
-    leaves_bar = tuple(tnp.zeros(np.shape(_value(leaf)), dtype=np.asarray(_value(leaf)).dtype) for leaf in floats)
+    dtypes = [np.asarray(_value(leaf)).dtype for leaf in floats]
+    leaves_bar = tuple(tnp.zeros(np.shape(_value(leaf)), dtype=dtype) for leaf, dtype in zip(floats, dtypes))
     times_bar = []
     for i in range(count - 1, 0, -1):
         y_i = point(ys, i)
@@ -213,6 +262,8 @@ def _adjoint(func: Callable[..., Any], options: _Options, values: Any, residuals
         _, y_bar, t0_bar, leaves_bar = optree.tree_map(lambda leaf: leaf[1], solved)
         y_bar = optree.tree_map(tnp.add, y_bar, point(g, i - 1))
     times_bar.append(t0_bar)
+    # The augmented solve is float64 (LSODA's): each cotangent in its argument's dtype (float32 args).
+    leaves_bar = [bar if bar.dtype == dtype else tnp.astype(bar, dtype) for bar, dtype in zip(leaves_bar, dtypes)]
     args_bar = rebuild(leaves_bar, zeros_for=fixed)
     return (y_bar, tnp.stack(times_bar[::-1]), *args_bar)
 

@@ -20,14 +20,14 @@ import numpy as np
 
 from .. import numpy as tnp
 from ..core.eager import EagerTensor
-from ..core.errors import ArgumentError, ShapeMismatch
+from ..core.errors import ArgumentError, DTypeError, ShapeMismatch
 from ..numpy._composed import values
 from ..numpy._dispatch import as_array, runtime_of
 
 __all__ = ["convolve", "convolve2d", "correlate", "correlate2d"]
 
 _PREFIX = "tenferro.scipy.signal."
-_MODES = ("full", "same", "valid")
+MODES = ("full", "same", "valid")
 _METHODS = ("auto", "direct", "fft")
 #: Past this many gathered elements (output size times kernel size) 'auto' takes the FFT.
 _DIRECT_LIMIT = 2**24
@@ -63,29 +63,23 @@ def correlate2d(in1: Any, in2: Any, mode: str = "full", boundary: str = "fill", 
 # -- the window of the full convolution each mode takes -----------------------------------------
 def _windowed(name: str, in1: Any, in2: Any, mode: str, method: str, correlating: bool) -> EagerTensor:
     function = _PREFIX + name
-    mode = _choice(function, "mode", mode, _MODES)
-    method = _choice(function, "method", method, _METHODS)
+    mode = choice(function, "mode", mode, MODES)
+    method = choice(function, "method", method, _METHODS)
     a, v = _operands(function, in1, in2)
     if a.ndim == 0:
         return tnp.multiply(a, _conj(v) if correlating else v)
-    if a.size == 0 or v.size == 0:
-        return tnp.asarray(np.array([]))  # scipy's result for an empty operand
-    n, m = a.shape, v.shape
-    if mode == "full":
-        start, size = (0,) * a.ndim, tuple(p + q - 1 for p, q in zip(n, m))
-    elif mode == "same":
-        start, size = tuple((q - 1) // 2 for q in m), n
-    else:
-        start, size = _valid(function, n, m)
+    start, size = window(function, mode, a.shape, v.shape)
     kernel = _reversed_conj(v) if correlating else v
-    if method == "auto":
+    if a.size == 0 or v.size == 0:
+        method = "direct"  # empty sums: zeros (see windowed); scipy's FFT path fails on them
+    elif method == "auto":
         method = _auto(a, v, mode, size)
     return _full_window(a, kernel, start, size, method)
 
 
 def _two_d(name: str, in1: Any, in2: Any, mode: str, boundary: str, fillvalue: Any, correlating: bool) -> EagerTensor:
     function = _PREFIX + name
-    mode = _choice(function, "mode", mode, _MODES)
+    mode = choice(function, "mode", mode, MODES)
     if boundary not in ("fill", "pad"):  # scipy's names for zero... fillvalue padding
         raise ArgumentError(
             f"{function}: boundary={boundary!r} is not supported; only boundary='fill' (in1 padded with fillvalue) "
@@ -98,36 +92,50 @@ def _two_d(name: str, in1: Any, in2: Any, mode: str, boundary: str, fillvalue: A
             f"{function}: in1 and in2 must both be 2-d, got shapes {list(a.shape)} and {list(v.shape)}",
             argument="in1",
         )
-    n, m = a.shape, v.shape
     kernel = _reversed_conj(v) if correlating else v
-    swapped = False
-    if mode == "full":
-        start, size = (0, 0), (n[0] + m[0] - 1, n[1] + m[1] - 1)
-    elif mode == "same":  # correlate2d's window sits one later for an even in2 (scipy's _correlate2d)
-        start, size = tuple((q // 2 if correlating else (q - 1) // 2) for q in m), n
-    else:
-        start, size = _valid(function, n, m)
-        swapped = any(q > p for p, q in zip(n, m))
+    # correlate2d's 'same' window sits one later for an even in2 (scipy's _correlate2d)
+    start, size = window(function, mode, a.shape, v.shape, later=correlating)
+    swapped = mode == "valid" and any(q > p for p, q in zip(a.shape, v.shape))
     fill = None
     if mode != "valid" and not _is_zero(fillvalue):
-        fill = as_array(a.runtime, fillvalue, function, "fillvalue")
-        if fill.ndim != 0:
-            raise ArgumentError(f"{function}: argument 'fillvalue' must be a scalar, got shape {list(fill.shape)}")
+        fill = _fill(function, fillvalue, np.result_type(a.dtype, v.dtype), a.runtime)
         a = tnp.subtract(a, fill)  # in1 padded with c: the zero-padded convolution of in1 - c, plus c·Σ kernel
     out = _full_window(a, kernel, start, size, _auto(a, v, mode, size, direct_first=True))
     if fill is not None:
-        out = tnp.add(out, tnp.multiply(fill, tnp.sum(kernel)))
+        out = tnp.add(out, tnp.multiply(fill, tnp.sum(kernel, dtype=out.dtype)))  # int32 sums stay int32
     if swapped and correlating and out.dtype.kind == "c":
         out = tnp.conj(out)  # scipy's swapped correlate2d: reversed, not conjugated
     return out
 
 
-def _valid(function: str, n: tuple[int, ...], m: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+def window(
+    function: str,
+    mode: str,
+    n: tuple[int, ...],
+    m: tuple[int, ...],
+    names: tuple[str, str] = ("in1", "in2"),
+    later: bool = False,
+) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """``(start, size)`` of the window ``mode`` takes of the full convolution (shape
+    n + m - 1) of operands shaped ``n`` and ``m`` on the convolved axes: 'full' all of it,
+    'same' n centred on it ((m - 1) // 2 on, m // 2 where ``later``: correlate2d's), 'valid'
+    where one operand covers the other (a ShapeMismatch naming ``names[1]`` where neither is
+    at least as large on every axis)."""
+    if mode == "full":
+        if any(p == q == 0 for p, q in zip(n, m)):
+            raise ShapeMismatch(
+                f"{function}: in mode 'full' {names[0]} and {names[1]} cannot both be empty on one axis (their full "
+                f"convolution would have length -1), got shapes {list(n)} and {list(m)}",
+                argument=names[1],
+            )
+        return (0,) * len(n), tuple(p + q - 1 for p, q in zip(n, m))
+    if mode == "same":
+        return tuple(q // 2 if later else (q - 1) // 2 for q in m), tuple(n)
     if not (all(p >= q for p, q in zip(n, m)) or all(q >= p for p, q in zip(n, m))):
         raise ShapeMismatch(
-            f"{function}: in mode 'valid' one of in1 and in2 must be at least as large as the other in every axis, got "
-            f"shapes {list(n)} and {list(m)}",
-            argument="in2",
+            f"{function}: in mode 'valid' one of {names[0]} and {names[1]} must be at least as large as the other in "
+            f"every convolved axis, got shapes {list(n)} and {list(m)}",
+            argument=names[1],
         )
     return tuple(min(p, q) - 1 for p, q in zip(n, m)), tuple(abs(p - q) + 1 for p, q in zip(n, m))
 
@@ -168,11 +176,17 @@ def windowed(
     ``dot_axes``, outer over the rest, window ``start : start + size`` of the full result
     on each convolved axis: out[ia, ik, p] = Σ_{j, d} a[ia, d, p - j]·k[ik, d, j]. Result
     axes: a's other axes, k's other axes, the convolved ones (autograd's order). The
-    windows of a (zero-padded by len(k) - 1) are gathered and contracted with the flipped k."""
+    windows of a (zero-padded by len(k) - 1) are gathered and contracted with the flipped k.
+    An empty operand makes every element an empty sum: zeros (scipy's convolve2d's answer,
+    and its N-d direct one), in the result's dtype and connected to both operands."""
     conv_a, conv_k = axes
     dot_a, dot_k = dot_axes
     rest_a = [i for i in range(a.ndim) if i not in conv_a]  # a's other axes, its dot axes among them
     rest_k = [i for i in range(k.ndim) if i not in conv_k]
+    if a.size == 0 or k.size == 0:
+        shape = [a.shape[i] for i in rest_a if i not in dot_a] + [k.shape[i] for i in rest_k if i not in dot_k]
+        zero = tnp.einsum("i,j->", tnp.reshape(a, (-1,)), tnp.reshape(k, (-1,)))
+        return tnp.broadcast_to(zero, (*shape, *size))
     c = len(conv_a)
     taps = [k.shape[i] for i in conv_k]
     pad = [(0, 0)] * a.ndim
@@ -210,7 +224,11 @@ def _by_fft(a: EagerTensor, k: EagerTensor, start: tuple[int, ...], size: tuple[
         full = tnp.fft.irfftn(tnp.fft.rfftn(a, s=shape, axes=axes) * tnp.fft.rfftn(k, s=shape, axes=axes), s=shape)
     else:
         full = tnp.fft.ifftn(tnp.fft.fftn(a, s=shape, axes=axes) * tnp.fft.fftn(k, s=shape, axes=axes), s=shape)
-    return full[tuple(slice(b, b + s) for b, s in zip(start, size))]
+    out = full[tuple(slice(b, b + s) for b, s in zip(start, size))]
+    dtype = np.result_type(a.dtype, k.dtype)
+    if dtype.kind in "iu":  # scipy's: integers in, the rounded integers out (no float noise)
+        out = tnp.astype(tnp.round(out), dtype)
+    return out
 
 
 # -- arguments ---------------------------------------------------------------------------------
@@ -228,11 +246,28 @@ def _operands(function: str, in1: Any, in2: Any) -> tuple[EagerTensor, EagerTens
     return a, v
 
 
-def _choice(function: str, name: str, value: Any, allowed: tuple[str, ...]) -> str:
+def choice(function: str, name: str, value: Any, allowed: tuple[str, ...]) -> str:
+    """``value`` if it is one of the strings ``allowed``, else an ArgumentError listing them."""
     if not isinstance(value, str) or value not in allowed:
         said = ", ".join(repr(x) for x in allowed)
         raise ArgumentError(f"{function}: argument {name!r} is {value!r}; pass one of {said}", argument=name)
     return value
+
+
+def _fill(function: str, fillvalue: Any, dtype: np.dtype, rt: Any) -> EagerTensor:
+    """fillvalue in the result's dtype, as scipy casts it (1.5 pads float32 arrays as float32,
+    integer ones as 1); a complex one for a real result is refused, as scipy refuses it."""
+    fill = as_array(rt, fillvalue, function, "fillvalue")
+    if fill.ndim != 0:
+        raise ArgumentError(
+            f"{function}: argument 'fillvalue' must be a scalar, got shape {list(fill.shape)}", argument="fillvalue"
+        )
+    if fill.dtype.kind == "c" and dtype.kind != "c":
+        raise DTypeError(
+            f"{function}: argument 'fillvalue' is complex, but in1 and in2 are real (the result is {dtype})",
+            argument="fillvalue",
+        )
+    return fill if fill.dtype == dtype else tnp.astype(fill, dtype)
 
 
 def _conj(x: EagerTensor) -> EagerTensor:

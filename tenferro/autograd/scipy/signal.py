@@ -40,8 +40,7 @@ def convolve(
     rt = runtime_of((A, B))
     plain = not holds_tracked((A, B))
     a, b = as_array(rt, A, _NAME, "A"), as_array(rt, B, _NAME, "B")
-    if mode not in ("full", "same", "valid"):
-        raise ArgumentError(f"{_NAME}: argument 'mode' is {mode!r}; pass 'full', 'same' or 'valid'", argument="mode")
+    mode = _tenferro.choice(_NAME, "mode", mode, _tenferro.MODES)
     axes = (tuple(range(a.ndim)), tuple(range(a.ndim))) if axes is None else axes
     conv_a, conv_b = (_axes(axes[0], a.ndim, "axes"), _axes(axes[1], b.ndim, "axes")) if len(axes) == 2 else ((), ())
     dot_axes = ((), ()) if dot_axes is None else dot_axes
@@ -55,17 +54,7 @@ def convolve(
     n, m = [a.shape[i] for i in conv_a], [b.shape[i] for i in conv_b]
     if any(a.shape[i] != b.shape[j] for i, j in zip(dot_a, dot_b)):
         raise ShapeMismatch(f"{_NAME}: the dot_axes of A and B differ in size", argument="dot_axes")
-    if mode == "full":
-        start, size = (0,) * len(n), tuple(p + q - 1 for p, q in zip(n, m))
-    elif mode == "same":
-        start, size = tuple((q - 1) // 2 for q in m), tuple(n)
-    else:
-        if not (all(p >= q for p, q in zip(n, m)) or all(q >= p for p, q in zip(n, m))):
-            raise ShapeMismatch(
-                f"{_NAME}: in mode 'valid' one array must be larger than the other along all convolved axes",
-                argument="B",
-            )
-        start, size = tuple(min(p, q) - 1 for p, q in zip(n, m)), tuple(abs(p - q) + 1 for p, q in zip(n, m))
+    start, size = _tenferro.window(_NAME, mode, n, m, names=("A", "B"))
     out = _tenferro.windowed(a, b, (conv_a, conv_b), (dot_a, dot_b), start, size)
     return np.asarray(values(out)).copy() if plain else out
 
@@ -74,9 +63,13 @@ def _axes(value: Any, ndim: int, name: str) -> tuple[int, ...]:
     try:
         axes = tuple(int(i) for i in value)
     except TypeError:
-        raise ArgumentError(f"{_NAME}: argument {name!r} must be a pair of axis lists, got {value!r}") from None
+        raise ArgumentError(
+            f"{_NAME}: argument {name!r} must be a pair of axis lists, got {value!r}", argument=name
+        ) from None
     if any(not -ndim <= i < ndim for i in axes):
-        raise ArgumentError(f"{_NAME}: argument {name!r} has an axis out of range for {ndim} axes: {value!r}")
+        raise ArgumentError(
+            f"{_NAME}: argument {name!r} has an axis out of range for {ndim} axes: {value!r}", argument=name
+        )
     axes = tuple(i % ndim for i in axes)
     if len(set(axes)) != len(axes):
         raise ArgumentError(f"{_NAME}: argument {name!r} names an axis twice: {value!r}", argument=name)
