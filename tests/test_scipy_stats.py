@@ -172,6 +172,23 @@ def test_outside_the_support_and_at_invalid_parameters_gradients_are_zero_not_na
     assert float(tf.grad(lambda k: ts.poisson.logpmf(k, 2.0))(3.0)) == 0.0  # k takes no gradient
 
 
+#: one valid choice of each discrete distribution's shape parameters
+DISCRETE_SHAPES = {"poisson": (3.0,), "binom": (6.0, 0.3), "bernoulli": (0.3,), "geom": (0.3,), "nbinom": (2.5, 0.4)}
+
+
+@pytest.mark.parametrize("name", sorted(DISCRETE_SHAPES))
+def test_discrete_k_and_loc_take_zero_gradients_in_every_function(name):
+    module, shapes = getattr(ts, name), DISCRETE_SHAPES[name]
+    k = np.array([1.0, 2.5, 4.0])
+    for function in module.__all__:
+        call = getattr(module, function)
+        g_k, g_loc = tf.grad(lambda k, loc, call=call: tnp.sum(call(k, *shapes, loc)), argnums=(0, 1))(k, 0.3)
+        np.testing.assert_array_equal(g_k, np.zeros(3), err_msg=f"{name}.{function} in k")
+        assert float(g_loc) == 0.0, f"{name}.{function} in loc"
+        _, tangent = tf.jvp(lambda k, call=call: call(k, *shapes), (k,), (np.ones(3),))
+        np.testing.assert_array_equal(tangent, np.zeros(3), err_msg=f"{name}.{function} forward in k")
+
+
 @pytest.mark.parametrize(
     "call, argument",
     [

@@ -181,6 +181,10 @@ def _evaluate(dist: Univariate, kind: str, formula: Formula, args: list[EagerTen
     if kind in ("ppf", "isf"):
         return _quantile(dist, kind, formula, x, shapes, loc, scale, valid, low, high)
     z = tnp.subtract(x, loc)
+    if dist.discrete:
+        # constant between the integers: k and loc get zeros (floor's derivative) and never reach a shape
+        # parameter of gammaincc or betainc, which refuse one
+        z = z.detach()
     if scale is not None:
         scale = tnp.where(valid, scale, 1.0)
         z = tnp.divide(z, scale)
