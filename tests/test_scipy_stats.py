@@ -24,7 +24,7 @@ DISCRETE = {"poisson", "binom", "bernoulli", "geom", "nbinom"}
 #: name -> (shape parameters, broadcast against x along a new leading axis; x grid)
 CASES = {
     "norm": ((), np.linspace(-40, 40, 81)),
-    "t": ((np.array([0.7, 3.0, 30.0, np.inf, -1.0]),), np.linspace(-30, 30, 61)),
+    "t": ((np.array([0.7, 3.0, 30.0, 1e12, 1e16, np.inf, -1.0]),), np.linspace(-30, 30, 61)),
     "gamma": ((np.array([0.5, 1.0, 2.5, 9.0, 0.0]),), np.linspace(-1, 30, 63)),
     "beta": ((np.array([0.5, 2.0, 5.0, -1.0]), np.array([0.7, 1.0, 3.0, 2.0])), np.linspace(-0.1, 1.1, 61)),
     "chi2": ((np.array([0.5, 1.0, 2.5, 9.0, np.nan]),), np.linspace(-1, 30, 63)),
@@ -123,6 +123,13 @@ def test_gradients_in_x_and_the_parameters_match_central_differences_of_scipy(ca
             minus = theirs(**{**args, argument: args[argument] - (e if e.shape else h)})
             want[index] = np.sum(plus - minus) / (2 * h)
         np.testing.assert_allclose(grad, want, rtol=1e-6, atol=1e-8, err_msg=f"{name}.{function} in {argument}")
+
+
+@pytest.mark.parametrize("df", [2.5, 1e10, 1e14, 1e16, 1e300])
+def test_t_density_and_the_derivative_of_its_cdf_are_scipys_for_large_df(df):
+    x = np.array([-3.0, 0.5, 2.0])
+    np.testing.assert_allclose(ts.t.logpdf(x, df), ss.t.logpdf(x, df), rtol=1e-14)
+    np.testing.assert_allclose(tf.grad(lambda x: tnp.sum(ts.t.cdf(x, df)))(x), ss.t.pdf(x, df), rtol=1e-14)
 
 
 def _second(f, x):
