@@ -197,20 +197,27 @@ def test_discrete_k_and_loc_take_zero_gradients_in_every_function(name):
 
 
 @pytest.mark.parametrize(
-    "call, argument",
+    "function, call, argument",
     [
-        (lambda v: ts.gamma.cdf(1.5, v), "a"),
-        (lambda v: ts.chi2.sf(1.5, v), "a"),
-        (lambda v: ts.beta.cdf(0.3, v, 2.0), "a"),
-        (lambda v: ts.t.cdf(0.3, v), "df"),
-        (lambda v: ts.nbinom.cdf(2, v, 0.4), "a"),
+        ("gamma.cdf", lambda v: ts.gamma.cdf(1.5, v), "a"),
+        ("chi2.sf", lambda v: ts.chi2.sf(1.5, v), "df"),
+        ("beta.logcdf", lambda v: ts.beta.logcdf(0.3, 1.5, v), "b"),
+        ("t.cdf", lambda v: ts.t.cdf(0.3, v), "df"),
+        ("binom.logsf", lambda v: ts.binom.logsf(2, 2 * v + 1, 0.4), "n"),
+        ("nbinom.cdf", lambda v: ts.nbinom.cdf(2, v, 0.4), "n"),
     ],
 )
-def test_shape_parameters_of_the_incomplete_functions_refuse_a_gradient(call, argument):
-    with pytest.raises(NotDifferentiable, match=f"no derivative in the argument '{argument}'") as info:
-        tf.grad(call)(2.5)
-    assert info.value.argument == argument
-    assert np.isfinite(float(call(2.5)))  # the value itself is fine
+def test_shape_parameters_of_the_incomplete_functions_refuse_a_gradient_naming_the_function(function, call, argument):
+    for transform in (lambda: tf.grad(call)(2.5), lambda: tf.jvp(call, (2.5,), (1.0,))):
+        with pytest.raises(
+            NotDifferentiable, match=rf"^tenferro\.scipy\.stats\.{function}: no derivative in the argument '{argument}'"
+        ) as info:
+            transform()
+        assert info.value.argument == argument
+    assert np.isfinite(float(call(2.5)))  # the value itself is fine, and with a tracked argument under no_grad
+    rt = tf.default_runtime()
+    with rt.no_grad():
+        assert float(call(rt.variable_from(np.array(2.5)))) == float(call(2.5))
 
 
 def test_multivariate_normal_matches_scipy_and_differentiates_in_x_mean_and_cov():
