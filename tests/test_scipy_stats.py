@@ -179,6 +179,23 @@ def test_outside_the_support_and_at_invalid_parameters_gradients_are_zero_not_na
     assert float(tf.grad(lambda k: ts.poisson.logpmf(k, 2.0))(3.0)) == 0.0  # k takes no gradient
 
 
+@pytest.mark.parametrize(
+    "f, at, want",
+    [
+        (lambda x: ts.gamma.logpdf(x, 1.0), 0.0, -1.0),  # -x: xlogy(0, x) at x = 0
+        (lambda x: ts.beta.logpdf(x, 1.0, 2.0), 0.0, -1.0),  # log 2 + log(1 - x)
+        (lambda p: ts.geom.logpmf(1.0, p), 1.0, 1.0),  # log p: xlog1py(0, -p) at p = 1
+        (lambda p: ts.binom.logpmf(0.0, 4.0, p), 0.0, -4.0),  # 4·log(1 - p): xlogy(0, p) at p = 0
+        (lambda mu: ts.poisson.logpmf(0.0, mu), 0.0, -1.0),  # -mu: xlogy(0, mu) at mu = 0
+    ],
+    ids=["gamma.logpdf", "beta.logpdf", "geom.logpmf", "binom.logpmf", "poisson.logpmf"],
+)
+def test_log_densities_at_the_edge_of_the_support_have_their_one_sided_gradient_not_nan(f, at, want):
+    assert np.isfinite(float(f(at)))
+    assert float(tf.grad(f)(at)) == want
+    assert np.isfinite(float(tf.grad(tf.grad(f))(at)))
+
+
 #: one valid choice of each discrete distribution's shape parameters
 DISCRETE_SHAPES = {"poisson": (3.0,), "binom": (6.0, 0.3), "bernoulli": (0.3,), "geom": (0.3,), "nbinom": (2.5, 0.4)}
 
