@@ -269,6 +269,36 @@ def test_multivariate_normal_matches_scipy_and_differentiates_in_x_mean_and_cov(
         mvn.logpdf(np.zeros(2), mean, cov)
 
 
+def test_multivariate_functions_bind_their_signatures_and_check_allow_singular():
+    mvn, x, cov = ts.multivariate_normal, np.zeros(2), np.eye(2)
+    for function in (mvn.logpdf, mvn.pdf, ts.dirichlet.logpdf, ts.dirichlet.pdf):
+        with pytest.raises(
+            ArgumentError, match=r"^tenferro\.scipy\.stats\.\w+\.\w+: got an unexpected keyword .*'foo'"
+        ):
+            function(x, np.ones(2), foo=1)
+    with pytest.raises(ArgumentError, match=r"multivariate_normal.pdf: missing a required argument: 'x'"):
+        mvn.pdf()
+    with pytest.raises(ArgumentError, match=r"logpdf: argument 'allow_singular' must be a bool") as info:
+        mvn.logpdf(x, None, cov, allow_singular=np.array([1, 0]))
+    assert info.value.argument == "allow_singular"
+    want = ss.multivariate_normal.logpdf(x, None, cov)
+    for flag in (np.True_, 1, np.array(False)):
+        assert float(mvn.logpdf(x, None, cov, allow_singular=flag)) == pytest.approx(want, rel=1e-14)
+
+
+def test_multivariate_normal_refuses_a_cov_that_is_not_symmetric_beyond_rounding():
+    x, cov = np.array([0.7, -1.2]), np.array([[2.0, 0.5], [0.1, 1.0]])
+    for allow in (False, True):
+        with pytest.raises(ArgumentError, match=r"multivariate_normal.logpdf: argument 'cov' is not symmetric") as info:
+            ts.multivariate_normal.logpdf(x, None, cov, allow)
+        assert info.value.argument == "cov"
+    lower = np.tril(cov) + np.tril(cov, -1).T  # the recipe the error gives for scipy's reading
+    want = ss.multivariate_normal.logpdf(x, None, cov)
+    assert float(ts.multivariate_normal.logpdf(x, None, lower)) == pytest.approx(want, rel=1e-13)
+    rounded = lower + np.array([[0.0, 1e-16], [0.0, 0.0]])  # asymmetric by rounding only: accepted
+    assert float(ts.multivariate_normal.logpdf(x, None, rounded)) == pytest.approx(want, rel=1e-13)
+
+
 def test_dirichlet_matches_scipy_and_its_gradients_are_autograds_formulas():
     import scipy.special as sp
 

@@ -256,6 +256,18 @@ def _signature(dist: Univariate, kind: str) -> inspect.Signature:
     return inspect.Signature(params, return_annotation=EagerTensor)
 
 
+def bind(function: str, signature: inspect.Signature, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """``args`` and ``kwargs`` bound to ``signature``, defaults applied: a missing or
+    unknown argument is an ArgumentError naming ``function`` and showing its signature."""
+    try:
+        bound = signature.bind(*args, **kwargs)
+    except TypeError as exc:
+        short = function.removeprefix(PREFIX)
+        raise ArgumentError(f"{function}: {exc}; its signature is {short}{signature}") from None
+    bound.apply_defaults()
+    return bound
+
+
 def _refuse_tracked(function: str, argument: str, value: EagerTensor) -> None:
     """A NotDifferentiable naming ``function`` and ``argument`` if ``value`` tracks a
     gradient while its runtime records: the argument is a shape parameter of an incomplete
@@ -278,11 +290,7 @@ def _function(dist: Univariate, kind: str, formula: Formula) -> Callable[..., Ea
     refused = dist.refused.get(kind, ())
 
     def function(*args: Any, **kwargs: Any) -> EagerTensor:
-        try:
-            bound = signature.bind(*args, **kwargs)
-        except TypeError as exc:
-            raise ArgumentError(f"{name}: {exc}; its signature is {dist.name}.{kind}{signature}") from None
-        bound.apply_defaults()
+        bound = bind(name, signature, args, kwargs)
         args = arguments(name, names, tuple(bound.arguments.values()))
         for argument in refused:
             _refuse_tracked(name, argument, args[names.index(argument)])
