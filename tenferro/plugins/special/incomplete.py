@@ -14,7 +14,6 @@ and HIPS autograd refuse them, never a silent zero.
 from __future__ import annotations
 
 import math
-import operator
 from collections.abc import Callable
 from typing import Any
 
@@ -27,25 +26,26 @@ from tenferro.extend import SampleInput
 from .rules import partials, refused
 from .specs import reference, special
 
-#: Python numbers computed in Python, so a rule on a constant shape parameter needs no op
-#: (betaln is scipy's: lgamma(a) + lgamma(b) - lgamma(a + b) cancels for large a).
-_PYTHON: dict[str, Callable[..., float]] = {
-    "add": operator.add,
-    "sub": operator.sub,
-    "mul": operator.mul,
-    "div": operator.truediv,
-    "neg": operator.neg,
-    "gammaln": math.lgamma,
-    "log": math.log,
-    "betaln": lambda a, b: float(scipy.special.betaln(a, b)),
+#: The ops' kernels for Python numbers, so a rule on a constant shape parameter needs no op:
+#: NumPy's and scipy's, as the ops', so a parameter outside the domain gives nan or inf as
+#: on a tensor (math.lgamma(0) and math.log(-1) raise; lgamma differences cancel in betaln).
+_PYTHON: dict[str, Callable[..., Any]] = {
+    "add": np.add,
+    "sub": np.subtract,
+    "mul": np.multiply,
+    "neg": np.negative,
+    "gammaln": scipy.special.gammaln,
+    "log": np.log,
+    "betaln": scipy.special.betaln,
 }
 
 
 def _op(s: Any, name: str, *args: Any) -> Any:
-    """``s.<name>(*args)``, or its value in Python when every argument is a Python number
-    (a shape parameter given as a number: an op needs a tensor argument)."""
+    """``s.<name>(*args)``, or its value as a Python float when every argument is a Python
+    number (a shape parameter given as a number: an op needs a tensor argument)."""
     if all(isinstance(a, (int, float)) for a in args):
-        return _PYTHON[name](*args)
+        with np.errstate(all="ignore"):
+            return float(_PYTHON[name](*args))
     return getattr(s, name)(*args)
 
 
