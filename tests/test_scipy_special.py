@@ -328,6 +328,26 @@ def test_incomplete_functions_are_scipys_and_differentiate_in_x_only(name):
         tf.jvp(lambda v: ours(v, *shapes[1:], x), (shapes[0],), (np.ones(4),))
 
 
+@pytest.mark.parametrize("a", [1e8, 1e13, 1e15])
+def test_incomplete_derivatives_with_large_python_shape_parameters_are_scipys_densities(a):
+    import scipy.stats
+
+    x = 1 - 1 / a  # a Python shape parameter is computed in Python: its betaln must not cancel
+    assert float(tf.grad(lambda x: tsp.betainc(a, 2.0, x))(x)) == pytest.approx(
+        scipy.stats.beta.pdf(x, a, 2.0), rel=1e-13
+    )
+    assert float(tf.grad(lambda t: tsp.stdtr(a, t))(0.5)) == pytest.approx(scipy.stats.t.pdf(0.5, a), rel=1e-13)
+
+
+@pytest.mark.parametrize(
+    "name, shapes", [("stdtr", (-1.0,)), ("gammainc", (0.0,)), ("betainc", (0.0, 2.0)), ("betaincc", (2.0, -1.0))]
+)
+def test_incomplete_derivatives_with_python_shape_parameters_outside_the_domain_are_the_arrays(name, shapes):
+    f = getattr(tsp, name)  # a Python number is computed by the ops' kernels: nan or 0 as for an array, no error
+    ours = np.asarray(tf.grad(lambda x: f(*shapes, x))(0.5))
+    np.testing.assert_array_equal(ours, tf.grad(lambda x: f(*map(np.array, shapes), x))(0.5))
+
+
 def test_docs_special_runs_and_lists_every_function_and_op():
     import pathlib
     import re

@@ -24,7 +24,7 @@ DISCRETE = {"poisson", "binom", "bernoulli", "geom", "nbinom"}
 #: name -> (shape parameters, broadcast against x along a new leading axis; x grid)
 CASES = {
     "norm": ((), np.linspace(-40, 40, 81)),
-    "t": ((np.array([0.7, 3.0, 30.0, np.inf, -1.0]),), np.linspace(-30, 30, 61)),
+    "t": ((np.array([0.7, 3.0, 30.0, 1e12, 1e16, np.inf, -1.0]),), np.linspace(-30, 30, 61)),
     "gamma": ((np.array([0.5, 1.0, 2.5, 9.0, 0.0]),), np.linspace(-1, 30, 63)),
     "beta": ((np.array([0.5, 2.0, 5.0, -1.0]), np.array([0.7, 1.0, 3.0, 2.0])), np.linspace(-0.1, 1.1, 61)),
     "chi2": ((np.array([0.5, 1.0, 2.5, 9.0, np.nan]),), np.linspace(-1, 30, 63)),
@@ -125,6 +125,13 @@ def test_gradients_in_x_and_the_parameters_match_central_differences_of_scipy(ca
         np.testing.assert_allclose(grad, want, rtol=1e-6, atol=1e-8, err_msg=f"{name}.{function} in {argument}")
 
 
+@pytest.mark.parametrize("df", [2.5, 1e10, 1e14, 1e16, 1e300])
+def test_t_density_and_the_derivative_of_its_cdf_are_scipys_for_large_df(df):
+    x = np.array([-3.0, 0.5, 2.0])
+    np.testing.assert_allclose(ts.t.logpdf(x, df), ss.t.logpdf(x, df), rtol=1e-14)
+    np.testing.assert_allclose(tf.grad(lambda x: tnp.sum(ts.t.cdf(x, df)))(x), ss.t.pdf(x, df), rtol=1e-14)
+
+
 def _second(f, x):
     h = 1e-5
     first = lambda v: float(tf.grad(f)(v))  # noqa: E731
@@ -173,20 +180,61 @@ def test_outside_the_support_and_at_invalid_parameters_gradients_are_zero_not_na
 
 
 @pytest.mark.parametrize(
-    "call, argument",
+    "f, at, want",
     [
-        (lambda v: ts.gamma.cdf(1.5, v), "a"),
-        (lambda v: ts.chi2.sf(1.5, v), "a"),
-        (lambda v: ts.beta.cdf(0.3, v, 2.0), "a"),
-        (lambda v: ts.t.cdf(0.3, v), "df"),
-        (lambda v: ts.nbinom.cdf(2, v, 0.4), "a"),
+        (lambda x: ts.gamma.logpdf(x, 1.0), 0.0, -1.0),  # -x: xlogy(0, x) at x = 0
+        (lambda x: ts.beta.logpdf(x, 1.0, 2.0), 0.0, -1.0),  # log 2 + log(1 - x)
+        (lambda p: ts.geom.logpmf(1.0, p), 1.0, 1.0),  # log p: xlog1py(0, -p) at p = 1
+        (lambda p: ts.binom.logpmf(0.0, 4.0, p), 0.0, -4.0),  # 4·log(1 - p): xlogy(0, p) at p = 0
+        (lambda mu: ts.poisson.logpmf(0.0, mu), 0.0, -1.0),  # -mu: xlogy(0, mu) at mu = 0
+    ],
+    ids=["gamma.logpdf", "beta.logpdf", "geom.logpmf", "binom.logpmf", "poisson.logpmf"],
+)
+def test_log_densities_at_the_edge_of_the_support_have_their_one_sided_gradient_not_nan(f, at, want):
+    assert np.isfinite(float(f(at)))
+    assert float(tf.grad(f)(at)) == want
+    assert np.isfinite(float(tf.grad(tf.grad(f))(at)))
+
+
+#: one valid choice of each discrete distribution's shape parameters
+DISCRETE_SHAPES = {"poisson": (3.0,), "binom": (6.0, 0.3), "bernoulli": (0.3,), "geom": (0.3,), "nbinom": (2.5, 0.4)}
+
+
+@pytest.mark.parametrize("name", sorted(DISCRETE_SHAPES))
+def test_discrete_k_and_loc_take_zero_gradients_in_every_function(name):
+    module, shapes = getattr(ts, name), DISCRETE_SHAPES[name]
+    k = np.array([1.0, 2.5, 4.0])
+    for function in module.__all__:
+        call = getattr(module, function)
+        g_k, g_loc = tf.grad(lambda k, loc, call=call: tnp.sum(call(k, *shapes, loc)), argnums=(0, 1))(k, 0.3)
+        np.testing.assert_array_equal(g_k, np.zeros(3), err_msg=f"{name}.{function} in k")
+        assert float(g_loc) == 0.0, f"{name}.{function} in loc"
+        _, tangent = tf.jvp(lambda k, call=call: call(k, *shapes), (k,), (np.ones(3),))
+        np.testing.assert_array_equal(tangent, np.zeros(3), err_msg=f"{name}.{function} forward in k")
+
+
+@pytest.mark.parametrize(
+    "function, call, argument",
+    [
+        ("gamma.cdf", lambda v: ts.gamma.cdf(1.5, v), "a"),
+        ("chi2.sf", lambda v: ts.chi2.sf(1.5, v), "df"),
+        ("beta.logcdf", lambda v: ts.beta.logcdf(0.3, 1.5, v), "b"),
+        ("t.cdf", lambda v: ts.t.cdf(0.3, v), "df"),
+        ("binom.logsf", lambda v: ts.binom.logsf(2, 2 * v + 1, 0.4), "n"),
+        ("nbinom.cdf", lambda v: ts.nbinom.cdf(2, v, 0.4), "n"),
     ],
 )
-def test_shape_parameters_of_the_incomplete_functions_refuse_a_gradient(call, argument):
-    with pytest.raises(NotDifferentiable, match=f"no derivative in the argument '{argument}'") as info:
-        tf.grad(call)(2.5)
-    assert info.value.argument == argument
-    assert np.isfinite(float(call(2.5)))  # the value itself is fine
+def test_shape_parameters_of_the_incomplete_functions_refuse_a_gradient_naming_the_function(function, call, argument):
+    for transform in (lambda: tf.grad(call)(2.5), lambda: tf.jvp(call, (2.5,), (1.0,))):
+        with pytest.raises(
+            NotDifferentiable, match=rf"^tenferro\.scipy\.stats\.{function}: no derivative in the argument '{argument}'"
+        ) as info:
+            transform()
+        assert info.value.argument == argument
+    assert np.isfinite(float(call(2.5)))  # the value itself is fine, and with a tracked argument under no_grad
+    rt = tf.default_runtime()
+    with rt.no_grad():
+        assert float(call(rt.variable_from(np.array(2.5)))) == float(call(2.5))
 
 
 def test_multivariate_normal_matches_scipy_and_differentiates_in_x_mean_and_cov():
@@ -219,6 +267,36 @@ def test_multivariate_normal_matches_scipy_and_differentiates_in_x_mean_and_cov(
     assert "tenferro.scipy.stats.multivariate_normal.logpdf" in str(info.value)
     with pytest.raises(ShapeMismatch, match=r"multivariate_normal.logpdf: argument 'x' must have 3 entries"):
         mvn.logpdf(np.zeros(2), mean, cov)
+
+
+def test_multivariate_functions_bind_their_signatures_and_check_allow_singular():
+    mvn, x, cov = ts.multivariate_normal, np.zeros(2), np.eye(2)
+    for function in (mvn.logpdf, mvn.pdf, ts.dirichlet.logpdf, ts.dirichlet.pdf):
+        with pytest.raises(
+            ArgumentError, match=r"^tenferro\.scipy\.stats\.\w+\.\w+: got an unexpected keyword .*'foo'"
+        ):
+            function(x, np.ones(2), foo=1)
+    with pytest.raises(ArgumentError, match=r"multivariate_normal.pdf: missing a required argument: 'x'"):
+        mvn.pdf()
+    with pytest.raises(ArgumentError, match=r"logpdf: argument 'allow_singular' must be a bool") as info:
+        mvn.logpdf(x, None, cov, allow_singular=np.array([1, 0]))
+    assert info.value.argument == "allow_singular"
+    want = ss.multivariate_normal.logpdf(x, None, cov)
+    for flag in (np.True_, 1, np.array(False)):
+        assert float(mvn.logpdf(x, None, cov, allow_singular=flag)) == pytest.approx(want, rel=1e-14)
+
+
+def test_multivariate_normal_refuses_a_cov_that_is_not_symmetric_beyond_rounding():
+    x, cov = np.array([0.7, -1.2]), np.array([[2.0, 0.5], [0.1, 1.0]])
+    for allow in (False, True):
+        with pytest.raises(ArgumentError, match=r"multivariate_normal.logpdf: argument 'cov' is not symmetric") as info:
+            ts.multivariate_normal.logpdf(x, None, cov, allow)
+        assert info.value.argument == "cov"
+    lower = np.tril(cov) + np.tril(cov, -1).T  # the recipe the error gives for scipy's reading
+    want = ss.multivariate_normal.logpdf(x, None, cov)
+    assert float(ts.multivariate_normal.logpdf(x, None, lower)) == pytest.approx(want, rel=1e-13)
+    rounded = lower + np.array([[0.0, 1e-16], [0.0, 0.0]])  # asymmetric by rounding only: accepted
+    assert float(ts.multivariate_normal.logpdf(x, None, rounded)) == pytest.approx(want, rel=1e-13)
 
 
 def test_dirichlet_matches_scipy_and_its_gradients_are_autograds_formulas():

@@ -25,8 +25,9 @@ from typing import Any
 import numpy as np
 
 from ... import numpy as tnp
-from ...core.eager import EagerTensor
-from ...core.errors import ArgumentError, DTypeError, ShapeMismatch
+from ...core.eager import EagerTensor, holds_tracked
+from ...core.errors import ArgumentError, DTypeError, NotDifferentiable, ShapeMismatch
+from ...core.recording import paused
 from ...numpy._dispatch import as_array, runtime_of
 
 #: A formula of the standard form: ``f(z, *shapes)`` on tenferro arrays.
@@ -34,7 +35,7 @@ Formula = Callable[..., Any]
 
 PREFIX = "tenferro.scipy.stats."
 _DENSITIES = ("logpdf", "pdf", "logpmf", "pmf")
-_BELOW, _ABOVE = ("cdf", "logcdf"), ("sf", "logsf")
+_BELOW = ("cdf", "logcdf")
 #: Each function's value below and above the support (densities: the same on both sides).
 _OUTSIDE = {
     "logpdf": (-math.inf, -math.inf),
@@ -70,9 +71,8 @@ class Univariate:
     formulas run); ``discrete`` for a distribution on the integers (``k``, shapes, ``loc``:
     no ``scale``, and a non-integer k outside the support); ``open_support`` where scipy's
     densities exclude the support's ends (lognorm at 0); ``refused`` maps a function to
-    the shape parameters it differentiates in through no op (documentation only: the op
-    itself raises NotDifferentiable); ``tolerance``, the relative error against scipy
-    measured by the tests, for the docs."""
+    the shape parameters it has no derivative in (a call with one tracking a gradient
+    raises NotDifferentiable naming the function and the argument)."""
 
     name: str
     shapes: tuple[str, ...]
@@ -181,6 +181,10 @@ def _evaluate(dist: Univariate, kind: str, formula: Formula, args: list[EagerTen
     if kind in ("ppf", "isf"):
         return _quantile(dist, kind, formula, x, shapes, loc, scale, valid, low, high)
     z = tnp.subtract(x, loc)
+    if dist.discrete:
+        # constant between the integers: k and loc get zeros (floor's derivative) and never reach a shape
+        # parameter of gammaincc or betainc, which refuse one
+        z = z.detach()
     if scale is not None:
         scale = tnp.where(valid, scale, 1.0)
         z = tnp.divide(z, scale)
@@ -252,23 +256,49 @@ def _signature(dist: Univariate, kind: str) -> inspect.Signature:
     return inspect.Signature(params, return_annotation=EagerTensor)
 
 
+def bind(function: str, signature: inspect.Signature, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """``args`` and ``kwargs`` bound to ``signature``, defaults applied: a missing or
+    unknown argument is an ArgumentError naming ``function`` and showing its signature."""
+    try:
+        bound = signature.bind(*args, **kwargs)
+    except TypeError as exc:
+        short = function.removeprefix(PREFIX)
+        raise ArgumentError(f"{function}: {exc}; its signature is {short}{signature}") from None
+    bound.apply_defaults()
+    return bound
+
+
+def _refuse_tracked(function: str, argument: str, value: EagerTensor) -> None:
+    """A NotDifferentiable naming ``function`` and ``argument`` if ``value`` tracks a
+    gradient while its runtime records: the argument is a shape parameter of an incomplete
+    gamma or beta function or stdtr, which have no derivative there. Raised at the call, so
+    the error names what the user called, not the special function's own argument."""
+    if holds_tracked(value) and value.runtime not in paused():
+        raise NotDifferentiable(
+            f"{function}: no derivative in the argument {argument!r} (it is a shape parameter of an incomplete "
+            f"gamma or beta function or of stdtr, whose derivatives there are series with no closed form; JAX and "
+            f"HIPS autograd refuse them too); it tracks a gradient here: pass {argument} as a constant "
+            f"(tf.stop_gradient({argument}) or a NumPy array), or compute under no_grad",
+            argument=argument,
+        )
+
+
 def _function(dist: Univariate, kind: str, formula: Formula) -> Callable[..., EagerTensor]:
     name = f"{PREFIX}{dist.name}.{kind}"
     signature = _signature(dist, kind)
     names = tuple(signature.parameters)
+    refused = dist.refused.get(kind, ())
 
     def function(*args: Any, **kwargs: Any) -> EagerTensor:
-        try:
-            bound = signature.bind(*args, **kwargs)
-        except TypeError as exc:
-            raise ArgumentError(f"{name}: {exc}; its signature is {dist.name}.{kind}{signature}") from None
-        bound.apply_defaults()
-        return _evaluate(dist, kind, formula, arguments(name, names, tuple(bound.arguments.values())))
+        bound = bind(name, signature, args, kwargs)
+        args = arguments(name, names, tuple(bound.arguments.values()))
+        for argument in refused:
+            _refuse_tracked(name, argument, args[names.index(argument)])
+        return _evaluate(dist, kind, formula, args)
 
     function.__name__ = function.__qualname__ = kind
     function.__module__ = PREFIX + dist.name
     function.__signature__ = signature  # type: ignore[attr-defined]
-    refused = dist.refused.get(kind, ())
     note = f" Differentiable in every argument but {', '.join(refused)} (NotDifferentiable)." if refused else ""
     if dist.discrete:
         note += " k and loc take no gradient (zeros: the function is constant between integers)."

@@ -6,8 +6,11 @@ argument through tenferro's linalg ops and tenferro.scipy.special.
 
 from __future__ import annotations
 
+import functools
+import inspect
 import math
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -17,9 +20,44 @@ from ...core.errors import ArgumentError, ShapeMismatch, TenferroError
 from ...core.tensor import read
 from ...numpy._dispatch import renamed
 from .. import special as tsp
-from ._family import PREFIX, arguments
+from ._family import PREFIX, arguments, bind
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 _LOG_2PI = math.log(2 * math.pi)
+
+
+def _signed(name: str) -> Callable[[F], F]:
+    """The public function ``name`` of this module, its arguments bound to its signature
+    before it runs (a missing or unknown one an ArgumentError, as the univariate ones')."""
+
+    def wrap(function: F) -> F:
+        full = inspect.signature(function)  # shown without its annotations, as scipy's are
+        signature = full.replace(parameters=[p.replace(annotation=p.empty) for p in full.parameters.values()])
+        signature = signature.replace(return_annotation=inspect.Signature.empty)
+
+        @functools.wraps(function)
+        def checked(*args: Any, **kwargs: Any) -> Any:
+            bound = bind(PREFIX + name, signature, args, kwargs)
+            return function(*bound.args, **bound.kwargs)
+
+        return checked  # type: ignore[return-value]
+
+    return wrap
+
+
+def _flag(function: str, value: Any) -> bool:
+    """allow_singular as a bool: a Python or NumPy bool or integer (0-d), else an
+    ArgumentError (scipy takes any object's truth, an array's raising NumPy's ValueError)."""
+    if isinstance(value, (bool, int, np.bool_, np.integer)) or (
+        type(value) is np.ndarray and value.ndim == 0 and value.dtype.kind in "biu"
+    ):
+        return bool(value)
+    raise ArgumentError(
+        f"{function}: argument 'allow_singular' must be a bool, got {type(value).__name__}"
+        + (f" of shape {list(value.shape)}" if hasattr(value, "shape") else ""),
+        argument="allow_singular",
+    )
 
 
 def _squeezed(out: EagerTensor) -> EagerTensor:
@@ -52,6 +90,7 @@ def _mvn_parameters(function: str, x: Any, mean: Any, cov: Any) -> tuple[EagerTe
             f"{list(cov.shape)}",
             argument="cov",
         )
+    _check_symmetric(function, cov)
     if x.ndim == 0:
         x = tnp.reshape(x, (1,))
     if x.ndim == 1 and dim == 1:
@@ -63,6 +102,20 @@ def _mvn_parameters(function: str, x: Any, mean: Any, cov: Any) -> tuple[EagerTe
             argument="x",
         )
     return x, mean, cov, dim
+
+
+def _check_symmetric(function: str, cov: EagerTensor) -> None:
+    """An ArgumentError for a cov that is not symmetric beyond rounding (1e3·eps·max|cov|):
+    scipy reads its lower triangle, tenferro's cholesky and eigh (cov + covᵀ)/2 (JAX's
+    convention, whose symmetric gradient the density keeps), so their values would differ."""
+    values = read(held(cov))
+    asymmetry = np.max(np.abs(values - values.T), initial=0.0)
+    if asymmetry > 1e3 * np.finfo(values.dtype).eps * np.max(np.abs(values), initial=0.0):
+        raise ArgumentError(
+            f"{function}: argument 'cov' is not symmetric (max |cov - covᵀ| = {asymmetry:.3g}); scipy would read "
+            f"its lower triangle only: pass np.tril(cov) + np.tril(cov, -1).T for scipy's value, or (cov + cov.T)/2",
+            argument="cov",
+        )
 
 
 def _lifted(function: str, names: list[str], values: list[Any]) -> list[EagerTensor]:
@@ -114,18 +167,22 @@ def _singular_logpdf(flat: EagerTensor, cov: EagerTensor) -> EagerTensor:
     return tnp.where(residual < eps, out, -math.inf)
 
 
+@_signed("multivariate_normal.logpdf")
 def mvn_logpdf(x: Any, mean: Any = None, cov: Any = 1, allow_singular: bool = False) -> EagerTensor:
     """The log density of the multivariate normal N(mean, cov) at x (..., d), as
     scipy.stats.multivariate_normal.logpdf: through the Cholesky factor of cov (a
     NotPositiveDefinite error if it has none), or with ``allow_singular=True`` its
     eigendecomposition (pseudo-determinant, -inf off the support); differentiable in x,
     mean and cov."""
-    return _mvn_logpdf(PREFIX + "multivariate_normal.logpdf", x, mean, cov, bool(allow_singular))
+    function = PREFIX + "multivariate_normal.logpdf"
+    return _mvn_logpdf(function, x, mean, cov, _flag(function, allow_singular))
 
 
+@_signed("multivariate_normal.pdf")
 def mvn_pdf(x: Any, mean: Any = None, cov: Any = 1, allow_singular: bool = False) -> EagerTensor:
     """exp(multivariate_normal.logpdf), as scipy.stats.multivariate_normal.pdf."""
-    return tnp.exp(_mvn_logpdf(PREFIX + "multivariate_normal.pdf", x, mean, cov, bool(allow_singular)))
+    function = PREFIX + "multivariate_normal.pdf"
+    return tnp.exp(_mvn_logpdf(function, x, mean, cov, _flag(function, allow_singular)))
 
 
 def _dirichlet_logpdf(function: str, x: Any, alpha: Any) -> EagerTensor:
@@ -165,6 +222,7 @@ def _dirichlet_logpdf(function: str, x: Any, alpha: Any) -> EagerTensor:
     return _squeezed(tnp.reshape(-log_b + tnp.sum(tsp.xlogy(shaped - 1, x), axis=0), x.shape[1:]))
 
 
+@_signed("dirichlet.logpdf")
 def dirichlet_logpdf(x: Any, alpha: Any) -> EagerTensor:
     """The log density of the Dirichlet distribution at x, its components along the first
     axis (K or K - 1 of them), as scipy.stats.dirichlet.logpdf; differentiable in x and
@@ -172,6 +230,7 @@ def dirichlet_logpdf(x: Any, alpha: Any) -> EagerTensor:
     return _dirichlet_logpdf(PREFIX + "dirichlet.logpdf", x, alpha)
 
 
+@_signed("dirichlet.pdf")
 def dirichlet_pdf(x: Any, alpha: Any) -> EagerTensor:
     """exp(dirichlet.logpdf), as scipy.stats.dirichlet.pdf."""
     return tnp.exp(_dirichlet_logpdf(PREFIX + "dirichlet.pdf", x, alpha))

@@ -13,6 +13,7 @@ import math
 from typing import Any
 
 from ... import numpy as tnp
+from ...plugins.special.incomplete import t_log_normalizer
 from .. import special as tsp
 from ._family import Univariate
 
@@ -40,8 +41,7 @@ def _and(*masks: Any) -> Any:
 def _t_logpdf(z: Any, df: Any) -> Any:
     finite = tnp.isfinite(df)
     d = tnp.where(finite, df, 1.0)  # df = inf is the normal distribution, as scipy's
-    log_poch = tsp.gammaln((d + 1) / 2) - tsp.gammaln(d / 2)  # scipy's log(poch(df/2, 1/2))
-    t = log_poch - 0.5 * (tnp.log(d) + _LOG_PI) - (d + 1) / 2 * tnp.log1p(z * z / d)
+    t = t_log_normalizer(d.runtime.current_session(), d) - (d + 1) / 2 * tnp.log1p(z * z / d)
     return tnp.where(finite, t, -(z**2) / 2.0 - _LOG_SQRT_2PI)
 
 
