@@ -227,10 +227,9 @@ def test_errors_name_the_function_and_the_argument(index):
 
 def test_no_derivative_where_there_is_none():
     """sqrtm of a singular matrix, lu with a zero pivot: NotDifferentiable naming the op, never inf or nan."""
-    with pytest.raises(TenferroError, match="sqrtm: a's root has eigenvalues that sum to zero") as info:
+    with pytest.raises(NotDifferentiable, match="sqrtm: a's root has eigenvalues that sum to zero"):
         tf.grad(lambda a: tnp.sum(tsl.sqrtm(a)))(np.diag([0.0, 1.0]))
-    assert isinstance(info.value, NotDifferentiable) or isinstance(info.value.__cause__, NotDifferentiable)
-    with pytest.raises(TenferroError, match="lu: a has a zero pivot"):
+    with pytest.raises(NotDifferentiable, match="lu: a has a zero pivot"):
         tf.grad(lambda a: tnp.sum(tsl.lu(a)[2]))(np.array([[1.0, 2.0], [2.0, 4.0]]))
 
 

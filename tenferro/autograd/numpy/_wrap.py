@@ -29,9 +29,10 @@ def dispatching(ours: Callable[..., Any], theirs: Callable[..., Any]) -> Callabl
 def namespace(ours: ModuleType, theirs: ModuleType) -> dict[str, Any]:
     """The names of a ``tenferro.autograd.numpy`` module: for each function both modules
     have, the dispatching one; tenferro's alone where NumPy has none; NumPy's own classes,
-    dtypes and constants (``np.float64``, ``np.pi``)."""
+    dtypes and constants (``np.float64``, ``np.pi``). Only ``ours``'s public names: its
+    ``__all__`` where it has one, not the helpers it imports."""
     names: dict[str, Any] = {}
-    for name in dir(ours):
+    for name in getattr(ours, "__all__", None) or dir(ours):
         if name.startswith("_"):
             continue
         mine, numpys = getattr(ours, name), getattr(theirs, name, None)
