@@ -15,7 +15,7 @@ from hypothesis.extra import numpy as hnp
 
 import tenferro as tf
 import tenferro.scipy.special as tsp
-from tenferro import ArgumentError, DTypeError, ShapeMismatch
+from tenferro import ArgumentError, DTypeError, NotDifferentiable, ShapeMismatch
 
 X = np.array([0.3, 1.25, 2.5, 4.0])
 _TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)
@@ -165,9 +165,9 @@ def test_bessel_functions_differentiate_in_z_only(name, derivative):
     v, z = tf.variable(np.array([0.5, 1.0, 2.25])), np.array([0.7, 1.5, 3.0])
     gz = tf.grad(lambda t: tf.numpy.sum(getattr(tsp, name)(v, t)))(z)
     np.testing.assert_allclose(np.asarray(gz), derivative(np.asarray(v), z), rtol=1e-12)
-    # the order takes no gradient: the core gives it zeros (as any input an op declares not differentiable)
-    gv = tf.grad(lambda u: tf.numpy.sum(getattr(tsp, name)(u, z)))(np.asarray(v))
-    np.testing.assert_array_equal(np.asarray(gv), np.zeros(3))
+    # the order refuses a gradient (test_a_tracked_bessel_order_refuses_a_gradient_instead_of_zeros)
+    with pytest.raises(NotDifferentiable, match=rf"{name}: no derivative in the argument 'v'"):
+        tf.grad(lambda u: tf.numpy.sum(getattr(tsp, name)(u, z)))(np.asarray(v))
 
 
 def test_yn_and_polygamma_take_integer_orders():
@@ -370,3 +370,23 @@ def test_a_subnormal_order_counts_as_order_zero(name):
     at_zero = np.asarray(function(0.0, np.array([1.0, 2.5])))
     for order in (-5e-324, 5e-324, -1e-310, np.array([-5e-324, 1e-310])):
         np.testing.assert_array_equal(np.asarray(function(order, np.array([1.0, 2.5]))), at_zero)
+
+
+@pytest.mark.parametrize("name", ["iv", "ive", "jv", "yv"])
+def test_a_tracked_bessel_order_refuses_a_gradient_instead_of_zeros(name):
+    """The order was declared not differentiable, so a tracked v got a zero gradient without
+    a word; the derivative in v exists, it is just not defined here."""
+    import tenferro as tf
+    import tenferro.numpy as tnp
+    import tenferro.scipy.special as tsp
+    from tenferro import NotDifferentiable
+
+    function = getattr(tsp, name)
+    x = np.array([1.0, 2.5])
+    with pytest.raises(NotDifferentiable, match=rf"{name}: no derivative in the argument 'v'") as info:
+        tf.grad(lambda v: tnp.sum(function(v, x)))(np.array([0.5, 1.5]))
+    assert info.value.argument == "v"
+    with pytest.raises(NotDifferentiable, match=rf"{name}: no derivative in the argument 'v'"):
+        tf.jvp(lambda v: function(v, x), (np.array([0.5, 1.5]),), (np.ones(2),))
+    gradient = tf.grad(lambda t: tnp.sum(function(np.array([0.5, 1.5]), t)))(x)  # x's is still there
+    assert np.all(np.isfinite(np.asarray(gradient)))

@@ -4,10 +4,11 @@ signatures, differentiable, on the ``special`` plugin's ops (and ``erf`` and ``e
 
 Arguments are tenferro arrays, NumPy arrays or Python numbers, as in ``tenferro.numpy``;
 integer arrays give float64 results, as scipy's do; complex arguments are refused (a
-DTypeError). Orders (polygamma's ``n``, the Bessel functions' ``v`` and ``n``) and
-multigammaln's ``d`` take no gradient. Errors name ``tenferro.scipy.special.<function>``
-and its argument. ``scipy.special.erf(x)`` itself on a tenferro array runs the function of
-the same name here (scipy.special's functions are NumPy ufuncs). See docs/special.md.
+DTypeError). A gradient in a Bessel function's real order ``v`` is refused
+(NotDifferentiable); the integer orders and multigammaln's ``d`` never track one. Errors
+name ``tenferro.scipy.special.<function>`` and its argument. ``scipy.special.erf(x)``
+itself on a tenferro array runs the function of the same name here (scipy.special's
+functions are NumPy ufuncs). See docs/special.md.
 """
 
 from __future__ import annotations

@@ -7,8 +7,8 @@ heavier run, chosen on purpose) and ``nightly`` (500). Select one with
 ``TENFERRO_HYPOTHESIS_PROFILE=<name>`` or pytest's ``--hypothesis-profile=<name>``; with
 neither, ``ci`` is used when the ``CI`` environment variable is set, else ``dev``.
 
-The examples are the whole difference in cost: the conformance items (4 268 of the suite's
-9 700 tests) each run one check per example, and the other tests cost the same in every
+The examples are the whole difference in cost: the conformance items (4 359 of the suite's
+10 560 tests) each run one check per example, and the other tests cost the same in every
 profile. tenferro's own sweep of its built-in ops runs :data:`SWEEP_EXAMPLES` per check
 under ``dev`` and ``ci`` (at 15 it was 70 % of the suite's time).
 """

@@ -2,7 +2,7 @@
 iv(v, x), their exponentially scaled forms i0e, i1e, ive(v, x), and those of the first and
 second kind j0, j1, jv(v, x), y0, y1, yv(v, x), yn(n, x).
 
-Derivatives are in x only (the order v takes no gradient), from the recurrences
+Derivatives are in x only (a gradient in the order v is refused: NotDifferentiable), from the recurrences
 Z_v′ = (Z_{v-1} - Z_{v+1})/2 for J and Y, I_v′ = (I_{v-1} + I_{v+1})/2 for I, minus
 sign(x)·ive(v, x) for the scaled e^{-|x|}·I_v, so no rule divides by x. i0e has a kink at 0
 (e^{-|x|}); the convention there is 0. Non-integer orders are real only for x > 0 (scipy's
@@ -20,8 +20,8 @@ import scipy.special
 
 from tenferro.extend import DTypeError, ErrorInput, Kink, ShapeMismatch
 
-from .rules import partials, shifted, times
-from .specs import domain, pairs, reference, special, weak_scalars
+from .rules import partials, refused, shifted, times
+from .specs import domain, pairs, reference, shape_params, special, weak_scalars
 
 #: Integer orders near the samples, where the reference's Y_v formula is singular.
 _INTEGERS = (-2.0, -1.0, 0.0, 1.0, 2.0, 3.0)
@@ -69,6 +69,9 @@ def _yn_errors() -> list[ErrorInput]:
     ]
 
 
+_ORDER_WHY = "scipy defines no derivative in the order, and the order's derivative is no Bessel function"
+
+
 def _order_rule(name: str, plus: str) -> tuple[Any, Any]:
     """∂/∂x of ``name``(v, x) = (Z_{v-1} ± Z_{v+1})/2 (``plus``: "add" for I, "sub" for J, Y)."""
 
@@ -76,7 +79,7 @@ def _order_rule(name: str, plus: str) -> tuple[Any, Any]:
         op = getattr(s, name)
         return _half(s, op(shifted(s, v, -1), x), op(shifted(s, v, 1), x), plus)
 
-    return partials(None, partial)
+    return partials(refused(name, "v", _ORDER_WHY), partial)
 
 
 def _ive_partial(s: Any, out: Any, v: Any, x: Any) -> Any:
@@ -85,10 +88,13 @@ def _ive_partial(s: Any, out: Any, v: Any, x: Any) -> Any:
 
 
 def _non_integer_orders() -> Any:
+    """A Python float order off the integers (an order takes no gradient), then x > 0."""
+    from hypothesis import strategies as st
+
     from tenferro.extend import SampleInput, strategies
 
-    return strategies.broadcast_pair(a_range=(-2.4, 2.4), b_range=(0.5, 6.0)).map(
-        lambda pair: SampleInput((_off_integers(pair.args[0]), pair.args[1]))
+    return st.tuples(st.floats(-2.4, 2.4), strategies.floats_array(low=0.5, high=6.0)).map(
+        lambda pair: SampleInput((_off_integers(pair[0]), pair[1]))
     )
 
 
@@ -101,21 +107,28 @@ def _off_integers(v: Any) -> Any:
     return float(moved) if isinstance(v, float) else moved
 
 
-_ORDERS = pairs((-2.5, 3.0), (0.2, 6.0))
+#: The orders: a Python float or an integer array (an order takes no gradient), then x.
+_ORDERS = shape_params(1, -2.5, 3.0, (0.2, 6.0))
 _TINY = float(np.finfo(np.float64).tiny)
 
 
-def _normal_orders(ufunc: Callable[..., Any]) -> Callable[..., Any]:
-    """scipy's function of real order ``v`` with an order below the smallest normal float
-    taken as 0, where the function is continuous: scipy's ive and yv give nan and -0.0 at
-    subnormal orders (ive(-5e-324, 1.0) is nan, ive(0.0, 1.0) 0.4658), and iv and jv do not."""
+def _orders(ufunc: Callable[..., Any]) -> Callable[..., Any]:
+    """scipy's function of real order ``v`` (as :func:`weak_scalars` calls it), with an
+    integer-array order taken in x's precision (int64 beside float32 would pick scipy's
+    double loop) and an order below the smallest normal float taken as 0, where the function
+    is continuous: scipy's ive and yv give nan and -0.0 at subnormal orders (ive(-5e-324,
+    1.0) is nan, ive(0.0, 1.0) 0.4658), and iv and jv do not."""
+    kernel = weak_scalars(ufunc)
 
-    def kernel(v: Any, x: Any) -> Any:
+    def ordered(v: Any, x: Any) -> Any:
         if isinstance(v, (int, float)):
-            return ufunc(0.0 if abs(v) < _TINY else v, x)
-        return ufunc(np.where(np.abs(v) < _TINY, np.zeros_like(v), v), x)
+            return kernel(0.0 if abs(v) < _TINY else v, x)
+        if v.dtype.kind in "iu":
+            dtype = getattr(x, "dtype", None)
+            v = np.astype(v, dtype if dtype is not None and dtype.kind == "f" else np.float64)
+        return kernel(np.where(np.abs(v) < _TINY, np.zeros_like(v), v), x)
 
-    return kernel
+    return ordered
 
 
 SPECS = [
@@ -166,7 +179,7 @@ SPECS = [
     special(
         "iv",
         ("v", "x"),
-        weak_scalars(_normal_orders(scipy.special.iv)),
+        _orders(scipy.special.iv),
         _order_rule("iv", "add"),
         reference(lambda v, x: _series(v, x, 1.0)),
         "The modified Bessel function I_v(x) of real order v (scipy's iv), broadcasting; differentiable in x "
@@ -177,8 +190,8 @@ SPECS = [
     special(
         "ive",
         ("v", "x"),
-        weak_scalars(_normal_orders(scipy.special.ive)),
-        partials(None, _ive_partial),
+        _orders(scipy.special.ive),
+        partials(refused("ive", "v", _ORDER_WHY), _ive_partial),
         reference(lambda v, x: math.exp(-abs(x)) * _series(v, x, 1.0)),
         "e^{-|x|}·I_v(x) (scipy's ive), broadcasting; differentiable in x only: ∂/∂x = (ive(v - 1, x) + "
         "ive(v + 1, x))/2 - sign(x)·ive(v, x). nan for x < 0 and non-integer v.",
@@ -208,7 +221,7 @@ SPECS = [
     special(
         "jv",
         ("v", "x"),
-        weak_scalars(_normal_orders(scipy.special.jv)),
+        _orders(scipy.special.jv),
         _order_rule("jv", "sub"),
         reference(lambda v, x: _series(v, x, -1.0)),
         "The Bessel function J_v(x) of real order v (scipy's jv, and jn), broadcasting; differentiable in x only: "
@@ -239,7 +252,7 @@ SPECS = [
     special(
         "yv",
         ("v", "x"),
-        weak_scalars(_normal_orders(scipy.special.yv)),
+        _orders(scipy.special.yv),
         _order_rule("yv", "sub"),
         reference(_yv_reference),
         "The Bessel function Y_v(x) of real order v on x > 0 (scipy's yv), broadcasting; differentiable in x "

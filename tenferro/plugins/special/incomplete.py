@@ -21,10 +21,8 @@ import numpy as np
 import scipy.integrate
 import scipy.special
 
-from tenferro.extend import SampleInput
-
 from .rules import partials, refused
-from .specs import reference, special
+from .specs import reference, shape_params, special
 
 #: The ops' kernels for Python numbers, so a rule on a constant shape parameter needs no op:
 #: NumPy's and scipy's, as the ops', so a parameter outside the domain gives nan or inf as
@@ -114,35 +112,6 @@ def _stdtr_reference(df: float, t: float) -> float:
     return 0.5 + math.copysign(half, t)
 
 
-def _shape_params(count: int, low: float, high: float, x_range: tuple[float, float]) -> Callable[[], Any]:
-    """Samples of ``count`` shape parameters, each a Python float in [low, high] or an
-    integer array in [ceil(low), high] (constants: the ops take no gradient in them), then
-    x, a float array in ``x_range``, all mutually broadcastable."""
-
-    def sample() -> Any:
-        from hypothesis import strategies as st
-        from hypothesis.extra import numpy as hnp
-
-        from tenferro.extend import strategies
-
-        @st.composite
-        def drawn(draw: Any) -> SampleInput:
-            shapes = draw(hnp.mutually_broadcastable_shapes(num_shapes=count + 1, min_dims=0, max_dims=3, max_side=3))
-            params = []
-            for shape in shapes.input_shapes[:count]:
-                if draw(st.booleans()):
-                    params.append(draw(st.floats(low, high)))
-                else:
-                    ints = st.integers(math.ceil(low), int(high))
-                    params.append(draw(hnp.arrays(np.int64, shape, elements=ints)))
-            x = draw(strategies.floats_array(shapes.input_shapes[count], *x_range))
-            return SampleInput((*params, x))
-
-        return drawn()
-
-    return sample
-
-
 _GAMMA_WHY = "∂P(a, x)/∂a is a series, no closed form"
 _BETA_WHY = "∂I_x(a, b)/∂a and ∂/∂b are series, no closed form"
 
@@ -156,7 +125,7 @@ SPECS = [
         "The regularized lower incomplete gamma function P(a, x) (scipy's gammainc), a > 0, x >= 0, "
         "broadcasting; differentiable in x only: ∂/∂x = x^(a-1)·e^(-x)/Γ(a). A derivative in a raises "
         "NotDifferentiable.",
-        _shape_params(1, 0.3, 6.0, (0.05, 10.0)),
+        shape_params(1, 0.3, 6.0, (0.05, 10.0)),
         ("a", "x"),
     ),
     special(
@@ -168,7 +137,7 @@ SPECS = [
         "The regularized upper incomplete gamma function Q(a, x) = 1 - P(a, x) (scipy's gammaincc), accurate "
         "where P is near 1; differentiable in x only: ∂/∂x = -x^(a-1)·e^(-x)/Γ(a). A derivative in a raises "
         "NotDifferentiable.",
-        _shape_params(1, 0.3, 6.0, (0.05, 10.0)),
+        shape_params(1, 0.3, 6.0, (0.05, 10.0)),
         ("a", "x"),
     ),
     special(
@@ -180,7 +149,7 @@ SPECS = [
         "The regularized incomplete beta function I_x(a, b) (scipy's betainc), a, b > 0, 0 <= x <= 1, "
         "broadcasting; differentiable in x only: ∂/∂x = x^(a-1)(1-x)^(b-1)/B(a, b). A derivative in a or b "
         "raises NotDifferentiable.",
-        _shape_params(2, 0.5, 5.0, (0.05, 0.95)),
+        shape_params(2, 0.5, 5.0, (0.05, 0.95)),
         ("a", "b", "x"),
     ),
     special(
@@ -195,7 +164,7 @@ SPECS = [
         reference(lambda a, b, x: 1.0 - _betainc_reference(a, b, x)),
         "1 - I_x(a, b) (scipy's betaincc), accurate where I_x is near 1; differentiable in x only: ∂/∂x = "
         "-x^(a-1)(1-x)^(b-1)/B(a, b). A derivative in a or b raises NotDifferentiable.",
-        _shape_params(2, 0.5, 5.0, (0.05, 0.95)),
+        shape_params(2, 0.5, 5.0, (0.05, 0.95)),
         ("a", "b", "x"),
     ),
     special(
@@ -206,7 +175,7 @@ SPECS = [
         reference(_stdtr_reference),
         "Student's t distribution function with df > 0 degrees of freedom (scipy's stdtr), broadcasting; "
         "differentiable in t only: ∂/∂t is the t density. A derivative in df raises NotDifferentiable.",
-        _shape_params(1, 0.5, 30.0, (-6.0, 6.0)),
+        shape_params(1, 0.5, 30.0, (-6.0, 6.0)),
         ("df", "t"),
     ),
 ]

@@ -7,6 +7,7 @@ family does not differentiate), and states its derivative with :mod:`.rules`.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -141,3 +142,32 @@ def special(
         doc=doc,
         elementwise=True,
     )
+
+
+def shape_params(count: int, low: float, high: float, x_range: tuple[float, float]) -> Callable[[], Any]:
+    """Samples of ``count`` shape parameters, each a Python float in [low, high] or an
+    integer array in [ceil(low), high] (constants: the ops refuse a gradient in them), then
+    x, a float array in ``x_range``, all mutually broadcastable."""
+
+    def sample() -> Any:
+        from hypothesis import strategies as st
+        from hypothesis.extra import numpy as hnp
+
+        from tenferro.extend import strategies
+
+        @st.composite
+        def drawn(draw: Any) -> SampleInput:
+            shapes = draw(hnp.mutually_broadcastable_shapes(num_shapes=count + 1, min_dims=0, max_dims=3, max_side=3))
+            params = []
+            for shape in shapes.input_shapes[:count]:
+                if draw(st.booleans()):
+                    params.append(draw(st.floats(low, high)))
+                else:
+                    ints = st.integers(math.ceil(low), int(high))
+                    params.append(draw(hnp.arrays(np.int64, shape, elements=ints)))
+            x = draw(strategies.floats_array(shapes.input_shapes[count], *x_range))
+            return SampleInput((*params, x))
+
+        return drawn()
+
+    return sample
