@@ -26,10 +26,16 @@ class SingularMatrix(ArgumentError, np.linalg.LinAlgError):
     exactly singular; the message names the op and the batch index. Also NumPy's
     LinAlgError, so ``except np.linalg.LinAlgError`` catches it as it catches NumPy's."""
 
+    #: The first singular matrix of a batch (None unbatched, or where the op does not say).
+    batch_index: tuple[int, ...] | None = None
+
 
 class NotPositiveDefinite(ArgumentError, np.linalg.LinAlgError):
     """cholesky's argument is not (numerically) positive definite; the message names the
     batch index. Also NumPy's LinAlgError, as SingularMatrix."""
+
+    #: The first matrix of a batch that is not positive definite (None as SingularMatrix's).
+    batch_index: tuple[int, ...] | None = None
 
 
 def batch_where(op: str, arg: str, bad: Any, batch: tuple[int, ...]) -> str:
