@@ -6,6 +6,8 @@ import pickle
 import numpy as np
 import pytest
 
+import tenferro as tf
+import tenferro.numpy as tnp
 from tenferro import CpuEngine, EagerRuntime, KernelError, OpSpec, Tensor, hookimpl
 
 
@@ -162,3 +164,24 @@ def test_an_eager_tensor_refuses_pickle_and_copy_with_advice(rt):
         with pytest.raises(ArgumentError, match=r"pickle or copy x.value\(\)"):
             attempt(x)
     assert pickle.loads(pickle.dumps(x.value())).to_numpy().tolist() == [1.0]
+
+
+def test_an_object_whose_array_ignores_copy_is_copied_not_frozen():
+    """tnp copied a NumPy argument once with np.array, trusting it to copy: an __array__
+    that ignores copy=True handed over its own buffer, which was frozen and recorded, so a
+    later write through it changed the gradient ([200, 400, 600] for [2, 8, 18])."""
+
+    class Window:
+        def __init__(self):
+            self.store = np.arange(6.0)
+
+        def __array__(self, dtype=None, copy=None):
+            return self.store[1:4]
+
+    window = Window()
+    v = tf.variable(np.ones(3))
+    z = tnp.sum(tnp.multiply(v, window) ** 2)
+    window.store[:] = 100.0
+    z.backward()
+    np.testing.assert_array_equal(v.grad(), [2.0, 8.0, 18.0])
+    assert window.store.flags.writeable

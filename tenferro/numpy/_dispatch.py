@@ -246,12 +246,14 @@ def lift(rt: EagerRuntime, value: Any, function: str, argument: str = "x") -> An
             array = np.array(value)
         except Exception as exc:
             raise ArgumentError(f"{function}: argument {argument!r} is not an array ({exc})") from None
+        if not isinstance(value, (np.ndarray, np.generic, list, tuple)):  # np.array copies those; an
+            array = array.copy()  # __array__ that ignores copy=True gives its own buffer, which must not be frozen
         if array.dtype.kind not in "biufc":
             raise ArgumentError(
                 f"{function}: argument {argument!r} has dtype {array.dtype}; tenferro arrays are bool, "
                 f"integer, float or complex"
             )
-        return EagerTensor(freeze(array), rt)  # np.array copied it: one copy, not constant_from's second
+        return EagerTensor(freeze(array), rt)  # one copy, not constant_from's second
     raise ArgumentError(
         f"{function}: argument {argument!r} is a {type(value).__name__}; pass an array (a tenferro or "
         f"NumPy array) or a Python number"
