@@ -19,13 +19,15 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from tenferro.core.arguments import shown
 from tenferro.core.eager import EagerTensor, held, vertex
 from tenferro.core.errors import ArgumentError, RuleError
 from tenferro.core.op import Op
 from tenferro.core.recording import paused
 from tenferro.core.spec import REQUIRED, OpSpec
-from tenferro.core.tensor import describe
+from tenferro.core.tensor import describe, freeze
 
 from ._call import Call
 from ._custom import _array, _session
@@ -41,10 +43,13 @@ class _Saved:
     which the recomputation is checked. ``values``, the output's values, is held only
     until the op's kernel has returned them."""
 
-    __slots__ = ("leaves", "spec", "tracked", "out_spec", "outs", "values")
+    __slots__ = ("leaves", "spec", "tracked", "out_spec", "outs", "values", "random_state")
 
     def __init__(self, leaves: list[Any], spec: Any, tracked: list[int]):
         self.leaves, self.spec, self.tracked = leaves, spec, tracked
+        #: NumPy's global random state before the first run, replayed around the
+        #: recomputation (as torch's preserve_rng_state): the same draws, so the same numbers.
+        self.random_state = np.random.get_state()
         self.out_spec: Any = None
         self.outs: list[tuple[tuple[int, ...], Any]] = []
         self.values: tuple[Any, ...] = ()
@@ -106,8 +111,11 @@ class _Checkpointed:
                 )
             constants[i] = EagerTensor(held(leaves[i]), rt)  # its value, recording nothing
         c_args, c_kwargs = unflatten(spec, constants)
+        # A NumPy argument the caller may write into before the backward pass: the
+        # recomputation must see the values the first run saw, as every unchecked op does.
+        kept = [freeze(leaf.copy()) if type(leaf) is np.ndarray and leaf.flags.writeable else leaf for leaf in leaves]
+        saved = _Saved(kept, spec, tracked)
         out = self.fun(*c_args, **c_kwargs)
-        saved = _Saved(leaves, spec, tracked)
         outs, saved.out_spec = flatten(out)
         if not outs:
             return out
@@ -151,7 +159,12 @@ class _Checkpointed:
 
         again.__name__ = self.name
         tracked = tuple(saved.leaves[i] for i in saved.tracked)
-        call = Call(f"checkpoint({self.name})", again, tracked, tuple(range(len(tracked))), None)
+        current = np.random.get_state()
+        np.random.set_state(saved.random_state)
+        try:
+            call = Call(f"checkpoint({self.name})", again, tracked, tuple(range(len(tracked))), None)
+        finally:
+            np.random.set_state(current)
         got = [(tuple(o.shape), o.dtype) for o in call.outputs]
         if call.out_spec != saved.out_spec or got != saved.outs:
             shown_got = ", ".join(describe(s, d) for s, d in got)
