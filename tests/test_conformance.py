@@ -26,7 +26,7 @@ from tenferro.testing.conformance import (
     selected,
 )
 from tenferro.testing.oracle import CONVERGED, COTANGENT, NOT_CONVERGED, Comparison, FiniteDifference
-from tenferro.testing.profiles import SWEEP_EXAMPLES, default_profile
+from tenferro.testing.profiles import SWEEP_EXAMPLES, current_profile
 
 RT = conformance_runtime()
 #: The plugins tenferro ships (others may be installed, e.g. the example plugin).
@@ -42,7 +42,7 @@ def _param(spec, check):
 
 @pytest.mark.parametrize("spec, check", [_param(spec, check) for spec, check in BUILTIN])
 def test_builtin_op_conforms(spec, check):
-    run_check(RT, spec, check, current_settings(SWEEP_EXAMPLES.get(default_profile())))
+    run_check(RT, spec, check, current_settings(SWEEP_EXAMPLES.get(current_profile())))
 
 
 def test_every_builtin_op_gets_the_derivative_checks():
@@ -516,3 +516,18 @@ def test_the_adjoint_check_allows_the_rounding_of_an_op_that_cancels_inside():
         sample = SampleInput((np.zeros(shape), 0.0), {"weight": 1.015625})
         for seed in range(300):
             _check_adjoint(rt, lerp, sample, [0, 1], np.random.default_rng(seed), "declares linear=True")
+
+
+def test_the_sweeps_examples_follow_the_profile_hypothesis_has_loaded():
+    """--hypothesis-profile=thorough loads the profile without setting the environment: the
+    sweep read the environment, so it stayed at 6 examples under thorough."""
+    from hypothesis import settings
+
+    before = current_profile()
+    try:
+        settings.load_profile("thorough")
+        assert SWEEP_EXAMPLES.get(current_profile()) is None  # the profile's own 25
+        settings.load_profile("ci")
+        assert SWEEP_EXAMPLES.get(current_profile()) == 6
+    finally:
+        settings.load_profile(before)

@@ -33,7 +33,8 @@ settings.register_profile("nightly", _DEFAULTS, max_examples=500, **_COMMON)
 
 #: Examples per check in tenferro's own sweep of its built-in ops (tests/test_conformance.py)
 #: under the everyday profiles, so that ``pytest`` stays within five minutes; a profile not
-#: listed runs its own number there too, as ``tenferro check`` and third-party runs always do.
+#: listed (the one hypothesis has loaded: see current_profile) runs its own number there too, as
+#: ``tenferro check`` and third-party runs always do.
 SWEEP_EXAMPLES = {"dev": 6, "ci": 6}
 
 #: The profile names, for the command-line options that choose one.
@@ -49,3 +50,10 @@ def load_default_profile() -> str:
     name = default_profile()
     settings.load_profile(name)
     return name
+
+
+def current_profile() -> str:
+    """The name of the profile hypothesis has loaded (``--hypothesis-profile`` included);
+    with a hypothesis too old to say, the one the environment chooses."""
+    name = getattr(settings, "get_current_profile_name", None)
+    return name() if name is not None else default_profile()
