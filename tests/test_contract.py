@@ -461,3 +461,10 @@ def test_an_einsum_vjp_keeps_no_operand_alive_after_the_gradient():
     finally:
         tracemalloc.stop()
     assert kept < 3 * 300 * 300 * 8, kept
+
+
+def test_a_cached_plan_cannot_be_changed_by_a_caller():
+    """Plans are cached and shared since the einsum speed work: a caller writing into a
+    plan's sizes would break every later einsum of those subscripts and shapes."""
+    with pytest.raises(TypeError):
+        plans.plan("ij->j", ((2, 3),)).sizes["i"] = 5

@@ -18,6 +18,7 @@ tangent of the einsum with that operand replaced by its tangent.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -31,7 +32,7 @@ def einsum_forward(operands: list[Any], subscripts: str) -> Any:
     return run(plan(subscripts, tuple(np.shape(x) for x in operands)), operands)
 
 
-def _spread(s: Any, g: Any, have: str, term: str, sizes: dict[str, int]) -> Any:
+def _spread(s: Any, g: Any, have: str, term: str, sizes: Mapping[str, int]) -> Any:
     """The cotangent with labels ``term`` (repeats allowed) of a result with labels
     ``have`` (unique, each in ``term``): ``g`` put on the diagonals of repeated labels and
     broadcast along labels it lacks, as one einsum with constants."""

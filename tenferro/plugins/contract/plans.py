@@ -27,7 +27,9 @@ import string
 import threading
 import weakref
 from collections import OrderedDict
+from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
@@ -63,7 +65,7 @@ class Step:
 class Plan:
     terms: tuple[str, ...]  # each operand's label per axis, ellipsis expanded
     out: str
-    sizes: dict[str, int]
+    sizes: Mapping[str, int]  # read-only: plans are cached and shared
     preps: tuple[Prep | None, ...]
     steps: tuple[Step, ...]
     final: str | None  # a last one-operand einsum (a transpose), or None
@@ -209,7 +211,7 @@ def _planned(terms: tuple[str, ...], out: str, sizes: dict[str, int], shapes: tu
         steps.append(Step(i, j, f"{a},{b}->{kept}"))
         labels = [*rest, kept]
     final = f"{labels[0]}->{out}" if labels[0] != out else None
-    return Plan(terms, out, sizes, tuple(preps), tuple(steps), final)
+    return Plan(terms, out, MappingProxyType(sizes), tuple(preps), tuple(steps), final)
 
 
 def _path(labels: list[str], out: str, sizes: dict[str, int]) -> list[tuple[int, int]]:
@@ -249,7 +251,7 @@ def _embedding(out: str) -> tuple[tuple[int, ...], tuple[tuple[int, int], ...]]:
     return inserted, tuple((first[out[k]], k) for k in inserted)
 
 
-def embed(x: Any, have: str, out: str, sizes: dict[str, int]) -> Any:
+def embed(x: Any, have: str, out: str, sizes: Mapping[str, int]) -> Any:
     """``x`` (labels ``have``: ``out``'s, once each, in order of first appearance) on the
     diagonals of ``out``'s repeated labels, zeros elsewhere (``i->ii``: diag(x)). A select,
     not a product with a delta tensor, so an inf or nan stays on its diagonal; the mask is
