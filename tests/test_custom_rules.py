@@ -547,3 +547,19 @@ def test_a_rule_still_reads_the_values_of_the_transform_that_runs_it():
 
     clipped.defvjp(lambda x: (clipped(x), x), bwd)
     np.testing.assert_array_equal(tf.grad(lambda x: tnp.sum(clipped(x)))(np.array([0.2, 0.9])), [0.0, 1.0])
+
+
+def test_a_bwd_computing_with_numpy_values_refuses_a_higher_derivative_instead_of_zeros():
+    """A bwd written with np.cos(np.asarray(x)) gave tf.hessian zeros (true: diag(-sin x)):
+    inside rules reads were exempt, so the second derivative through the read was cut
+    silently. First order, where nothing differentiates the bwd, still reads freely."""
+
+    @tf.custom_vjp
+    def sine(x):
+        return tnp.sin(x)
+
+    sine.defvjp(lambda x: (sine(x), x), lambda x, g: (g * np.cos(np.asarray(x)),))
+    x = np.array([0.3, 0.7])
+    np.testing.assert_array_equal(tf.grad(lambda x: tnp.sum(sine(x)))(x), np.cos(x))
+    with pytest.raises(RuleError, match=r"np\.asarray\(x\): .* hessian is differentiating"):
+        tf.hessian(lambda x: tnp.sum(sine(x)))(x)

@@ -5,6 +5,7 @@ backward pass returns."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -239,6 +240,24 @@ def slot(variable: EagerTensor) -> Any:
     """The gradient slot of ``variable`` as held (None if empty): an engine's array stays
     on its engine, where :meth:`EagerTensor.grad` would compute it here."""
     return variable._grad
+
+
+@contextmanager
+def computing_rule(rt: Runtime) -> Iterator[None]:
+    """For the block, a derivative rule that computes with values, as user code does (a
+    custom_vjp's bwd, a custom_jvp's rule): where its sweep or push records (a higher
+    derivative), a NumPy or Python read of a value the running transforms differentiate is
+    refused, as outside rules, since it would cut that derivative silently. Plugin rules
+    keep their exemption: they read values to decide, never to compute."""
+    session = rt._here.session
+    if session is None or not session._in_sweep or rt in paused():
+        yield
+        return
+    began, session._rules_floor = session._rules_floor, -1
+    try:
+        yield
+    finally:
+        session._rules_floor = began
 
 
 def in_rules(rt: Runtime) -> bool:

@@ -33,7 +33,7 @@ import numpy as np
 import optree
 
 from tenferro.core.arguments import shown
-from tenferro.core.eager import EagerTensor, has_value, held, vertex
+from tenferro.core.eager import EagerTensor, computing_rule, has_value, held, vertex
 from tenferro.core.errors import ArgumentError, NotDifferentiable, RuleError
 from tenferro.core.graph import depends_on, leading_to, reachable
 from tenferro.core.op import Op
@@ -398,7 +398,8 @@ class custom_vjp(_Custom):  # noqa: N801 - JAX's name
         gs = [EagerTensor(seal(np.zeros(v.shape, v.dtype)), rt) if ct is None else ct for ct, v in zip(g, rule.values)]
         bwd = _name_of(self.bwd)
         try:
-            returned = self.bwd(*rule.nondiff, rule.residuals, unflatten(rule.out_spec, gs))  # type: ignore[misc]
+            with computing_rule(rt):
+                returned = self.bwd(*rule.nondiff, rule.residuals, unflatten(rule.out_spec, gs))  # type: ignore[misc]
         except Exception as exc:
             if passes_through(exc):
                 raise
@@ -473,7 +474,8 @@ class custom_jvp(_Custom):  # noqa: N801 - JAX's name
                 flat[index] = tangent
         name = _name_of(self.jvp)
         try:
-            returned = self.jvp(*rule.nondiff, rule.primals, rule.trees(flat))  # type: ignore[misc]
+            with computing_rule(rt):
+                returned = self.jvp(*rule.nondiff, rule.primals, rule.trees(flat))  # type: ignore[misc]
         except Exception as exc:
             if passes_through(exc):
                 raise
