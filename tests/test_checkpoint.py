@@ -219,3 +219,18 @@ def test_numpys_global_random_draws_are_replayed_in_the_recomputation():
     np.random.seed(7)
     np.random.normal(size=3)
     assert after == np.random.normal()  # the state goes on from the first run's draws
+
+
+def test_an_error_while_recomputing_is_said_as_the_recomputations():
+    """It read as the fault of 'its forward kernel, not the VJP'."""
+    runs = []
+
+    def fragile(x):
+        runs.append(1)
+        if len(runs) > 1:
+            raise ValueError("boom")
+        return tnp.sum(tnp.sin(x))
+
+    said = r"checkpoint\(fragile\): running the function again .* ValueError\('boom'\)"
+    with pytest.raises(tf.RuleError, match=said):
+        tf.grad(tf.checkpoint(fragile))(np.ones(2))

@@ -26,6 +26,7 @@ from tenferro.core.eager import EagerTensor, held, vertex
 from tenferro.core.errors import ArgumentError, RuleError
 from tenferro.core.op import Op
 from tenferro.core.recording import paused
+from tenferro.core.rule_errors import passes_through
 from tenferro.core.spec import REQUIRED, OpSpec
 from tenferro.core.tensor import describe, freeze
 
@@ -179,14 +180,33 @@ class _Checkpointed:
             )
         return call
 
+    def _recomputed(self, saved: _Saved, rule: str) -> Call:
+        """:meth:`_again`, with what ``fun`` raised while recomputing said as that (a
+        RuleError naming the checkpoint, the original as its cause), not as a fault of a
+        kernel or of a derivative rule."""
+        try:
+            return self._again(saved)
+        except Exception as exc:
+            if passes_through(exc):
+                raise
+            raise RuleError(
+                f"checkpoint({self.name}): running the function again for its derivative raised {exc!r}; a "
+                f"checkpointed function must run again on the same arguments as it ran the first time (inside "
+                f"it, as inside any transform, a value computed from its arguments cannot be read as a NumPy "
+                f"array or Python number)",
+                op=self.name,
+                plugin="checkpoint",
+                rule=rule,
+            ) from exc
+
     def _vjp(self, s: Any, g: tuple[Any, ...], inputs: Any, out: Any, rule: _Saved) -> list[Any]:
         """The op's VJP: ``fun`` recomputed, swept back from the cotangents that flow."""
-        call = self._again(rule)
+        call = self._recomputed(rule, "vjp")
         return call.pull([(o, ct) for o, ct in zip(call.outputs, g) if ct is not None])
 
     def _jvp(self, s: Any, tangents: list[Any], inputs: Any, out: Any, rule: _Saved) -> tuple[Any, ...]:
         """The op's JVP: ``fun`` recomputed, the input tangents pushed through it."""
-        call = self._again(rule)
+        call = self._recomputed(rule, "jvp")
         return tuple(call.push(call.plan(), tangents))
 
 
