@@ -24,14 +24,12 @@ import numpy as np
 from tenferro.core.arguments import shown
 from tenferro.core.eager import EagerTensor, held, vertex
 from tenferro.core.errors import ArgumentError, RuleError
-from tenferro.core.op import Op
 from tenferro.core.recording import paused
 from tenferro.core.rule_errors import passes_through
-from tenferro.core.spec import REQUIRED, OpSpec
 from tenferro.core.tensor import describe, freeze
 
 from ._call import Call
-from ._custom import _array, _session
+from ._custom import _array, _session, run_time_op
 from ._trees import flatten, unflatten, where_in
 
 __all__ = ["checkpoint"]
@@ -72,22 +70,9 @@ class _Checkpointed:
         self.fun = fun
         self.name = getattr(fun, "__name__", type(fun).__name__)
         functools.update_wrapper(self, fun)
-        self.op = Op(
-            OpSpec(
-                name=self.name,
-                inputs=("args",),
-                forward=_kernel,
-                params={"rule": REQUIRED},
-                accepts="fc",  # the inputs are tracked leaves: floating point
-                residuals=(),  # what the rules read is in the param
-                variadic=True,
-                multiple_results=True,
-                integer_results=True,  # an integer output is a constant, as any op's
-                plugin="checkpoint",
-                doc=f"checkpoint of {self.name}.",
-                vjp=self._vjp,
-                jvp=self._jvp,
-            )
+        # the inputs are tracked leaves: floating point
+        self.op = run_time_op(
+            self.name, "checkpoint", _kernel, "fc", f"checkpoint of {self.name}.", vjp=self._vjp, jvp=self._jvp
         )
 
     def __repr__(self) -> str:

@@ -132,6 +132,29 @@ def _kernel(items: list[Any], rule: _Call) -> tuple[Any, ...]:
     return rule.values
 
 
+def run_time_op(name: str, plugin: str, kernel: Callable[..., Any], accepts: str, doc: str, **rules: Any) -> Op:
+    """The op of one function made at run time (a custom function, a checkpoint), never
+    registered: its one input the list of a call's tracked leaves, its param ``rule`` the
+    call's record (what its rules read), its results the output's leaves (an integer one a
+    constant, as any op's)."""
+    return Op(
+        OpSpec(
+            name=name,
+            inputs=("args",),
+            forward=kernel,
+            params={"rule": REQUIRED},
+            accepts=accepts,
+            residuals=(),  # what the rules read is in the call's param
+            variadic=True,
+            multiple_results=True,
+            integer_results=True,
+            plugin=plugin,
+            doc=doc,
+            **rules,
+        )
+    )
+
+
 class _Custom:
     """What ``custom_vjp`` and ``custom_jvp`` share: the function, its non-differentiable
     arguments, its op, and the call that records a node of it (see the module doc)."""
@@ -148,23 +171,8 @@ class _Custom:
         self.nondiff_argnums = _nondiff_argnums(nondiff_argnums, fun, f"tf.{self.kind}({self.name})")
         functools.update_wrapper(self, fun)
         self._signature = _signature(fun)
-        rules: dict[str, Any] = {"vjp": self._vjp, "jvp": self._jvp}
-        self.op = Op(
-            OpSpec(
-                name=self.name,
-                inputs=("args",),
-                forward=_kernel,
-                params={"rule": REQUIRED},
-                accepts="biufc",
-                residuals=(),  # what the rules read is in the call's param
-                variadic=True,
-                multiple_results=True,
-                integer_results=True,  # an integer output is a constant, as any op's
-                plugin=self.kind,
-                doc=f"{self.kind} function {self.name}.",
-                **rules,
-            )
-        )
+        doc = f"{self.kind} function {self.name}."
+        self.op = run_time_op(self.name, self.kind, _kernel, "biufc", doc, vjp=self._vjp, jvp=self._jvp)
 
     def __repr__(self) -> str:
         return f"<{self.kind} function {self.name}>"
