@@ -33,6 +33,7 @@ from tenferro.extend import (
     ShapeMismatch,
     TenferroError,
     broadcastable,
+    tangent_sum,
 )
 from tenferro.extend import unbroadcast as _unbroadcast
 
@@ -115,14 +116,8 @@ def _solve_sylvester_jvp(s: Any, tangents: Any, inputs: tuple[Any, Any, Any], ou
     terms = [t for t in (dq, None if da is None else s.neg(s.matmul(da, out))) if t is not None]
     if db is not None:
         terms.append(s.neg(s.matmul(out, db)))
-    rhs = terms[0]
-    for term in terms[1:]:
-        rhs = s.add(rhs, term)
-    if rhs.dtype != out.dtype:
-        rhs = s.astype(rhs, out.dtype)
-    if rhs.shape != out.shape:
-        rhs = s.broadcast_to(rhs, out.shape)
-    return s.solve_sylvester(a, b, rhs)
+    rhs = tangent_sum(s, terms, out)
+    return None if rhs is None else s.solve_sylvester(a, b, rhs)
 
 
 def _sylvester_reference(a: Any, b: Any, q: Any) -> np.ndarray:
