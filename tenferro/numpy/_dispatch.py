@@ -358,7 +358,7 @@ def binary(
         if type(x2) is not EagerTensor:
             x2 = as_array(rt, x2, public, second) if arrays else lift(rt, x2, public, second)
         if type(x1) is not EagerTensor and type(x2) is not EagerTensor:
-            x1 = rt.constant_from(x1)  # two Python scalars: NumPy's 0-d result
+            x1 = as_array(rt, x1, public, first)  # two Python scalars: NumPy's 0-d result
         session = rt.current_session()
         try:
             return getattr(session, op)(x1, x2, *params)
