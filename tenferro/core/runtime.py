@@ -4,8 +4,8 @@ variables and constants, opens sessions, and runs backward passes and ``rt.grad`
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import AbstractContextManager, contextmanager
+from collections.abc import Callable, Iterable, Sequence
+from contextlib import AbstractContextManager
 from typing import Any, TypeVar
 
 import numpy as np
@@ -69,14 +69,17 @@ def _run_in(rt: EagerRuntime, session: EagerSession, fn: Callable[..., T], *args
 
 class _Opened:
     """:func:`_run_in` as a ``with`` block, for a block that is not a function (the rule
-    sessions of forward mode and of the transforms)."""
+    sessions of forward mode and of the transforms, ``eager_session``), entering ``loan``
+    first when one is given (the engine lent to the session)."""
 
-    __slots__ = ("rt", "session", "previous")
+    __slots__ = ("rt", "session", "previous", "loan")
 
-    def __init__(self, rt: EagerRuntime, session: EagerSession):
-        self.rt, self.session = rt, session
+    def __init__(self, rt: EagerRuntime, session: EagerSession, loan: AbstractContextManager[Any] | None = None):
+        self.rt, self.session, self.loan = rt, session, loan
 
     def __enter__(self) -> EagerSession:
+        if self.loan is not None:
+            self.loan.__enter__()
         here = self.rt._here
         self.previous, here.session = here.session, self.session
         return self.session
@@ -84,6 +87,8 @@ class _Opened:
     def __exit__(self, *exc_info: object) -> None:
         self.session._open = self.session._fast = False
         self.rt._here.session = self.previous
+        if self.loan is not None:
+            self.loan.__exit__(*exc_info)
 
 
 class EagerRuntime:
@@ -166,13 +171,11 @@ class EagerRuntime:
         with engine.lend("a session"):
             return _run_in(self, self._session_class(self, engine), fn)
 
-    @contextmanager
-    def eager_session(self, engine: Engine | None = None) -> Iterator[EagerSession]:
+    def eager_session(self, engine: Engine | None = None) -> AbstractContextManager[EagerSession]:
         """``with rt.eager_session(eng) as s:`` — the context-manager form of
         :meth:`with_eager_session`; the session is closed when the block ends."""
         engine = self._engine_or_default(engine, "eager_session")
-        with engine.lend("a session"), _Opened(self, self._session_class(self, engine)) as session:
-            yield session
+        return _Opened(self, self._session_class(self, engine), engine.lend("a session"))
 
     @property
     def engine(self) -> Engine | None:
@@ -296,16 +299,18 @@ class EagerRuntime:
             return _run_in(self, session, reverse_sweep, [(vertex(out), seed)])
 
     def rule_session(
-        self, needed: set[int] | None = None, engine: Engine | None = None
+        self, needed: set[int] | None = None, engine: Engine | None = None, *, lend: bool = False
     ) -> AbstractContextManager[EagerSession]:
         """A session for derivative rules, current in this thread for the block (rules
-        written with operators record there too), lending nothing: the caller has lent the
-        engine, or is inside a session that has. ``needed`` as in :meth:`grad`'s sweep.
-        Its ops run as ``engine``'s (by default the engine of the session open here)."""
+        written with operators record there too). It lends nothing (the caller has lent the
+        engine, or is inside a session that has) unless ``lend``: then ``engine`` is lent
+        for the block. ``needed`` as in :meth:`grad`'s sweep. Its ops run as ``engine``'s
+        (by default the engine of the session open here)."""
         if engine is None:
             open_here = self._here.session
             engine = None if open_here is None else open_here._engine
-        return _Opened(self, self._session_class(self, engine, needed=needed, in_sweep=True))
+        loan = engine.lend("a derivative sweep") if lend and engine is not None else None
+        return _Opened(self, self._session_class(self, engine, needed=needed, in_sweep=True), loan)
 
     def _detach(self, engine: Engine | None, tensor: EagerTensor) -> EagerTensor:
         # The seed's signature takes an engine; copying a value runs no kernel, so it is

@@ -59,17 +59,7 @@ class Call:
         self.transform = transform
         if not callable(f):
             raise ArgumentError(f"{transform}: the function to transform must be callable, got {type(f).__name__}")
-        for n in argnums:
-            if not -len(args) <= n < len(args):
-                raise ArgumentError(
-                    f"{transform}: argnums {n} is out of range for a call with {len(args)} positional argument(s)"
-                )
-        argnums = tuple(n % len(args) for n in argnums)
-        if len(set(argnums)) != len(argnums):
-            raise ArgumentError(
-                f"{transform}: argnums names positional argument(s) "
-                f"{sorted({n for n in argnums if argnums.count(n) > 1})} more than once; name each once"
-            )
+        argnums = _positions(transform, argnums, len(args))
         self.rt = rt = runtime_of_trees(args)
         self.engine = engine
         self.in_specs: list[Any] = []
@@ -95,9 +85,10 @@ class Call:
                         own.append(_made(EagerTensor(value, rt, None, leaf=True)))
                 self.inputs += own
                 called[n] = unflatten(spec, own)
-            made = {id(x): x for x in self.inputs if type(vertex(x)) is not Node}  # and the variables made while f runs
+            self.starts = starts = [vertex(x) for x in self.inputs]
+            made = {id(v): v for v in starts if type(v) is not Node}  # and the variables made while f runs
             opened = _MADE.set((*_MADE.get(), made))
-            watched = differentiated(transform, floor, frozenset(id(vertex(x)) for x in self.inputs))
+            watched = differentiated(transform, floor, frozenset(map(id, starts)))
             try:
                 with watched:  # np.asarray or float of what f computes from them is refused
                     returned = f(*called, **(kwargs or {}))
@@ -115,8 +106,8 @@ class Call:
             self.output(leaf, lambda i=i: where_in(transform, "the output", returned, i))
             for i, leaf in enumerate(leaves)
         ]
-        self.starts = [vertex(x) for x in self.inputs]
-        self.stops = frozenset(v for v in self.starts if type(v) is Node)
+        self._reached: dict[int, Any] | None = None
+        self.stops = frozenset(v for v in starts if type(v) is Node) if self.tracked_inputs else frozenset()
         self.record = outer_records and (self.tracked_inputs or self._reaches_outside(made))
 
     def output(self, leaf: Any, what: Callable[[], str]) -> EagerTensor:
@@ -135,7 +126,8 @@ class Call:
         roots = [v for v in map(vertex, self.outputs) if v is not None]
         if not roots:
             return False
-        return any(type(v) is not Node and id(v) not in made for v in reachable(*roots).values())
+        self._reached = reachable(*roots)  # kept: a sweep from (some of) the outputs reaches no more
+        return any(type(v) is not Node and id(v) not in made for v in self._reached.values())
 
     # -- where the derivative computations run --------------------------------------------
     def context(self) -> contextlib.AbstractContextManager[Any]:
@@ -160,12 +152,17 @@ class Call:
             return True
         return self.rt not in paused() and any(type(g) is EagerTensor and vertex(g) is not None for g in given)
 
-    def derivatives(self, records: bool) -> contextlib.ExitStack:
-        """The context of a sweep or push: recorded or not (results are then constants)."""
-        stack = contextlib.ExitStack()
-        stack.enter_context(self.context())
-        stack.enter_context(recording(self.rt) if records else no_grad(self.rt))
-        return stack
+    def derivatives(self, records: bool, needed: set[int] | None = None) -> _Derivatives:
+        """The context of a sweep or push, one block: the call's engine lent as for ``f``
+        (see :meth:`context`), recorded or not (results are then constants), and the rule
+        session it runs on (``needed`` as in ``rt.grad``'s sweep). Where no session is
+        open and no engine given, the rule session borrows the default engine itself, as
+        ``backward`` does: one session, not two."""
+        rt = self.rt
+        switch = recording(rt) if records else no_grad(rt)
+        if self.engine is None and rt.open_session() is None:
+            return _Derivatives(rt, None, switch, needed, rt.engine or CpuEngine.serial())
+        return _Derivatives(rt, self.context(), switch, needed, None)
 
     def settle(self, tensor: EagerTensor, records: bool | None = None) -> EagerTensor:
         """A result the transform returns: as it is where the call (or the sweep or push that
@@ -183,7 +180,7 @@ class Call:
         records = self.records([ct for _, ct in seeds])
         got: dict[int, Any] = {}
         if roots:
-            with self.derivatives(records), self.rt.rule_session(self._needed(roots)) as session:
+            with self.derivatives(records, self._needed(roots)) as session:
                 got = reverse_sweep(session, roots, self.stops)
         return [
             self.settle(_or_zeros(got.get(id(v), (None, None))[1], x), records)
@@ -193,7 +190,9 @@ class Call:
     def _needed(self, roots: list[tuple[Any, Any]]) -> set[int] | None:
         """The vertices between the roots and the call's own (None: every vertex reached is)."""
         wanted = {id(v) for v in self.starts}
-        seen = reachable(*(v for v, _ in roots), stops={id(v) for v in self.stops})
+        seen = self._reached  # the walk that found what the outputs reach, when it had no stops
+        if seen is None:
+            seen = reachable(*(v for v, _ in roots), stops={id(v) for v in self.stops})
         if not self.stops and all(type(v) is Node or id(v) in wanted for v in seen.values()):
             return None
         return leading_to(seen, wanted)
@@ -208,7 +207,7 @@ class Call:
         """The outputs' tangents (zeros where none flows) given one per differentiated leaf."""
         starts = {id(v): t for v, t in zip(self.starts, tangents) if t is not None}
         records = self.records(tangents)
-        with self.derivatives(records), self.rt.rule_session() as session:
+        with self.derivatives(records) as session:
             got = push_tangents(session, plan, starts)
         return [self.settle(_or_zeros(got.get(id(vertex(out))), out), records) for out in self.outputs]
 
@@ -232,6 +231,25 @@ class Call:
                 )
             value, tensor = freeze(value.astype(like.dtype)), None
         return tensor if tensor is not None else EagerTensor(value, self.rt)
+
+
+def _positions(transform: str, argnums: tuple[int, ...], size: int) -> tuple[int, ...]:
+    """``argnums`` as positions in a call with ``size`` positional arguments (negative ones
+    count from the end), each once."""
+    if all(0 <= n < size for n in argnums) and (len(argnums) == 1 or len(set(argnums)) == len(argnums)):
+        return argnums
+    for n in argnums:
+        if not -size <= n < size:
+            raise ArgumentError(
+                f"{transform}: argnums {n} is out of range for a call with {size} positional argument(s)"
+            )
+    positions = tuple(n % size for n in argnums)
+    if len(set(positions)) != len(positions):
+        raise ArgumentError(
+            f"{transform}: argnums names positional argument(s) "
+            f"{sorted({n for n in positions if positions.count(n) > 1})} more than once; name each once"
+        )
+    return positions
 
 
 #: Per transform whose function is running in this context (innermost last): the variables
@@ -258,6 +276,48 @@ def _lending(rt: EagerRuntime, engine: Engine) -> Iterator[Any]:
             yield session
     finally:
         _LENT.reset(token)
+
+
+class _Derivatives:
+    """:meth:`Call.derivatives`' block: ``outer`` (the call's session, or None), the
+    recording ``switch``, then a rule session, lending ``engine`` when one is given (a
+    class, not an ExitStack: it is entered for every gradient a transform computes)."""
+
+    __slots__ = ("rt", "outer", "switch", "needed", "engine", "rules")
+
+    def __init__(
+        self,
+        rt: EagerRuntime,
+        outer: contextlib.AbstractContextManager[Any] | None,
+        switch: contextlib.AbstractContextManager[None],
+        needed: set[int] | None,
+        engine: Engine | None,
+    ):
+        self.rt, self.outer, self.switch, self.needed, self.engine = rt, outer, switch, needed, engine
+
+    def __enter__(self) -> Any:
+        if self.outer is not None:
+            self.outer.__enter__()
+        try:
+            self.switch.__enter__()
+            try:
+                self.rules = self.rt.rule_session(self.needed, self.engine, lend=self.engine is not None)
+                return self.rules.__enter__()
+            except BaseException:
+                self.switch.__exit__(None, None, None)
+                raise
+        except BaseException:
+            if self.outer is not None:
+                self.outer.__exit__(None, None, None)
+            raise
+
+    def __exit__(self, *exc_info: Any) -> None:
+        try:
+            self.rules.__exit__(*exc_info)
+        finally:
+            self.switch.__exit__(*exc_info)
+            if self.outer is not None:
+                self.outer.__exit__(*exc_info)
 
 
 def _or_zeros(tensor: EagerTensor | None, like: EagerTensor) -> EagerTensor:
