@@ -134,32 +134,18 @@ WORKLOADS: dict[str, tuple[Callable[[], dict[str, Callable[[], Any]]], dict[str,
 }
 
 
+def _profile(ours: Callable[[], Any]) -> None:
+    profile = cProfile.Profile()
+    profile.runcall(lambda: [ours() for _ in range(50)])
+    pstats.Stats(profile).sort_stats("tottime").print_stats(15)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--profile", action="store_true", help="cProfile tenferro's side of each workload")
     parser.add_argument("--only", default="", help="run only the workloads whose name contains this text")
     args = parser.parse_args()
-    print(f"{'workload':<36}{'vs':>9}{'tenferro µs':>13}{'theirs µs':>11}{'ratio':>7}  [IQR]         target")
-    for name, (make, comparisons) in WORKLOADS.items():
-        if args.only not in name:
-            continue
-        impls = make()
-        ours = impls["tenferro"]
-        for other, target in comparisons.items():
-            if other not in impls:
-                continue
-            ours_blocks, theirs_blocks = benchmark.alternate([ours, impls[other]])
-            ratio = benchmark.spread([a / b for a, b in zip(ours_blocks, theirs_blocks)])
-            us = [benchmark.spread(blocks)["median"] * 1e6 for blocks in (ours_blocks, theirs_blocks)]
-            verdict = "" if target is None else f"<= {target}: {'met' if ratio['median'] <= target else 'MISSED'}"
-            print(
-                f"{name:<36}{other:>9}{us[0]:>13.1f}{us[1]:>11.1f}{ratio['median']:>7.2f}  "
-                f"[{ratio['q1']:.2f}, {ratio['q3']:.2f}]  {verdict}"
-            )
-        if args.profile:
-            profile = cProfile.Profile()
-            profile.runcall(lambda fn=ours: [fn() for _ in range(50)])
-            pstats.Stats(profile).sort_stats("tottime").print_stats(15)
+    benchmark.print_pairs(WORKLOADS, args.only, _profile if args.profile else None)
 
 
 if __name__ == "__main__":

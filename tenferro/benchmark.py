@@ -319,6 +319,38 @@ def spread(values: list[float]) -> dict[str, float]:
     return {"median": median, "q1": q1, "q3": q3}
 
 
+def print_pairs(
+    workloads: dict[str, tuple[Callable[[], dict[str, Impl]], dict[str, float | None]]],
+    only: str = "",
+    profile: Callable[[Impl], None] | None = None,
+) -> None:
+    """Time each workload's ``"tenferro"`` implementation against each of its comparisons
+    (:func:`alternate`) and print a row per pair: the median block times, the median ratio
+    with its interquartile range, and the verdict against the target ratio (None: none).
+    ``workloads`` maps a name to (a function making the implementations, {comparison:
+    target}); a comparison that is not installed is left out. The bench scripts' table."""
+    print(f"{'workload':<36}{'vs':>9}{'tenferro µs':>13}{'theirs µs':>11}{'ratio':>7}  [IQR]         target")
+    for name, (make, comparisons) in workloads.items():
+        if only not in name:
+            continue
+        impls = make()
+        ours = impls["tenferro"]
+        for other, target in comparisons.items():
+            if other not in impls:
+                continue
+            ours_blocks, theirs_blocks = alternate([ours, impls[other]])
+            ratio = spread([a / b for a, b in zip(ours_blocks, theirs_blocks)])
+            us = [spread(blocks)["median"] * 1e6 for blocks in (ours_blocks, theirs_blocks)]
+            verdict = "" if target is None else f"<= {target}: {'met' if ratio['median'] <= target else 'MISSED'}"
+            print(
+                f"{name:<36}{other:>9}{us[0]:>13.1f}{us[1]:>11.1f}{ratio['median']:>7.2f}  "
+                f"[{ratio['q1']:.2f}, {ratio['q3']:.2f}]  {verdict}",
+                flush=True,
+            )
+        if profile is not None:
+            profile(ours)
+
+
 def peak_bytes(fn: Impl) -> int:
     """Peak memory traced while ``fn`` runs (NumPy reports its buffers to tracemalloc)."""
     fn()

@@ -126,8 +126,8 @@ class Call:
         roots = [v for v in map(vertex, self.outputs) if v is not None]
         if not roots:
             return False
-        self._reached = reachable(*roots)  # kept: a sweep from (some of) the outputs reaches no more
-        return any(type(v) is not Node and id(v) not in made for v in self._reached.values())
+        self._reached = reached = reachable(*roots)  # kept: a sweep from (some of) the outputs reaches no more
+        return any(type(v) is not Node and key not in made for key, v in reached.items())
 
     # -- where the derivative computations run --------------------------------------------
     def context(self) -> contextlib.AbstractContextManager[Any]:
