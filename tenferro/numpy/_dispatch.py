@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from ..core.arguments import INT_MIN, shown
+from ..core.borrowed import is_borrowed
 from ..core.eager import EagerTensor, held
 from ..core.errors import ArgumentError, ContextMismatch, DTypeError, TenferroError
 from ..core.runtime import EagerRuntime, default_runtime
@@ -241,6 +242,8 @@ def lift(rt: EagerRuntime, value: Any, function: str, argument: str = "x") -> An
         return stacked(rt, value, function, argument)
     if isinstance(value, Tensor):
         return EagerTensor(np.asarray(value), rt)  # the Tensor's read-only array, not a copy
+    if is_borrowed(value):  # read-only while the transform that borrowed it runs (core/borrowed.py)
+        return EagerTensor(value, rt)
     if isinstance(value, (np.ndarray, np.generic, list, tuple)) or hasattr(value, "__array__"):
         try:
             array = np.array(value)

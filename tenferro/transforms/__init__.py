@@ -136,7 +136,10 @@ def value_and_grad(
 
     ``fun`` must return a real scalar (a complex one with ``holomorphic=True``, giving f′(z)).
     For a real function of complex inputs the gradient is tenferro's (PyTorch's) convention,
-    the conjugate of JAX's: ``grad`` of Σ|z|² is 2z."""
+    the conjugate of JAX's: ``grad`` of Σ|z|² is 2z.
+
+    A NumPy argument of 128 KiB or more is read in place, not copied, and is read-only
+    while the call runs (docs/transforms.md, "NumPy arguments")."""
     return _value_and_grad(fun, argnums, has_aux, holomorphic, engine, "value_and_grad")
 
 
@@ -153,37 +156,42 @@ def _value_and_grad(
     nums, single = _argnums(argnums, transform)
 
     def value_and_grad_f(*args: Any, **kwargs: Any) -> Any:
-        call = Call(transform, fun, args, nums, engine, has_aux, "require" if holomorphic else "allow", kwargs)
-        if not call.out_spec.is_leaf() or call.outputs[0].shape != ():
-            one = call.out_spec.is_leaf()
-            shape = call.outputs[0].shape if one else (len(call.outputs),)
-            got = f"shape {list(shape)}" if one else f"a pytree of {len(call.outputs)} arrays ({call.out_spec})"
-            raise NonScalarGrad(
-                shape,
-                f"{transform}: the function must return a scalar (a 0-d array), got {got}; reduce it to one "
-                f"number, or use tf.vjp or tf.jacrev for a vector output",
-            )
-        out = call.outputs[0]
-        if out.dtype.kind == "c" and not holomorphic:
-            raise DTypeError(
-                f"{transform}: the function returns a complex scalar; {transform} requires real-valued outputs "
-                f"(take its real part or absolute value), or pass holomorphic=True for the derivative of a "
-                f"holomorphic function"
-            )
-        if out.dtype.kind not in "fc" or (holomorphic and out.dtype.kind != "c"):
-            need = "a complex one with holomorphic=True" if holomorphic else "a float"
-            raise DTypeError(
-                f"{transform}: the function returns a scalar of dtype {dtype_name(out.dtype)}; it must return {need}"
-            )
-        grads = call.pull([(out, EagerTensor(np.ones((), out.dtype), call.rt))])
-        if holomorphic:
-            grads = [_conj(g) for g in grads]
-        value = call.settle(out)
-        if has_aux:
-            value = (value, unflatten(*_settled(call, call.aux)))
-        return value, _per_argnum(call, grads, single)
+        call = Call(transform, fun, args, nums, engine, has_aux, "require" if holomorphic else "allow", kwargs, True)
+        return call.finish(lambda: _value_and_grads(call, transform, holomorphic, has_aux, single))
 
     return _named(value_and_grad_f, "value_and_grad", fun)
+
+
+def _value_and_grads(call: Call, transform: str, holomorphic: bool, has_aux: bool, single: bool) -> Any:
+    """``(value, grads)`` of the call's scalar output."""
+    if not call.out_spec.is_leaf() or call.outputs[0].shape != ():
+        one = call.out_spec.is_leaf()
+        shape = call.outputs[0].shape if one else (len(call.outputs),)
+        got = f"shape {list(shape)}" if one else f"a pytree of {len(call.outputs)} arrays ({call.out_spec})"
+        raise NonScalarGrad(
+            shape,
+            f"{transform}: the function must return a scalar (a 0-d array), got {got}; reduce it to one "
+            f"number, or use tf.vjp or tf.jacrev for a vector output",
+        )
+    out = call.outputs[0]
+    if out.dtype.kind == "c" and not holomorphic:
+        raise DTypeError(
+            f"{transform}: the function returns a complex scalar; {transform} requires real-valued outputs "
+            f"(take its real part or absolute value), or pass holomorphic=True for the derivative of a "
+            f"holomorphic function"
+        )
+    if out.dtype.kind not in "fc" or (holomorphic and out.dtype.kind != "c"):
+        need = "a complex one with holomorphic=True" if holomorphic else "a float"
+        raise DTypeError(
+            f"{transform}: the function returns a scalar of dtype {dtype_name(out.dtype)}; it must return {need}"
+        )
+    grads = call.pull([(out, EagerTensor(np.ones((), out.dtype), call.rt))])
+    if holomorphic:
+        grads = [_conj(g) for g in grads]
+    value = call.settle(out)
+    if has_aux:
+        value = (value, unflatten(*_settled(call, call.aux)))
+    return value, _per_argnum(call, grads, single)
 
 
 def _settled(call: Call, tree: Any) -> tuple[Any, list[Any]]:
@@ -268,13 +276,18 @@ def _jacrev(
     nums, single = _argnums(argnums, transform)
 
     def jacrev_f(*args: Any, **kwargs: Any) -> Any:
-        call = Call(transform, fun, args, nums, engine, has_aux, "require" if holomorphic else "allow", kwargs)
-        _real_outputs(call, transform, holomorphic)
-        with call.context():  # one session for every sweep and the blocks' assembly, on the call's engine
-            per_output = [_rows(call, out, holomorphic, single) for out in call.outputs]
-        return _with_aux(call, unflatten(call.out_spec, per_output), has_aux)
+        call = Call(transform, fun, args, nums, engine, has_aux, "require" if holomorphic else "allow", kwargs, True)
+        return call.finish(lambda: _jacobian_rows(call, transform, holomorphic, has_aux, single))
 
     return _named(jacrev_f, transform, fun)
+
+
+def _jacobian_rows(call: Call, transform: str, holomorphic: bool, has_aux: bool, single: bool) -> Any:
+    """jacrev's result from the call: one reverse sweep per output element."""
+    _real_outputs(call, transform, holomorphic)
+    with call.context():  # one session for every sweep and the blocks' assembly, on the call's engine
+        per_output = [_rows(call, out, holomorphic, single) for out in call.outputs]
+    return _with_aux(call, unflatten(call.out_spec, per_output), has_aux)
 
 
 def _rows(call: Call, out: EagerTensor, holomorphic: bool, single: bool) -> Any:
@@ -323,11 +336,15 @@ def _jvp(
     """``jvp``, its errors naming ``transform`` (what the user called)."""
     _options(transform, engine, has_aux=has_aux)
     primals, tangents = _sequences(primals, tangents, transform)
-    call = Call(transform, fun, primals, tuple(range(len(primals))), engine, has_aux)
-    flat = _tangents(call, tangents, transform)
-    out = unflatten(call.out_spec, [call.settle(x) for x in call.outputs])
-    tangent_out = unflatten(call.out_spec, call.push(call.plan(), flat))
-    return (out, tangent_out, unflatten(*_settled(call, call.aux))) if has_aux else (out, tangent_out)
+    call = Call(transform, fun, primals, tuple(range(len(primals))), engine, has_aux, borrows=True)
+
+    def pushed() -> tuple[Any, ...]:
+        flat = _tangents(call, tangents, transform)
+        out = unflatten(call.out_spec, [call.settle(x) for x in call.outputs])
+        tangent_out = unflatten(call.out_spec, call.push(call.plan(), flat))
+        return (out, tangent_out, unflatten(*_settled(call, call.aux))) if has_aux else (out, tangent_out)
+
+    return call.finish(pushed)
 
 
 @_keywords
@@ -378,22 +395,27 @@ def _jacfwd(
     nums, single = _argnums(argnums, transform)
 
     def jacfwd_f(*args: Any, **kwargs: Any) -> Any:
-        call = Call(transform, fun, args, nums, engine, has_aux, "require" if holomorphic else "refuse", kwargs)
-        if holomorphic:  # as JAX: forward mode takes a complex output of a real input as it is
-            _real_outputs(call, transform, holomorphic)
-        plan = call.plan()
-        with call.context():  # one session for every push and the blocks' assembly, on the call's engine
-            columns = [_columns(call, plan, j, x) for j, x in enumerate(call.inputs)]
-            per_output = []
-            for i, out in enumerate(call.outputs):
-                blocks = [
-                    _stacked([p[i] for p in columns[j]], x.shape, out.shape, out, False, last=True)
-                    for j, x in enumerate(call.inputs)
-                ]
-                per_output.append(_per_argnum(call, blocks, single))
-        return _with_aux(call, unflatten(call.out_spec, per_output), has_aux)
+        call = Call(transform, fun, args, nums, engine, has_aux, "require" if holomorphic else "refuse", kwargs, True)
+        return call.finish(lambda: _jacobian_columns(call, transform, holomorphic, has_aux, single))
 
     return _named(jacfwd_f, transform, fun)
+
+
+def _jacobian_columns(call: Call, transform: str, holomorphic: bool, has_aux: bool, single: bool) -> Any:
+    """jacfwd's result from the call: one push per argument element."""
+    if holomorphic:  # as JAX: forward mode takes a complex output of a real input as it is
+        _real_outputs(call, transform, holomorphic)
+    plan = call.plan()
+    with call.context():  # one session for every push and the blocks' assembly, on the call's engine
+        columns = [_columns(call, plan, j, x) for j, x in enumerate(call.inputs)]
+        per_output = []
+        for i, out in enumerate(call.outputs):
+            blocks = [
+                _stacked([p[i] for p in columns[j]], x.shape, out.shape, out, False, last=True)
+                for j, x in enumerate(call.inputs)
+            ]
+            per_output.append(_per_argnum(call, blocks, single))
+    return _with_aux(call, unflatten(call.out_spec, per_output), has_aux)
 
 
 def _columns(call: Call, plan: Plan, j: int, x: EagerTensor) -> list[list[EagerTensor]]:

@@ -30,6 +30,7 @@ from tenferro.core.sweep import reverse_sweep
 from tenferro.core.tensor import dtype_name, freeze, seal
 from tenferro.core.trace import SEQUENCE, Node
 
+from ._borrow import NOTHING_BORROWED, borrow
 from ._trees import NUMBERS, as_value, check_dtype, flatten, runtime_of_trees, unflatten, where_in
 
 
@@ -55,13 +56,35 @@ class Call:
         has_aux: bool = False,
         complex_inputs: str = "allow",
         kwargs: dict[str, Any] | None = None,
+        borrows: bool = False,
     ):
         self.transform = transform
         if not callable(f):
             raise ArgumentError(f"{transform}: the function to transform must be callable, got {type(f).__name__}")
         argnums = _positions(transform, argnums, len(args))
-        self.rt = rt = runtime_of_trees(args)
+        self.rt = runtime_of_trees(args)
         self.engine = engine
+        self.borrowed = borrow((*args, *kwargs.values()) if kwargs else args) if borrows else NOTHING_BORROWED
+        try:
+            self._record(f, args, argnums, has_aux, complex_inputs, kwargs)
+        except BaseException:
+            self.borrowed.release()
+            raise
+        if self.record and self.borrowed.arrays:  # the record outlives the call: it must keep no borrowed memory
+            kept = [x for x in (*self.outputs, *flatten(getattr(self, "aux", None))[0]) if type(x) is EagerTensor]
+            self.borrowed.detach_record([v for v in map(vertex, kept) if v is not None], kept)
+
+    def _record(
+        self,
+        f: Callable[..., Any],
+        args: tuple[Any, ...],
+        argnums: tuple[int, ...],
+        has_aux: bool,
+        complex_inputs: str,
+        kwargs: dict[str, Any] | None,
+    ) -> None:
+        """Call ``f`` on the differentiated leaves as the call's own vertices and record it."""
+        transform, rt, borrowed = self.transform, self.rt, self.borrowed
         self.in_specs: list[Any] = []
         self.inputs: list[EagerTensor] = []  # the transform's own tensors, one per differentiated leaf
         self.tracked_inputs = False
@@ -76,7 +99,7 @@ class Call:
                 own = []
                 for index, leaf in enumerate(leaves):
                     what = lambda n=n, index=index: where_in(transform, f"argument {n}", args[n], index)  # noqa: E731
-                    value = as_value(leaf, rt, transform, what)
+                    value = leaf if leaf in borrowed else as_value(leaf, rt, transform, what)
                     check_dtype(value, transform, what, complex_inputs)
                     if outer_records and type(leaf) is EagerTensor and vertex(leaf) is not None:
                         own.append(session.alias(leaf))  # tracked from outside: a node of its own
@@ -89,10 +112,12 @@ class Call:
             made = {id(v): v for v in starts if type(v) is not Node}  # and the variables made while f runs
             opened = _MADE.set((*_MADE.get(), made))
             watched = differentiated(transform, floor, frozenset(map(id, starts)))
+            borrowed.lend()
             try:
                 with watched:  # np.asarray or float of what f computes from them is refused
                     returned = f(*called, **(kwargs or {}))
             finally:
+                borrowed.end_lending()
                 _MADE.reset(opened)
         if has_aux:
             if not (isinstance(returned, (tuple, list)) and len(returned) == 2):
@@ -109,6 +134,15 @@ class Call:
         self._reached: dict[int, Any] | None = None
         self.stops = frozenset(v for v in starts if type(v) is Node) if self.tracked_inputs else frozenset()
         self.record = outer_records and (self.tracked_inputs or self._reaches_outside(made))
+
+    def finish(self, compute: Callable[[], Any]) -> Any:
+        """``compute()``, the transform's results from this call, as it returns them: none
+        sharing the memory of an array the call borrowed, and the arrays given back (also
+        when ``compute`` raises)."""
+        try:
+            return self.borrowed.returned(compute())
+        finally:
+            self.borrowed.release()
 
     def output(self, leaf: Any, what: Callable[[], str]) -> EagerTensor:
         if type(leaf) is EagerTensor:
