@@ -18,6 +18,7 @@ LAYERS = [
     ("the graph, the registry and the core's two ops", {"graph", "registry", "accumulate", "alias"}),
     ("what the runtime and the session offer below them, and the plugin hooks", {"protocols", "hookspecs"}),
     ("the eager tensor and plugin loading", {"eager", "loading"}),
+    ("the arrays a transform borrows", {"borrowed"}),
     ("the words for what an op's call or rules got wrong", {"call_errors", "rule_errors"}),
     ("calling an op", {"call"}),
     ("the op", {"op"}),

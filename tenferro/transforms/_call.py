@@ -72,7 +72,7 @@ class Call:
             raise
         if self.record and self.borrowed.arrays:  # the record outlives the call: it must keep no borrowed memory
             kept = [x for x in (*self.outputs, *flatten(getattr(self, "aux", None))[0]) if type(x) is EagerTensor]
-            self.borrowed.detach_record([v for v in map(vertex, kept) if v is not None], kept)
+            self.borrowed.outlived_by([v for v in map(vertex, kept) if v is not None], kept)
 
     def _record(
         self,
