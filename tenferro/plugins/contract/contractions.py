@@ -5,7 +5,8 @@ array API's: conjugates its first operand) and ``outer`` (NumPy's: flattens).
 
 ``dot_general`` and ``tensordot`` are einsums with generated subscripts: their kernels run
 one matrix product (:func:`.plans.pair`) and their VJPs are the two einsums of that pair.
-``matmul``'s VJP is two matmuls with a transposed operand (BLAS reads the transposed view
+``matmul``'s VJP is two matmuls with a transposed operand, read through its
+``transpose_a``/``transpose_b`` flags (no transpose op: BLAS reads the transposed view
 without a copy), summed back over broadcast batch dims. Every op is linear in each
 operand (``multilinear=True``; over the reals, for a conjugated operand), so the suite
 checks its VJP as its exact transpose. Shape errors name both operands, their shapes and
@@ -249,17 +250,31 @@ TENSORDOT = _bilinear(
 
 
 # -- matmul --------------------------------------------------------------------------------------
-def _matmul_explain(a: Any, b: Any) -> Any:
+def _matmul_forward(a: Any, b: Any, transpose_a: bool = False, transpose_b: bool = False) -> Any:
+    return np.matmul(np.swapaxes(a, -1, -2) if transpose_a else a, np.swapaxes(b, -1, -2) if transpose_b else b)
+
+
+def _matmul_explain(a: Any, b: Any, transpose_a: bool = False, transpose_b: bool = False) -> Any:
     sa, sb = list(np.shape(a)), list(np.shape(b))
-    for name, shape in (("a", sa), ("b", sb)):
+    for name, shape, transposed in (("a", sa, transpose_a), ("b", sb, transpose_b)):
         if not shape:
             return ArgumentError(f"matmul: {name} is 0-d (a scalar); matmul needs 1-D or higher tensors (use mul)")
+        if transposed is not False and transposed is not True:
+            return ArgumentError(f"matmul: transpose_{name} must be True or False, got {transposed!r}")
+        if transposed and len(shape) < 2:
+            return ArgumentError(
+                f"matmul: transpose_{name}=True needs a matrix (2-D or more), but {name} has shape {shape}"
+            )
+    if transpose_a:
+        sa = sa[:-2] + sa[:-3:-1]
+    if transpose_b:
+        sb = sb[:-2] + sb[:-3:-1]
     ka, kb = sa[-1], sb[-2] if len(sb) > 1 else sb[-1]
     if ka != kb:
         where = "second-to-last axis" if len(sb) > 1 else "only axis"
         return ShapeMismatch(
             f"matmul: a's last axis (size {ka}) is contracted with b's {where} (size {kb}), but the sizes "
-            f"differ (a has shape {sa}, b has shape {sb})"
+            f"differ (a has shape {sa}, b has shape {sb}{', as transposed' if transpose_a or transpose_b else ''})"
         )
     if not broadcastable([tuple(sa[:-2]), tuple(sb[:-2])]):
         return ShapeMismatch(
@@ -267,11 +282,6 @@ def _matmul_explain(a: Any, b: Any) -> Any:
             f"(a has shape {sa}, b has shape {sb})"
         )
     return None
-
-
-def _mT(s: Any, x: Any) -> Any:
-    n = x.ndim
-    return s.permute_dims(x, (*range(n - 2), n - 1, n - 2))
 
 
 def _matmul_parts(s: Any, g: Any, a: Any, b: Any) -> tuple[Any, Any, Any]:
@@ -297,20 +307,44 @@ def _summed_back(s: Any, ct: Any, x: Any, promoted: tuple[int, ...]) -> Any:
     return unbroadcast(s, ct, x)
 
 
-def _matmul_rule_a(s: Any, g: Any, out: Any, a: Any, b: Any) -> Any:  # G·B^H
+def _promoted(x: Any, row: bool) -> tuple[int, ...]:
+    """A 1-D operand's shape as matmul promotes it (a row for a, a column for b)."""
+    if x.ndim != 1:
+        return x.shape
+    return (1, x.shape[0]) if row else (x.shape[0], 1)
+
+
+# With A = aᵀ where transpose_a (B likewise), C = A·B: the cotangent of A is G·Bᴴ and of B
+# Aᴴ·G, each one matmul whose flags read the operands transposed (no transpose op); an
+# operand given transposed gets the transpose of its cotangent, also by the flags:
+# (G·Bᴴ)ᵀ = B̄·Gᵀ and (Aᴴ·G)ᵀ = Gᵀ·Ā.
+def _matmul_rule_a(
+    s: Any, g: Any, out: Any, a: Any, b: Any, transpose_a: bool = False, transpose_b: bool = False
+) -> Any:
     g2, _, b2 = _matmul_parts(s, g, a, b)
-    return _summed_back(s, s.matmul(g2, conj(s, _mT(s, b2))), a, (1, a.shape[0]) if a.ndim == 1 else a.shape)
+    if transpose_a:
+        ct = s.matmul(conj(s, b2), g2, transpose_b, True)
+    else:
+        ct = s.matmul(g2, conj(s, b2), False, not transpose_b)
+    return _summed_back(s, ct, a, _promoted(a, row=True))
 
 
-def _matmul_rule_b(s: Any, g: Any, out: Any, a: Any, b: Any) -> Any:  # A^H·G
+def _matmul_rule_b(
+    s: Any, g: Any, out: Any, a: Any, b: Any, transpose_a: bool = False, transpose_b: bool = False
+) -> Any:
     g2, a2, _ = _matmul_parts(s, g, a, b)
-    return _summed_back(s, s.matmul(conj(s, _mT(s, a2)), g2), b, (b.shape[0], 1) if b.ndim == 1 else b.shape)
+    if transpose_b:
+        ct = s.matmul(g2, conj(s, a2), True, transpose_a)
+    else:
+        ct = s.matmul(conj(s, a2), g2, not transpose_a, False)
+    return _summed_back(s, ct, b, _promoted(b, row=False))
 
 
 MATMUL = OpSpec(
     name="matmul",
     inputs=("a", "b"),
-    forward=lambda a, b: np.matmul(a, b),
+    forward=_matmul_forward,
+    params={"transpose_a": False, "transpose_b": False},
     vjps=(_matmul_rule_a, _matmul_rule_b),
     multilinear=True,
     residuals=("a", "b"),
@@ -318,7 +352,9 @@ MATMUL = OpSpec(
     explain=_matmul_explain,
     sample=_lazy("matmul"),
     complex_sample=_lazy("mixed_complex", "matmul"),
-    reference=lambda a, b: np.asarray(a) @ np.asarray(b),
+    reference=lambda a, b, transpose_a=False, transpose_b=False: _matmul_forward(
+        np.asarray(a), np.asarray(b), transpose_a, transpose_b
+    ),
     error_inputs=lambda: [
         ErrorInput(
             (_A, _B), {}, ShapeMismatch, "a's last axis (size 3) is contracted with b's second-to-last axis (size 4)"
@@ -326,9 +362,12 @@ MATMUL = OpSpec(
         ErrorInput((_A, np.zeros(4)), {}, ShapeMismatch, "b's only axis (size 4)"),
         ErrorInput((np.zeros((2, 2, 3)), np.zeros((3, 3, 1))), {}, ShapeMismatch, "batch dims [2] of a and [3] of b"),
         ErrorInput((_A, 2.0), {}, ArgumentError, "b is 0-d"),
+        ErrorInput((_A, np.zeros(3)), {"transpose_b": True}, ArgumentError, "transpose_b=True needs a matrix"),
+        ErrorInput((_A, _B), {"transpose_a": True}, ShapeMismatch, "as transposed"),
     ],
     doc="Matrix product as NumPy's matmul (a @ b): 1-D operands promoted to a row / column and "
-    "dropped again, leading batch dims broadcast.",
+    "dropped again, leading batch dims broadcast; `transpose_a`/`transpose_b` read a matrix "
+    "operand with its last two axes swapped (aᵀ·b without a transpose op: the VJPs use them).",
 )
 
 

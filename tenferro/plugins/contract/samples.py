@@ -115,7 +115,12 @@ def matmul(draw: Draw) -> SampleInput:
     batch = tuple(draw(st.lists(SIDES, max_size=2)))
     a_shape = (k,) if draw(st.integers(0, 3)) == 0 else _broadcastable(draw, batch) + (m, k)
     b_shape = (k,) if draw(st.integers(0, 3)) == 0 else _broadcastable(draw, batch) + (k, n)
-    return SampleInput((draw(floats_array(a_shape)), draw(floats_array(b_shape))))
+    params = {}  # a matrix operand given transposed, as the VJPs give theirs
+    if len(a_shape) > 1 and draw(st.integers(0, 2)) == 0:
+        a_shape, params["transpose_a"] = a_shape[:-2] + a_shape[:-3:-1], True
+    if len(b_shape) > 1 and draw(st.integers(0, 2)) == 0:
+        b_shape, params["transpose_b"] = b_shape[:-2] + b_shape[:-3:-1], True
+    return SampleInput((draw(floats_array(a_shape)), draw(floats_array(b_shape))), params)
 
 
 def _broadcastable(draw: Draw, batch: tuple[int, ...]) -> tuple[int, ...]:
