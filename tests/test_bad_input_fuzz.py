@@ -25,7 +25,7 @@ from hypothesis.extra import numpy as hnp
 
 import tenferro as tf
 import tenferro.numpy as tnp
-from tenferro import ArgumentError, AxisError, ShapeMismatch, TenferroError, Tensor
+from tenferro import ArgumentError, AxisError, DTypeError, ShapeMismatch, TenferroError, Tensor
 
 TARGETS = all_targets()
 BY_NAME = {target.name: target for target in TARGETS}
@@ -95,6 +95,9 @@ EXAMPLES = [
         ArgumentError,
         r"tnp\.not_equal: argument 'x1' is the int -9223372036854775809",
     ),
+    # a Python int beside integers it does not fit: NumPy's OverflowError read as the kernel's failure
+    (lambda: tnp.add(1, 2**70), DTypeError, r"tnp\.add: argument 'x2' is the int 1180591620717411303424, .* i64"),
+    (lambda: tnp.ones(3, dtype=tnp.int8) * 1000, DTypeError, r"operator \*: argument 'other' is the int 1000, .* i8"),
     (lambda: tnp.ones(3).round(400), ArgumentError, r"x\.round\(decimals=400\): 10\*\*400 is no float64"),
     (lambda: tnp.ones(3).item(2**70), AxisError, r"x\.item"),
     (lambda: tnp.ones(3).__dlpack__(stream=1), BufferError, r"x\.__dlpack__\(stream=1\)"),

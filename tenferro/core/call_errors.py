@@ -107,6 +107,16 @@ def explain(spec: OpSpec, values: Sequence[Any], params: Mapping[str, Any], exc:
             if error.op is None:
                 error.op, error.plugin = spec.name, spec.plugin
             return error
+    if isinstance(exc, OverflowError):  # NumPy 2: a Python int beside integer arrays it does not fit
+        kinds = [v.dtype for v in values if isinstance(v, np.ndarray) and v.dtype.kind in "iu"]
+        for index, value in enumerate(values):
+            if type(value) is int and kinds and not np.iinfo(kinds[0]).min <= value <= np.iinfo(kinds[0]).max:
+                return DTypeError(
+                    f"{spec.name}: argument {spec.input_name(index)!r} is the int {value}, which does not fit in "
+                    f"{dtype_name(kinds[0])}, the other operand's dtype; write it as a float ({float(value):.6g}), "
+                    f"or cast the array to a wider dtype first",
+                    **fields_of(spec, index),
+                )
     # NumPy's own words: the only sign it gives of a write into a read-only array
     if isinstance(exc, ValueError) and "read-only" in str(exc):
         return KernelError(
