@@ -67,6 +67,7 @@ from .transforms import (
     linearize,
     value_and_grad,
     vjp,
+    vmap,
 )
 from .transforms._ravel import flatten
 
@@ -144,4 +145,5 @@ __all__ = [
     "value_and_grad",
     "variable",
     "vjp",
+    "vmap",
 ]

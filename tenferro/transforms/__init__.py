@@ -1,7 +1,8 @@
 """Function transforms with JAX's names and conventions: ``tf.grad``, ``tf.value_and_grad``,
 ``tf.vjp``, ``tf.jvp``, ``tf.linearize``, ``tf.jacrev`` (``tf.jacobian``), ``tf.jacfwd``,
 ``tf.hessian``, ``tf.hvp``; and user-defined derivative rules, ``tf.custom_vjp`` and
-``tf.custom_jvp`` (``_custom.py``); and ``tf.checkpoint`` (``_checkpoint.py``).
+``tf.custom_jvp`` (``_custom.py``); ``tf.checkpoint`` (``_checkpoint.py``); ``tf.vmap``
+(``_vmap.py``).
 
 Arguments and results are pytrees (nested dicts, lists, tuples and namedtuples of arrays:
 NumPy arrays, tenferro arrays or Python numbers); results come back in the same structure,
@@ -36,6 +37,7 @@ from ._call import Call
 from ._checkpoint import checkpoint
 from ._custom import custom_jvp, custom_vjp
 from ._trees import flatten, unflatten, where_in
+from ._vmap import vmap
 
 __all__ = [
     "checkpoint",
@@ -51,6 +53,7 @@ __all__ = [
     "linearize",
     "value_and_grad",
     "vjp",
+    "vmap",
 ]
 
 
