@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from .core.errors import TenferroError
 
 if TYPE_CHECKING:
@@ -74,6 +76,7 @@ REFLECTED = {"a": "other", "b": "self"}
 
 #: Python numbers, op arguments as they are (``tenferro.numpy``'s ``SCALARS``).
 SCALARS = (bool, int, float, complex)
+_BOOL = np.dtype(np.bool_)
 #: ``tenferro.numpy``, set by :func:`bind`.
 _tnp: Any = None
 
@@ -92,7 +95,12 @@ def _operand(self: EagerTensor, other: Any, label: str) -> Any:
         return other
     if other is None or isinstance(other, (str, bytes, dict, set)):
         return NotImplemented
-    return _tnp._dispatch.lift(self._rt, other, label, "other")
+    lifted = _tnp._dispatch.lift(self._rt, other, label, "other")
+    if type(lifted) is EagerTensor and lifted.dtype == _BOOL and self.dtype != _BOOL:
+        # A NumPy bool array beside numbers (``preds * targets``): cast as NumPy promotes it, as
+        # the op's DTypeError would have it cast and retried, without raising it first (~10 µs).
+        return self._rt.current_session().astype(lifted, self.dtype)
+    return lifted
 
 
 def _forward(op: str, params: tuple[Any, ...], label: str) -> Any:

@@ -295,6 +295,29 @@ def test_bool_operands_promote_as_numpys(name, f, by_numpy):
     np.testing.assert_array_equal(np.asarray(out), expected)
 
 
+@pytest.mark.parametrize("name, f, by_numpy", BOOL_BESIDE_NUMBERS, ids=[case[0] for case in BOOL_BESIDE_NUMBERS])
+def test_a_numpy_bool_operand_promotes_as_numpys(name, f, by_numpy):
+    """The mask a NumPy array (``preds * targets`` with boolean targets): the operators cast
+    it when they lift it, the functions when the op refuses it; the same numbers either way."""
+    x = tf.variable(np.array([0.5, 2.0]))
+    out = f(x, np.array([False, True]))
+    expected = by_numpy(np.array([0.5, 2.0]), np.array([False, True]))
+    assert out.dtype == expected.dtype
+    np.testing.assert_array_equal(np.asarray(out), expected)
+
+
+def test_a_numpy_mask_beside_integers_and_in_comparisons_is_numpys():
+    xi, mask = tf.constant(np.arange(4)), np.array([True, False, True, True])
+    for got, expected in [
+        (xi & mask, np.arange(4) & mask),
+        (xi << mask, np.arange(4) << mask),
+        (tf.constant(np.arange(4.0)) > mask, np.arange(4.0) > mask),
+        (tf.constant(np.arange(4.0) + 1j) * mask, (np.arange(4.0) + 1j) * mask),
+    ]:
+        assert got.dtype == expected.dtype
+        np.testing.assert_array_equal(np.asarray(got), expected)
+
+
 def test_a_mask_times_x_has_the_masks_gradient():
     x = tf.variable(np.array([0.5, 2.0, 3.0]))
     tnp.sum(x * (x > 1)).backward()
