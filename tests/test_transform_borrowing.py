@@ -153,3 +153,15 @@ def test_every_transform_that_returns_numbers_borrows_and_keeps_them(transform, 
     data[:] = 0.0
     np.testing.assert_array_equal(np.asarray(got), expected)
     assert data.flags.writeable
+
+
+def test_a_jvp_whose_tangent_is_tracked_keeps_no_borrowed_memory(data):
+    """The tangent is a variable, so the pushed tangent is recorded and outlives the call:
+    the values it was computed from must not change when the primal's array does."""
+    t = tf.variable(np.ones((ROWS, 4)))
+    _, pushed = tf.jvp(lambda x: tnp.sum(tnp.sin(x) * x), (data,), (t,))
+    expected = np.cos(data) * data + np.sin(data)  # d pushed / d t
+    data[:] = 0.0
+    pushed.backward()
+    np.testing.assert_allclose(t.grad().to_numpy(), expected, rtol=1e-12)
+    assert data.flags.writeable

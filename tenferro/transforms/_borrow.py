@@ -6,8 +6,8 @@ runs raises NumPy's ValueError where it would change a recorded value), taken as
 the lifts and by the transform's own variables, and given its write flag back when the
 call ends. Before then, nothing that outlives the call may share the arrays' memory: a
 result that does is copied, and where the call's record outlives it (the function closes
-over a tensor something outside tracks), every value that record keeps in their memory is
-copied first. Arrays under ``BORROWED_BYTES``, views of others and arrays read-only
+over a tensor something outside tracks, or a tangent given tracks), every value that record
+keeps in their memory is copied first. Arrays under ``BORROWED_BYTES``, views of others and arrays read-only
 already are not borrowed: they are copied as before (docs/transforms.md, "NumPy
 arguments").
 """

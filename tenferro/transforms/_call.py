@@ -70,7 +70,13 @@ class Call:
         except BaseException:
             self.borrowed.release()
             raise
-        if self.record and self.borrowed.arrays:  # the record outlives the call: it must keep no borrowed memory
+        if self.record:
+            self._outlived()
+
+    def _outlived(self) -> None:
+        """The call's record outlives it (it records, or a sweep or push from it does): copy
+        what it keeps in the memory of the arrays it borrowed, and give them back."""
+        if self.borrowed.arrays:
             kept = [x for x in (*self.outputs, *flatten(getattr(self, "aux", None))[0]) if type(x) is EagerTensor]
             self.borrowed.outlived_by([v for v in map(vertex, kept) if v is not None], kept)
 
@@ -212,6 +218,8 @@ class Call:
         where no path leads."""
         roots = [(vertex(out), ct) for out, ct in seeds if vertex(out) is not None]
         records = self.records([ct for _, ct in seeds])
+        if records:
+            self._outlived()
         got: dict[int, Any] = {}
         if roots:
             with self.derivatives(records, self._needed(roots)) as session:
@@ -241,6 +249,8 @@ class Call:
         """The outputs' tangents (zeros where none flows) given one per differentiated leaf."""
         starts = {id(v): t for v, t in zip(self.starts, tangents) if t is not None}
         records = self.records(tangents)
+        if records:
+            self._outlived()
         with self.derivatives(records) as session:
             got = push_tangents(session, plan, starts)
         return [self.settle(_or_zeros(got.get(id(vertex(out))), out), records) for out in self.outputs]
