@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import math
 import warnings
 from collections import OrderedDict
 from collections.abc import Callable
@@ -66,12 +67,7 @@ def unary_to_nary(unary_operator: Callable[..., Any]) -> Callable[..., Any]:
 
         @functools.wraps(fun)
         def nary_f(*args: Any, **kwargs: Any) -> Any:
-            positions = (argnum,) if isinstance(argnum, int) else tuple(argnum)
-            if max(positions) >= len(args) or min(positions) < -len(args):
-                raise ArgumentError(
-                    f"tenferro.autograd.{name}: argnum {argnum} is out of range for a call with {len(args)} "
-                    f"positional argument(s)"
-                )
+            positions = _in_range(argnum, args, name)
 
             def unary_f(x: Any) -> Any:
                 subargs = list(args)
@@ -89,6 +85,17 @@ def unary_to_nary(unary_operator: Callable[..., Any]) -> Callable[..., Any]:
     return nary_operator
 
 
+def _in_range(argnum: int | tuple[int, ...], args: tuple[Any, ...], name: str) -> tuple[int, ...]:
+    """``argnum`` as a tuple of positions, each one of ``args``'."""
+    positions = (argnum,) if isinstance(argnum, int) else tuple(argnum)
+    if max(positions) >= len(args) or min(positions) < -len(args):
+        raise ArgumentError(
+            f"tenferro.autograd.{name}: argnum {argnum} is out of range for a call with {len(args)} "
+            f"positional argument(s)"
+        )
+    return positions
+
+
 def _check_argnum(argnum: Any, name: str) -> None:
     if type(argnum) is int or (type(argnum) in (tuple, list) and argnum and all(type(n) is int for n in argnum)):
         return
@@ -98,22 +105,58 @@ def _check_argnum(argnum: Any, name: str) -> None:
     )
 
 
+def _scalar_output(out: Any, name: str) -> Any:
+    """``out`` as a 0-d array: autograd differentiates any output of size 1 as a scalar
+    (a 0-d one as it is: no reshape recorded); other sizes raise its TypeError."""
+    shape = out.shape if type(out) is EagerTensor else np.shape(out)
+    if shape == ():
+        return out
+    if math.prod(shape) != 1:
+        raise NonScalarGrad(
+            shape,
+            f"{name} only applies to real scalar-output functions (fun returned shape {list(shape)}); "
+            f"try jacobian, elementwise_grad or holomorphic_grad",
+        )
+    return tnp.reshape(tnp.asarray(out), ())
+
+
 def _scalar(fun: Unary, name: str) -> Unary:
-    """``fun`` returning ``(its output as a 0-d array, the output as it is)``: autograd
-    differentiates any output of size 1 as a scalar; other sizes raise its TypeError."""
+    """``fun`` returning ``(its output as a 0-d array, the output as it is)``."""
 
     def scalar_f(x: Any) -> tuple[Any, Any]:
         out = fun(x)
-        size = int(np.prod(np.shape(out)))
-        if size != 1:
-            raise NonScalarGrad(
-                np.shape(out),
-                f"{name} only applies to real scalar-output functions (fun returned shape {list(np.shape(out))}); "
-                f"try jacobian, elementwise_grad or holomorphic_grad",
-            )
-        return tnp.reshape(tnp.asarray(out), ()), out
+        return _scalar_output(out, name), out
 
     return scalar_f
+
+
+def _gradient_operator(name: str, with_value: bool) -> Callable[..., Any]:
+    """autograd's ``grad`` (``with_value``: ``value_and_grad``) as one ``tf.value_and_grad``
+    made when the operator is applied, not at each call: autograd's ``argnum`` is tenferro's
+    ``argnums`` (the other arguments held fixed)."""
+
+    def operator(fun: Callable[..., Any], argnum: int | tuple[int, ...] = 0) -> Callable[..., Any]:
+        if not callable(fun):
+            raise ArgumentError(f"tenferro.autograd.{name}: fun must be callable, got {type(fun).__name__}")
+        _check_argnum(argnum, name)
+
+        def scalar_f(*args: Any, **kwargs: Any) -> Any:
+            out = fun(*args, **kwargs)
+            return (_scalar_output(out, name), out) if with_value else _scalar_output(out, name)
+
+        transform = _value_and_grad(scalar_f, argnum if isinstance(argnum, int) else tuple(argnum), with_value)
+
+        @functools.wraps(fun)
+        def nary_f(*args: Any, **kwargs: Any) -> Any:
+            _in_range(argnum, args, name)
+            value, gradient = transform(*args, **kwargs)
+            gradient = _plain(_conj(gradient))
+            return (_plain(value[1]), gradient) if with_value else gradient
+
+        nary_f.__name__ = f"{name}_of_{getattr(fun, '__name__', '[unknown name]')}_wrt_argnum_{argnum}"
+        return nary_f
+
+    return operator
 
 
 def _plain(tree: Any) -> Any:
@@ -122,18 +165,21 @@ def _plain(tree: Any) -> Any:
     work as they do with autograd; a tracked result (an operator called inside an
     enclosing derivative) as it is, so that the derivative flows on."""
 
-    def plain(leaf: Any) -> Any:
-        if type(leaf) is EagerTensor and vertex(leaf) is None:
-            value = np.array(held(leaf))
-            return value[()] if value.ndim == 0 else value
-        return leaf
+    return _plain_leaf(tree) if type(tree) is EagerTensor else tree_map(_plain_leaf, tree)
 
-    return tree_map(plain, tree)
+
+def _plain_leaf(leaf: Any) -> Any:
+    if type(leaf) is EagerTensor and vertex(leaf) is None:
+        value = np.array(held(leaf))
+        return value[()] if value.ndim == 0 else value
+    return leaf
 
 
 def _conj(tree: Any) -> Any:
     """Each complex leaf conjugated: autograd's (and JAX's) complex convention from
     tenferro's (PyTorch's), whose cotangents are the conjugates (docs/complex.md)."""
+    if type(tree) is EagerTensor:  # (the common result: one gradient)
+        return tnp.conj(tree) if tree.dtype.kind == "c" else tree
     return tree_map(lambda leaf: tnp.conj(leaf) if np.iscomplexobj(leaf) else leaf, tree)
 
 
@@ -151,17 +197,13 @@ def make_jvp(fun: Unary, x: Any) -> Callable[[Any], tuple[Any, Any]]:
     return lambda v: _plain(jvp(fun, (x,), (v,)))
 
 
-@unary_to_nary
-def grad(fun: Unary, x: Any) -> Any:
-    """The gradient of ``fun`` (a scalar, or any output of size 1) with respect to ``x``."""
-    return _conj(_value_and_grad(_scalar(fun, "grad"), has_aux=True)(x)[1])
+grad = _gradient_operator("grad", with_value=False)
+grad.__doc__ = """The gradient of ``fun`` (a scalar, or any output of size 1) with respect to ``x``."""
+grad.__name__ = grad.__qualname__ = "grad"
 
-
-@unary_to_nary
-def value_and_grad(fun: Unary, x: Any) -> tuple[Any, Any]:
-    """``(value, gradient)``, suitable for ``scipy.optimize.minimize(..., jac=True)``."""
-    (_, value), gradient = _value_and_grad(_scalar(fun, "value_and_grad"), has_aux=True)(x)
-    return value, _conj(gradient)
+value_and_grad = _gradient_operator("value_and_grad", with_value=True)
+value_and_grad.__doc__ = """``(value, gradient)``, suitable for ``scipy.optimize.minimize(..., jac=True)``."""
+value_and_grad.__name__ = value_and_grad.__qualname__ = "value_and_grad"
 
 
 @unary_to_nary
