@@ -11,7 +11,7 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
-from tenferro.core.eager import holds_tracked
+from tenferro.core.eager import EagerTensor, holds_tracked, vertex
 
 
 def dispatching(ours: Callable[..., Any], theirs: Callable[..., Any]) -> Callable[..., Any]:
@@ -19,7 +19,14 @@ def dispatching(ours: Callable[..., Any], theirs: Callable[..., Any]) -> Callabl
 
     @functools.wraps(theirs)
     def function(*args: Any, **kwargs: Any) -> Any:
-        if holds_tracked(args) or holds_tracked(kwargs):
+        for arg in args:  # holds_tracked(args), its common leaves inline: every call of the namespace asks
+            kind = type(arg)
+            if kind is EagerTensor:
+                if vertex(arg) is not None:
+                    return ours(*args, **kwargs)
+            elif (kind is list or kind is tuple or kind is dict) and holds_tracked(arg):
+                return ours(*args, **kwargs)
+        if kwargs and holds_tracked(kwargs):
             return ours(*args, **kwargs)
         return theirs(*args, **kwargs)
 
