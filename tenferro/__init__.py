@@ -70,6 +70,7 @@ from .transforms import (
     vmap,
 )
 from .transforms._ravel import flatten
+from .transforms._replay import BatchingFallback
 
 __version__ = "0.1.0"
 
@@ -92,6 +93,7 @@ __all__ = [
     "REQUIRED",
     "ArgumentError",
     "AxisError",
+    "BatchingFallback",
     "ContextMismatch",
     "CpuEngine",
     "DaskEngine",

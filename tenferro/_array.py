@@ -26,6 +26,7 @@ import numpy as np
 
 from .core.errors import ArgumentError, AxisError, ShapeMismatch, TenferroError, UnknownName
 from .core.tensor import read
+from .core.tracing import note_read
 
 if TYPE_CHECKING:
     from .core.eager import EagerTensor
@@ -58,11 +59,15 @@ def _exit(x: EagerTensor, exit: str) -> np.ndarray:
     is computed here): a float or complex value inside a function transform goes through
     ``EagerTensor._read``, which refuses one the transform differentiates; bool and integer
     values (control flow, no derivative) are read as they are, as JAX reads them."""
+    if x.dtype.kind not in "fc":
+        note_read(x, exit)
     return read(x._read(exit) if x.dtype.kind in "fc" else x._held())
 
 
 def _one(x: EagerTensor, to: str) -> Any:
     # bool(x) and int(x) decide control flow (no derivative): read as they are, as in JAX
+    if to not in ("float", "complex"):
+        note_read(x, f"{to}(x)")
     value = _exit(x, f"{to}(x)") if to in ("float", "complex") else read(x._held())
     if value.size != 1:
         raise ShapeMismatch(
@@ -90,6 +95,7 @@ def _complex(self: EagerTensor) -> complex:
 
 
 def _index(self: EagerTensor) -> int:
+    note_read(self, "operator.index(x)")
     value = self._held()
     if value.shape != () or value.dtype.kind not in "iu":
         raise ArgumentError(

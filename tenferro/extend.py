@@ -17,7 +17,8 @@ that cache work by array identity, ``NO_ORDER`` for the ``refuses`` of an op tha
 its values (why it refuses complex inputs), :func:`conj` for the complex conjugates in VJPs (the
 VJP of a holomorphic f is g ↦ g·conj(f′(z)): cotangents live in the real inner product
 Re(conj(a)·b), PyTorch's convention), :func:`derived` for a value a rule derives from
-its op's inputs (f′(x)) that later sweeps over the same node reuse, and ``strategies``, the
+its op's inputs (f′(x)) that later sweeps over the same node reuse, ``batching``, the
+rules for ``OpSpec(batch=...)`` (how ``tf.vmap`` runs an op on a batch), and ``strategies``, the
 hypothesis sample strategies (imported on first use, since hypothesis is a test-only
 dependency; so it is not in ``__all__``).
 """
@@ -32,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from . import batching
 from .core.eager import EagerTensor, derived, is_broadcast_ones
 from .core.errors import (
     ArgumentError,
@@ -49,6 +51,7 @@ from .core.spec import REQUIRED, ErrorInput, Kink, OpSpec, SampleInput
 from .core.tensor import check_shape
 
 __all__ = [
+    "batching",
     "REQUIRED",
     "ArgumentError",
     "AxisError",

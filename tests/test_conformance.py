@@ -301,7 +301,7 @@ def test_expected_failures_are_strict(pytester):
 
 def test_python_api(pytester):
     outcomes = check_op(default_registry()["sin"], rt=RT, max_examples=3)
-    assert {o.status for o in outcomes} == {"passed"} and len(outcomes) == 23  # 14, 9 also on complex samples
+    assert {o.status for o in outcomes} == {"passed"} and len(outcomes) == 24  # 15, 9 also on complex samples
     assert outcomes[0].id == "elementwise::sin::forward"
     broken = conformance_runtime([("vjp_off", broken_plugins.VJP_OFF)])
     with pytest.raises(ConformanceFailure, match="2 of 12 checks failed") as info:

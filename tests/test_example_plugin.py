@@ -93,7 +93,7 @@ def test_tenferro_check_and_plugins_commands():
         [*run, "check", "reduce", "--max-examples", "2", "-q", "-k", "reduce_sum"], capture_output=True, text=True
     )
     assert ok.returncode == 0, ok.stdout + ok.stderr
-    assert "25 passed" in ok.stdout  # 15 checks, 10 of them also on complex samples
+    assert "26 passed" in ok.stdout  # 16 checks, 10 of them also on complex samples
     listing = subprocess.run([*run, "plugins"], capture_output=True, text=True, check=True).stdout
     assert listing.splitlines()[0].startswith("core ")
     assert any(line.startswith("reduce ") and "reduce_sum" in line for line in listing.splitlines())

@@ -12,7 +12,10 @@ CORE = pathlib.Path(tenferro.__file__).parent / "core"
 #: Bottom to top. A module may import (at run time) only modules of lower layers.
 LAYERS = [
     ("errors and plain values", {"errors", "params", "rules"}),
-    ("tensors, engines, the recording switch and plain arguments", {"tensor", "engine", "recording", "arguments"}),
+    (
+        "tensors, engines, the recording switch, vmap's trace and plain arguments",
+        {"tensor", "engine", "recording", "tracing", "arguments"},
+    ),
     ("op specs", {"spec"}),
     ("the trace", {"trace"}),
     ("the graph, the registry and the core's two ops", {"graph", "registry", "accumulate", "alias"}),

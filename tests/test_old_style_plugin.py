@@ -15,7 +15,9 @@ def test_an_old_style_plugin_passes_every_check_it_has_data_for():
     outcomes = check_plugin("old_style", rt=RT, max_examples=5)
     assert {o.status for o in outcomes} == {"passed"}
     # kinks: it declares none (the field did not exist), nor linearity or forward rules
-    unstated = {"kinks", "linear", "multilinear", "jvp"} | {name for name in CHECKS if name.startswith("complex")}
+    unstated = {"kinks", "linear", "multilinear", "jvp", "batch"} | {
+        name for name in CHECKS if name.startswith("complex")
+    }
     for op in ("old_softplus", "old_sqdiff", "old_sumsq"):
         assert {o.check for o in outcomes if o.op == op} == set(CHECKS) - unstated, op
 

@@ -54,6 +54,7 @@ def _errors() -> list[ErrorInput]:
 
 ADD_ANY = OpSpec(
     name="add_any",
+    batch="elementwise",
     inputs=("a", "b"),
     forward=_add_any,
     vjps=(lambda s, g, out, a, b: g, lambda s, g, out, a, b: g),

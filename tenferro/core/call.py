@@ -29,8 +29,9 @@ from .params import frozen, frozen_params
 from .protocols import Runtime, Session
 from .recording import paused
 from .spec import REQUIRED, OpSpec
-from .tensor import SUPPORTED_KINDS, TRACKED, Hollow, freeze, seal
+from .tensor import SUPPORTED_KINDS, TRACKED, Hollow, dtype_name, freeze, seal
 from .trace import Node, call_node, result_node
+from .tracing import TRACING
 
 #: The dtypes a recorded (differentiable) result may have.
 F64, F32 = np.dtype(np.float64), np.dtype(np.float32)
@@ -137,7 +138,10 @@ def _results(
             raise unrecordable(spec, array)
         else:
             recorded.append(EagerTensor(array, rt))
-    kept = _recorded(spec.drops, args, spec.variadic) if spec.drops else args
+            trace = TRACING.get()
+            if trace is not None:  # (a call's integer results are not replayed: the function runs per example)
+                trace.block(f"{spec.name} gives {dtype_name(array.dtype)} results beside others")
+    kept = _recorded(spec.drops, args, spec.variadic) if spec.drops and TRACING.get() is None else args
     call = call_node(op, kept, parents, params, tuple(recorded))
     return tuple(
         r if type(r) is EagerTensor else EagerTensor(r, rt, result_node(call, index))
@@ -380,10 +384,12 @@ def method(op: Any) -> Any:
             return EagerTensor(out, rt, None, False, True)
         if tracked:
             if dtype is F64 or dtype is F32 or dtype in TRACKED:
-                kept = _recorded(drops, args, variadic) if drops else args
+                kept = _recorded(drops, args, variadic) if drops and TRACING.get() is None else args
                 return EagerTensor(out, rt, Node(op, kept, parents, params, out))
             if dtype.kind == "f" or not integer_results:
                 raise unrecordable(spec, out)
+            if TRACING.get() is not None:  # vmap's trace replays it: a node no derivative goes through
+                return EagerTensor(out, rt, Node(op, args, parents, params, out))
         return EagerTensor(out, rt)
 
     return _signed(spec, call)

@@ -20,6 +20,7 @@ from .protocols import Runtime
 from .recording import differentiating, paused, refused
 from .tensor import Hollow, Tensor, describe, read
 from .trace import SEQUENCE, Node, Vertex
+from .tracing import note_read
 
 
 class EagerTensor(Operators, ArrayMethods):
@@ -87,6 +88,7 @@ class EagerTensor(Operators, ArrayMethods):
         """The value, for an exit that hands it to NumPy or Python (``exit`` names it):
         refused (ArgumentError) for a value a function transform running in this context is
         differentiating, whose derivative would silently be zero, as JAX refuses a tracer."""
+        note_read(self, exit)
         running = differentiating()
         if running and (self._node is not None or self._leaf):
             # Derivative rules read values to decide (a degenerate spectrum), never to compute:

@@ -25,6 +25,7 @@ from .session import EagerSession
 from .sweep import reverse_sweep
 from .tensor import TRACKED, seal
 from .trace import CALL, SEQUENCE, Node, Vertex
+from .tracing import TRACING
 
 
 class Plan:
@@ -70,13 +71,14 @@ def push_tangents(session: EagerSession, plan: Plan, starts: dict[int, EagerTens
     tangents of the start vertices; a call node's entry is the tuple of its results' tangents."""
     tangents: dict[int, Any] = dict(starts)
     get, pop = tangents.get, tangents.pop
+    tracing = TRACING.get() is not None  # vmap's trace records integer results: no tangent
     for node, drops in zip(plan.nodes, plan.drops):
         if node.output is not None and node.output != CALL:  # one result of a call: its part
             of_call = get(id(node.parents[0]))
             tangents[id(node)] = None if of_call is None else of_call[node.output]
         else:
             given = [None if parent is None else get(id(parent)) for parent in node.parents]
-            if any(t is not None for t in given):
+            if any(t is not None for t in given) and not (tracing and node.dtype.kind in "biu"):
                 tangents[id(node)] = node_tangent(session, node, given, plan.read.get(id(node)))
         for key in drops:
             pop(key, None)

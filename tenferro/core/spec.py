@@ -127,6 +127,14 @@ class OpSpec:
     gradient (``astype``); ``returns_view``, when the result may share memory with an
     input (a read-only broadcast view).
 
+    **How it maps over a batch** (``tf.vmap``): ``batch``, the rule that runs the op once
+    on a batch (``batch(s, args, batched, **params)``: the arguments, those whose
+    ``batched`` flag is set with the batch as a new leading axis, the others as the op
+    takes them; it returns the batched result), or ``"elementwise"`` for an op whose
+    arguments broadcast (derived: batched arguments get the missing axes after the batch
+    axis); default ``"elementwise"`` for ``elementwise`` ops and none for the others,
+    which ``tf.vmap`` then calls once per example.
+
     **How it is tested** (``tenferro.testing``): ``sample``, a zero-argument factory of a
     hypothesis strategy of :class:`SampleInput` (valid inputs, away from kinks and poles);
     ``reference``, an independent NumPy implementation; ``error_inputs``, a zero-argument
@@ -173,8 +181,19 @@ class OpSpec:
     complex_sample: Callable[[], Any] | None = field(default=None, kw_only=True)
     refuses: Mapping[str, str] = field(default_factory=dict, kw_only=True)
     elementwise: bool = field(default=False, kw_only=True)
+    batch: Callable[..., Any] | str | None = field(default=None, kw_only=True)
     drops: tuple[int, ...] = field(init=False, repr=False, compare=False)
     keeps_out: bool = field(init=False, repr=False, compare=False)
+
+    @property
+    def batch_rule(self) -> Callable[..., Any] | str | None:
+        """The batching rule ``tf.vmap`` uses: ``batch``, else ``"elementwise"`` for an
+        elementwise op, else None (the op runs once per example)."""
+        return self.batch if self.batch is not None else ("elementwise" if self.elementwise else None)
+
+    @property
+    def batched(self) -> bool:
+        return self.batch_rule is not None
 
     def __post_init__(self) -> None:
         _check_field_types(self)
@@ -284,6 +303,8 @@ def _check_field_types(spec: OpSpec) -> None:
         value = getattr(spec, name)
         if not (value is None or isinstance(value, (tuple, list))) or (value is None and name == "kinks"):
             problems.append(f"{name} must be a tuple (one entry per input for vjps and differentiable), got {value!r}")
+    if not (spec.batch is None or spec.batch == "elementwise" or callable(spec.batch)):
+        problems.append(f"batch must be a rule (a function), 'elementwise' or None, got {spec.batch!r}")
     if problems:
         raise PluginError(f"OpSpec {spec.name!r}: {'; '.join(problems)}")
 

@@ -22,6 +22,7 @@ from .recording import paused
 from .session import EagerSession
 from .tensor import freeze, seal
 from .trace import CALL, Node, Vertex
+from .tracing import TRACING
 
 
 def reverse_sweep(
@@ -56,6 +57,7 @@ def reverse_sweep(
     leaves: dict[int, tuple[Any, Any]] = {}
     _seed(session, roots, pending, heap, leaves)
     stopping = bool(stops)
+    tracing = TRACING.get() is not None
     zero_branches: list[Vertex] = []  # reached with a zero cotangent: their variables are reached too
     pop, push = heapq.heappop, heapq.heappush
     while heap:
@@ -85,8 +87,8 @@ def reverse_sweep(
                 ct = None
             else:  # the rule called here, not through the list Op.vjp makes (~1 µs a node)
                 ct = input_vjp(session, node, index, g, out)
-            if ct is None:
-                zero_branches.append(parent)
+            if ct is None or (tracing and type(parent) is Node and parent.dtype.kind in "biu"):
+                zero_branches.append(parent)  # (vmap's trace records integer results: no derivative)
             elif type(parent) is Node and parent not in pending:
                 pending[parent] = ct  # the first to arrive: the node runs once all have
                 push(heap, (-parent.seq, parent))

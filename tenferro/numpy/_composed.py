@@ -16,6 +16,7 @@ import numpy as np
 from ..core.eager import EagerTensor, held, holds_tracked
 from ..core.errors import ArgumentError, TenferroError
 from ..core.tensor import Tensor, read
+from ..core.tracing import note_read
 from ._dispatch import renamed, runtime_of
 
 #: The Python errors a composed function meets on arguments it cannot take (a None where
@@ -56,6 +57,7 @@ def values(value: Any) -> Any:
     """``value`` with every EagerTensor (or Tensor) in it (at any depth of a list or tuple) replaced by
     its NumPy value: what NumPy's own function runs on."""
     if type(value) is EagerTensor:
+        note_read(value, "a tenferro.numpy function computed by NumPy")
         return read(held(value))
     if isinstance(value, Tensor):  # the core's plain tensor, whose NumPy protocols would call back here
         return np.asarray(value)

@@ -25,6 +25,7 @@ from ..core.eager import EagerTensor, held
 from ..core.errors import ArgumentError, AxisError, ContextMismatch, DTypeError, ShapeMismatch, TenferroError
 from ..core.runtime import EagerRuntime, default_runtime
 from ..core.tensor import freeze, read
+from ..core.tracing import note_read
 from ._dispatch import as_array, call, lift, runtime_in, session_of, stacked
 from ._dtypes import as_dtype, check_device
 
@@ -76,6 +77,7 @@ def _shape(shape: Any, function: str, argument: str = "shape") -> tuple[int, ...
     int, a 1-d one as a sequence; their values are read, integers have no derivative)."""
     given = (shape,) if _is_int(shape) else shape
     if type(given) is EagerTensor and given.ndim == 1 and given.dtype.kind in "iu":
+        note_read(given, function)
         given = held(given).tolist()
     try:
         sizes = tuple(operator.index(n) for n in given) if all(_is_int(n) for n in given) else None
@@ -431,6 +433,7 @@ def arange(
 def _bound(value: Any, name: str) -> int | float:
     """An arange bound as a Python number (a 0-d real tensor's value: it sets the count)."""
     if type(value) is EagerTensor and value.ndim == 0 and value.dtype.kind in "iuf":
+        note_read(value, f"the bound {name}")
         number = held(value)[()]
         number = int(number) if value.dtype.kind in "iu" else float(number)
     elif _is_int(value):
@@ -522,6 +525,7 @@ def spaced(
     )
     if div > 0:
         step: Any = s.div(delta, div)
+        note_read(step, "tnp.linspace")
         if np.any(read(held(step)) == 0):  # a step that underflows (NumPy's gh-5437): scale first
             samples = s.mul(s.div(counts, div), delta)
         else:

@@ -22,6 +22,7 @@ from ..core.errors import ArgumentError, ContextMismatch, DTypeError, TenferroEr
 from ..core.runtime import EagerRuntime, default_runtime
 from ..core.session import EagerSession
 from ..core.tensor import Tensor, freeze, read
+from ..core.tracing import note_read
 
 #: Python scalars the session's ops take as constant operands as they are.
 SCALARS = (bool, int, float, complex)
@@ -77,6 +78,7 @@ def integer_array(value: Any, function: str, argument: str, what: str | None = N
     if isinstance(value, (list, tuple)) and runtime_in(value) is not None:  # [x[0], 1]: their stack
         value = stacked(runtime_in(value), value, function, argument)
     if type(value) is EagerTensor:
+        note_read(value, function)
         array = read(held(value))
     else:
         try:

@@ -27,6 +27,7 @@ import numpy as np
 
 from ..core.eager import EagerTensor, held
 from ..core.errors import AxisError
+from ..core.tracing import note_read
 
 _NONE, _ELLIPSIS = type(None), type(Ellipsis)
 #: Item types of a basic key that the ``slice`` op takes as they are.
@@ -82,6 +83,7 @@ def _item(item: Any, where: str, key: Any, shape: tuple[int, ...]) -> Any:
     if kind in BASIC:
         return item
     if kind is EagerTensor:
+        note_read(item, "an index")
         item = held(item)  # index values are integers: read, not recorded
     elif kind is bool or kind is np.bool_:
         return np.asarray(item)  # a 0-d mask
@@ -124,7 +126,10 @@ def _slice(item: slice, where: str, key: Any, shape: tuple[int, ...]) -> slice:
 
 def _held(value: Any) -> Any:
     """A 0-d EagerTensor's value (which has ``__index__`` if it is an integer)."""
-    return held(value) if type(value) is EagerTensor else value
+    if type(value) is EagerTensor:
+        note_read(value, "a slice bound")
+        return held(value)
+    return value
 
 
 def _check_int(i: int, axis: int, shape: tuple[int, ...], where: str, key: Any) -> None:

@@ -18,6 +18,7 @@ import numpy as np
 from ..core.eager import EagerTensor, held
 from ..core.errors import ArgumentError, ShapeMismatch, TenferroError
 from ..core.runtime import default_runtime
+from ..core.tracing import note_read
 from ._dispatch import SCALARS, _named, array_arg, as_array, call, integer_array, lift, renamed
 
 __all__ = [
@@ -111,6 +112,8 @@ def searchsorted(
         x1 = array_arg(x1, "tnp.searchsorted", "x1")
     if type(x2) is not EagerTensor:
         x2 = as_array(x1.runtime, x2, "tnp.searchsorted", "x2")  # a Python number: a 0-d array, as NumPy takes it
+    note_read(x1, "tnp.searchsorted")
+    note_read(x2, "tnp.searchsorted")
     a = held(x1)
     if a.ndim != 1:
         raise ShapeMismatch(f"tnp.searchsorted: x1 must be 1-D (sorted), got shape {list(a.shape)}")
@@ -149,6 +152,7 @@ def _unique(x: Any, function: str) -> tuple[Any, EagerTensor, np.ndarray, np.nda
     values differentiate, each in the element it is); the rest are integers, read as such."""
     if type(x) is not EagerTensor:
         x = array_arg(x, function)
+    note_read(x, function)
     a = held(x)
     _, indices, inverse, counts = np.unique(
         a.reshape(-1), return_index=True, return_inverse=True, return_counts=True, equal_nan=False

@@ -19,6 +19,7 @@ import numpy as np
 from ..core.arguments import flag, integer, shown
 from ..core.eager import EagerTensor, held
 from ..core.errors import ArgumentError, AxisError, DTypeError, TenferroError, UnknownName
+from ..core.tracing import note_read
 from ..plugins.linalg.batching import NotPositiveDefinite, SingularMatrix
 from ._dispatch import OPERANDS, X, array_arg, array_pair, as_array, renamed, run, unary
 from ._linear import matmul, matrix_transpose, outer, tensordot, vecdot
@@ -203,6 +204,7 @@ def matrix_rank(x: Any, /, *, rtol: float | Any | None = None) -> EagerTensor:
     max(M, N)·eps), an int64 constant (no derivative)."""
     x = array_arg(x, "tnp.linalg.matrix_rank")
     _matrix(x, "tnp.linalg.matrix_rank")
+    note_read(x, "tnp.linalg.matrix_rank")
     value = held(x)  # the rank has no derivative: a read, not an exit
     if value.dtype.kind not in "fc":
         raise DTypeError(f"tnp.linalg.matrix_rank: x has dtype {value.dtype}; it must be a float or complex array")

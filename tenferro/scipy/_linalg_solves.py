@@ -13,6 +13,7 @@ from .. import numpy as tnp
 from ..core.arguments import shown
 from ..core.eager import EagerTensor, held
 from ..core.errors import ArgumentError, ShapeMismatch
+from ..core.tracing import note_read
 from ..plugins.linalg.batching import NotPositiveDefinite
 from . import _linalg_checks as check
 from ._linalg_checks import public, session
@@ -125,7 +126,7 @@ def lu(
     if permute_l:
         return s.matmul(p, lower), upper
     if p_indices:
-        return a.runtime.constant_from(np.argmax(np.asarray(held(p)), axis=-1).astype(np.int32)), lower, upper
+        return a.runtime.constant_from(np.argmax(np.asarray(_read_pivots(p)), axis=-1).astype(np.int32)), lower, upper
     return p, lower, upper
 
 
@@ -142,7 +143,7 @@ def lu_factor(a: Any, overwrite_a: bool = False, check_finite: bool = True) -> t
     k = min(m, n)
     batch = ((0, 0),) * (a.ndim - 2)
     packed = s.add(s.pad(s.tril(lower, -1), (*batch, (0, 0), (0, n - k))), s.pad(upper, (*batch, (0, m - k), (0, 0))))
-    return packed, a.runtime.constant_from(_interchanges(np.argmax(np.asarray(held(p)), axis=-2), k))
+    return packed, a.runtime.constant_from(_interchanges(np.argmax(np.asarray(_read_pivots(p)), axis=-2), k))
 
 
 def _interchanges(order: np.ndarray, k: int) -> np.ndarray:
@@ -262,3 +263,9 @@ def solve(
             return tnp.conj(_cho_solve(c, lower, tnp.conj(b)))
         return _cho_solve(c, lower, b)  # a real symmetric matrix is its own transpose
     return check.about("a", s.triangular_solve, a, b, assume_a == "lower triangular", 1 if transposed else 0, False)
+
+
+def _read_pivots(p: Any) -> Any:
+    """The permutation of an LU factorisation, read (its rows' order has no derivative)."""
+    note_read(p, "scipy.linalg.lu's pivots")
+    return held(p)

@@ -25,6 +25,7 @@ from .. import numpy as tnp
 from ..core.eager import EagerTensor, held, holds_tracked
 from ..core.errors import ArgumentError, DTypeError, TenferroError
 from ..core.tensor import Tensor, read
+from ..core.tracing import note_read
 from ..numpy._dispatch import runtime_in
 from ..transforms import custom_vjp, vjp
 
@@ -299,6 +300,7 @@ def _split_args(args: tuple[Any, ...]) -> tuple[list[bool], list[Any], Callable[
 # -- arguments ---------------------------------------------------------------------------------
 def _value(leaf: Any) -> Any:
     if type(leaf) is EagerTensor:
+        note_read(leaf, "odeint")
         return read(held(leaf))
     if isinstance(leaf, Tensor):
         return np.asarray(leaf)

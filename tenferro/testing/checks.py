@@ -29,6 +29,7 @@ from .derivative_checks import (
 from .exact_checks import check_jvp, check_linear, check_multilinear
 from .harness import NOT_SCALABLE, NOTHING_TO_DIFFERENTIATE, CheckFailed, Tally, is_differentiable
 from .value_checks import (
+    check_batch,
     check_deterministic,
     check_engine_neutral,
     check_error_inputs,
@@ -93,6 +94,11 @@ CHECKS: dict[str, Check] = {
         Check("no_mutation", check_no_mutation),
         Check("no_alias", check_no_alias),
         Check("deterministic", check_deterministic),
+        Check(
+            "batch",
+            check_batch,
+            lambda spec: (spec.batch is not None or spec.elementwise) and not spec.multiple_results,
+        ),
         Check("error_inputs", check_error_inputs, needs=("error_inputs",)),
     ]
 }

@@ -7,6 +7,7 @@ from dataclasses import replace
 from typing import Any
 
 import numpy as np
+from hypothesis import strategies as st
 
 from tenferro.core.eager import EagerTensor, has_value, held, vertex
 from tenferro.core.errors import TenferroError
@@ -209,3 +210,55 @@ def check_error_inputs(rt: EagerRuntime, spec: OpSpec, data: Any, tally: Tally) 
                 f"TenferroError ({case.error.__name__} here)"
             ) from None
         raise CheckFailed(f"error input {number}: no error raised, expected {case.error.__name__}")
+
+
+def check_batch(rt: EagerRuntime, spec: OpSpec, data: Any, tally: Tally) -> None:
+    """The op's batching rule (its ``batch``, derived for elementwise ops) on a batch of
+    three examples (the sample's arrays rolled by 0, 1, 2 elements; each argument drawn
+    batched or not, one at least) equals the three calls stacked, to rounding (a batched
+    contraction or reduction sums in another order): what ``tf.vmap`` replays."""
+    from tenferro import batching  # noqa: PLC0415 - outside the core, as the plugins' rules are
+
+    sample = draw(spec, data, tally)
+    arrays = [i for i, a in enumerate(sample.args) if isinstance(a, np.ndarray) and a.size]
+    if not arrays:
+        return
+    flags = [i in arrays and data.draw(st.booleans(), label=f"batched {i}") for i in range(len(sample.args))]
+    if not any(flags):
+        flags[arrays[0]] = True
+
+    def example(k: int) -> list[Any]:
+        return [np.roll(a.ravel(), k).reshape(a.shape) if flag else a for a, flag in zip(sample.args, flags)]
+
+    expected = np.stack([forward(rt, spec, replace(sample, args=tuple(example(k)))) for k in range(3)])
+    stacked = [
+        const(rt, np.stack([example(k)[i] for k in range(3)])) if flag else const(rt, a)
+        for i, (a, flag) in enumerate(zip(sample.args, flags))
+    ]
+    rule = spec.batch_rule
+
+    def run(s: Any) -> Any:
+        def op(*given: Any, **changed: Any) -> Any:
+            return getattr(s, spec.name)(*spec.pack(list(given)), **{**sample.params, **changed})
+
+        if rule == "elementwise":
+            return batching.elementwise(s, op, stacked, flags, **sample.params)
+        return rule(s, op, stacked, flags, **sample.params)
+
+    out = rt.with_eager_session(run)
+    if out is None:
+        return  # the rule declines these arguments: tf.vmap calls the op per example
+    actual = np.asarray(out)
+    if actual.shape != expected.shape or actual.dtype != expected.dtype:
+        raise CheckFailed(
+            f"batched arguments {flags}: returned {actual.dtype}{list(actual.shape)}, the "
+            f"three calls stacked {expected.dtype}{list(expected.shape)}"
+        )
+    scale = (
+        max(1.0, float(np.max(np.abs(expected[np.isfinite(expected)]), initial=0.0)))
+        if expected.dtype.kind in "fc"
+        else 1.0
+    )
+    error = _max_error(actual, expected)
+    if not error <= 1e-12 * scale:
+        raise CheckFailed(f"batched arguments {flags}: max error {error:.3g} against the three calls stacked")

@@ -18,6 +18,7 @@ otherwise, so every differentiable op supports it. See docs/transforms.md.
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import functools
 import inspect
@@ -31,11 +32,13 @@ from tenferro.core.eager import EagerTensor
 from tenferro.core.engine import Engine
 from tenferro.core.errors import ArgumentError, DTypeError, NonScalarGrad
 from tenferro.core.forward import Plan
-from tenferro.core.tensor import describe, dtype_name
+from tenferro.core.recording import no_grad
+from tenferro.core.tensor import describe, dtype_name, freeze
 
 from ._call import Call
 from ._checkpoint import checkpoint
 from ._custom import custom_jvp, custom_vjp
+from ._replay import LEAST_BATCH, QUIET
 from ._trees import flatten, unflatten, where_in
 from ._vmap import vmap
 
@@ -293,9 +296,29 @@ def _jacobian_rows(call: Call, transform: str, holomorphic: bool, has_aux: bool,
     return _with_aux(call, unflatten(call.out_spec, per_output), has_aux)
 
 
+def _over_basis(call: Call, size: int, fun: Callable[[EagerTensor], Any], basis: EagerTensor) -> Any:
+    """``fun`` of each basis vector (the rows of ``basis``), stacked: one batched sweep or
+    push where ``tf.vmap`` can replay it (docs/transforms.md), else None (one per vector).
+    The replay records only where the call does (its results are then the call's own)."""
+    if size < LEAST_BATCH:
+        return None
+    token = QUIET.set(True)
+    try:
+        with contextlib.nullcontext() if call.record else no_grad(call.rt):
+            batched = vmap(fun)(basis)
+    finally:
+        QUIET.reset(token)
+    return tuple(call.settle(x) for x in batched)
+
+
 def _rows(call: Call, out: EagerTensor, holomorphic: bool, single: bool) -> Any:
     """The Jacobian blocks of one output leaf: one sweep per element, each giving a row
-    (one cotangent per argument leaf)."""
+    (one cotangent per argument leaf); all at once, batched, where vmap replays the sweep."""
+    seeds = EagerTensor(freeze(np.eye(out.size, dtype=out.dtype).reshape((out.size, *out.shape))), call.rt)
+    batched = _over_basis(call, out.size, lambda seed: tuple(call.pull([(out, seed)])), seeds)
+    if batched is not None:
+        blocks = [_block(batched[j], out.shape + x.shape, holomorphic) for j, x in enumerate(call.inputs)]
+        return _per_argnum(call, blocks, single)
     rows = []
     for k in range(out.size):
         seed = np.zeros(out.size, out.dtype)
@@ -413,16 +436,24 @@ def _jacobian_columns(call: Call, transform: str, holomorphic: bool, has_aux: bo
         columns = [_columns(call, plan, j, x) for j, x in enumerate(call.inputs)]
         per_output = []
         for i, out in enumerate(call.outputs):
-            blocks = [
-                _stacked([p[i] for p in columns[j]], x.shape, out.shape, out, False, last=True)
-                for j, x in enumerate(call.inputs)
-            ]
+            blocks = [_columns_block(columns[j], i, x, out) for j, x in enumerate(call.inputs)]
             per_output.append(_per_argnum(call, blocks, single))
     return _with_aux(call, unflatten(call.out_spec, per_output), has_aux)
 
 
 def _columns(call: Call, plan: Plan, j: int, x: EagerTensor) -> list[list[EagerTensor]]:
-    """The outputs' tangents along each element of argument leaf ``j`` (one push each)."""
+    """The outputs' tangents along each element of argument leaf ``j`` (one push each; all
+    at once, batched, where vmap replays the push: then one entry, per output the batch)."""
+
+    def push(t: EagerTensor) -> tuple[EagerTensor, ...]:
+        given: list[EagerTensor | None] = [None] * len(call.inputs)
+        given[j] = t
+        return tuple(call.push(plan, given))
+
+    basis = EagerTensor(freeze(np.eye(x.size, dtype=x.dtype).reshape((x.size, *x.shape))), call.rt)
+    batched = _over_basis(call, x.size, push, basis)
+    if batched is not None:
+        return [list(batched)]
     pushed = []
     for k in range(x.size):
         basis = np.zeros(x.size, x.dtype)
@@ -492,6 +523,24 @@ def _tangents(call: Call, tangents: Sequence[Any], transform: str) -> list[Eager
             )
         start += len(leaves)
     return flat
+
+
+def _columns_block(columns: list[list[EagerTensor]], i: int, x: EagerTensor, out: EagerTensor) -> EagerTensor:
+    """Output ``i``'s block of jacfwd for argument leaf ``x``: from one push per element, or
+    from the batched push (one entry: the batch axis leading, moved last)."""
+    import tenferro.numpy as tnp  # noqa: PLC0415 - the front end, imported on first use
+
+    if len(columns) == 1 and x.size >= LEAST_BATCH:
+        return tnp.reshape(tnp.moveaxis(columns[0][i], 0, -1), out.shape + x.shape)
+    return _stacked([p[i] for p in columns], x.shape, out.shape, out, False, last=True)
+
+
+def _block(batched: EagerTensor, shape: tuple[int, ...], conj: bool) -> EagerTensor:
+    """A Jacobian block from one batched result (reverse mode: rows leading)."""
+    import tenferro.numpy as tnp  # noqa: PLC0415 - the front end, imported on first use
+
+    block = tnp.reshape(batched, shape)
+    return tnp.conj(block) if conj and block.dtype.kind == "c" else block
 
 
 def _stacked(

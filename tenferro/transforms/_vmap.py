@@ -1,10 +1,10 @@
 """``tf.vmap``: a function mapped over an axis of its arguments, as ``jax.vmap``.
 
-This first version runs ``f`` once per example and stacks the results: the numbers of the
-loop exactly (it is the loop), derivatives through it as through any tenferro program
-(``tf.grad(tf.vmap(f))``, and ``tf.vmap(tf.grad(f))`` for per-example gradients), every op
-of every plugin supported. Batching rules (one batched call per op instead of one call
-per example) are not there yet: it costs what the loop costs (docs/transforms.md).
+The function is traced on two examples and its recorded ops replayed once on the whole
+batch through their batching rules (``_replay.py``); where that cannot be done it runs once
+per example and its results are stacked, the loop ``vmap`` stands for. Derivatives flow
+through either (``tf.grad(tf.vmap(f))``, and ``tf.vmap(tf.grad(f))`` for per-example
+gradients).
 
 The mapping follows JAX: ``in_axes`` is an int, None (not mapped) or a tuple with one entry
 per positional argument, each a prefix of that argument's pytree; keyword arguments are
@@ -23,7 +23,9 @@ import optree
 
 from tenferro.core.eager import EagerTensor, held
 from tenferro.core.errors import ArgumentError, AxisError, ShapeMismatch
+from tenferro.core.runtime import default_runtime
 
+from ._replay import LEAST_BATCH, _Program, fallback, replay, same_program
 from ._trees import flatten, unflatten, where_in
 
 Axis = int | None
@@ -33,8 +35,9 @@ def vmap(
     fun: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0, axis_size: int | None = None
 ) -> Callable[..., Any]:
     """``fun`` mapped over axis ``in_axes`` of its arguments, its results stacked along
-    ``out_axes``, as ``jax.vmap`` (the module doc gives the forms of the axes). It runs
-    ``fun`` once per example (no batching rules yet); derivatives flow through it."""
+    ``out_axes``, as ``jax.vmap`` (the module doc gives the forms of the axes): one batched
+    call per op where the ops have batching rules, else ``fun`` once per example
+    (docs/transforms.md, "Mapping over a batch"); derivatives flow through it."""
     if not callable(fun):
         raise ArgumentError(f"vmap: the function to map must be callable, got {type(fun).__name__}")
     _check_axes(in_axes, "in_axes")
@@ -55,6 +58,10 @@ def vmap(
         leaves, spec = flatten(trees)
         axes = _argument_axes(args, per_arg, leaves, trees)
         size = _size(leaves, axes, axis_size, trees)
+        if size >= LEAST_BATCH:
+            batched = _batched(fun, leaves, axes, spec, size, out_axes)
+            if batched is not _UNBATCHED:
+                return batched
         results = []
         for i in range(size) if size else (None,):  # a size-0 batch: one call on zeros, for the shapes
             *positional, keywords = unflatten(spec, [_example(x, a, i) for x, a in zip(leaves, axes)])
@@ -64,6 +71,52 @@ def vmap(
     functools.update_wrapper(mapped, fun)
     mapped.__name__ = mapped.__qualname__ = f"vmap({getattr(fun, '__name__', type(fun).__name__)})"
     return mapped
+
+
+#: What :func:`_batched` gives when the function must run once per example.
+_UNBATCHED = object()
+
+
+def _batched(fun: Callable[..., Any], leaves: list[Any], axes: list[Axis], spec: Any, size: int, out_axes: Any) -> Any:
+    """``fun`` traced and replayed on the batch (``_replay.py``), or ``_UNBATCHED``."""
+    rt = next((x.runtime for x in leaves if type(x) is EagerTensor), None) or default_runtime()
+    first = _Program(fun, leaves, axes, spec, 0, rt)
+    if first.blocked is None:
+        second = _Program(fun, leaves, axes, spec, 1, rt)
+        reason = second.blocked or (None if same_program(first, second) else "its trace differs between examples")
+    else:
+        reason = first.blocked
+    if reason is not None:
+        if not reason.startswith("it raised"):  # (the loop raises it again where it belongs)
+            fallback(fun, reason)
+        return _UNBATCHED
+    results, out_spec = replay(first, leaves, axes, size, rt)
+    return _placed(results, out_spec, out_axes, size)
+
+
+def _placed(results: list[tuple[Any, bool]], out_spec: Any, out_axes: Any, size: int) -> Any:
+    """The replay's outputs with their batch axes where ``out_axes`` puts them."""
+    import tenferro.numpy as tnp  # noqa: PLC0415 - the front end, imported on first use
+
+    axes = _leaf_axes(out_axes, unflatten(out_spec, [v for v, _ in results]), "out_axes", "the output")
+    placed = []
+    for index, ((value, batched), axis) in enumerate(zip(results, axes)):
+        if axis is None:
+            if batched:
+                raise ArgumentError(
+                    f"vmap: output leaf {index} has out_axes None, but it differs between examples; give it an "
+                    f"out_axes (an int) to stack it, or make it independent of the mapped arguments"
+                )
+            placed.append(value)
+            continue
+        value = tnp.asarray(value)
+        if not batched:
+            value = tnp.broadcast_to(value, (size, *value.shape))
+        ndim = value.ndim
+        if not -ndim <= axis < ndim:
+            raise AxisError(f"vmap: out_axes {axis} is out of range for an output leaf with {ndim} axes (batched)")
+        placed.append(value if axis % ndim == 0 else tnp.moveaxis(value, 0, axis))
+    return unflatten(out_spec, placed)
 
 
 def _check_axes(axes: Any, name: str) -> None:

@@ -34,6 +34,7 @@ from tenferro.extend import (
     ErrorInput,
     OpSpec,
     ShapeMismatch,
+    batching,
     broadcastable,
     conj,
     unbroadcast,
@@ -233,6 +234,7 @@ TENSORDOT = _bilinear(
     "tensordot",
     _tensordot_subscripts,
     params={"axes": 2},
+    batch=batching.tensordot,
     reference=lambda a, b, axes=2: np.tensordot(np.asarray(a), np.asarray(b), axes),
     error_inputs=lambda: [
         ErrorInput(
@@ -342,6 +344,7 @@ def _matmul_rule_b(
 
 MATMUL = OpSpec(
     name="matmul",
+    batch=batching.matmul,
     inputs=("a", "b"),
     forward=_matmul_forward,
     params={"transpose_a": False, "transpose_b": False},

@@ -23,7 +23,17 @@ from typing import Any
 
 import numpy as np
 
-from tenferro.extend import REQUIRED, ArgumentError, ErrorInput, OpSpec, ShapeMismatch, conj, tangent_sum, unbroadcast
+from tenferro.extend import (
+    REQUIRED,
+    ArgumentError,
+    ErrorInput,
+    OpSpec,
+    ShapeMismatch,
+    batching,
+    conj,
+    tangent_sum,
+    unbroadcast,
+)
 
 from .plans import LETTERS, plan, run, shape_of
 
@@ -173,6 +183,7 @@ def einsum_jvp(s: Any, tangents: Any, inputs: tuple[Any, ...], out: Any, subscri
 
 EINSUM = OpSpec(
     name="einsum",
+    batch=batching.einsum,
     inputs=("operands",),
     params={"subscripts": REQUIRED},
     forward=einsum_forward,

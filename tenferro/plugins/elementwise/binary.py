@@ -447,6 +447,7 @@ SPECS = [
     ),
     OpSpec(
         name="where_select",
+        batch="elementwise",
         inputs=("cond", "a", "b"),
         forward=_where,
         vjps=(None, _where_a, _where_b),
@@ -496,6 +497,7 @@ SPECS = [
     ),
     OpSpec(
         name="compare",
+        batch="elementwise",
         inputs=("a", "b"),
         params={"op": REQUIRED},
         forward=_compare,

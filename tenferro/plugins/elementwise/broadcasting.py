@@ -20,6 +20,7 @@ from tenferro.extend import (
     OpSpec,
     SampleInput,
     ShapeMismatch,
+    batching,
     check_shape,
     unbroadcast,  # noqa: F401 - importable here, as plugins written before tenferro.extend did
 )
@@ -131,6 +132,7 @@ _F = np.zeros(3)
 SPECS = [
     OpSpec(
         name="broadcast_to",
+        batch=batching.broadcast_to,
         inputs=("x",),
         returns_view=True,
         params={"shape": REQUIRED},
@@ -149,6 +151,7 @@ SPECS = [
     ),
     OpSpec(
         name="sum_to",
+        batch=batching.sum_to,
         inputs=("x",),
         internal=True,
         params={"shape": REQUIRED},
@@ -167,6 +170,7 @@ SPECS = [
     ),
     OpSpec(
         name="astype",
+        batch="elementwise",
         inputs=("x",),
         params={"dtype": REQUIRED},
         forward=_astype,

@@ -86,6 +86,7 @@ def _unary(
 ) -> OpSpec:
     rejected = np.array([0.5]) if "f" not in accepts else _COMPLEX
     return OpSpec(
+        batch="elementwise",
         name=name,
         inputs=("x",),
         forward=forward,
@@ -105,6 +106,7 @@ def _unary(
 def _binary(name: str, forward: Any, reference: Any, doc: str, accepts: str, sample: Callable[[], Any]) -> OpSpec:
     rejected = np.array([0.5, 1.0]) if "f" not in accepts else _COMPLEX
     return OpSpec(
+        batch="elementwise",
         name=name,
         inputs=("a", "b"),
         forward=forward,

@@ -44,6 +44,7 @@ def _relu_rule(s: Any, g: Any, out: Any, x: Any) -> Any:
 
 RELU = OpSpec(
     name="relu",
+    batch="elementwise",
     inputs=("x",),
     forward=_relu,
     vjps=(_relu_rule,),
@@ -103,6 +104,7 @@ def _gelu_sample() -> Any:
 
 GELU = OpSpec(
     name="gelu",
+    batch="elementwise",
     inputs=("x",),
     params={"approximate": "none"},
     forward=_gelu,
@@ -128,6 +130,7 @@ def _silu_rule(s: Any, g: Any, out: Any, x: Any) -> Any:
 
 SILU = OpSpec(
     name="silu",
+    batch="elementwise",
     inputs=("x",),
     forward=lambda x: np.multiply(x, scipy.special.expit(x)),
     vjps=(_silu_rule,),
@@ -170,6 +173,7 @@ def _softplus_sample() -> Any:
 
 SOFTPLUS = OpSpec(
     name="softplus",
+    batch="elementwise",
     inputs=("x",),
     params={"beta": 1.0, "threshold": 20.0},
     forward=_softplus,

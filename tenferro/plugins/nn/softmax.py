@@ -25,6 +25,7 @@ from tenferro.extend import (
     OpSpec,
     SampleInput,
     ShapeMismatch,
+    batching,
     explain_broadcast,
     normalize_axes,
     unbroadcast,
@@ -176,6 +177,7 @@ def _errors(name: str) -> Callable[[], list[ErrorInput]]:
 SPECS = [
     OpSpec(
         name="softmax",
+        batch=batching.over_axes("axis"),
         inputs=("x",),
         params={"axis": -1},
         forward=_softmax,
@@ -192,6 +194,7 @@ SPECS = [
     ),
     OpSpec(
         name="log_softmax",
+        batch=batching.over_axes("axis"),
         inputs=("x",),
         params={"axis": -1},
         forward=_log_softmax,

@@ -17,6 +17,7 @@ from tenferro.extend import (
     OpSpec,
     SampleInput,
     ShapeMismatch,
+    batching,
     normalize_axes,
 )
 
@@ -92,6 +93,7 @@ def _expand_sample() -> Any:
 
 EXPAND_TO = OpSpec(
     name="expand_to",
+    batch=batching.expand_to,
     inputs=("x",),
     internal=True,
     params={"shape": REQUIRED, "axes": REQUIRED, "keepdims": False},

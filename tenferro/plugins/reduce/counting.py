@@ -23,6 +23,7 @@ from tenferro.extend import (
     OpSpec,
     SampleInput,
     ShapeMismatch,
+    batching,
 )
 
 from .axes import check_keepdims
@@ -101,6 +102,7 @@ def _arg_errors(name: str) -> Callable[[], list[ErrorInput]]:
 
 def _arg_spec(name: str, fn: Callable[..., np.ndarray], pick: Callable[..., Any], what: str) -> OpSpec:
     return OpSpec(
+        batch=batching.over_axes("axis", none_is_all=False),
         name=name,
         inputs=("x",),
         params={"axis": None, "keepdims": False},

@@ -26,6 +26,7 @@ from tenferro.extend import (
     SampleInput,
     ShapeMismatch,
     TenferroError,
+    batching,
     normalize_axes,
 )
 
@@ -198,6 +199,7 @@ def reduction(
         kinks=kinks,
         complex_sample=complex_sample,
         refuses=refuses or {},
+        batch=batching.over_axes("axes"),
     )
 
 

@@ -27,6 +27,7 @@ from tenferro.extend import (
     OpSpec,
     SampleInput,
     ShapeMismatch,
+    batching,
     conj,
 )
 
@@ -296,6 +297,7 @@ _WHICH = "`axis` (None only for a 1-D tensor); `include_initial` puts the empty 
 SPECS = [
     OpSpec(
         name="cumulative_sum",
+        batch=batching.over_axes("axis", none_is_all=False),
         inputs=("x",),
         params={"axis": None, "include_initial": False},
         forward=_cumulative_sum,

@@ -26,6 +26,7 @@ from tenferro.extend import (
     ErrorInput,
     OpSpec,
     ShapeMismatch,
+    batching,
     unbroadcast,
 )
 
@@ -84,6 +85,7 @@ def _concatenation(name: str) -> OpSpec:
         return cotangents
 
     return OpSpec(
+        batch=batching.concat,
         name=name,
         inputs=("arrays",),
         params={"axis": 0},
@@ -134,6 +136,7 @@ CONCAT = _concatenation("concat")
 CONCATENATE = _concatenation("concatenate")
 STACK = OpSpec(
     name="stack",
+    batch=batching.stack,
     inputs=("arrays",),
     params={"axis": 0},
     forward=_stack,

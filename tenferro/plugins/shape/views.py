@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from tenferro.extend import REQUIRED, ArgumentError, AxisError, ErrorInput, OpSpec, ShapeMismatch, check_shape
+from tenferro.extend import REQUIRED, ArgumentError, AxisError, ErrorInput, OpSpec, ShapeMismatch, batching, check_shape
 
 from .common import axis_index, axis_list, inverse, permutation, target_shape
 
@@ -41,6 +41,7 @@ def _reshape(x: Any, shape: Any) -> Any:
 
 RESHAPE = OpSpec(
     name="reshape",
+    batch=batching.reshape,
     inputs=("x",),
     params={"shape": REQUIRED},
     forward=_reshape,
@@ -89,6 +90,7 @@ def _permuter(name: str, axes_default: Any) -> OpSpec:
         inputs=("x",),
         params={"axes": axes_default},
         forward=forward,
+        batch=batching.permute_dims,
         vjps=(rule,),
         linear=True,
         returns_view=True,
@@ -130,6 +132,7 @@ def _squeezed(axis: Any, shape: tuple[int, ...]) -> tuple[int, ...]:
 
 EXPAND_DIMS = OpSpec(
     name="expand_dims",
+    batch=batching.expand_dims,
     inputs=("x",),
     params={"axis": 0},
     forward=_expand_dims,
@@ -149,6 +152,7 @@ EXPAND_DIMS = OpSpec(
 
 SQUEEZE = OpSpec(
     name="squeeze",
+    batch=batching.squeeze,
     inputs=("x",),
     params={"axis": None},
     forward=lambda x, axis=None: np.squeeze(x, _squeezed(axis, np.shape(x))),
@@ -186,6 +190,7 @@ def _moveaxis_rule(s: Any, g: Any, out: Any, x: Any, source: Any, destination: A
 
 MOVEAXIS = OpSpec(
     name="moveaxis",
+    batch=batching.moveaxis,
     inputs=("x",),
     params={"source": REQUIRED, "destination": REQUIRED},
     forward=_moveaxis,

@@ -1,0 +1,249 @@
+"""Batching rules: how an op runs once on a batch for ``tf.vmap`` (``OpSpec(batch=...)``).
+
+A rule is ``batch(s, call, args, batched, **params)``: ``args`` are the op's arguments,
+those whose ``batched`` flag is set holding the batch as a new leading axis (the others as
+the op takes them), ``call(*args, **params)`` runs the op itself on the session ``s``, and
+the rule returns the batched result (batch axis leading), or None when it does not apply
+to these arguments (``tf.vmap`` then calls the op once per example). The factories here
+cover the common kinds; :func:`elementwise` is derived for every ``elementwise`` op.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from tenferro.core.errors import ShapeMismatch
+
+Rule = Callable[..., Any]
+
+
+def _per_example_ndim(x: Any) -> int:
+    return x.ndim - 1
+
+
+def aligned(s: Any, x: Any, rank: int) -> Any:
+    """A batched ``x`` with size-1 axes after the batch axis up to ``rank`` axes per example,
+    so that it broadcasts with unbatched arguments of that rank as one example would."""
+    missing = rank - _per_example_ndim(x)
+    if missing <= 0:
+        return x
+    return s.reshape(x, (x.shape[0], *(1,) * missing, *x.shape[1:]))
+
+
+def elementwise(s: Any, call: Callable[..., Any], args: Sequence[Any], batched: Sequence[bool], **params: Any) -> Any:
+    """The rule of an op whose arguments broadcast: each batched argument aligned to the
+    largest rank of one example's arguments, then the op once."""
+    ndims = [(_per_example_ndim(x) if flag else getattr(x, "ndim", 0)) for x, flag in zip(args, batched)]
+    rank = max(ndims, default=0)
+    given = [aligned(s, x, rank) if flag else x for x, flag in zip(args, batched)]
+    try:
+        return call(*given, **params)
+    except ShapeMismatch:  # an op that does not broadcast (add_any): every tensor given the batch's shape
+        shape = np.broadcast_shapes(*(np.shape(x) for x in given if hasattr(x, "shape")))
+        return call(*(s.broadcast_to(x, shape) if hasattr(x, "shape") and x.shape != shape else x for x in given))
+
+
+def _shifted(axis: Any, ndim: int) -> int | None:
+    """A non-negative axis of one example, as an axis of the batch (None: out of range)."""
+    if isinstance(axis, bool) or not isinstance(axis, int) or not -ndim <= axis < ndim:
+        return None
+    return axis % ndim + 1
+
+
+def _shifted_all(axes: Any, ndim: int) -> tuple[int, ...] | None:
+    given = (axes,) if isinstance(axes, int) else axes
+    if not isinstance(given, (tuple, list)):
+        return None
+    shifted = tuple(_shifted(a, ndim) for a in given)
+    return None if None in shifted else shifted
+
+
+def over_axes(param: str = "axes", none_is_all: bool = True) -> Rule:
+    """The rule of an op of one batched input whose param ``param`` names axes of it (an
+    int or a tuple; None all of them, unless ``none_is_all`` is false): the axes moved past
+    the batch axis."""
+
+    def rule(s: Any, call: Callable[..., Any], args: Sequence[Any], batched: Sequence[bool], **params: Any) -> Any:
+        if not batched[0] or any(batched[1:]):
+            return None
+        ndim, axes = _per_example_ndim(args[0]), params[param]
+        if axes is None:
+            if not none_is_all:
+                return None
+            shifted: Any = tuple(range(1, ndim + 1))
+        elif isinstance(axes, int) and not isinstance(axes, bool):
+            shifted = _shifted(axes, ndim)
+        else:
+            shifted = _shifted_all(axes, ndim)
+        if shifted is None:
+            return None
+        return call(*args, **{**params, param: shifted})
+
+    return rule
+
+
+def reshape(s: Any, call: Callable[..., Any], args: Sequence[Any], batched: Sequence[bool], shape: Any) -> Any:
+    dims = (shape,) if isinstance(shape, int) else tuple(shape)
+    return call(args[0], shape=(args[0].shape[0], *dims))
+
+
+def expand_dims(s: Any, call: Callable[..., Any], args: Sequence[Any], batched: Sequence[bool], axis: Any) -> Any:
+    given = (axis,) if isinstance(axis, int) else tuple(axis)
+    ndim = _per_example_ndim(args[0]) + len(given)  # the result's axes, per example
+    shifted = tuple(a + 1 if 0 <= a < ndim else a if -ndim <= a < 0 else None for a in given)
+    if None in shifted:
+        return None
+    return call(args[0], axis=shifted if not isinstance(axis, int) else shifted[0])
+
+
+def squeeze(s: Any, call: Callable[..., Any], args: Sequence[Any], batched: Sequence[bool], axis: Any) -> Any:
+    x = args[0]
+    if axis is None:
+        shifted: Any = tuple(i + 1 for i, n in enumerate(x.shape[1:]) if n == 1)
+    else:
+        shifted = _shifted_all(axis, _per_example_ndim(x))
+    return None if shifted is None else call(x, axis=shifted)
+
+
+def permute_dims(s: Any, call: Callable[..., Any], args: Sequence[Any], batched: Sequence[bool], axes: Any) -> Any:
+    ndim = _per_example_ndim(args[0])
+    shifted = tuple(range(ndim, 0, -1)) if axes is None else _shifted_all(axes, ndim)  # None reverses them
+    return None if shifted is None else call(args[0], axes=(0, *shifted))
+
+
+def broadcast_to(s: Any, call: Callable[..., Any], args: Sequence[Any], batched: Sequence[bool], shape: Any) -> Any:
+    dims = (shape,) if isinstance(shape, int) else tuple(shape)
+    x = aligned(s, args[0], len(dims))
+    return call(x, shape=(x.shape[0], *dims))
+
+
+def sum_to(s: Any, call: Callable[..., Any], args: Sequence[Any], batched: Sequence[bool], shape: Any) -> Any:
+    x, dims = args[0], tuple(shape)
+    lead = _per_example_ndim(x) - len(dims)
+    if lead < 0:
+        return None
+    summed = call(x, shape=(x.shape[0], *(1,) * lead, *dims))
+    return s.reshape(summed, (x.shape[0], *dims)) if lead else summed
+
+
+def expand_to(
+    s: Any, call: Callable[..., Any], args: Sequence[Any], batched: Sequence[bool], shape: Any, axes: Any, keepdims: Any
+) -> Any:
+    ndim = len(shape)
+    shifted = tuple(range(1, ndim + 1)) if axes is None else _shifted_all(axes, ndim)
+    if shifted is None:
+        return None
+    return call(args[0], shape=(args[0].shape[0], *shape), axes=shifted, keepdims=keepdims)
+
+
+def matmul(
+    s: Any,
+    call: Callable[..., Any],
+    args: Sequence[Any],
+    batched: Sequence[bool],
+    transpose_a: bool = False,
+    transpose_b: bool = False,
+) -> Any:
+    """matmul of a batch: a 1-D operand promoted as matmul promotes it (a row, b a column)
+    and its axis squeezed after, the matrices' batch dims aligned as one example's."""
+    (a, b), (batched_a, batched_b) = args, batched
+    ndim_a = _per_example_ndim(a) if batched_a else a.ndim
+    ndim_b = _per_example_ndim(b) if batched_b else b.ndim
+    squeeze = []
+    if ndim_a == 1:
+        a = s.expand_dims(a, -2)
+        ndim_a, squeeze = 2, [*squeeze, -2]
+    if ndim_b == 1:
+        b = s.expand_dims(b, -1)
+        ndim_b, squeeze = 2, [*squeeze, -1]
+    rank = max(ndim_a, ndim_b) - 2  # batch dims of one example
+    a = aligned(s, a, rank + 2) if batched_a else a
+    b = aligned(s, b, rank + 2) if batched_b else b
+    out = call(a, b, transpose_a=transpose_a, transpose_b=transpose_b)
+    return s.squeeze(out, tuple(squeeze)) if squeeze else out
+
+
+def einsum(s: Any, call: Callable[..., Any], args: Sequence[Any], batched: Sequence[bool], subscripts: Any) -> Any:
+    """einsum of a batch: a label of its own for the batch axis, leading in each batched
+    operand's subscripts and in the output's (explicit subscripts only)."""
+    if not isinstance(subscripts, str) or "->" not in subscripts:
+        return None
+    inputs, output = subscripts.replace(" ", "").split("->")
+    operands = inputs.split(",")
+    label = next((c for c in "zyxwvutsrqponmlkjihgfedcbaZYXWVUTSRQPONMLKJIHGFEDCBA" if c not in subscripts), None)
+    if label is None or len(operands) != len(args):
+        return None
+    given = ",".join(label + o if flag else o for o, flag in zip(operands, batched))
+    return call(*args, subscripts=f"{given}->{label}{output}")
+
+
+def tensordot(s: Any, call: Callable[..., Any], args: Sequence[Any], batched: Sequence[bool], axes: Any) -> Any:
+    """tensordot of a batch with one batched operand: its contracted axes moved past the
+    batch axis, which is a free axis of the result (moved to the front for b)."""
+    a, b = args
+    if batched[0] == batched[1]:
+        return None
+    ndim_a = _per_example_ndim(a) if batched[0] else a.ndim
+    ndim_b = _per_example_ndim(b) if batched[1] else b.ndim
+    if isinstance(axes, int) and not isinstance(axes, bool):
+        if not 0 <= axes <= min(ndim_a, ndim_b):
+            return None
+        pair: Any = (tuple(range(ndim_a - axes, ndim_a)), tuple(range(axes)))
+    else:
+        pair = axes
+    try:
+        a_axes, b_axes = ((x,) if isinstance(x, int) else tuple(x) for x in pair)
+    except (TypeError, ValueError):
+        return None
+    if batched[0]:
+        shifted = _shifted_all(a_axes, ndim_a)
+        return None if shifted is None else call(a, b, axes=(shifted, tuple(x % ndim_b for x in b_axes)))
+    shifted = _shifted_all(b_axes, ndim_b)
+    if shifted is None:
+        return None
+    out = call(a, b, axes=(tuple(x % ndim_a for x in a_axes), shifted))
+    return s.moveaxis(out, ndim_a - len(a_axes), 0)
+
+
+def moveaxis(
+    s: Any, call: Callable[..., Any], args: Sequence[Any], batched: Sequence[bool], source: Any, destination: Any
+) -> Any:
+    ndim = _per_example_ndim(args[0])
+    moved = _shifted_all(source, ndim), _shifted_all(destination, ndim)
+    if None in moved:
+        return None
+    single = isinstance(source, int)
+    return call(args[0], source=moved[0][0] if single else moved[0], destination=moved[1][0] if single else moved[1])
+
+
+def joined(s: Any, call: Callable[..., Any], args: Sequence[Any], batched: Sequence[bool], axis: Any) -> Any:
+    """stack or concat of a batch (``new_axis``: stack's result has one axis more): the
+    items given the batch axis (an unbatched item broadcast to it), the axis moved past it."""
+    if isinstance(axis, bool) or not isinstance(axis, int):
+        return None
+    size = next(x.shape[0] for x, flag in zip(args, batched) if flag)
+    items = [x if flag else s.broadcast_to(x, (size, *x.shape)) for x, flag in zip(args, batched)]
+    return items, size
+
+
+def stack(s: Any, call: Callable[..., Any], args: Sequence[Any], batched: Sequence[bool], axis: Any) -> Any:
+    given = joined(s, call, args, batched, axis)
+    if given is None:
+        return None
+    items, _ = given
+    ndim = _per_example_ndim(items[0]) + 1  # the result's axes, per example
+    if not -ndim <= axis < ndim:
+        return None
+    return call(*items, axis=axis % ndim + 1)
+
+
+def concat(s: Any, call: Callable[..., Any], args: Sequence[Any], batched: Sequence[bool], axis: Any) -> Any:
+    given = joined(s, call, args, batched, axis)
+    if given is None:
+        return None
+    items, _ = given
+    shifted = _shifted(axis, _per_example_ndim(items[0]))
+    return None if shifted is None else call(*items, axis=shifted)

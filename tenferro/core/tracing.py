@@ -1,0 +1,41 @@
+"""What ``tf.vmap``'s trace of a function notes while the function runs on one example.
+
+The trace is replayed on the whole batch, one batched call per recorded op, so it must be
+the same program for every example: a function of its mapped arguments through recorded
+ops only. Whatever makes it depend on their values some other way blocks the replay (and
+``tf.vmap`` runs the function once per example instead): an op of a mapped value giving
+integers or bools (recorded nowhere, read for control flow), and a read of a mapped value
+into NumPy or Python (``bool(x > 0)``, ``np.asarray``, a ``tenferro.numpy`` function
+computing in NumPy). Nodes recorded during a trace keep every input, the constants that
+no VJP reads included, for the replay.
+"""
+
+from __future__ import annotations
+
+from contextvars import ContextVar
+from typing import Any
+
+
+class Trace:
+    """One trace: ``blocked`` is the first reason it cannot be replayed (None: it can)."""
+
+    __slots__ = ("blocked",)
+
+    def __init__(self) -> None:
+        self.blocked: str | None = None
+
+    def block(self, reason: str) -> None:
+        if self.blocked is None:
+            self.blocked = reason
+
+
+#: The trace running in this context (None outside ``tf.vmap``'s).
+TRACING: ContextVar[Trace | None] = ContextVar("tenferro_tracing", default=None)
+
+
+def note_read(x: Any, where: str) -> None:
+    """``x``'s value read into NumPy or Python at ``where``: while a trace runs, a value a
+    mapped argument may have computed (one that tracks) blocks it."""
+    trace = TRACING.get()
+    if trace is not None and x.tracks_grad():
+        trace.block(f"{where} reads a value computed from the mapped arguments")

@@ -1,0 +1,206 @@
+"""``tf.vmap``'s batched path: the function traced on one example, then its recorded ops
+replayed once on the whole batch, each through its batching rule (``OpSpec.batch``).
+
+The trace runs ``f`` on example 0 with the mapped arguments as variables of its own, so
+that every op computed from them records a node (integer results too, while a trace runs:
+``core/tracing.py``), and on example 1 again: the replay is used only when both traces are
+the same program (the same ops with the same params, the same wiring, the same constants)
+and nothing blocked them (a value of a mapped argument read into NumPy or Python, a mapped
+integer argument, an op with several results). Otherwise ``f`` runs once per example, as
+the loop it stands for. The replay calls each op on the caller's session, so derivatives
+flow through it as through any program (``tf.grad`` of a vmapped function). An op without
+a rule (or whose rule declines its arguments) runs once per example inside the replay,
+with a warning, once per op.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+from contextvars import ContextVar
+from typing import Any
+
+import numpy as np
+
+from tenferro import batching
+from tenferro.core.eager import EagerTensor, held, vertex
+from tenferro.core.graph import nodes_in_order, reachable
+from tenferro.core.recording import recording
+from tenferro.core.tensor import TRACKED, Hollow, freeze
+from tenferro.core.trace import SEQUENCE, Node
+from tenferro.core.tracing import TRACING, Trace
+
+from ._trees import flatten, unflatten
+
+#: The fewest examples batched: below, the two traces cost more than the loop.
+LEAST_BATCH = 3
+
+
+class BatchingFallback(UserWarning):
+    """``tf.vmap`` runs an op (or the whole function) once per example: it has no batching
+    rule, or the function cannot be traced as one program (the message says why)."""
+
+
+_WARNED: set[str] = set()
+#: Set while a transform maps over its own basis vectors (the Jacobians): no warnings then.
+QUIET: ContextVar[bool] = ContextVar("tenferro_vmap_quiet", default=False)
+
+
+def _warn_once(key: str, message: str) -> None:
+    if key not in _WARNED and not QUIET.get():
+        _WARNED.add(key)
+        warnings.warn(message, BatchingFallback, stacklevel=4)
+
+
+class _Program:
+    """One trace: the trace's variables (None for unmapped leaves), its nodes in creation
+    order, its output leaves and their structure, or why it cannot be replayed."""
+
+    def __init__(self, fun: Callable[..., Any], leaves: list[Any], axes: list[Any], spec: Any, index: int, rt: Any):
+        self.inputs: list[EagerTensor | None] = []
+        self.nodes: list[Node] = []
+        self.outputs: list[Any] = []
+        self.out_spec: Any = None
+        trace = Trace()
+        token = TRACING.set(trace)
+        floor = next(SEQUENCE)
+        try:
+            example = []
+            for leaf, axis in zip(leaves, axes):
+                if axis is None:
+                    self.inputs.append(None)
+                    example.append(leaf)
+                    continue
+                value = np.take(held(leaf) if type(leaf) is EagerTensor else np.asarray(leaf), index, axis=axis)
+                if value.dtype not in TRACKED:
+                    trace.block(f"a mapped argument has dtype {value.dtype} (only float and complex ones batch)")
+                    break
+                variable = EagerTensor(freeze(np.array(value)), rt, None, leaf=True)
+                self.inputs.append(variable)
+                example.append(variable)
+            else:
+                with recording(rt):
+                    *positional, keywords = unflatten(spec, example)
+                    self.outputs, self.out_spec = flatten(fun(*positional, **keywords))
+        except Exception as exc:  # the loop runs it again, and raises it where it belongs
+            trace.block(f"it raised {type(exc).__name__} on one example")
+        finally:
+            TRACING.reset(token)
+        self.blocked = trace.blocked
+        if self.blocked is None:
+            roots = [v for v in map(vertex, (x for x in self.outputs if type(x) is EagerTensor)) if v is not None]
+            self.nodes = [n for n in nodes_in_order(reachable(*roots, floor=floor)) if n.seq > floor]
+            for node in self.nodes:
+                if node.output is not None:
+                    self.blocked = f"{node.spec.name} gives several results"
+                    break
+
+    def signature(self) -> list[Any]:
+        """The program, comparable across traces: per node its op, params and inputs (a
+        mapped argument's or a node's index, a fixed tensor, a constant), then the outputs."""
+        index: dict[int, tuple[str, int]] = {id(v): ("argument", k) for k, v in enumerate(self.inputs) if v is not None}
+        for j, node in enumerate(self.nodes):
+            index[id(node)] = ("node", j)
+
+        def ref(parent: Any, arg: Any) -> Any:
+            if parent is None:
+                return ("constant", arg)
+            return index.get(id(parent), ("fixed", parent))
+
+        listed = [(n.op, n.params, [ref(p, a) for p, a in zip(n.parents, n.inputs)]) for n in self.nodes]
+        outs = [ref(vertex(x), x) if type(x) is EagerTensor else ("constant", x) for x in self.outputs]
+        return [listed, self.out_spec, outs]
+
+
+def same_program(a: _Program, b: _Program) -> bool:
+    return _same(a.signature(), b.signature())
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Whether two parts of signatures are the same: ops, fixed tensors and the trace's own
+    objects by identity, constants and variables by value (dtype and shape too), containers
+    item by item."""
+    if a is b:
+        return True
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, (list, tuple)):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    if type(a) is EagerTensor:
+        # A variable one of f's own transforms made (its value the same unmapped argument in
+        # each trace) matches by value; another tracked tensor only itself.
+        if (vertex(a) is not None and not a.is_variable()) or (vertex(b) is not None and not b.is_variable()):
+            return False
+        a, b = held(a), held(b)
+    if isinstance(a, np.ndarray):
+        return a.dtype == b.dtype and a.shape == b.shape and bool(np.array_equal(a, b, equal_nan=a.dtype.kind in "fc"))
+    if isinstance(a, (Node, Hollow)):
+        return False
+    try:
+        return bool(a == b)
+    except Exception:
+        return False
+
+
+def replay(
+    program: _Program, leaves: list[Any], axes: list[Any], size: int, rt: Any
+) -> tuple[list[tuple[Any, bool]], Any]:
+    """The program run once on the batch: per output leaf its value and whether it is
+    batched (batch axis leading), and the outputs' structure."""
+    import tenferro.numpy as tnp  # noqa: PLC0415 - the front end, imported on first use
+
+    session = rt.current_session()
+    values: dict[int, tuple[Any, bool]] = {}
+    for variable, leaf, axis in zip(program.inputs, leaves, axes):
+        if variable is not None:
+            moved = tnp.moveaxis(leaf if type(leaf) is EagerTensor else rt.constant_from(leaf), axis, 0)
+            values[id(variable)] = (moved, True)
+    for node in program.nodes:
+        args, flags = [], []
+        for parent, arg in zip(node.parents, node.inputs):
+            value, flag = values.get(id(parent), (arg, False)) if parent is not None else (arg, False)
+            args.append(value)
+            flags.append(flag)
+        params = dict(node.params)
+        if not any(flags):
+            out = node.op(session, *([args] if node.spec.variadic else args), **params)
+        else:
+            out = _batched_call(session, node, args, flags, params, size, tnp)
+        values[id(node)] = (out, any(flags))
+    results = []
+    for x in program.outputs:  # a node's, a mapped argument's, or as it is (a constant, an outer tensor)
+        results.append(values.get(id(vertex(x)), (x, False)) if type(x) is EagerTensor else (x, False))
+    return results, program.out_spec
+
+
+def _batched_call(
+    session: Any, node: Node, args: list[Any], flags: list[bool], params: dict[str, Any], size: int, tnp: Any
+) -> Any:
+    spec, op = node.spec, node.op
+    rule = spec.batch_rule
+
+    def call(*given: Any, **changed: Any) -> Any:
+        return op(session, *([list(given)] if spec.variadic else given), **{**params, **changed})
+
+    out = None
+    if rule == "elementwise":
+        out = batching.elementwise(session, call, args, flags, **params)
+    elif callable(rule):
+        out = rule(session, call, args, flags, **params)
+    if out is not None:
+        return out
+    _warn_once(
+        f"op:{spec.plugin}.{spec.name}",
+        f"tf.vmap: {spec.name} (plugin {spec.plugin!r}) has no batching rule for these arguments, so it runs once "
+        f"per example; give its OpSpec a batch= rule (tenferro.batching) to batch it",
+    )
+    per_example = [call(*(a[i] if f else a for a, f in zip(args, flags))) for i in range(size)]
+    return tnp.stack(per_example, axis=0)
+
+
+def fallback(fun: Any, reason: str) -> None:
+    """Say, once per function and reason, that ``tf.vmap`` runs ``fun`` once per example."""
+    name = getattr(fun, "__name__", type(fun).__name__)
+    _warn_once(f"fun:{name}:{reason}", f"tf.vmap({name}) runs it once per example: {reason} (docs/transforms.md)")
