@@ -164,5 +164,5 @@ def test_readme_defines_its_words_where_they_first_appear_and_says_what_is_not_t
     # there since issue 26 (the transforms' section names it); what of it is missing is its policies
     transforms = README.read_text(encoding="utf-8").split("### Function transforms")[1].split("\n## ")[0]
     assert "`tf.checkpoint(f)`" in transforms
-    assert "`tf.vmap` batches the elementwise" in missing and "policy" in missing
+    assert "runs the others once per" in missing and "policy" in missing
     assert "custom_vjp" not in missing  # there since issue 24: the transforms' section shows it

@@ -206,3 +206,20 @@ def test_a_checkpoint_inside_a_mapped_jvp_batches_its_tangents():
     basis = np.eye(12).reshape(12, 3, 4)
     pushed = tf.vmap(lambda t: tf.jvp(lambda h: block(h, params), (x,), (t,))[1])(basis)
     close(pushed, np.stack([np.asarray(tf.jvp(lambda h: block(h, params), (x,), (t,))[1]) for t in basis]))
+
+
+@pytest.mark.parametrize("chunk_size", [None, 1, 2, 7])
+def test_jacobians_map_over_their_basis_in_chunks_with_the_same_numbers(chunk_size):
+    x = RNG.normal(size=10)
+    f = lambda v: tnp.sum(tnp.sin(v) * v * v)  # noqa: E731
+    expected = np.diag(-(x**2) * np.sin(x) + 4 * x * np.cos(x) + 2 * np.sin(x))
+    close(tf.hessian(f, chunk_size=chunk_size)(x), expected)
+    close(tf.jacrev(lambda v: tnp.sin(v) * v, chunk_size=chunk_size)(x), np.diag(np.cos(x) * x + np.sin(x)))
+    close(tf.jacfwd(lambda v: tnp.sin(v) * v, chunk_size=chunk_size)(x), np.diag(np.cos(x) * x + np.sin(x)))
+
+
+def test_a_chunk_size_that_is_no_positive_int_is_refused():
+    with pytest.raises(ArgumentError, match="jacfwd: chunk_size must be a positive int or None, got 0"):
+        tf.jacfwd(tnp.sin, chunk_size=0)
+    with pytest.raises(ArgumentError, match="hessian: chunk_size must be a positive int or None"):
+        tf.hessian(tnp.sin, chunk_size=1.5)

@@ -261,12 +261,15 @@ def jacrev(
     has_aux: bool = False,
     holomorphic: bool = False,
     *,
+    chunk_size: int | None = None,
     engine: Engine | None = None,
 ) -> Callable[..., Any]:
-    """The Jacobian of ``fun`` by reverse mode (one sweep per output element), as
-    ``jax.jacrev``: for each output leaf of shape S and argument leaf of shape T, an array
-    of shape S + T, nested as the output's structure of the arguments' structure."""
-    return _jacrev(fun, argnums, has_aux, holomorphic, engine, "jacrev")
+    """The Jacobian of ``fun`` by reverse mode (one sweep per output element, mapped over
+    them with ``tf.vmap``: ``chunk_size`` at a time, as ``torch.func.jacrev``, to bound
+    memory; None: all), as ``jax.jacrev``: for each output leaf of shape S and argument leaf
+    of shape T, an array of shape S + T, nested as the output's structure of the arguments'
+    structure."""
+    return _jacrev(fun, argnums, has_aux, holomorphic, engine, "jacrev", chunk_size)
 
 
 def _jacrev(
@@ -276,13 +279,16 @@ def _jacrev(
     holomorphic: bool,
     engine: Engine | None,
     transform: str,
+    chunk_size: int | None = None,
 ) -> Callable[..., Any]:
     """``jacrev``, its errors naming ``transform`` (what the user called)."""
     _options(transform, engine, has_aux=has_aux, holomorphic=holomorphic)
+    _check_chunk_size(chunk_size, transform)
     nums, single = _argnums(argnums, transform)
 
     def jacrev_f(*args: Any, **kwargs: Any) -> Any:
         call = Call(transform, fun, args, nums, engine, has_aux, "require" if holomorphic else "allow", kwargs, True)
+        call.chunk_size = chunk_size
         return call.finish(lambda: _jacobian_rows(call, transform, holomorphic, has_aux, single))
 
     return _named(jacrev_f, transform, fun)
@@ -302,13 +308,17 @@ def _over_basis(call: Call, size: int, fun: Callable[[EagerTensor], Any], basis:
     The replay records only where the call does (its results are then the call's own)."""
     if size < LEAST_BATCH:
         return None
+    import tenferro.numpy as tnp  # noqa: PLC0415 - the front end, imported on first use
+
+    chunk = call.chunk_size or size
     token = QUIET.set(True)
     try:
         with contextlib.nullcontext() if call.record else no_grad(call.rt):
-            batched = vmap(fun)(basis)
+            pieces = [vmap(fun)(basis[start : start + chunk]) for start in range(0, size, chunk)]
     finally:
         QUIET.reset(token)
-    return tuple(call.settle(x) for x in batched)
+    joined = pieces[0] if len(pieces) == 1 else [tnp.concat(part, axis=0) for part in zip(*pieces)]
+    return tuple(call.settle(x) for x in joined)
 
 
 def _rows(call: Call, out: EagerTensor, holomorphic: bool, single: bool) -> Any:
@@ -401,11 +411,13 @@ def jacfwd(
     has_aux: bool = False,
     holomorphic: bool = False,
     *,
+    chunk_size: int | None = None,
     engine: Engine | None = None,
 ) -> Callable[..., Any]:
     """The Jacobian of ``fun`` by forward mode (``fun`` runs once; one push of a tangent per
-    argument element), as ``jax.jacfwd``; same layout as :func:`jacrev`."""
-    return _jacfwd(fun, argnums, has_aux, holomorphic, engine, "jacfwd")
+    argument element, mapped over them with ``tf.vmap``, ``chunk_size`` at a time), as
+    ``jax.jacfwd``; same layout as :func:`jacrev`."""
+    return _jacfwd(fun, argnums, has_aux, holomorphic, engine, "jacfwd", chunk_size)
 
 
 def _jacfwd(
@@ -415,13 +427,16 @@ def _jacfwd(
     holomorphic: bool,
     engine: Engine | None,
     transform: str,
+    chunk_size: int | None = None,
 ) -> Callable[..., Any]:
     """``jacfwd``, its errors naming ``transform`` (what the user called)."""
     _options(transform, engine, has_aux=has_aux, holomorphic=holomorphic)
+    _check_chunk_size(chunk_size, transform)
     nums, single = _argnums(argnums, transform)
 
     def jacfwd_f(*args: Any, **kwargs: Any) -> Any:
         call = Call(transform, fun, args, nums, engine, has_aux, "require" if holomorphic else "refuse", kwargs, True)
+        call.chunk_size = chunk_size
         return call.finish(lambda: _jacobian_columns(call, transform, holomorphic, has_aux, single))
 
     return _named(jacfwd_f, transform, fun)
@@ -471,11 +486,18 @@ def hessian(
     has_aux: bool = False,
     holomorphic: bool = False,
     *,
+    chunk_size: int | None = None,
     engine: Engine | None = None,
 ) -> Callable[..., Any]:
-    """The Hessian of scalar-valued ``fun``, as ``jax.hessian``: ``jacfwd(jacrev(fun))``."""
-    inner = _jacrev(fun, argnums, has_aux, holomorphic, engine, "hessian")
-    return _named(_jacfwd(inner, argnums, has_aux, holomorphic, engine, "hessian"), "hessian", fun)
+    """The Hessian of scalar-valued ``fun``, as ``jax.hessian``: ``jacfwd(jacrev(fun))``,
+    each mapping ``chunk_size`` basis vectors at a time (None: all)."""
+    inner = _jacrev(fun, argnums, has_aux, holomorphic, engine, "hessian", chunk_size)
+    return _named(_jacfwd(inner, argnums, has_aux, holomorphic, engine, "hessian", chunk_size), "hessian", fun)
+
+
+def _check_chunk_size(chunk_size: Any, transform: str) -> None:
+    if chunk_size is not None and (isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or chunk_size < 1):
+        raise ArgumentError(f"{transform}: chunk_size must be a positive int or None, got {shown(chunk_size)}")
 
 
 @_keywords

@@ -64,6 +64,8 @@ class Call:
         argnums = _positions(transform, argnums, len(args))
         self.rt = runtime_of_trees(args)
         self.engine = engine
+        #: How many basis vectors a Jacobian maps at a time (None: all; see jacrev).
+        self.chunk_size: int | None = None
         self.borrowed = borrow((*args, *kwargs.values()) if kwargs else args) if borrows else NOTHING_BORROWED
         try:
             self._record(f, args, argnums, has_aux, complex_inputs, kwargs)
