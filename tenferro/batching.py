@@ -247,3 +247,28 @@ def concat(s: Any, call: Callable[..., Any], args: Sequence[Any], batched: Seque
     items, _ = given
     shifted = _shifted(axis, _per_example_ndim(items[0]))
     return None if shifted is None else call(*items, axis=shifted)
+
+
+def leading(s: Any, call: Callable[..., Any], args: Sequence[Any], batched: Sequence[bool], **params: Any) -> Any:
+    """The rule of an op that maps over leading batch axes of its inputs by itself (the
+    linalg family's, on stacks of matrices): an unbatched input given the batch axis too."""
+    size = next(x.shape[0] for x, flag in zip(args, batched) if flag)
+    given = [
+        x if flag or not hasattr(x, "shape") else s.broadcast_to(x, (size, *x.shape)) for x, flag in zip(args, batched)
+    ]
+    return call(*given, **params)
+
+
+def solve(s: Any, call: Callable[..., Any], args: Sequence[Any], batched: Sequence[bool], **params: Any) -> Any:
+    """The rule of a solve ``(a, b)`` over leading batch axes: as :func:`leading`, with a
+    vector ``b`` (1-D per example) solved as a column, which a batch of vectors would not be."""
+    a, b = args
+    vector = (_per_example_ndim(b) if batched[1] else b.ndim) == 1
+    size = (a if batched[0] else b).shape[0]
+    a = a if batched[0] else s.broadcast_to(a, (size, *a.shape))
+    b = b if batched[1] else s.broadcast_to(b, (size, *b.shape))
+    if vector:
+        b = s.expand_dims(b, -1)
+    rank = max(_per_example_ndim(a), _per_example_ndim(b))  # one example's batch dims aligned, as matmul's
+    out = call(aligned(s, a, rank), aligned(s, b, rank), **params)
+    return s.squeeze(out, -1) if vector else out

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from tenferro.extend import ErrorInput, OpSpec, ShapeMismatch
+from tenferro.extend import batching as vmap_rules
 
 from .batching import (
     NotPositiveDefinite,
@@ -96,6 +97,7 @@ def _cholesky_reference(a: Any, upper: bool = False) -> np.ndarray:
 
 CHOLESKY = OpSpec(
     name="cholesky",
+    batch=vmap_rules.leading,
     inputs=("a",),
     params={"upper": False},
     forward=_cholesky,

@@ -38,6 +38,7 @@ from typing import Any
 import numpy as np
 
 from tenferro.extend import ArgumentError, ErrorInput, OpSpec, conj
+from tenferro.extend import batching as vmap_rules
 
 from .batching import SQUARE, check_matrix, diag_embed, explain_nonfinite, lazy, mH, scale_columns
 from .decomp_common import (
@@ -186,6 +187,7 @@ def _eigvalsh_jvp(s: Any, tangents: Any, inputs: tuple[Any], out: Any, UPLO: str
 
 EIGVALSH = OpSpec(
     name="eigvalsh",
+    batch=vmap_rules.leading,
     explain=explain_nonfinite("eigvalsh"),
     inputs=("a",),
     params={"UPLO": "L"},

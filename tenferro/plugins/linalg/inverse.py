@@ -32,6 +32,7 @@ from tenferro.extend import (
     ShapeMismatch,
     conj,
 )
+from tenferro.extend import batching as vmap_rules
 
 from . import solve_lu
 from .batching import (
@@ -68,6 +69,7 @@ def _square_errors(op: str, singular: bool = True) -> Any:
 
 INV = OpSpec(
     name="inv",
+    batch=vmap_rules.leading,
     inputs=("a",),
     forward=_inv,
     vjps=(lambda s, g, out, a: s.neg(s.matmul(mH(s, out), s.matmul(g, mH(s, out)))),),
@@ -109,6 +111,7 @@ def _det_reference(a: Any) -> np.ndarray:
 
 DET = OpSpec(
     name="det",
+    batch=vmap_rules.leading,
     inputs=("a",),
     forward=_det,
     vjps=(_det_rule,),
@@ -267,6 +270,7 @@ def _power_reference(a: Any, n: int) -> np.ndarray:
 
 MATRIX_POWER = OpSpec(
     name="matrix_power",
+    batch=vmap_rules.leading,
     inputs=("a",),
     params={"n": REQUIRED},
     forward=_matrix_power,

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from tenferro.extend import DTypeError, ErrorInput, OpSpec, ShapeMismatch
+from tenferro.extend import batching as vmap_rules
 from tenferro.extend import unbroadcast as _unbroadcast
 
 from .batching import (
@@ -174,6 +175,7 @@ def _pinv_jvp(s: Any, tangents: Any, inputs: tuple[Any], out: Any) -> Any:
 
 PINV = OpSpec(
     name="pinv",
+    batch=vmap_rules.leading,
     explain=explain_nonfinite("pinv"),
     inputs=("a",),
     forward=_pinv,

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from tenferro.extend import ArgumentError, DTypeError, ErrorInput, OpSpec, ShapeMismatch, conj
+from tenferro.extend import batching as vmap_rules
 from tenferro.extend import unbroadcast as _unbroadcast
 
 from . import solve_lu
@@ -248,6 +249,7 @@ def _triangular_reference(a: Any, b: Any, lower: bool = True, trans: Any = 0, un
 
 TRIANGULAR_SOLVE = OpSpec(
     name="triangular_solve",
+    batch=vmap_rules.solve,
     inputs=("a", "b"),
     params={"lower": True, "trans": 0, "unit_diagonal": False},
     forward=_triangular_solve,

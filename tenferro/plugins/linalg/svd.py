@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from tenferro.extend import NotDifferentiable, OpSpec
+from tenferro.extend import batching as vmap_rules
 
 from .batching import check_matrix, diag_embed, explain_nonfinite, lazy, mH, scale_columns, scale_rows
 from .decomp_common import (
@@ -259,6 +260,7 @@ def _svdvals_jvp(s: Any, tangents: Any, inputs: tuple[Any], out: Any) -> Any:
 
 SVDVALS = OpSpec(
     name="svdvals",
+    batch=vmap_rules.leading,
     explain=explain_nonfinite("svdvals"),
     inputs=("a",),
     forward=_svdvals,
