@@ -11,7 +11,9 @@ Workloads (issue 13, Performance), each timed with :func:`tenferro.benchmark.alt
 - ``tf.jvp`` of the seed f(x) = Σ sin(x)·x² at N = 10⁶ against the forward pass alone
   (``f`` with tenferro.numpy on a plain array). Target: ≤ 1.5×.
 - ``tf.hessian`` of the seed at N = 100 against ``torch.autograd.functional.hessian`` and
-  ``torch.func.hessian`` (vmap over the basis, as tf.hessian's). Targets: ≤ 1.2×, ≤ 1.0×.
+  ``torch.func.hessian`` (vmap over the basis, as tf.hessian's). Targets: ≤ 1.2×, ≤ 1.0×;
+  and of logsumexp(A x) and a 50-d Gaussian log-likelihood through cholesky against
+  ``torch.func.hessian`` (issue 26). Targets: ≤ 1.0×.
 
 JAX runs in this process, after the other pairs (its worker threads idle between calls).
 ``--profile`` prints where tenferro's time goes (cProfile).
@@ -128,11 +130,57 @@ def hessian() -> dict[str, Callable[[], Any]]:
     return impls
 
 
+def hessian_logsumexp() -> dict[str, Callable[[], Any]]:
+    """The Hessian of logsumexp(A x), A 100 × 100."""
+    rng = np.random.default_rng(0)
+    a, xs = rng.standard_normal((100, 100)) / 10, rng.standard_normal(100)
+    impls = {"tenferro": lambda: tf.hessian(lambda x: tnp.log(tnp.sum(tnp.exp(a @ x))))(xs)}
+    if importlib.util.find_spec("torch"):
+        import torch
+
+        at, xt = torch.tensor(a), torch.tensor(xs)
+        theirs = torch.func.hessian(lambda x: torch.logsumexp(at @ x, 0))
+        impls["torch.func"] = lambda: theirs(xt)
+    return impls
+
+
+def hessian_gaussian() -> dict[str, Callable[[], Any]]:
+    """The Hessian in the mean of a 50-d Gaussian log-likelihood, through a Cholesky factor
+    (of a covariance that depends on the mean) and a triangular solve."""
+    import tenferro.scipy.linalg as tsl
+
+    rng = np.random.default_rng(0)
+    m = rng.standard_normal((50, 50))
+    cov, y, mean = m @ m.T / 50 + np.eye(50), rng.standard_normal(50), np.zeros(50)
+
+    def loglik(mu: Any) -> Any:
+        factor = tnp.linalg.cholesky(tnp.asarray(cov) + tnp.outer(mu, mu) * 0.01)
+        z = tsl.solve_triangular(factor, y - mu, lower=True)
+        return -0.5 * tnp.sum(z * z) - tnp.sum(tnp.log(tnp.diagonal(factor)))
+
+    impls = {"tenferro": lambda: tf.hessian(loglik)(mean)}
+    if importlib.util.find_spec("torch"):
+        import torch
+
+        ct, yt, mt = torch.tensor(cov), torch.tensor(y), torch.tensor(mean)
+
+        def theirs(mu: Any) -> Any:
+            factor = torch.linalg.cholesky(ct + torch.outer(mu, mu) * 0.01)
+            z = torch.linalg.solve_triangular(factor, (yt - mu)[:, None], upper=False)[:, 0]
+            return -0.5 * (z * z).sum() - torch.log(torch.diagonal(factor)).sum()
+
+        hessian_of = torch.func.hessian(theirs)
+        impls["torch.func"] = lambda: hessian_of(mt)
+    return impls
+
+
 #: name -> (implementations, {comparison: target ratio or None}); JAX last (see the doc).
 WORKLOADS: dict[str, tuple[Callable[[], dict[str, Callable[[], Any]]], dict[str, float | None]]] = {
     f"value_and_grad MLP ({BATCH}x{INPUTS}-{HIDDEN}-{CLASSES})": (mlp, {"numpy": None, "torch": 1.1, "jax": 1.0}),
     "jvp seed, N=1e6": (jvp, {"forward": 1.5}),
     "hessian seed, N=100": (hessian, {"torch": 1.2, "torch.func": 1.0, "jax": None}),
+    "hessian logsumexp(A x), N=100": (hessian_logsumexp, {"torch.func": 1.0}),
+    "hessian 50-d Gaussian (cholesky)": (hessian_gaussian, {"torch.func": 1.0}),
 }
 
 
