@@ -117,6 +117,7 @@ def hessian() -> dict[str, Callable[[], Any]]:
     if importlib.util.find_spec("torch"):
         import torch
 
+        torch.set_num_threads(1)
         xt = torch.tensor(xs)
         impls["torch"] = lambda: torch.autograd.functional.hessian(lambda x: (torch.sin(x) * x * x).sum(), xt)
         torch_func_hessian = torch.func.hessian(lambda x: (torch.sin(x) * x * x).sum())
@@ -138,6 +139,7 @@ def hessian_logsumexp() -> dict[str, Callable[[], Any]]:
     if importlib.util.find_spec("torch"):
         import torch
 
+        torch.set_num_threads(1)
         at, xt = torch.tensor(a), torch.tensor(xs)
         theirs = torch.func.hessian(lambda x: torch.logsumexp(at @ x, 0))
         impls["torch.func"] = lambda: theirs(xt)
@@ -162,6 +164,7 @@ def hessian_gaussian() -> dict[str, Callable[[], Any]]:
     if importlib.util.find_spec("torch"):
         import torch
 
+        torch.set_num_threads(1)
         ct, yt, mt = torch.tensor(cov), torch.tensor(y), torch.tensor(mean)
 
         def theirs(mu: Any) -> Any:
