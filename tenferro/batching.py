@@ -219,21 +219,17 @@ def moveaxis(
     return call(args[0], source=moved[0][0] if single else moved[0], destination=moved[1][0] if single else moved[1])
 
 
-def joined(s: Any, call: Callable[..., Any], args: Sequence[Any], batched: Sequence[bool], axis: Any) -> Any:
-    """stack or concat of a batch (``new_axis``: stack's result has one axis more): the
-    items given the batch axis (an unbatched item broadcast to it), the axis moved past it."""
-    if isinstance(axis, bool) or not isinstance(axis, int):
-        return None
+def _joined_items(args: Sequence[Any], batched: Sequence[bool], s: Any) -> list[Any]:
+    """The items of a stack or concat of a batch, an unbatched one broadcast to the batch."""
     size = next(x.shape[0] for x, flag in zip(args, batched) if flag)
-    items = [x if flag else s.broadcast_to(x, (size, *x.shape)) for x, flag in zip(args, batched)]
-    return items, size
+    return [x if flag else s.broadcast_to(x, (size, *x.shape)) for x, flag in zip(args, batched)]
 
 
 def stack(s: Any, call: Callable[..., Any], args: Sequence[Any], batched: Sequence[bool], axis: Any) -> Any:
-    given = joined(s, call, args, batched, axis)
-    if given is None:
+    """stack of a batch: the items given the batch axis, the new axis moved past it."""
+    if isinstance(axis, bool) or not isinstance(axis, int):
         return None
-    items, _ = given
+    items = _joined_items(args, batched, s)
     ndim = _per_example_ndim(items[0]) + 1  # the result's axes, per example
     if not -ndim <= axis < ndim:
         return None
@@ -241,10 +237,10 @@ def stack(s: Any, call: Callable[..., Any], args: Sequence[Any], batched: Sequen
 
 
 def concat(s: Any, call: Callable[..., Any], args: Sequence[Any], batched: Sequence[bool], axis: Any) -> Any:
-    given = joined(s, call, args, batched, axis)
-    if given is None:
+    """concat of a batch: the items given the batch axis, the axis moved past it."""
+    if isinstance(axis, bool) or not isinstance(axis, int):
         return None
-    items, _ = given
+    items = _joined_items(args, batched, s)
     shifted = _shifted(axis, _per_example_ndim(items[0]))
     return None if shifted is None else call(*items, axis=shifted)
 
