@@ -223,3 +223,12 @@ def test_a_chunk_size_that_is_no_positive_int_is_refused():
         tf.jacfwd(tnp.sin, chunk_size=0)
     with pytest.raises(ArgumentError, match="hessian: chunk_size must be a positive int or None"):
         tf.hessian(tnp.sin, chunk_size=1.5)
+
+
+def test_hessian_vector_products_over_many_vectors_batch():
+    x, vectors = RNG.normal(size=6), RNG.normal(size=(5, 6))
+    f = lambda v: tnp.sum(tnp.sin(v) * v * v) + tnp.sum(tnp.tanh(v)) ** 2  # noqa: E731
+    products, calls = counted(lambda t: tf.hvp(f, (x,), (t,)))
+    got = tf.vmap(products)(vectors)
+    assert len(calls) == 2
+    close(got, vectors @ np.asarray(tf.hessian(f)(x)).T)
