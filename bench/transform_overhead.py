@@ -20,7 +20,6 @@ Workloads (issue 27, item 1), each timed with :func:`tenferro.benchmark.alternat
 
 from __future__ import annotations
 
-import argparse
 import importlib.util
 from collections.abc import Callable
 from typing import Any
@@ -164,11 +163,5 @@ WORKLOADS: dict[str, tuple[Callable[[], Impls], dict[str, float | None]]] = {
 }
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--only", default="", help="run only the workloads whose name contains this text")
-    benchmark.print_pairs(WORKLOADS, parser.parse_args().only)
-
-
 if __name__ == "__main__":
-    main()
+    benchmark.pairs_main(WORKLOADS, __doc__)

@@ -21,10 +21,7 @@ JAX runs in this process, after the other pairs (its worker threads idle between
 
 from __future__ import annotations
 
-import argparse
-import cProfile
 import importlib.util
-import pstats
 from collections.abc import Callable
 from typing import Any
 
@@ -187,19 +184,5 @@ WORKLOADS: dict[str, tuple[Callable[[], dict[str, Callable[[], Any]]], dict[str,
 }
 
 
-def _profile(ours: Callable[[], Any]) -> None:
-    profile = cProfile.Profile()
-    profile.runcall(lambda: [ours() for _ in range(50)])
-    pstats.Stats(profile).sort_stats("tottime").print_stats(15)
-
-
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--profile", action="store_true", help="cProfile tenferro's side of each workload")
-    parser.add_argument("--only", default="", help="run only the workloads whose name contains this text")
-    args = parser.parse_args()
-    benchmark.print_pairs(WORKLOADS, args.only, _profile if args.profile else None)
-
-
 if __name__ == "__main__":
-    main()
+    benchmark.pairs_main(WORKLOADS, __doc__)

@@ -9,7 +9,6 @@ gradient of each example's loss with respect to the parameters: against a Python
 
 from __future__ import annotations
 
-import argparse
 import importlib.util
 from collections.abc import Callable
 from typing import Any
@@ -71,11 +70,5 @@ WORKLOADS = {
 }
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--only", default="", help="run only the workloads whose name contains this text")
-    benchmark.print_pairs(WORKLOADS, parser.parse_args().only)
-
-
 if __name__ == "__main__":
-    main()
+    benchmark.pairs_main(WORKLOADS, __doc__)

@@ -99,7 +99,7 @@ def _operand(self: EagerTensor, other: Any, label: str) -> Any:
     if type(lifted) is EagerTensor and lifted.dtype == _BOOL and self.dtype != _BOOL:
         # A NumPy bool array beside numbers (``preds * targets``): cast as NumPy promotes it, as
         # the op's DTypeError would have it cast and retried, without raising it first (~10 µs).
-        return self._rt.current_session().astype(lifted, self.dtype)
+        return _tnp._dispatch.bool_cast(self._rt.current_session(), self, lifted)[1]
     return lifted
 
 

@@ -351,6 +351,27 @@ def print_pairs(
             profile(ours)
 
 
+def _profiled(ours: Impl) -> None:
+    import cProfile  # noqa: PLC0415 - only with --profile
+    import pstats  # noqa: PLC0415
+
+    profile = cProfile.Profile()
+    profile.runcall(lambda: [ours() for _ in range(50)])
+    pstats.Stats(profile).sort_stats("tottime").print_stats(15)
+
+
+def pairs_main(workloads: dict[str, tuple[Callable[[], dict[str, Impl]], dict[str, float | None]]], doc: str) -> None:
+    """The command line of a bench script made of :func:`print_pairs` workloads: ``--only
+    TEXT`` and ``--profile`` (cProfile of tenferro's side of each workload)."""
+    import argparse  # noqa: PLC0415 - the scripts' command line only
+
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("--profile", action="store_true", help="cProfile tenferro's side of each workload")
+    parser.add_argument("--only", default="", help="run only the workloads whose name contains this text")
+    args = parser.parse_args()
+    print_pairs(workloads, args.only, _profiled if args.profile else None)
+
+
 def peak_bytes(fn: Impl) -> int:
     """Peak memory traced while ``fn`` runs (NumPy reports its buffers to tracemalloc)."""
     fn()

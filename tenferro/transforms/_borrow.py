@@ -24,6 +24,8 @@ from tenferro.core.borrowed import BORROWED, copy_shared, unshared
 from tenferro.core.eager import EagerTensor
 from tenferro.core.trace import Vertex
 
+from ._trees import LEAF_TYPES
+
 #: The smallest array borrowed: below it a copy costs less than borrowing it (marking it
 #: read-only and back, checking the results for its memory). Measured on tf.grad of
 #: sum((X * w) ** 2): borrowing took 3-6 % longer than copying at 64 KiB, the same at 128 KiB,
@@ -35,16 +37,12 @@ def borrow(trees: Iterable[Any]) -> Borrowed:
     """Borrow the arrays among the leaves of ``trees`` that can be (see the module doc)."""
     arrays: dict[int, np.ndarray] = {}
     for tree in trees:
-        for leaf in (tree,) if type(tree) in _LEAVES else optree.tree_leaves(tree):
+        for leaf in (tree,) if type(tree) in LEAF_TYPES else optree.tree_leaves(tree):
             if type(leaf) is np.ndarray and leaf.nbytes >= BORROWED_BYTES and leaf.dtype.kind in "biufc":
                 flags = leaf.flags
                 if flags.owndata and flags.writeable:
                     arrays[id(leaf)] = leaf
     return Borrowed(arrays) if arrays else NOTHING_BORROWED
-
-
-#: Leaves that are no pytree: no flattening needed to find the arrays.
-_LEAVES = frozenset({np.ndarray, EagerTensor, float, int})
 
 
 class Borrowed:

@@ -22,13 +22,13 @@ NUMBERS = (bool, int, float, complex)
 #: The structure of a pytree that is one leaf, and the types that are always one: the
 #: common argument and output of a transformed function, flattened without optree's call.
 LEAF = optree.tree_structure(0.0)
-_LEAF_TYPES = frozenset({EagerTensor, np.ndarray, float, int})
+LEAF_TYPES = frozenset({EagerTensor, np.ndarray, float, int})
 
 
 def flatten(tree: Any) -> tuple[list[Any], Any]:
     """The leaves of a pytree (dicts, lists, tuples, namedtuples; None is an empty subtree,
     as in JAX) and its structure."""
-    if type(tree) in _LEAF_TYPES:
+    if type(tree) in LEAF_TYPES:
         return [tree], LEAF
     return optree.tree_flatten(tree)
 
@@ -50,7 +50,7 @@ def where_in(transform: str, what: str, tree: Any, index: int) -> str:
 def runtime_of_trees(trees: Sequence[Any]) -> EagerRuntime:
     """The runtime of the first EagerTensor among the leaves of ``trees``, else the default."""
     for tree in trees:
-        if type(tree) in _LEAF_TYPES:
+        if type(tree) in LEAF_TYPES:
             if type(tree) is EagerTensor:
                 return tree.runtime
             continue

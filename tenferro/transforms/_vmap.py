@@ -103,10 +103,7 @@ def _placed(results: list[tuple[Any, bool]], out_spec: Any, out_axes: Any, size:
     for index, ((value, batched), axis) in enumerate(zip(results, axes)):
         if axis is None:
             if batched:
-                raise ArgumentError(
-                    f"vmap: output leaf {index} has out_axes None, but it differs between examples; give it an "
-                    f"out_axes (an int) to stack it, or make it independent of the mapped arguments"
-                )
+                raise _varies(index)
             placed.append(value)
             continue
         value = tnp.asarray(value)
@@ -232,10 +229,7 @@ def _unmapped(column: list[Any], index: int) -> Any:
     first = _value_of(column[0])
     for other in column[1:]:
         if not np.array_equal(_value_of(other), first, equal_nan=True):
-            raise ArgumentError(
-                f"vmap: output leaf {index} has out_axes None, but it differs between examples; give it an "
-                f"out_axes (an int) to stack it, or make it independent of the mapped arguments"
-            )
+            raise _varies(index)
     return column[0]
 
 
@@ -243,3 +237,10 @@ def _value_of(leaf: Any) -> Any:
     """A leaf's value, for a comparison (a decision: read also where a transform is
     differentiating it)."""
     return held(leaf) if type(leaf) is EagerTensor else np.asarray(leaf)
+
+
+def _varies(index: int) -> ArgumentError:
+    return ArgumentError(
+        f"vmap: output leaf {index} has out_axes None, but it differs between examples; give it an "
+        f"out_axes (an int) to stack it, or make it independent of the mapped arguments"
+    )
