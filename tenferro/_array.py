@@ -157,9 +157,12 @@ def _getitem(self: EagerTensor, key: Any) -> EagerTensor:
 
 def _indexed(x: EagerTensor, key: Any) -> EagerTensor:
     """``x[key]`` for any key: its plan as ops (which check the index arrays' range)."""
-    p = plan(x.shape, key, bounds=False)
     rt = x._rt
     session = rt.current_session()
+    traced = _tnp._keys.traced_take(x.ndim, key)
+    if traced is not None:
+        return session.take(x, *traced)
+    p = plan(x.shape, key, bounds=False)
     if p.mask is not None:
         return session.boolean_mask(x, rt.constant_from(p.mask))
     y = x if p.basic is None else session.slice(x, p.basic)

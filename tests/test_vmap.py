@@ -4,6 +4,8 @@ with the other transforms both ways (docs/transforms.md, "Mapping over a batch")
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from hypothesis import given
@@ -174,11 +176,64 @@ def test_a_function_that_depends_on_the_example_outside_ops_runs_per_example(f, 
     assert out.shape == BIG.shape and len(calls) >= 40
 
 
-def test_mapped_integer_labels_run_per_example():
-    labels = np.arange(40) % 3
-    with pytest.warns(UserWarning, match="a mapped argument has dtype int64"):
-        out = tf.vmap(lambda x, k: x[k])(BIG, labels)
-    same(out, BIG[np.arange(40), labels])
+LABELS = np.arange(40) % 3
+
+
+def test_mapped_integer_labels_batch_without_a_loop():
+    counted_f, calls = counted(lambda x, k: x[k] * 2.0)
+    out = tf.vmap(counted_f)(BIG, LABELS)
+    same(out, BIG[np.arange(40), LABELS] * 2.0)
+    assert len(calls) == 2  # the two traces, then one replay: no call per example
+
+
+@pytest.mark.parametrize(
+    "picked",
+    [
+        lambda logp, label: logp[label],
+        lambda logp, label: tnp.take_along_axis(logp, label[None], axis=0)[0],
+        lambda logp, label: tnp.sum(tf.nn.one_hot(label, 4) * logp),
+        lambda logp, label: tnp.sum(tnp.eye(4)[label] * logp),
+        lambda logp, label: tnp.sum(tnp.where(label == tnp.arange(4), logp, 0.0)),
+    ],
+    ids=["index", "take_along_axis", "one_hot", "eye_rows", "comparison"],
+)
+def test_per_example_gradients_with_integer_labels_equal_a_loop(picked):
+    w, x, labels = RNG.normal(size=(3, 4)), RNG.normal(size=(6, 3)), np.array([0, 3, 1, 2, 3, 0])
+
+    def nll(w, x, label):
+        return -picked(tf.nn.log_softmax(tnp.dot(x, w)), label)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", tf.BatchingFallback)
+        got = tf.vmap(tf.grad(nll), in_axes=(None, 0, 0))(w, x, labels)
+    close(got, np.stack([np.asarray(tf.grad(nll)(w, x[i], labels[i])) for i in range(6)]))  # a batched dot
+
+
+@pytest.mark.parametrize(
+    "index", [lambda x, i: x[i], lambda x, i: x[:, i], lambda x, i: x[..., i], lambda x, i: x[i, ...]]
+)
+def test_a_batch_of_indices_into_a_batch_picks_per_example_and_differentiates(index):
+    x = RNG.normal(size=(5, 3, 3))
+    indices = RNG.integers(-3, 3, size=(5, 2, 4))  # negative ones count from the end, as in NumPy
+
+    def picked(x, i):
+        return tnp.sum(tnp.sin(index(x, i)) ** 2)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", tf.BatchingFallback)
+        values = tf.vmap(lambda x, i: index(x, i))(x, indices)
+        grads = tf.vmap(tf.grad(picked))(x, indices)
+        outer = tf.grad(lambda x: tnp.sum(tf.vmap(picked)(x, indices)))(x)
+    same(values, np.stack([index(x[k], indices[k]) for k in range(5)]))
+    loop = np.stack([np.asarray(tf.grad(picked)(x[k], indices[k])) for k in range(5)])
+    same(grads, loop)
+    same(outer, loop)
+
+
+def test_an_integer_label_read_into_python_runs_per_example():
+    with pytest.warns(UserWarning, match="reads a value computed from the mapped arguments"):
+        out = tf.vmap(lambda x, k: x[int(k)])(BIG, LABELS)
+    same(out, BIG[np.arange(40), LABELS])
 
 
 def test_an_op_without_a_batching_rule_runs_per_example_with_a_warning():

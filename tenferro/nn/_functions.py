@@ -93,8 +93,13 @@ def one_hot(labels: Any, num_classes: int, *, dtype: Any = np.float64) -> EagerT
     label outside [0, num_classes) gives a row of zeros, as ``jax.nn.one_hot``)."""
     rt = runtime_of((labels,))
     dtype = as_dtype(dtype, "tf.nn.one_hot")
-    values = integer_array(labels, "tf.nn.one_hot", "labels", "labels")
     num_classes = size(num_classes, "tf.nn.one_hot", "num_classes")
+    if type(labels) is EagerTensor and labels.dtype.kind in "iu" and labels.tracks_grad():
+        # labels tf.vmap maps over (integers track only in its trace): ops it can replay
+        s = rt.current_session()
+        classes = rt.constant_from(np.arange(num_classes, dtype=labels.dtype))
+        return s.astype(s.equal(s.expand_dims(labels, -1), classes), dtype)
+    values = integer_array(labels, "tf.nn.one_hot", "labels", "labels")
     if values.size * num_classes > MAX_ELEMENTS:
         raise ArgumentError(
             f"tf.nn.one_hot: {values.size} labels of {num_classes} classes make more elements than memory can address"

@@ -152,6 +152,28 @@ def _check_array(array: np.ndarray, axis: int, shape: tuple[int, ...], where: st
             )
 
 
+def traced_take(ndim: int, key: Any) -> tuple[EagerTensor, int] | None:
+    """``(indices, axis)`` when ``key`` is one integer tensor that tracks (a mapped
+    argument of ``tf.vmap``'s trace, or computed from one) among full slices and at most one
+    ``...``: then ``x[key]`` is ``take(x, indices, axis)`` with the tensor as the op's input,
+    which the trace records and replays, where reading its values would block it."""
+    items = key if type(key) is tuple else (key,)
+    found = [i for i, item in enumerate(items) if type(item) is EagerTensor]
+    if len(found) != 1:
+        return None
+    position = found[0]
+    indices = items[position]
+    if indices.dtype.kind not in "iu" or not indices.tracks_grad():
+        return None
+    rest = items[:position] + items[position + 1 :]
+    full = all(item is Ellipsis or (type(item) is slice and item == slice(None)) for item in rest)
+    if not full or rest.count(Ellipsis) > 1 or len(rest) - rest.count(Ellipsis) >= ndim:
+        return None  # another key, or one plan refuses with its message
+    after = items[position + 1 :]
+    axis = ndim - 1 - (len(after) - after.count(Ellipsis)) if Ellipsis in items[:position] else position
+    return indices, axis
+
+
 def plan(shape: tuple[int, ...], key: Any, where: str = "x", bounds: bool = True) -> Plan:
     """The checked :class:`Plan` of ``x[key]`` for an ``x`` of ``shape``; an
     :class:`~tenferro.AxisError` (an IndexError) that names the key and the shape for a

@@ -215,9 +215,11 @@ def check_error_inputs(rt: EagerRuntime, spec: OpSpec, data: Any, tally: Tally) 
 def check_batch(rt: EagerRuntime, spec: OpSpec, data: Any, tally: Tally) -> None:
     """The op's batching rule (its ``batch``, derived for elementwise ops) on a batch of
     three examples (the sample's float arrays scaled by 1, 3/4 and 1/2, which keeps them
-    valid: positive definite, triangular, in a domain starting at 0; each argument drawn
-    batched or not, one at least) equals the three calls stacked, to rounding (a batched
-    contraction or reduction sums in another order): what ``tf.vmap`` replays."""
+    valid: positive definite, triangular, in a domain starting at 0; its integer arrays
+    rolled by 0, 1 and 2 places, which keeps their values: indices stay in range; each
+    argument drawn batched or not, one at least) equals the three calls stacked, to
+    rounding (a batched contraction or reduction sums in another order): what ``tf.vmap``
+    replays."""
     from tenferro import batching  # noqa: PLC0415 - outside the core, as the plugins' rules are
 
     sample = draw(spec, data, tally)
@@ -228,18 +230,22 @@ def check_batch(rt: EagerRuntime, spec: OpSpec, data: Any, tally: Tally) -> None
     if not any(flags):
         flags[arrays[0]] = True
 
-    scales = (1.0, 0.75, 0.5)
+    scales, shifts = (1.0, 0.75, 0.5), (0, 1, 2)
 
     def example(k: int) -> list[Any]:
         return [
-            np.asarray(a * scales[k], dtype=a.dtype) if flag and a.dtype.kind in "fc" else a
+            np.asarray(a * scales[k], dtype=a.dtype)
+            if flag and a.dtype.kind in "fc"
+            else np.roll(a, shifts[k])
+            if flag and a.dtype.kind in "iu"
+            else a
             for a, flag in zip(sample.args, flags)
         ]
 
     try:
         expected = np.stack([forward(rt, spec, replace(sample, args=tuple(example(k)))) for k in range(3)])
     except TenferroError:  # a domain that scaling leaves (multigammaln's a > (d - 1)/2): three alike
-        scales = (1.0, 1.0, 1.0)
+        scales, shifts = (1.0, 1.0, 1.0), (0, 0, 0)
         expected = np.stack([forward(rt, spec, replace(sample, args=tuple(example(k)))) for k in range(3)])
     stacked = [
         const(rt, np.stack([example(k)[i] for k in range(3)])) if flag else const(rt, a)

@@ -1,12 +1,12 @@
 """``tf.vmap``'s batched path: the function traced on one example, then its recorded ops
 replayed once on the whole batch, each through its batching rule (``OpSpec.batch``).
 
-The trace runs ``f`` on example 0 with the mapped arguments as variables of its own, so
-that every op computed from them records a node (integer results too, while a trace runs:
-``core/tracing.py``), and on example 1 again: the replay is used only when both traces are
-the same program (the same ops with the same params, the same wiring, the same constants)
-and nothing blocked them (a value of a mapped argument read into NumPy or Python, a mapped
-integer argument, an op with several results). Otherwise ``f`` runs once per example, as
+The trace runs ``f`` on example 0 with the mapped arguments as variables of its own
+(integer and bool ones too), so that every op computed from them records a node (integer
+results too, while a trace runs: ``core/tracing.py``), and on example 1 again: the replay
+is used only when both traces are the same program (the same ops with the same params, the
+same wiring, the same constants) and nothing blocked them (a value of a mapped argument
+read into NumPy or Python, an op with several results). Otherwise ``f`` runs once per example, as
 the loop it stands for. The replay calls each op on the caller's session, so derivatives
 flow through it as through any program (``tf.grad`` of a vmapped function). An op without
 a rule (or whose rule declines its arguments) runs once per example inside the replay,
@@ -72,9 +72,11 @@ class _Program:
                     example.append(leaf)
                     continue
                 value = np.take(held(leaf) if type(leaf) is EagerTensor else np.asarray(leaf), index, axis=axis)
-                if value.dtype not in TRACKED:
-                    trace.block(f"a mapped argument has dtype {value.dtype} (only float and complex ones batch)")
+                if value.dtype not in TRACKED and value.dtype.kind not in "biu":
+                    trace.block(f"a mapped argument has dtype {value.dtype}")
                     break
+                # (an integer or bool one too: a variable of the trace only, which no
+                # derivative reaches, so that indexing by it and comparisons of it record)
                 variable = EagerTensor(freeze(np.array(value)), rt, None, leaf=True)
                 self.inputs.append(variable)
                 example.append(variable)

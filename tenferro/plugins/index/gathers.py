@@ -30,7 +30,7 @@ from tenferro.extend import (
     check_shape,
 )
 
-from . import samples
+from . import batch_rules, samples
 from .positions import IndexOutOfRange, check_layout, index_tuple, normalize, picked_shape
 
 
@@ -243,7 +243,9 @@ _X = np.arange(6.0).reshape(2, 3)
 _I = np.array([0, 2])
 
 
-def _reader(name: str, layout: str, default_axis: Any, sample: Any, reference: Any, doc: str, errors: list) -> OpSpec:
+def _reader(
+    name: str, layout: str, default_axis: Any, sample: Any, reference: Any, doc: str, errors: list, batch: Any = None
+) -> OpSpec:
     return OpSpec(
         name=name,
         inputs=("x", "indices"),
@@ -251,6 +253,7 @@ def _reader(name: str, layout: str, default_axis: Any, sample: Any, reference: A
         forward=lambda x, indices, axis=default_axis: pick(x, indices, axis, layout, name),
         vjps=(_scatter_back(layout), None),
         linear=True,
+        batch=batch,
         accepts=("biufc", "iu"),
         sample=sample,
         reference=reference,
@@ -291,6 +294,7 @@ SPECS = [
             ErrorInput((_X, np.array([[1, -4]])), {"axis": 1}, IndexOutOfRange, "index -4, out of range for axis 1"),
             ErrorInput((_X, _I), {"axis": 2}, AxisError, "out of range"),
         ],
+        batch_rules.take,
     ),
     _reader(
         "take_along_axis",
@@ -304,6 +308,7 @@ SPECS = [
             ErrorInput((_X, np.array([[0], [3]])), {}, IndexOutOfRange, "index 3, out of range for axis 1 of length 3"),
             ErrorInput((_X, np.array([[0, 1, 2]])), {"axis": 1}, ShapeMismatch, "need x's rank and its sizes"),
         ],
+        batch_rules.take_along_axis,
     ),
     _reader(
         "gather",
@@ -328,6 +333,7 @@ SPECS = [
         forward=scatter_add_to,
         vjps=(_read_back, None),
         linear=True,
+        batch=batch_rules.scatter_add_to,
         accepts=("fiuc", "iu"),
         sample=samples.scatter_add_to_sample,
         reference=_scatter_add_reference,
