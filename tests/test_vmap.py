@@ -230,6 +230,49 @@ def test_a_batch_of_indices_into_a_batch_picks_per_example_and_differentiates(in
     same(outer, loop)
 
 
+SQUARE = RNG.normal(size=(6, 4, 4))
+SPD = SQUARE @ SQUARE.transpose(0, 2, 1) + 4 * np.eye(4)
+
+
+SEVERAL_RESULTS = {
+    "eigh": lambda a: tnp.sum(tnp.linalg.eigh(a)[0] ** 2),
+    "slogdet": lambda a: tnp.linalg.slogdet(a)[1],
+    "qr": lambda a: tnp.sum(tnp.linalg.qr(a)[1] ** 2),
+    "svd": lambda a: tnp.sum(tnp.linalg.svd(a, full_matrices=False)[1]),
+    "split": lambda a: tnp.sum(tnp.split(a, 2, axis=1)[1] * 2.0),
+    "unstack": lambda a: tnp.sum(tnp.unstack(a, axis=-1)[2]),
+}
+
+
+@pytest.mark.parametrize("name", SEVERAL_RESULTS)
+def test_ops_with_several_results_batch_as_one_call_bitwise(name):
+    f = SEVERAL_RESULTS[name]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", tf.BatchingFallback)
+        values = tf.vmap(f)(SPD)
+    same(values, np.stack([np.asarray(f(a)) for a in SPD]))  # LAPACK runs on each matrix of a stack
+
+
+@pytest.mark.parametrize("name", ["split", "unstack"])
+def test_gradients_through_ops_with_several_results_batch(name):
+    f = SEVERAL_RESULTS[name]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", tf.BatchingFallback)
+        grads = tf.vmap(tf.grad(f))(SPD)
+    same(grads, np.stack([np.asarray(tf.grad(f)(a)) for a in SPD]))
+
+
+@pytest.mark.parametrize("name", ["eigh", "slogdet", "qr", "svd"])
+def test_a_derivative_rule_reading_values_runs_per_example(name):
+    # eigh's VJP looks for clustered eigenvalues, slogdet's, qr's and svd's for a singular
+    # or rank-deficient matrix, to raise: a read per example
+    f = SEVERAL_RESULTS[name]
+    f.__name__ = f"{name}_loss"  # the warning comes once per function name and reason
+    with pytest.warns(UserWarning, match="reads a value computed from the mapped arguments"):
+        grads = tf.vmap(tf.grad(f))(SPD)
+    same(grads, np.stack([np.asarray(tf.grad(f)(a)) for a in SPD]))
+
+
 def test_an_integer_label_read_into_python_runs_per_example():
     with pytest.warns(UserWarning, match="reads a value computed from the mapped arguments"):
         out = tf.vmap(lambda x, k: x[int(k)])(BIG, LABELS)

@@ -97,7 +97,7 @@ CHECKS: dict[str, Check] = {
         Check(
             "batch",
             check_batch,
-            lambda spec: (spec.batch is not None or spec.elementwise) and not spec.multiple_results,
+            lambda spec: spec.batch is not None or spec.elementwise,
         ),
         Check("error_inputs", check_error_inputs, needs=("error_inputs",)),
     ]

@@ -264,7 +264,7 @@ def check_batch(rt: EagerRuntime, spec: OpSpec, data: Any, tally: Tally) -> None
     out = rt.with_eager_session(run)
     if out is None:
         return  # the rule declines these arguments: tf.vmap calls the op per example
-    actual = np.asarray(out)
+    actual = np.asarray(picked(spec, out, sample.result))
     if actual.shape != expected.shape or actual.dtype != expected.dtype:
         raise CheckFailed(
             f"batched arguments {flags}: returned {actual.dtype}{list(actual.shape)}, the "

@@ -6,11 +6,12 @@ The trace runs ``f`` on example 0 with the mapped arguments as variables of its 
 results too, while a trace runs: ``core/tracing.py``), and on example 1 again: the replay
 is used only when both traces are the same program (the same ops with the same params, the
 same wiring, the same constants) and nothing blocked them (a value of a mapped argument
-read into NumPy or Python, an op with several results). Otherwise ``f`` runs once per example, as
-the loop it stands for. The replay calls each op on the caller's session, so derivatives
-flow through it as through any program (``tf.grad`` of a vmapped function). An op without
-a rule (or whose rule declines its arguments) runs once per example inside the replay,
-with a warning, once per op.
+read into NumPy or Python, an integer result of an op with several). Otherwise ``f`` runs
+once per example, as the loop it stands for. The replay calls each op on the caller's
+session, so derivatives flow through it as through any program (``tf.grad`` of a vmapped
+function); an op with several results is one call, whose results its result nodes pick.
+An op without a rule (or whose rule declines its arguments) runs once per example inside
+the replay, with a warning, once per op.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from tenferro.core.eager import EagerTensor, held, vertex
 from tenferro.core.graph import nodes_in_order, reachable
 from tenferro.core.recording import recording
 from tenferro.core.tensor import TRACKED, Hollow, freeze
-from tenferro.core.trace import SEQUENCE, Node
+from tenferro.core.trace import CALL, SEQUENCE, Node
 from tenferro.core.tracing import TRACING, Trace
 
 from ._trees import flatten, unflatten
@@ -91,15 +92,18 @@ class _Program:
         self.blocked = trace.blocked
         if self.blocked is None:
             roots = [v for v in map(vertex, (x for x in self.outputs if type(x) is EagerTensor)) if v is not None]
-            self.nodes = [n for n in nodes_in_order(reachable(*roots, floor=floor)) if n.seq > floor]
-            for node in self.nodes:
-                if node.output is not None:
-                    self.blocked = f"{node.spec.name} gives several results"
-                    break
+            # (a result node made in the trace for a call made before it, as forward mode
+            # makes one it needs, is a fixed tensor: its call is not replayed)
+            self.nodes = [
+                n
+                for n in nodes_in_order(reachable(*roots, floor=floor))
+                if n.seq > floor and (n.output is None or n.output == CALL or n.parents[0].seq > floor)
+            ]
 
     def signature(self) -> list[Any]:
-        """The program, comparable across traces: per node its op, params and inputs (a
-        mapped argument's or a node's index, a fixed tensor, a constant), then the outputs."""
+        """The program, comparable across traces: per node its op, params, which result of
+        a call it is, and its inputs (a mapped argument's or a node's index, a fixed tensor,
+        a constant), then the outputs."""
         index: dict[int, tuple[str, int]] = {id(v): ("argument", k) for k, v in enumerate(self.inputs) if v is not None}
         for j, node in enumerate(self.nodes):
             index[id(node)] = ("node", j)
@@ -109,7 +113,7 @@ class _Program:
                 return ("constant", arg)
             return index.get(id(parent), ("fixed", parent))
 
-        listed = [(n.op, n.params, [ref(p, a) for p, a in zip(n.parents, n.inputs)]) for n in self.nodes]
+        listed = [(n.op, n.params, n.output, [ref(p, a) for p, a in zip(n.parents, n.inputs)]) for n in self.nodes]
         outs = [ref(vertex(x), x) if type(x) is EagerTensor else ("constant", x) for x in self.outputs]
         return [listed, self.out_spec, outs]
 
@@ -138,6 +142,8 @@ def _same(a: Any, b: Any) -> bool:
         a, b = held(a), held(b)
     if isinstance(a, np.ndarray):
         return a.dtype == b.dtype and a.shape == b.shape and bool(np.array_equal(a, b, equal_nan=a.dtype.kind in "fc"))
+    if isinstance(a, Node) and a.output is not None and a.output != CALL:  # a fixed result of a call
+        return a.output == b.output and a.parents[0] is b.parents[0]
     if isinstance(a, (Node, Hollow)):
         return False
     try:
@@ -160,6 +166,10 @@ def replay(
             moved = tnp.moveaxis(leaf if type(leaf) is EagerTensor else rt.constant_from(leaf), axis, 0)
             values[id(variable)] = (moved, True)
     for node in program.nodes:
+        if node.output is not None and node.output != CALL:  # one result of a call replayed before it
+            results, flag = values[id(node.parents[0])]
+            values[id(node)] = (results[node.output], flag)
+            continue
         args, flags = [], []
         for parent, arg in zip(node.parents, node.inputs):
             value, flag = values.get(id(parent), (arg, False)) if parent is not None else (arg, False)
@@ -199,6 +209,8 @@ def _batched_call(
         f"per example; give its OpSpec a batch= rule (tenferro.batching) to batch it",
     )
     per_example = [call(*(a[i] if f else a for a, f in zip(args, flags))) for i in range(size)]
+    if spec.multiple_results:
+        return tuple(tnp.stack(column, axis=0) for column in zip(*per_example))
     return tnp.stack(per_example, axis=0)
 
 

@@ -148,6 +148,7 @@ EIGH = OpSpec(
     vjps=(_eigh_rule,),
     jvp=_eigh_jvp,
     multiple_results=True,
+    batch=vmap_rules.leading,
     residuals=("a", "out"),  # a: eigh_weighted at repeated eigenvalues
     accepts="fc",
     sample=lazy("symmetric", uplo=True),
@@ -326,6 +327,7 @@ EIG = OpSpec(
     vjps=(_eig_rule,),
     jvp=_eig_jvp,
     multiple_results=True,
+    batch=vmap_rules.leading,
     residuals=("out",),
     accepts="fc",
     sample=lazy("general_eig"),

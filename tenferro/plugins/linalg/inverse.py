@@ -186,6 +186,7 @@ SLOGDET = OpSpec(
     vjps=(_slogdet_rule,),
     jvp=_slogdet_jvp,
     multiple_results=True,
+    batch=vmap_rules.leading,
     residuals=("a", "out"),
     accepts="fc",
     sample=lazy("square"),

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from tenferro.extend import DTypeError, ErrorInput, NotDifferentiable, OpSpec, ShapeMismatch
+from tenferro.extend import batching as vmap_rules
 
 from .batching import batch_where, check_matrix, constant, explain_nonfinite, lazy, mH, mT
 
@@ -145,6 +146,7 @@ LU = OpSpec(
     vjp=_lu_vjp,
     jvp=_lu_jvp,
     multiple_results=True,
+    batch=vmap_rules.leading,
     residuals=("out",),
     accepts="fc",
     explain=explain_nonfinite("lu"),

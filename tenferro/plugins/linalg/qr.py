@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from tenferro.extend import NotDifferentiable, OpSpec
+from tenferro.extend import batching as vmap_rules
 
 from .batching import check_matrix, constant, diag_embed, lazy
 from .decomp_common import adjoint, is_complex, matrix_errors, values
@@ -136,6 +137,7 @@ QR = OpSpec(
     vjps=(_qr_rule,),
     jvp=_qr_jvp,
     multiple_results=True,
+    batch=vmap_rules.leading,
     residuals=("out",),
     accepts="fc",
     sample=lazy("full_rank"),

@@ -229,6 +229,7 @@ SVD = OpSpec(
     vjps=(_svd_rule,),
     jvp=_svd_jvp,
     multiple_results=True,
+    batch=vmap_rules.leading,
     residuals=("a", "out"),  # a: svd_weighted at repeated singular values
     accepts="fc",
     sample=lazy("separated_svd"),
