@@ -126,6 +126,8 @@ def _results(
             raise bad_result(spec, array, "a kernel must return bool, integer, float or complex arrays")
         arrays.append(seal(array))
     if rt in paused():
+        if tracked and TRACING.get() is not None:  # results a trace would keep as constants
+            TRACING.get().block(f"{spec.name} under no_grad computes from a traced value")
         return tuple(EagerTensor(array, rt, None, False, True) for array in arrays)
     if not tracked:
         return tuple(EagerTensor(array, rt) for array in arrays)
@@ -381,6 +383,8 @@ def method(op: Any) -> Any:
         if dtype is not F64 and dtype is not F32 and dtype.kind not in SUPPORTED_KINDS:
             raise bad_result(spec, out, "a kernel must return a bool, integer, float or complex array")
         if rt in paused():  # no_grad: an unrecorded result, whose backward is silent (see EagerTensor)
+            if tracked and TRACING.get() is not None:  # a result a trace would keep as a constant
+                TRACING.get().block(f"{name} under no_grad computes from a traced value")
             return EagerTensor(out, rt, None, False, True)
         if tracked:
             if dtype is F64 or dtype is F32 or dtype in TRACKED:

@@ -29,6 +29,7 @@ from .session import EagerSession, session_class
 from .sweep import reverse_sweep
 from .tensor import TRACKED, Tensor, array_from, describe, freeze, seal
 from .trace import Node
+from .tracing import note_read
 
 T = TypeVar("T")
 
@@ -317,6 +318,7 @@ class EagerRuntime:
         # checked but not borrowed (detach works inside a session on the same engine).
         self._engine_or_default(engine, "detach")
         self._check_member(tensor, "detach")
+        note_read(tensor, "x.detach() (tf.stop_gradient)")  # a constant a trace would keep as it is
         return EagerTensor(seal(tensor._held().copy()), self)
 
     # -- argument checks -----------------------------------------------------------------

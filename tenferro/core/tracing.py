@@ -12,19 +12,25 @@ no VJP reads included, for the replay.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from contextvars import ContextVar
 from typing import Any
 
 
 class Trace:
-    """One trace: ``blocked`` is the first reason it cannot be replayed (None: it can)."""
+    """One trace: ``blocked`` is the first reason it cannot be replayed (None: it can).
+    ``refuse`` (``tf.jit``'s, which has no loop to fall back to) turns a reason into an
+    error raised where the function blocks it: ``refuse(reason)`` returns the exception."""
 
-    __slots__ = ("blocked",)
+    __slots__ = ("blocked", "refuses")
 
-    def __init__(self) -> None:
+    def __init__(self, refuse: Callable[[str], Exception] | None = None) -> None:
         self.blocked: str | None = None
+        self.refuses = refuse
 
     def block(self, reason: str) -> None:
+        if self.refuses is not None:
+            raise self.refuses(reason)
         if self.blocked is None:
             self.blocked = reason
 

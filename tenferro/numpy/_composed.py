@@ -20,8 +20,10 @@ from ..core.tracing import note_read
 from ._dispatch import renamed, runtime_of
 
 #: The Python errors a composed function meets on arguments it cannot take (a None where
-#: an array goes, a ragged list): an ArgumentError naming the function, which says which.
-_PYTHONS = (TypeError, ValueError, IndexError, AttributeError, KeyError, OverflowError, ZeroDivisionError)
+#: an array goes, a ragged list): an ArgumentError naming the function, which says which
+#: (SystemError too: a NumPy C function that fails without setting an exception, as
+#: unravel_index of the float array [[]] does in NumPy 2.4).
+_PYTHONS = (TypeError, ValueError, IndexError, AttributeError, KeyError, OverflowError, ZeroDivisionError, SystemError)
 
 
 def numpy_name(function: Callable[..., Any]) -> Callable[..., Any]:

@@ -27,7 +27,7 @@ from tenferro import batching
 from tenferro.core.eager import EagerTensor, held, vertex
 from tenferro.core.graph import nodes_in_order, reachable
 from tenferro.core.recording import recording
-from tenferro.core.tensor import TRACKED, Hollow, freeze
+from tenferro.core.tensor import Hollow
 from tenferro.core.trace import CALL, SEQUENCE, Node
 from tenferro.core.tracing import TRACING, Trace
 
@@ -54,38 +54,33 @@ def _warn_once(key: str, message: str) -> None:
 
 
 class _Program:
-    """One trace: the trace's variables (None for unmapped leaves), its nodes in creation
-    order, its output leaves and their structure, or why it cannot be replayed."""
+    """One trace of ``fun`` on ``leaves``, those with an array in ``traced`` replaced by a
+    variable of the trace holding it (a float, complex, integer or bool one: integers are
+    variables of the trace only, which no derivative reaches, so that indexing by them and
+    comparisons of them record): the trace's variables (None for the other leaves), its
+    nodes in creation order, its output leaves and their structure, or why it cannot be
+    replayed. Under a ``trace`` that refuses what would block it (``tf.jit``'s), an
+    exception of ``fun`` propagates; else it blocks the replay (the loop raises it again)."""
 
-    def __init__(self, fun: Callable[..., Any], leaves: list[Any], axes: list[Any], spec: Any, index: int, rt: Any):
+    def __init__(self, fun: Callable[..., Any], leaves: list[Any], traced: list[Any], spec: Any, rt: Any, trace: Trace):
         self.inputs: list[EagerTensor | None] = []
         self.nodes: list[Node] = []
         self.outputs: list[Any] = []
         self.out_spec: Any = None
-        trace = Trace()
         token = TRACING.set(trace)
         floor = next(SEQUENCE)
         try:
-            example = []
-            for leaf, axis in zip(leaves, axes):
-                if axis is None:
-                    self.inputs.append(None)
-                    example.append(leaf)
-                    continue
-                value = np.take(held(leaf) if type(leaf) is EagerTensor else np.asarray(leaf), index, axis=axis)
-                if value.dtype not in TRACKED and value.dtype.kind not in "biu":
-                    trace.block(f"a mapped argument has dtype {value.dtype}")
-                    break
-                # (an integer or bool one too: a variable of the trace only, which no
-                # derivative reaches, so that indexing by it and comparisons of it record)
-                variable = EagerTensor(freeze(np.array(value)), rt, None, leaf=True)
+            given = []
+            for leaf, value in zip(leaves, traced):
+                variable = None if value is None else EagerTensor(value, rt, None, leaf=True)
                 self.inputs.append(variable)
-                example.append(variable)
-            else:
-                with recording(rt):
-                    *positional, keywords = unflatten(spec, example)
-                    self.outputs, self.out_spec = flatten(fun(*positional, **keywords))
-        except Exception as exc:  # the loop runs it again, and raises it where it belongs
+                given.append(leaf if variable is None else variable)
+            with recording(rt):
+                *positional, keywords = unflatten(spec, given)
+                self.outputs, self.out_spec = flatten(fun(*positional, **keywords))
+        except Exception as exc:
+            if trace.refuses:
+                raise
             trace.block(f"it raised {type(exc).__name__} on one example")
         finally:
             TRACING.reset(token)
@@ -152,19 +147,16 @@ def _same(a: Any, b: Any) -> bool:
         return False
 
 
-def replay(
-    program: _Program, leaves: list[Any], axes: list[Any], size: int, rt: Any
-) -> tuple[list[tuple[Any, bool]], Any]:
-    """The program run once on the batch: per output leaf its value and whether it is
-    batched (batch axis leading), and the outputs' structure."""
+def replay(program: _Program, given: list[tuple[Any, bool]], size: int, rt: Any) -> list[tuple[Any, bool]]:
+    """The program's ops called on the session, the trace's variables given their values
+    in ``given`` (each a tensor and whether it is batched, its batch axis leading): per
+    output leaf its value and whether it is batched. Unbatched, it is the program run
+    again through its ops (``tf.jit``'s, for arguments a transform differentiates)."""
     import tenferro.numpy as tnp  # noqa: PLC0415 - the front end, imported on first use
 
     session = rt.current_session()
-    values: dict[int, tuple[Any, bool]] = {}
-    for variable, leaf, axis in zip(program.inputs, leaves, axes):
-        if variable is not None:
-            moved = tnp.moveaxis(leaf if type(leaf) is EagerTensor else rt.constant_from(leaf), axis, 0)
-            values[id(variable)] = (moved, True)
+    inputs = (v for v in program.inputs if v is not None)
+    values: dict[int, tuple[Any, bool]] = {id(v): value for v, value in zip(inputs, given)}
     for node in program.nodes:
         if node.output is not None and node.output != CALL:  # one result of a call replayed before it
             results, flag = values[id(node.parents[0])]
@@ -184,7 +176,7 @@ def replay(
     results = []
     for x in program.outputs:  # a node's, a mapped argument's, or as it is (a constant, an outer tensor)
         results.append(values.get(id(vertex(x)), (x, False)) if type(x) is EagerTensor else (x, False))
-    return results, program.out_spec
+    return results
 
 
 def _batched_call(

@@ -24,6 +24,8 @@ import optree
 from tenferro.core.eager import EagerTensor, held
 from tenferro.core.errors import ArgumentError, AxisError, ShapeMismatch
 from tenferro.core.runtime import default_runtime
+from tenferro.core.tensor import freeze
+from tenferro.core.tracing import Trace
 
 from ._replay import LEAST_BATCH, _Program, fallback, replay, same_program
 from ._trees import flatten, unflatten, where_in
@@ -79,10 +81,15 @@ _UNBATCHED = object()
 
 def _batched(fun: Callable[..., Any], leaves: list[Any], axes: list[Axis], spec: Any, size: int, out_axes: Any) -> Any:
     """``fun`` traced and replayed on the batch (``_replay.py``), or ``_UNBATCHED``."""
+    dtypes = (_value_of(x).dtype for x, axis in zip(leaves, axes) if axis is not None)
+    odd = next((dtype for dtype in dtypes if dtype.kind not in "biufc"), None)
+    if odd is not None:
+        fallback(fun, f"a mapped argument has dtype {odd}")
+        return _UNBATCHED
     rt = next((x.runtime for x in leaves if type(x) is EagerTensor), None) or default_runtime()
-    first = _Program(fun, leaves, axes, spec, 0, rt)
+    first = _traced(fun, leaves, axes, spec, 0, rt)
     if first.blocked is None:
-        second = _Program(fun, leaves, axes, spec, 1, rt)
+        second = _traced(fun, leaves, axes, spec, 1, rt)
         reason = second.blocked or (None if same_program(first, second) else "its trace differs between examples")
     else:
         reason = first.blocked
@@ -90,8 +97,23 @@ def _batched(fun: Callable[..., Any], leaves: list[Any], axes: list[Axis], spec:
         if not reason.startswith("it raised"):  # (the loop raises it again where it belongs)
             fallback(fun, reason)
         return _UNBATCHED
-    results, out_spec = replay(first, leaves, axes, size, rt)
-    return _placed(results, out_spec, out_axes, size)
+    import tenferro.numpy as tnp  # noqa: PLC0415 - the front end, imported on first use
+
+    given = [
+        (tnp.moveaxis(leaf if type(leaf) is EagerTensor else rt.constant_from(leaf), axis, 0), True)
+        for leaf, axis in zip(leaves, axes)
+        if axis is not None
+    ]
+    return _placed(replay(first, given, size, rt), first.out_spec, out_axes, size)
+
+
+def _traced(fun: Callable[..., Any], leaves: list[Any], axes: list[Axis], spec: Any, index: int, rt: Any) -> _Program:
+    """``fun`` traced on example ``index`` of the mapped leaves."""
+    examples = [
+        None if axis is None else freeze(np.asarray(np.take(_value_of(leaf), index, axis=axis)))
+        for leaf, axis in zip(leaves, axes)
+    ]
+    return _Program(fun, leaves, examples, spec, rt, Trace())
 
 
 def _placed(results: list[tuple[Any, bool]], out_spec: Any, out_axes: Any, size: int) -> Any:
@@ -234,8 +256,8 @@ def _unmapped(column: list[Any], index: int) -> Any:
 
 
 def _value_of(leaf: Any) -> Any:
-    """A leaf's value, for a comparison (a decision: read also where a transform is
-    differentiating it)."""
+    """A leaf's value, for a comparison or an example (a decision: read also where a
+    transform is differentiating it)."""
     return held(leaf) if type(leaf) is EagerTensor else np.asarray(leaf)
 
 
