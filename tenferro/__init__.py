@@ -63,12 +63,14 @@ from .transforms import (
     jacfwd,
     jacobian,
     jacrev,
+    jit,
     jvp,
     linearize,
     value_and_grad,
     vjp,
     vmap,
 )
+from .transforms._jit import RetraceWarning, TracedValueError
 from .transforms._ravel import flatten
 from .transforms._replay import BatchingFallback
 
@@ -116,6 +118,7 @@ __all__ = [
     "OpSpec",
     "PluginError",
     "PluginWarning",
+    "RetraceWarning",
     "RuleError",
     "SampleInput",
     "SessionClosed",
@@ -124,6 +127,7 @@ __all__ = [
     "Tensor",
     "TenferroError",
     "TraceListing",
+    "TracedValueError",
     "UnknownName",
     "UnknownOp",
     "checkpoint",
@@ -139,6 +143,7 @@ __all__ = [
     "jacfwd",
     "jacobian",
     "jacrev",
+    "jit",
     "jvp",
     "linearize",
     "no_grad",

@@ -103,6 +103,7 @@ EXAMPLES = [
     (lambda: tnp.ones(3).__dlpack__(stream=1), BufferError, r"x\.__dlpack__\(stream=1\)"),
     # NumPy 2.4's unravel_index of a float [[]] fails with a SystemError (the random fuzz drew it)
     (lambda: tnp.unravel_index([[]], (2, 3)), ArgumentError, r"tnp\.unravel_index: .*returned NULL"),
+    (lambda: tnp.diag_indices(4373772785.0), ArgumentError, r"tnp\.diag_indices: Unable to allocate"),
 ]
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import threading
 import weakref
+from collections.abc import Callable
 from typing import Any
 
 from .eager import EagerTensor
@@ -73,6 +74,27 @@ class EagerSession:
     @property
     def runtime(self) -> Runtime:
         return self._rt
+
+    @property
+    def native(self) -> bool:
+        """Whether the session's values are NumPy arrays (its engine is native, a CpuEngine)."""
+        return self._engine is None
+
+    def run_kernels(self, fun: Callable[..., Any], *args: Any) -> Any:
+        """``fun(*args)``, a function calling op kernels directly (``tf.jit``'s plan), under
+        the context an op's kernel runs under in this session (the engine's, when nothing
+        is lent: NumPy's floating-point warnings off, for a CpuEngine)."""
+        state = self._kernel_context
+        if state is None:  # inside a loan: its context is in force
+            return fun(*args)
+        if type(state) is tuple:
+            token = state[0].set(state[1])
+            try:
+                return fun(*args)
+            finally:
+                state[0].reset(token)
+        with state():
+            return fun(*args)
 
     def needs_grad(self, arg: Any) -> bool:
         """Whether a VJP rule must produce a cotangent for ``arg``: it tracks gradients and,

