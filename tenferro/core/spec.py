@@ -23,7 +23,7 @@ from .rules import InputRule, Unbroadcast, WholeRule, linear_jvp, multilinear_jv
 #: dtype kinds (NumPy ``dtype.kind``) an op input may accept.
 KINDS = frozenset("biufc")
 #: Names an op may not take: the public attributes of a session, where ops are methods.
-RESERVED_NAMES = frozenset({"runtime", "needs_grad", "wants_tangent", "op"})
+RESERVED_NAMES = frozenset({"runtime", "native", "needs_grad", "run_kernels", "wants_tangent", "op"})
 
 
 class _Required:
