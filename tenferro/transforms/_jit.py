@@ -38,7 +38,7 @@ from tenferro.core.runtime import default_runtime
 from tenferro.core.tensor import freeze
 from tenferro.core.tracing import Trace
 
-from ._plan import Plan
+from ._plan import Plan, reads_outside
 from ._replay import _Program, replay
 from ._trees import flatten, unflatten
 
@@ -88,12 +88,22 @@ def jit(
 
 
 class _Entry:
-    """One signature's trace: the program, its plan, and the output structure."""
+    """One signature's trace: the program, whether it reads a tracked tensor from outside
+    (``_plan.reads_outside``), the output structure, and its plan, compiled when first run
+    (a function called once with a signature never pays for it)."""
 
-    __slots__ = ("program", "plan", "out_spec")
+    __slots__ = ("program", "name", "outside", "out_spec", "_plan")
 
-    def __init__(self, program: _Program, plan: Plan):
-        self.program, self.plan, self.out_spec = program, plan, program.out_spec
+    def __init__(self, program: _Program, name: str):
+        self.program, self.name, self.out_spec = program, name, program.out_spec
+        self.outside = reads_outside(program)
+        self._plan: Plan | None = None
+
+    @property
+    def plan(self) -> Plan:
+        if self._plan is None:
+            self._plan = Plan(self.program, self.name)
+        return self._plan
 
 
 class Jitted:
@@ -139,7 +149,7 @@ class Jitted:
             return self._trace(call)[1]
         self._hits += 1
         self._cache.move_to_end(call.key)
-        if call.tracks or entry.plan.fixed_tracked:
+        if call.tracks or entry.outside:
             return unflatten(entry.out_spec, _through_ops(entry.program, call))
         try:
             results = _run(entry.plan, call)
@@ -157,11 +167,11 @@ class Jitted:
         trace = Trace(refuse=functools.partial(_refused, name), traced="the jitted function's arguments")
         values = [None if x is None else freeze(np.array(_value(x))) for x in call.traced]
         program = _Program(call.function, call.leaves, values, call.spec, call.rt, trace)
-        entry = _Entry(program, Plan(program, name))
+        entry = _Entry(program, name)
         self._cache[call.key] = entry
         if len(self._cache) > self._size:
             self._cache.popitem(last=False)
-        if call.tracks or entry.plan.fixed_tracked:  # the derivative must flow from the caller's arguments
+        if call.tracks or entry.outside:  # the derivative must flow from the caller's arguments
             results = _through_ops(program, call)
         else:  # the trace's own run, its results made constants
             results = [EagerTensor(held(x), call.rt) if type(x) is EagerTensor else x for x in program.outputs]

@@ -30,25 +30,25 @@ from ._replay import _Program
 class Plan:
     """The compiled function of a program: ``run(*arrays)`` gives its output values (one
     per output leaf), ``tensors`` which of them were tensors (the others are what ``f``
-    returned as it is), ``passed`` which are arguments as they are, ``source`` its text,
-    ``fixed_tracked`` whether it reads a tensor from outside that tracks (a closure over
-    a variable: then it cannot run alone, and ``tf.jit`` runs the program through its
-    ops)."""
+    returned as it is), ``passed`` which are arguments as they are, ``source`` its text."""
 
     def __init__(self, program: _Program, name: str):
         names: dict[int, str] = {}  # a vertex's id: the local name of its value
         env: dict[str, Any] = {"asarray": np.asarray}
-        self.fixed_tracked = False
         inputs = [v for v in program.inputs if v is not None]
         for k, variable in enumerate(inputs):
             names[id(variable)] = f"a{k}"
 
+        bound: dict[int, str] = {}  # id of a value bound in env: its name
+        counts: dict[str, int] = {}
+
         def constant(value: Any, name: str = "c") -> str:
-            for key in (name, *(f"{name}{n}" for n in range(1, len(env) + 2))):
-                if key not in env or env[key] is value:
-                    env[key] = value
-                    return key
-            raise AssertionError("unreachable: a free name is among the first len(env) + 1")
+            key = bound.get(id(value))
+            if key is None:
+                count = counts[name] = counts.get(name, 0) + 1
+                key = bound[id(value)] = name if count == 1 else f"{name}{count - 1}"
+                env[key] = value
+            return key
 
         def keyword(name: str, value: Any) -> str:
             return f"{name}={value!r}" if _literal(value) else f"{name}={constant(value)}"
@@ -57,10 +57,9 @@ class Plan:
             if parent is None:  # a constant: its array, or the number itself
                 return constant(held(arg) if type(arg) is EagerTensor else arg)
             local = names.get(id(parent))
-            if local is None:  # a tensor from outside the trace: its value, read as it is now
-                self.fixed_tracked = True
-                return constant(held(arg))
-            return local
+            # (a tensor from outside the trace: its value as it is, where nothing outside
+            # tracks, or tf.jit runs the program through its ops: see reads_outside)
+            return constant(held(arg)) if local is None else local
 
         lines: list[tuple[str, list[str]]] = []  # per line: its text and the names it reads
         for j, node in enumerate(program.nodes):
@@ -95,6 +94,15 @@ class Plan:
         namespace: dict[str, Any] = dict(env)
         exec(compile(self.source, f"<tf.jit plan of {name}>", "exec"), namespace)
         self.run: Callable[..., tuple[Any, ...]] = namespace["plan"]
+
+
+def reads_outside(program: _Program) -> bool:
+    """Whether the program reads a tensor from outside the trace that tracks a derivative
+    (a closure over a variable): a plan of it would drop that derivative, so ``tf.jit``
+    runs the program through its ops, which record it."""
+    inside = {id(v) for v in program.inputs if v is not None} | {id(n) for n in program.nodes}
+    read = [p for n in program.nodes for p in n.parents] + [vertex(x) for x in program.outputs]
+    return any(p is not None and id(p) not in inside for p in read)
 
 
 def _literal(value: Any) -> bool:
