@@ -159,22 +159,39 @@ def _indexed(x: EagerTensor, key: Any) -> EagerTensor:
     """``x[key]`` for any key: its plan as ops (which check the index arrays' range)."""
     rt = x._rt
     session = rt.current_session()
-    traced = _tnp._keys.traced_take(x.ndim, key)
-    if traced is not None:
-        return session.take(x, *traced)
-    p = plan(x.shape, key, bounds=False)
+    traced = _tnp._keys.traced_indices(key)
+    p = plan(x.shape, key if traced is None else traced[0], bounds=False)
     if p.mask is not None:
         return session.boolean_mask(x, rt.constant_from(p.mask))
     y = x if p.basic is None else session.slice(x, p.basic)
     if not p.arrays:
         return y
+    # the index arrays as the ops' inputs (traced tensors among them: their stack is an op too)
+    if traced is not None:
+        indices = _broadcast(session, traced[1], p.arrays)
+    elif len(p.arrays) == 1:
+        indices = [rt.constant_from(p.arrays[0])]
     if len(p.arrays) == 1:
-        return session.take(y, rt.constant_from(p.arrays[0]), p.axes[0])
+        return session.take(y, indices[0], p.axes[0])
     axis = p.axes[0]
     if p.front:  # the array items are apart in the key: their axes go first (NumPy's rule)
         y = session.moveaxis(y, p.axes, tuple(range(len(p.axes))))
         axis = 0
-    return session.gather(y, rt.constant_from(np.stack(p.arrays, axis=-1)), axis)
+    stacked = rt.constant_from(np.stack(p.arrays, axis=-1)) if traced is None else session.stack(indices, axis=-1)
+    return session.gather(y, stacked, axis)
+
+
+def _broadcast(session: Any, operands: list[Any], broadcast: tuple[np.ndarray, ...]) -> list[Any]:
+    """A key's index arrays, traced tensors among them, broadcast to one shape as the plan's."""
+    shape = broadcast[0].shape
+    dtype = next(a.dtype for a in operands if type(a) is not np.ndarray)
+    rt = session.runtime
+    return [
+        (a if a.shape == shape else session.broadcast_to(a, shape))
+        if type(a) is not np.ndarray
+        else rt.constant_from(np.broadcast_to(a, shape).astype(dtype))
+        for a in operands
+    ]
 
 
 def _iter(self: EagerTensor) -> Iterator[EagerTensor]:

@@ -104,6 +104,9 @@ EXAMPLES = [
     # NumPy 2.4's unravel_index of a float [[]] fails with a SystemError (the random fuzz drew it)
     (lambda: tnp.unravel_index([[]], (2, 3)), ArgumentError, r"tnp\.unravel_index: .*returned NULL"),
     (lambda: tnp.diag_indices(4373772785.0), ArgumentError, r"tnp\.diag_indices: Unable to allocate"),
+    # np.dtype("01") raises a SyntaxError (it parses the string as a Python literal)
+    (lambda: tnp.cumprod(tnp.ones(3), dtype="01"), DTypeError, r"tnp\.cumprod: argument 'dtype' is '01'"),
+    (lambda: tnp.zeros(3, dtype="01"), DTypeError, r"tnp\.zeros: dtype='01' is not a dtype of tenferro\.numpy"),
 ]
 
 

@@ -390,13 +390,20 @@ def method(op: Any) -> Any:
             if dtype is F64 or dtype is F32 or dtype in TRACKED:
                 kept = _recorded(drops, args, variadic) if drops and TRACING.get() is None else args
                 return EagerTensor(out, rt, Node(op, kept, parents, params, out))
+            if TRACING.get() is not None and dtype.kind != "f" and (integer_results or _integers_only(parents)):
+                # a trace replays it (integer results of the trace's integer variables too,
+                # stacked as an index): a node no derivative goes through
+                return EagerTensor(out, rt, Node(op, args, parents, params, out))
             if dtype.kind == "f" or not integer_results:
                 raise unrecordable(spec, out)
-            if TRACING.get() is not None:  # vmap's trace replays it: a node no derivative goes through
-                return EagerTensor(out, rt, Node(op, args, parents, params, out))
         return EagerTensor(out, rt)
 
     return _signed(spec, call)
+
+
+def _integers_only(parents: tuple[Any, ...]) -> bool:
+    """Whether every tracked input is an integer or bool one (a trace's own variables)."""
+    return all(p.dtype.kind in "biu" for p in parents if p is not None)
 
 
 def _signed(spec: OpSpec, call: Any) -> Any:

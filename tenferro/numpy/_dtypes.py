@@ -107,7 +107,7 @@ def as_dtype(dtype: Any, function: str, argument: str = "dtype") -> np.dtype:
         pass
     try:
         known = _KNOWN.get(np.dtype(dtype)) if not isinstance(dtype, EagerTensor) else None
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, SyntaxError):  # (np.dtype("01") parses it as a Python literal)
         known = None
     if known is None:
         raise DTypeError(

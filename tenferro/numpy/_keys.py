@@ -99,7 +99,7 @@ def _item(item: Any, where: str, key: Any, shape: tuple[int, ...]) -> Any:
         if item.dtype.kind == "b":
             return item
         if item.dtype.kind in "iu":
-            return int(item) if item.ndim == 0 else item
+            return int(item) if item.ndim == 0 and type(item) is not _StandIn else item
         raise _error(where, key, shape, f"an index array has dtype {item.dtype}; indices are {_KINDS}")
     if isinstance(item, np.integer):
         return int(item)
@@ -152,26 +152,40 @@ def _check_array(array: np.ndarray, axis: int, shape: tuple[int, ...], where: st
             )
 
 
-def traced_take(ndim: int, key: Any) -> tuple[EagerTensor, int] | None:
-    """``(indices, axis)`` when ``key`` is one integer tensor that tracks (a mapped
-    argument of ``tf.vmap``'s trace, or computed from one) among full slices and at most one
-    ``...``: then ``x[key]`` is ``take(x, indices, axis)`` with the tensor as the op's input,
-    which the trace records and replays, where reading its values would block it."""
+class _StandIn(np.ndarray):
+    """Zeros standing for a traced integer tensor in a key: an index array even when 0-d
+    (an int picks as a 0-d array does, so the plan's shape is the same)."""
+
+
+def traced_indices(key: Any) -> tuple[tuple[Any, ...], list[Any]] | None:
+    """For a key holding an integer tensor a trace follows (a mapped argument of
+    ``tf.vmap``, a jitted function's argument, or computed from one): the key with each
+    such tensor replaced by zeros of its shape, whose :func:`plan` has the key's shape, and
+    the key's index arrays in the order of the plan's (the tensors, and the constant arrays
+    and ints among them), so that ``x[key]`` picks with the tensors as inputs of its ops,
+    which the trace records and replays, where reading their values would stop it. None
+    for any other key, and for one with a mask (whose positions are values)."""
     items = key if type(key) is tuple else (key,)
-    found = [i for i, item in enumerate(items) if type(item) is EagerTensor]
-    if len(found) != 1:
+    if not any(type(i) is EagerTensor and i.dtype.kind in "iu" and i.tracks_grad() for i in items):
         return None
-    position = found[0]
-    indices = items[position]
-    if indices.dtype.kind not in "iu" or not indices.tracks_grad():
-        return None
-    rest = items[:position] + items[position + 1 :]
-    full = all(item is Ellipsis or (type(item) is slice and item == slice(None)) for item in rest)
-    if not full or rest.count(Ellipsis) > 1 or len(rest) - rest.count(Ellipsis) >= ndim:
-        return None  # another key, or one plan refuses with its message
-    after = items[position + 1 :]
-    axis = ndim - 1 - (len(after) - after.count(Ellipsis)) if Ellipsis in items[:position] else position
-    return indices, axis
+    stand_ins, operands = [], []
+    for item in items:
+        if type(item) is EagerTensor:
+            if item.dtype.kind not in "iu":
+                return None  # a mask (or a bad index: the general path's error)
+            if item.tracks_grad():
+                stand_ins.append(np.zeros(item.shape, np.intp).view(_StandIn))
+                operands.append(item)
+                continue
+            item = held(item)  # a constant's values: read as any index
+        if isinstance(item, (list, tuple, range)):
+            item = np.asarray(item)
+        if isinstance(item, np.ndarray) and item.dtype.kind == "b" or isinstance(item, (bool, np.bool_)):
+            return None
+        if isinstance(item, (int, np.integer, np.ndarray)):
+            operands.append(np.asarray(item, np.intp))
+        stand_ins.append(item)
+    return tuple(stand_ins), operands
 
 
 def plan(shape: tuple[int, ...], key: Any, where: str = "x", bounds: bool = True) -> Plan:
@@ -185,7 +199,7 @@ def plan(shape: tuple[int, ...], key: Any, where: str = "x", bounds: bool = True
     ellipses = 0
     advanced = False
     for item in items:
-        if type(item) is np.ndarray:
+        if isinstance(item, np.ndarray):
             advanced = True
             consumed += item.ndim if item.dtype.kind == "b" else 1
         elif item is Ellipsis:

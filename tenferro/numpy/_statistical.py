@@ -76,7 +76,7 @@ def dtype_of(dtype: Any, function: str) -> np.dtype:
     """The NumPy dtype a ``dtype=`` argument names (a tnp dtype, a NumPy dtype or its name)."""
     try:
         resolved = np.dtype(dtype)
-    except TypeError:
+    except (TypeError, ValueError, SyntaxError):  # (np.dtype("01") parses it as a Python literal)
         resolved = None
     if resolved is None or resolved.kind not in "biufc":
         raise DTypeError(

@@ -2,8 +2,9 @@
 
 A batch of indices is what ``tf.vmap`` over labels gives (``logp[y]`` with ``y`` mapped):
 each example picks with its own indices. ``take`` of a batched x by batched indices is one
-``gather`` of (example, index) pairs, and its adjoint ``scatter_add_to`` the scatter of
-those pairs; an index unbatched leaves the batch axis out of the picking.
+``gather`` of (example, index) pairs, a batched ``gather`` one whose coordinates start
+with the example, and their adjoint ``scatter_add_to`` the scatter of those coordinates;
+an index unbatched leaves the batch axis out of the picking.
 """
 
 from __future__ import annotations
@@ -24,12 +25,15 @@ def _axis(axis: Any, ndim: int) -> int | None:
     return axis % ndim
 
 
-def _pairs(s: Any, indices: Any) -> Any:
-    """Batched indices paired with their examples' numbers: the coordinates (example, index)
-    of a ``gather`` (or its scatter) over the batch axis and the picked axis together."""
-    size, picked = indices.shape[0], indices.ndim - 1
-    numbers = np.arange(size, dtype=indices.dtype).reshape((size,) + (1,) * picked)
-    examples = indices.runtime.constant_from(np.broadcast_to(numbers, indices.shape).copy())
+def _pairs(s: Any, indices: Any, coordinates: bool = False) -> Any:
+    """Batched indices with their examples' numbers first: the coordinates (example,
+    index) of a ``gather`` (or its scatter) over the batch axis and the picked axis together
+    (``coordinates``: the indices hold gather's coordinates in their last axis already)."""
+    shape = indices.shape[:-1] if coordinates else indices.shape
+    numbers = np.arange(shape[0], dtype=indices.dtype).reshape((shape[0],) + (1,) * (len(shape) - 1))
+    examples = indices.runtime.constant_from(np.broadcast_to(numbers, shape).copy())
+    if coordinates:
+        return s.concat([s.expand_dims(examples, -1), indices], axis=-1)
     return s.stack([examples, indices], axis=-1)
 
 
@@ -54,6 +58,22 @@ def take(s: Any, call: Callable[..., Any], args: Sequence[Any], batched: Sequenc
     out = s.gather(_moved(s, x, range(axis + 1, axis + 2), range(1, 2)), _pairs(s, indices), axis=0)
     # (batch, picked..., x's other axes): the picked axes go where the axis was
     return _moved(s, out, range(1, picked + 1), range(axis + 1, axis + picked + 1))
+
+
+def gather(s: Any, call: Callable[..., Any], args: Sequence[Any], batched: Sequence[bool], axis: Any) -> Any:
+    """gather of a batch: the batch axis moved to ``axis``, where each example's
+    coordinates gain its number first (unbatched indices: the axis past the batch axis)."""
+    (x, indices), (batched_x, batched_i) = args, batched
+    axis = _axis(axis, x.ndim - 1 if batched_x else x.ndim)
+    if axis is None:
+        return None
+    if not batched_i:
+        return call(x, indices, axis=axis + 1)
+    if batched_x:
+        x = _moved(s, x, range(1), range(axis, axis + 1))
+    else:  # every example picks from the same x: x given the batch at ``axis``
+        x = s.broadcast_to(s.expand_dims(x, axis), (*x.shape[:axis], indices.shape[0], *x.shape[axis:]))
+    return _moved(s, call(x, _pairs(s, indices, coordinates=True), axis=axis), range(axis, axis + 1), range(1))
 
 
 def take_along_axis(s: Any, call: Callable[..., Any], args: Sequence[Any], batched: Sequence[bool], axis: Any) -> Any:
@@ -83,8 +103,11 @@ def scatter_add_to(
         if layout == "along" and not batched_i:
             indices = s.broadcast_to(indices, (size, *indices.shape))
         return call(updates, indices, shape=(size, *shape), axis=axis + 1)
-    if layout != "take":
-        return None
+    if layout == "nd":  # gather's adjoint: the batch axis at ``axis``, in every example's coordinates
+        moved = _moved(s, updates, range(1), range(axis, axis + 1))
+        whole = (*shape[:axis], size, *shape[axis:])
+        out = call(moved, _pairs(s, indices, coordinates=True), shape=whole, axis=axis, layout="nd")
+        return _moved(s, out, range(axis, axis + 1), range(1))
     count = indices.ndim - 1
     moved = _moved(s, updates, range(axis + 1, axis + count + 1), range(1, count + 1))
     whole = (size, shape[axis], *shape[:axis], *shape[axis + 1 :])

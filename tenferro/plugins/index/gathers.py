@@ -324,6 +324,7 @@ SPECS = [
             ErrorInput((_X, np.array([[0, 0, 0]])), {}, ShapeMismatch, "must be 1..2"),
             ErrorInput((_X, np.array(0)), {}, ShapeMismatch, "hold coordinates in their last axis"),
         ],
+        batch_rules.gather,
     ),
     OpSpec(
         name="scatter_add_to",
