@@ -268,3 +268,20 @@ def solve(s: Any, call: Callable[..., Any], args: Sequence[Any], batched: Sequen
     rank = max(_per_example_ndim(a), _per_example_ndim(b))  # one example's batch dims aligned, as matmul's
     out = call(aligned(s, a, rank), aligned(s, b, rank), **params)
     return s.squeeze(out, -1) if vector else out
+
+
+def _behind_the_batch(index: Any) -> tuple[Any, ...]:
+    """A basic index (an item or a tuple of them) with the batch axis taken whole first."""
+    return (slice(None), *(index if isinstance(index, tuple) else (index,)))
+
+
+def basic_slice(s: Any, call: Callable[..., Any], args: Sequence[Any], batched: Sequence[bool], index: Any) -> Any:
+    """slice (``x[index]``, basic indexing) of a batch: the batch axis kept whole."""
+    return call(args[0], index=_behind_the_batch(index))
+
+
+def slice_scatter(
+    s: Any, call: Callable[..., Any], args: Sequence[Any], batched: Sequence[bool], shape: Any, index: Any
+) -> Any:
+    """slice_scatter (slice's adjoint) of a batch: into the batch's shape, the batch axis whole."""
+    return call(args[0], shape=(args[0].shape[0], *shape), index=_behind_the_batch(index))

@@ -71,3 +71,12 @@ def test_optimize_adam_runs_both_forms_to_the_same_parameters_and_the_loss_goes_
     assert len(losses) == 7, done.stdout
     assert losses[-1] < 0.01 < 0.5 < losses[0], done.stdout  # from 0.80 to about 0.003 (the noise is 0.0025)
     assert "both forms end on the same parameters: True" in done.stdout, done.stdout
+
+
+def test_train_jit_runs_the_jitted_loop_to_the_eager_loops_parameters():
+    done = subprocess.run([sys.executable, str(EXAMPLES / "train_jit.py")], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    losses = [float(v) for v in re.findall(r"loss ([0-9.]+)", done.stdout)]
+    assert len(losses) >= 3 and losses[-1] < 0.2 < 0.5 < losses[0], done.stdout
+    assert "CacheInfo(hits=598, misses=2, maxsize=64, currsize=2)" in done.stdout, done.stdout  # two batch sizes
+    assert "both loops end on the same parameters: True" in done.stdout, done.stdout

@@ -10,6 +10,7 @@ import warnings
 import numpy as np
 import optree
 import pytest
+from conftest import run_docs_example
 from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
@@ -230,3 +231,20 @@ def test_a_dask_runtime_is_refused_clearly():
     rt = tf.EagerRuntime(engine=tf.DaskEngine())
     with pytest.raises(tf.EngineError, match="tf.jit runs on a CpuEngine"):
         tf.jit(seed)(rt.constant_from(X))
+
+
+def test_the_docs_example_trains_with_one_trace():
+    scope = run_docs_example("# `tf.jit`", document="jit.md")
+    assert scope["step"].cache_info() == (2, 1, 64, 1)
+    assert float(scope["value"]) > 0.0
+
+
+def test_several_traced_integer_indices_in_one_key_pick_as_numpy():
+    cube = RNG.normal(size=(4, 5, 6))
+    rows = tf.jit(lambda x, i: x[tnp.arange(4), i])
+    corner = tf.jit(lambda x, i, j: x[i, :, j])
+    for i, j in [(0, 1), (3, -2)]:
+        same(corner(cube, np.asarray(i), np.asarray(j)), cube[i, :, j])
+        labels = np.array([i, j, 0, 4])
+        same(rows(cube, labels), cube[np.arange(4), labels])
+    assert rows.cache_info().misses == corner.cache_info().misses == 1

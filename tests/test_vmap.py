@@ -273,6 +273,18 @@ def test_a_derivative_rule_reading_values_runs_per_example(name):
     same(grads, np.stack([np.asarray(tf.grad(f)(a)) for a in SPD]))
 
 
+def test_basic_slices_batch_and_differentiate_bitwise():
+    def f(x):
+        return tnp.sum(x[1:, None] * x[0] + x[..., -1:][::2])
+
+    batch = RNG.normal(size=(6, 4, 3))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", tf.BatchingFallback)
+        values, grads = tf.vmap(f)(batch), tf.vmap(tf.grad(f))(batch)
+    same(values, np.stack([np.asarray(f(x)) for x in batch]))
+    same(grads, np.stack([np.asarray(tf.grad(f)(x)) for x in batch]))
+
+
 def test_an_integer_label_read_into_python_runs_per_example():
     with pytest.warns(UserWarning, match="reads a value computed from the mapped arguments"):
         out = tf.vmap(lambda x, k: x[int(k)])(BIG, LABELS)

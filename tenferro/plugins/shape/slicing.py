@@ -22,7 +22,16 @@ from typing import Any
 
 import numpy as np
 
-from tenferro.extend import REQUIRED, ArgumentError, AxisError, ErrorInput, OpSpec, ShapeMismatch, check_shape
+from tenferro.extend import (
+    REQUIRED,
+    ArgumentError,
+    AxisError,
+    ErrorInput,
+    OpSpec,
+    ShapeMismatch,
+    batching,
+    check_shape,
+)
 
 from .common import is_int
 from .views import lazy
@@ -134,6 +143,7 @@ SLICE = OpSpec(
     forward=_slice,
     vjps=(lambda s, g, out, x, index: s.slice_scatter(g, x.shape, index),),
     linear=True,
+    batch=batching.basic_slice,
     returns_view=True,
     accepts="biufc",
     sample=lazy("slicing"),
@@ -159,6 +169,7 @@ SLICE_SCATTER = OpSpec(
     forward=_slice_scatter,
     vjps=(lambda s, gg, out, g, shape, index: s.slice(gg, index),),
     linear=True,
+    batch=batching.slice_scatter,
     accepts="biufc",
     sample=lazy("slice_scatter"),
     reference=_scatter_reference,
