@@ -28,6 +28,7 @@ from .derivative_checks import (
 )
 from .exact_checks import check_jvp, check_linear, check_multilinear
 from .harness import NOT_SCALABLE, NOTHING_TO_DIFFERENTIATE, CheckFailed, Tally, is_differentiable
+from .jit_check import check_jit
 from .value_checks import (
     check_batch,
     check_deterministic,
@@ -99,6 +100,7 @@ CHECKS: dict[str, Check] = {
             check_batch,
             lambda spec: spec.batch is not None or spec.elementwise,
         ),
+        Check("jit", check_jit),
         Check("error_inputs", check_error_inputs, needs=("error_inputs",)),
     ]
 }
@@ -117,6 +119,7 @@ _ON_COMPLEX = (
     "linear",
     "multilinear",
     "residuals",
+    "jit",
 )
 
 CHECKS.update(

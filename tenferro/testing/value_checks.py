@@ -212,14 +212,28 @@ def check_error_inputs(rt: EagerRuntime, spec: OpSpec, data: Any, tally: Tally) 
         raise CheckFailed(f"error input {number}: no error raised, expected {case.error.__name__}")
 
 
+def varied(args: Any, flags: list[bool], scale: float, shift: int) -> list[Any]:
+    """The arguments at ``flags`` made another example of the same signature: float and
+    complex arrays scaled (which keeps them valid: positive definite, triangular, in a
+    domain starting at 0), integer arrays rolled (which keeps their values: indices stay in
+    range)."""
+    with np.errstate(all="ignore"):  # (a complex infinity scaled has a nan part: as NumPy makes it)
+        return [
+            np.asarray(a * scale, dtype=a.dtype)
+            if flag and a.dtype.kind in "fc"
+            else np.roll(a, shift)
+            if flag and a.dtype.kind in "iu"
+            else a
+            for a, flag in zip(args, flags)
+        ]
+
+
 def check_batch(rt: EagerRuntime, spec: OpSpec, data: Any, tally: Tally) -> None:
     """The op's batching rule (its ``batch``, derived for elementwise ops) on a batch of
-    three examples (the sample's float arrays scaled by 1, 3/4 and 1/2, which keeps them
-    valid: positive definite, triangular, in a domain starting at 0; its integer arrays
-    rolled by 0, 1 and 2 places, which keeps their values: indices stay in range; each
-    argument drawn batched or not, one at least) equals the three calls stacked, to
-    rounding (a batched contraction or reduction sums in another order): what ``tf.vmap``
-    replays."""
+    three examples (the sample's float arrays scaled by 1, 3/4 and 1/2, its integer arrays
+    rolled by 0, 1 and 2 places: :func:`varied`; each argument drawn batched or not, one at
+    least) equals the three calls stacked, to rounding (a batched contraction or reduction
+    sums in another order): what ``tf.vmap`` replays."""
     from tenferro import batching  # noqa: PLC0415 - outside the core, as the plugins' rules are
 
     sample = draw(spec, data, tally)
@@ -233,14 +247,7 @@ def check_batch(rt: EagerRuntime, spec: OpSpec, data: Any, tally: Tally) -> None
     scales, shifts = (1.0, 0.75, 0.5), (0, 1, 2)
 
     def example(k: int) -> list[Any]:
-        return [
-            np.asarray(a * scales[k], dtype=a.dtype)
-            if flag and a.dtype.kind in "fc"
-            else np.roll(a, shifts[k])
-            if flag and a.dtype.kind in "iu"
-            else a
-            for a, flag in zip(sample.args, flags)
-        ]
+        return varied(sample.args, flags, scales[k], shifts[k])
 
     try:
         expected = np.stack([forward(rt, spec, replace(sample, args=tuple(example(k)))) for k in range(3)])
