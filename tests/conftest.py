@@ -128,6 +128,7 @@ PLAIN_OP_CHECKS = {
     "no_mutation",
     "no_alias",
     "deterministic",
+    "jit",
     "error_inputs",
 }
 

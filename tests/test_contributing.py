@@ -61,6 +61,7 @@ ON_COMPLEX = {
     "complex_vjp_shapes",
     "complex_jvp_fd",
     "complex_residuals",
+    "complex_jit",
 }
 
 
@@ -71,7 +72,7 @@ def test_the_guide_plugin_passes_the_suite(guide_dir):
     expected = {(op, check) for op in OPS for check in EVERY_OP}
     expected |= {("leaky_relu", "kinks"), ("lerp", "linear"), ("lerp", "jvp")}
     expected |= {("clogcosh", check) for check in ON_COMPLEX}
-    assert {(o.op, o.check) for o in outcomes} == expected  # 5 × 13 + 3 + 8 = 76, none skipped
+    assert {(o.op, o.check) for o in outcomes} == expected  # 5 × 14 + 3 + 9 = 82, none skipped
     assert {o.status for o in outcomes} == {"passed"}
 
 
