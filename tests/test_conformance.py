@@ -237,7 +237,7 @@ def test_plugins_of_one_package_share_its_expected_failure_file(pytester):
         "-p",
         "no:cacheprovider",
     )
-    result.assert_outcomes(passed=20, xfailed=2, skipped=2)  # skipped: no error_inputs
+    result.assert_outcomes(passed=22, xfailed=2, skipped=2)  # skipped: no error_inputs
 
 
 def test_the_dev_profile_is_randomised_in_a_ci_environment_too():
@@ -295,16 +295,16 @@ def test_expected_failures_are_strict(pytester):
         "-p",
         "no:cacheprovider",
     )
-    result.assert_outcomes(passed=8, xfailed=2, failed=1, skipped=1)  # skipped: no error_inputs
+    result.assert_outcomes(passed=9, xfailed=2, failed=1, skipped=1)  # skipped: no error_inputs
     result.stdout.fnmatch_lines(["FAILED offplugin::sin_off::forward - [[]XPASS(strict)[]] claimed, but it passes"])
 
 
 def test_python_api(pytester):
     outcomes = check_op(default_registry()["sin"], rt=RT, max_examples=3)
-    assert {o.status for o in outcomes} == {"passed"} and len(outcomes) == 24  # 15, 9 also on complex samples
+    assert {o.status for o in outcomes} == {"passed"} and len(outcomes) == 26  # 16, 10 also on complex samples
     assert outcomes[0].id == "elementwise::sin::forward"
     broken = conformance_runtime([("vjp_off", broken_plugins.VJP_OFF)])
-    with pytest.raises(ConformanceFailure, match="2 of 12 checks failed") as info:
+    with pytest.raises(ConformanceFailure, match="2 of 13 checks failed") as info:
         check_plugin("vjp_off", rt=broken, max_examples=5)
     assert "vjp_off::sin_off::vjp_fd failed" in str(info.value)
     with pytest.raises(ConformanceFailure, match="no plugin named 'nope' is loaded"):
@@ -341,7 +341,7 @@ def test_checks_a_spec_cannot_run_are_skipped_with_the_reason(pytester):
     saying what is missing, not a crash ('NoneType' is not callable) or a silent gap."""
     rt = conformance_runtime([("bare", broken_plugins.BARE)])
     outcomes = {o.check: o for o in check_plugin("bare", rt=rt, max_examples=3)}
-    assert len(outcomes) == 12 and {o.status for o in outcomes.values()} == {"skipped"}
+    assert len(outcomes) == 13 and {o.status for o in outcomes.values()} == {"skipped"}
     no_sample = "the spec declares no sample (a strategy of valid inputs; see tenferro.testing.strategies)"
     assert outcomes["vjp_fd"].message == f"bare::bare_neg::vjp_fd: {no_sample}"
     assert outcomes["forward"].message.endswith("; no reference (an independent NumPy implementation)")
@@ -356,7 +356,7 @@ def test_checks_a_spec_cannot_run_are_skipped_with_the_reason(pytester):
         "-rs",
         "--no-fold-skipped",
     )
-    result.assert_outcomes(skipped=12)
+    result.assert_outcomes(skipped=13)
     result.stdout.fnmatch_lines([f"SKIPPED bare::bare_neg::vjp_shapes - Skipped: {no_sample}"])
 
 

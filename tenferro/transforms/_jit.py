@@ -4,9 +4,9 @@ The first call with a new signature (the arguments' pytree structure, each array
 and dtype, the static values) runs ``f`` eagerly with its array arguments as variables of
 a trace (``_replay._Program``, as ``tf.vmap``'s trace), which records every op computed
 from them, derivative rules of transforms inside ``f`` included; its results are that
-run's. The recorded program is compiled (``_plan.Plan``) and kept in a bounded cache; a
-later call with the same signature runs the plan: its kernels on the argument arrays,
-nothing recorded, bitwise the numbers of the eager call. Where an argument tracks a
+run's. The recorded program is kept in a bounded cache; a later call with the same
+signature runs it as a plan (``_plan.Plan``, compiled at that first replay): its kernels
+on the argument arrays, nothing recorded, bitwise the numbers of the eager call. Where an argument tracks a
 derivative (``tf.grad(tf.jit(f))``, ``tf.jit`` inside ``tf.vmap``) or the program reads a
 tensor from outside that does, the program runs through its ops instead, so that the
 derivative flows (still without running ``f``'s Python again).

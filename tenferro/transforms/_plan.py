@@ -16,6 +16,8 @@ made an array as an op makes it (a full reduction's NumPy scalar).
 
 from __future__ import annotations
 
+import keyword
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -25,6 +27,9 @@ from tenferro.core.eager import EagerTensor, held, vertex
 from tenferro.core.trace import CALL
 
 from ._replay import _Program
+
+#: The plan's local names (arguments a0, values v3): a kernel is not bound to one of them.
+_LOCAL = re.compile(r"[av]\d+")
 
 
 class Plan:
@@ -45,12 +50,16 @@ class Plan:
         def constant(value: Any, name: str = "c") -> str:
             key = bound.get(id(value))
             if key is None:
-                count = counts[name] = counts.get(name, 0) + 1
-                key = bound[id(value)] = name if count == 1 else f"{name}{count - 1}"
+                if name != "c" and (keyword.iskeyword(name) or name in env or _LOCAL.fullmatch(name)):
+                    name = f"{name}_op"  # an op named like a local (v1), a keyword or asarray
+                while key is None or key in env:
+                    count = counts[name] = counts.get(name, 0) + 1
+                    key = name if count == 1 else f"{name}{count - 1}"
+                bound[id(value)] = key
                 env[key] = value
             return key
 
-        def keyword(name: str, value: Any) -> str:
+        def param(name: str, value: Any) -> str:
             return f"{name}={value!r}" if _literal(value) else f"{name}={constant(value)}"
 
         def operand(parent: Any, arg: Any) -> str:
@@ -69,7 +78,7 @@ class Plan:
             else:
                 read = [operand(p, a) for p, a in zip(node.parents, node.inputs)]
                 listed = f"[{', '.join(read)}]" if node.spec.variadic else ", ".join(read)
-                params = "".join(f", {keyword(k, v)}" for k, v in node.params.items())
+                params = "".join(f", {param(k, v)}" for k, v in node.params.items())
                 expression = f"{constant(node.spec.forward, node.spec.name)}({listed}{params})"
             if node.output != CALL and not node.shape:  # a 0-d result: an array, as the op makes it
                 expression = f"asarray({expression})"
