@@ -13,7 +13,8 @@ Workloads (issue 13, Performance), each timed with :func:`tenferro.benchmark.alt
 - ``tf.hessian`` of the seed at N = 100 against ``torch.autograd.functional.hessian`` and
   ``torch.func.hessian`` (vmap over the basis, as tf.hessian's). Targets: ≤ 1.2×, ≤ 1.0×;
   and of logsumexp(A x) and a 50-d Gaussian log-likelihood through cholesky against
-  ``torch.func.hessian`` (issue 26). Targets: ≤ 1.0×.
+  ``torch.func.hessian`` (issue 26). Targets: ≤ 1.0×. A last row times the Gaussian's
+  Hessian under ``tf.jit`` (traced once, then its plan; docs/jit.md).
 
 JAX runs in this process, after the other pairs (its worker threads idle between calls).
 ``--profile`` prints where tenferro's time goes (cProfile).
@@ -157,7 +158,9 @@ def hessian_gaussian() -> dict[str, Callable[[], Any]]:
         z = tsl.solve_triangular(factor, y - mu, lower=True)
         return -0.5 * tnp.sum(z * z) - tnp.sum(tnp.log(tnp.diagonal(factor)))
 
-    impls = {"tenferro": lambda: tf.hessian(loglik)(mean)}
+    jitted = tf.jit(tf.hessian(loglik))
+    jitted(mean)  # traced here, not in the timing
+    impls = {"tenferro": lambda: tf.hessian(loglik)(mean), "jit": lambda: jitted(mean)}
     if importlib.util.find_spec("torch"):
         import torch
 
@@ -181,6 +184,8 @@ WORKLOADS: dict[str, tuple[Callable[[], dict[str, Callable[[], Any]]], dict[str,
     "hessian seed, N=100": (hessian, {"torch": 1.2, "torch.func": 1.0, "jax": None}),
     "hessian logsumexp(A x), N=100": (hessian_logsumexp, {"torch.func": 1.0}),
     "hessian 50-d Gaussian (cholesky)": (hessian_gaussian, {"torch.func": 1.0}),
+    # the same Hessian under tf.jit: its traces once, then a plan (no target: how much jit adds)
+    "jit hessian 50-d Gaussian (cholesky)": (lambda: benchmark.jit_as_ours(hessian_gaussian()), {"torch.func": None}),
 }
 
 

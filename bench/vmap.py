@@ -4,7 +4,8 @@ An MLP 784→256→10 and a small one, 16→32→10 (tanh, log_softmax, one-hot 
 batch of 128 examples, the
 gradient of each example's loss with respect to the parameters: against a Python loop of
 ``tf.grad`` over the examples and ``torch.func.vmap(torch.func.grad)`` (1 thread). Targets
-(issue 26): ≥ 10 × faster than the loop, ≤ 1.2 × torch.func.
+(issue 26): ≥ 10 × faster than the loop, ≤ 1.2 × torch.func. A last row times the small
+one under ``tf.jit`` (traced once, then its plan; docs/jit.md).
 """
 
 from __future__ import annotations
@@ -46,9 +47,12 @@ def per_example(inputs: int = INPUTS, hidden: int = HIDDEN) -> dict[str, Callabl
     one = loss(tnp, tf.nn.log_softmax)
     mapped = tf.vmap(tf.grad(one), in_axes=(None, 0, 0))
     grad = tf.grad(one)
+    jitted = tf.jit(mapped)
+    jitted(params, x, y)  # traced here, not in the timing
     impls = {
         "tenferro": lambda: mapped(params, x, y),
         "loop": lambda: [grad(params, x[i], y[i]) for i in range(BATCH)],
+        "jit": lambda: jitted(params, x, y),
     }
     if importlib.util.find_spec("torch"):
         import torch
@@ -67,6 +71,11 @@ def per_example(inputs: int = INPUTS, hidden: int = HIDDEN) -> dict[str, Callabl
 WORKLOADS = {
     f"per-example grads MLP ({BATCH}x{INPUTS}-{HIDDEN}-{CLASSES})": (per_example, {"loop": 0.1, "torch": 1.2}),
     f"per-example grads MLP ({BATCH}x16-32-{CLASSES})": (lambda: per_example(16, 32), {"loop": 0.1, "torch": 1.2}),
+    # tf.jit of the same vmap: the two traces once, then its plan (no target: how much jit adds)
+    f"jit per-example grads ({BATCH}x16-32-{CLASSES})": (
+        lambda: {k: v for k, v in benchmark.jit_as_ours(per_example(16, 32)).items() if k != "loop"},
+        {"torch": None},
+    ),
 }
 
 

@@ -360,6 +360,12 @@ def _profiled(ours: Impl) -> None:
     pstats.Stats(profile).sort_stats("tottime").print_stats(15)
 
 
+def jit_as_ours(impls: dict[str, Impl]) -> dict[str, Impl]:
+    """A workload's ``"jit"`` implementation as its ``"tenferro"`` one, beside the comparisons
+    (the bench scripts' rows of how much ``tf.jit`` adds to a transform)."""
+    return {"tenferro": impls["jit"], **{k: v for k, v in impls.items() if k not in ("tenferro", "jit")}}
+
+
 def pairs_main(workloads: dict[str, tuple[Callable[[], dict[str, Impl]], dict[str, float | None]]], doc: str) -> None:
     """The command line of a bench script made of :func:`print_pairs` workloads: ``--only
     TEXT`` and ``--profile`` (cProfile of tenferro's side of each workload)."""
