@@ -81,6 +81,43 @@ def test_the_plan_equals_eager_for_any_values_of_a_signature(a, b):
     same(jitted(b), f(b))
 
 
+UNARY = [tnp.sin, tnp.tanh, tnp.exp, lambda x: x * x, lambda x: tnp.sqrt(x * x + 1.0), lambda x: -x]
+BINARY = [tnp.add, tnp.multiply, lambda a, b: a / (1.0 + b * b), tnp.maximum]
+REDUCE = [tnp.sum, tnp.mean, lambda x: tnp.max(x, axis=-1, keepdims=True), lambda x: tnp.cumsum(x, axis=-1)]
+
+
+@st.composite
+def programs(draw):
+    """A random straight-line program of unary, binary and reducing steps over two inputs."""
+    steps = draw(st.lists(st.tuples(st.integers(0, 2), st.integers(0, 5), st.integers(0, 9)), min_size=1, max_size=8))
+
+    def program(x, y):
+        values = [x, y]
+        for kind, which, other in steps:
+            last = values[-1]
+            if kind == 0:
+                values.append(UNARY[which % len(UNARY)](last))
+            elif kind == 1:
+                values.append(BINARY[which % len(BINARY)](last, values[other % len(values)]))
+            else:
+                values.append(REDUCE[which % len(REDUCE)](last) + values[0])
+        return tnp.sum(values[-1])
+
+    return program
+
+
+@given(
+    programs(),
+    hnp.arrays(np.float64, (2, 3), elements=st.floats(-2, 2)),
+    hnp.arrays(np.float64, (2, 3), elements=st.floats(-2, 2)),
+)
+def test_a_random_program_and_its_gradient_replay_bitwise(program, a, b):
+    jitted = tf.jit(tf.value_and_grad(program, argnums=(0, 1)))
+    jitted(a, b)
+    same(jitted(b, a), tf.value_and_grad(program, argnums=(0, 1))(b, a))
+    same(jitted(a * 0.5, b), tf.value_and_grad(program, argnums=(0, 1))(a * 0.5, b))
+
+
 def test_derivatives_of_a_jitted_function_flow_through_its_ops():
     jitted = tf.jit(seed)
     jitted(X)  # traced: later calls with a tracked argument run the plan's ops, recorded
