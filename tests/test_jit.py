@@ -186,6 +186,17 @@ def test_static_arguments_are_part_of_the_signature():
     same(tf.jit(power, static_argnums=-1)(X, 3), power(X, 3))  # counted from the end, as JAX
 
 
+def test_keyword_arguments_are_traced_and_their_names_are_the_signature():
+    def f(x, *, scale, shift=0.0):
+        return tnp.sum(x * scale) + shift
+
+    jitted = tf.jit(f)
+    for scale in (2.0, 3.0):
+        same(jitted(X, scale=np.asarray(scale)), f(X, scale=np.asarray(scale)))
+    same(jitted(X, scale=np.asarray(3.0), shift=1.0), f(X, scale=np.asarray(3.0), shift=1.0))
+    assert jitted.cache_info()[:2] == (1, 2)
+
+
 def test_python_numbers_among_the_arguments_are_static():
     jitted = tf.jit(lambda x, c: x * c)
     same(jitted(X, 2.0), X * 2.0)
