@@ -17,7 +17,9 @@ that cache work by array identity, ``NO_ORDER`` for the ``refuses`` of an op tha
 its values (why it refuses complex inputs), :func:`conj` for the complex conjugates in VJPs (the
 VJP of a holomorphic f is g ↦ g·conj(f′(z)): cotangents live in the real inner product
 Re(conj(a)·b), PyTorch's convention), :func:`derived` for a value a rule derives from
-its op's inputs (f′(x)) that later sweeps over the same node reuse, ``batching``, the
+its op's inputs (f′(x)) that later sweeps over the same node reuse, :func:`check_values`
+for a rule that refuses by its inputs' values (a singular matrix) without stopping the
+traces of ``tf.vmap`` and ``tf.jit``, ``batching``, the
 rules for ``OpSpec(batch=...)`` (how ``tf.vmap`` runs an op on a batch), and ``strategies``, the
 hypothesis sample strategies (imported on first use, since hypothesis is a test-only
 dependency; so it is not in ``__all__``).
@@ -49,6 +51,7 @@ from .core.registry import PluginRegistrar
 from .core.rules import InputRule, Unbroadcast, WholeRule
 from .core.spec import REQUIRED, ErrorInput, Kink, OpSpec, SampleInput
 from .core.tensor import check_shape
+from .core.tracing import check_values
 
 __all__ = [
     "batching",
@@ -71,6 +74,7 @@ __all__ = [
     "WholeRule",
     "broadcastable",
     "check_shape",
+    "check_values",
     "conj",
     "derived",
     "explain_broadcast",

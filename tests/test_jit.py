@@ -261,6 +261,15 @@ def test_a_kernel_that_refuses_later_values_raises_the_eager_error():
         jitted(-np.eye(3))
 
 
+def test_a_rules_refusal_by_values_is_part_of_the_plan():
+    jitted = tf.jit(tf.grad(lambda a: tnp.linalg.slogdet(a)[1]))
+    spd = np.eye(3) * 2.0 + 0.1
+    same(jitted(spd), np.linalg.inv(spd).T)
+    assert "check(" in jitted.plan_source(spd)
+    with pytest.raises(tf.NotDifferentiable, match="slogdet: a is singular"):
+        jitted(np.diag([1.0, 0.0, 1.0]))
+
+
 def test_bad_arguments_are_argument_errors():
     with pytest.raises(ArgumentError, match="must be callable"):
         tf.jit(3)

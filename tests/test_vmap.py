@@ -253,7 +253,7 @@ def test_ops_with_several_results_batch_as_one_call_bitwise(name):
     same(values, np.stack([np.asarray(f(a)) for a in SPD]))  # LAPACK runs on each matrix of a stack
 
 
-@pytest.mark.parametrize("name", ["split", "unstack"])
+@pytest.mark.parametrize("name", ["split", "unstack", "slogdet", "qr"])
 def test_gradients_through_ops_with_several_results_batch(name):
     f = SEVERAL_RESULTS[name]
     with warnings.catch_warnings():
@@ -262,10 +262,10 @@ def test_gradients_through_ops_with_several_results_batch(name):
     same(grads, np.stack([np.asarray(tf.grad(f)(a)) for a in SPD]))
 
 
-@pytest.mark.parametrize("name", ["eigh", "slogdet", "qr", "svd"])
+@pytest.mark.parametrize("name", ["eigh", "svd"])
 def test_a_derivative_rule_reading_values_runs_per_example(name):
-    # eigh's VJP looks for clustered eigenvalues, slogdet's, qr's and svd's for a singular
-    # or rank-deficient matrix, to raise: a read per example
+    # eigh's VJP looks for clustered eigenvalues, svd's for zero singular values and for
+    # which cotangents are zero, to choose its formula: a read per example
     f = SEVERAL_RESULTS[name]
     f.__name__ = f"{name}_loss"  # the warning comes once per function name and reason
     with pytest.warns(UserWarning, match="reads a value computed from the mapped arguments"):
@@ -283,6 +283,15 @@ def test_basic_slices_batch_and_differentiate_bitwise():
         values, grads = tf.vmap(f)(batch), tf.vmap(tf.grad(f))(batch)
     same(values, np.stack([np.asarray(f(x)) for x in batch]))
     same(grads, np.stack([np.asarray(tf.grad(f)(x)) for x in batch]))
+
+
+def test_a_rules_refusal_by_values_holds_for_every_example_of_the_batch():
+    """slogdet's VJP refuses a singular matrix (check_values): the replay checks the whole
+    batch, and names the example, where the traces saw examples 0 and 1 only."""
+    batch = SPD.copy()
+    batch[4] = np.diag([1.0, 0.0, 1.0, 1.0])
+    with pytest.raises(tf.NotDifferentiable, match="slogdet: a at batch index 4 is singular"):
+        tf.vmap(tf.grad(lambda a: tnp.linalg.slogdet(a)[1]))(batch)
 
 
 def test_an_integer_label_read_into_python_runs_per_example():

@@ -24,12 +24,14 @@ class Trace:
     ``refuse`` (``tf.jit``'s, which has no loop to fall back to) turns a reason into an
     error raised where the function blocks it: ``refuse(reason)`` returns the exception."""
 
-    __slots__ = ("blocked", "refuses", "traced")
+    __slots__ = ("blocked", "refuses", "traced", "checks")
 
     def __init__(self, refuse: Callable[[str], Exception] | None = None, traced: str = "the mapped arguments") -> None:
         self.blocked: str | None = None
         self.refuses = refuse
         self.traced = traced  # what the trace follows, as a reason names it
+        #: The value checks rules made (see :func:`check_values`): per check, the vertex checked and the check.
+        self.checks: list[tuple[Any, Callable[[Any], None]]] = []
 
     def block(self, reason: str) -> None:
         if self.refuses is not None:
@@ -48,3 +50,20 @@ def note_read(x: Any, where: str) -> None:
     trace = TRACING.get()
     if trace is not None and x.tracks_grad():
         trace.block(f"{where} reads a value computed from {trace.traced}")
+
+
+def check_values(x: Any, check: Callable[[Any], None]) -> None:
+    """``check(values)``: a derivative rule's test of a tensor's values that raises to refuse
+    (a singular matrix, a rank-deficient factor) and decides nothing else. It runs now;
+    while a trace runs it is kept with the trace, and the replay runs it again on the
+    values it computes for ``x`` (a stack of them under ``tf.vmap``, so ``check`` must take
+    leading batch axes), where reading them here would stop the trace. A check that
+    chooses a formula is a read (``np.asarray``), which a trace cannot replay."""
+    held = getattr(x, "_held", None)  # an EagerTensor (eager.py imports this module, not the other way)
+    if held is None:  # an array: a constant
+        check(x)
+        return
+    check(held())
+    trace = TRACING.get()
+    if trace is not None and x.tracks_grad():
+        trace.checks.append((x._node if x._node is not None else x, check))

@@ -43,6 +43,7 @@ class Plan:
         inputs = [v for v in program.inputs if v is not None]
         for k, variable in enumerate(inputs):
             names[id(variable)] = f"a{k}"
+        lines: list[tuple[str, list[str]]] = []  # per line: its text and the names it reads
 
         bound: dict[int, str] = {}  # id of a value bound in env: its name
         counts: dict[str, int] = {}
@@ -70,7 +71,9 @@ class Plan:
             # tracks, or tf.jit runs the program through its ops: see reads_outside)
             return constant(held(arg)) if local is None else local
 
-        lines: list[tuple[str, list[str]]] = []  # per line: its text and the names it reads
+        for k, variable in enumerate(inputs):
+            for check in program.checks.get(id(variable), ()):
+                lines.append((f"{constant(check, 'check')}(a{k})", [f"a{k}"]))
         for j, node in enumerate(program.nodes):
             if node.output is not None and node.output != CALL:  # one result of a call: picked
                 read = [names[id(node.parents[0])]]
@@ -84,6 +87,8 @@ class Plan:
                 expression = f"asarray({expression})"
             names[id(node)] = f"v{j}"
             lines.append((f"v{j} = {expression}", read))
+            for check in program.checks.get(id(node), ()):  # a rule's refusal by values, run again
+                lines.append((f"{constant(check, 'check')}(v{j})", [f"v{j}"]))
 
         results = []
         self.tensors = [type(x) is EagerTensor for x in program.outputs]  # (the others: as f returned them)

@@ -85,8 +85,11 @@ class _Program:
         finally:
             TRACING.reset(token)
         self.blocked = trace.blocked
+        #: The rules' value checks (``core.tracing.check_values``), by the id of the vertex checked.
+        self.checks: dict[int, list[Callable[[Any], None]]] = {}
         if self.blocked is None:
             roots = [v for v in map(vertex, (x for x in self.outputs if type(x) is EagerTensor)) if v is not None]
+            roots += [v for v, _ in trace.checks if not isinstance(v, EagerTensor)]  # (their values are computed)
             # (a result node made in the trace for a call made before it, as forward mode
             # makes one it needs, is a fixed tensor: its call is not replayed)
             self.nodes = [
@@ -94,6 +97,10 @@ class _Program:
                 for n in nodes_in_order(reachable(*roots, floor=floor))
                 if n.seq > floor and (n.output is None or n.output == CALL or n.parents[0].seq > floor)
             ]
+            inside = {id(n) for n in self.nodes} | {id(v) for v in self.inputs if v is not None}
+            for checked, check in trace.checks:
+                if id(checked) in inside:
+                    self.checks.setdefault(id(checked), []).append(check)
 
     def signature(self) -> list[Any]:
         """The program, comparable across traces: per node its op, params, which result of
@@ -110,7 +117,8 @@ class _Program:
 
         listed = [(n.op, n.params, n.output, [ref(p, a) for p, a in zip(n.parents, n.inputs)]) for n in self.nodes]
         outs = [ref(vertex(x), x) if type(x) is EagerTensor else ("constant", x) for x in self.outputs]
-        return [listed, self.out_spec, outs]
+        checks = sorted((index[k], [id(c) for c in cs]) for k, cs in self.checks.items())
+        return [listed, self.out_spec, outs, checks]
 
 
 def same_program(a: _Program, b: _Program) -> bool:
@@ -155,12 +163,15 @@ def replay(program: _Program, given: list[tuple[Any, bool]], size: int, rt: Any)
     import tenferro.numpy as tnp  # noqa: PLC0415 - the front end, imported on first use
 
     session = rt.current_session()
-    inputs = (v for v in program.inputs if v is not None)
+    inputs = [v for v in program.inputs if v is not None]
     values: dict[int, tuple[Any, bool]] = {id(v): value for v, value in zip(inputs, given)}
+    for variable in inputs:
+        _check(program, variable, values[id(variable)][0])
     for node in program.nodes:
         if node.output is not None and node.output != CALL:  # one result of a call replayed before it
             results, flag = values[id(node.parents[0])]
             values[id(node)] = (results[node.output], flag)
+            _check(program, node, results[node.output])
             continue
         args, flags = [], []
         for parent, arg in zip(node.parents, node.inputs):
@@ -173,10 +184,17 @@ def replay(program: _Program, given: list[tuple[Any, bool]], size: int, rt: Any)
         else:
             out = _batched_call(session, node, args, flags, params, size, tnp)
         values[id(node)] = (out, any(flags))
+        _check(program, node, out)
     results = []
     for x in program.outputs:  # a node's, a mapped argument's, or as it is (a constant, an outer tensor)
         results.append(values.get(id(vertex(x)), (x, False)) if type(x) is EagerTensor else (x, False))
     return results
+
+
+def _check(program: _Program, checked: Any, value: Any) -> None:
+    """The rules' value checks of a vertex, on the value the replay computed for it."""
+    for check in program.checks.get(id(checked), ()):
+        check(held(value))
 
 
 def _batched_call(

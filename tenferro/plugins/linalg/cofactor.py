@@ -24,10 +24,9 @@ from typing import Any
 
 import numpy as np
 
-from tenferro.extend import ErrorInput, NotDifferentiable, OpSpec, ShapeMismatch, conj
+from tenferro.extend import ErrorInput, NotDifferentiable, OpSpec, ShapeMismatch, check_values, conj
 
 from .batching import batch_where, batched_reference, check_matrix, lazy, mT, scale_matrices
-from .decomp_common import values
 
 
 # -- the kernels, in the singular value frame -------------------------------------------------
@@ -131,9 +130,10 @@ def _trace(s: Any, x: Any) -> Any:
     return s.reduce_sum(s.diagonal(x, 0, -2, -1), -1)
 
 
-def _refuse_singular(a: Any) -> None:
-    """NotDifferentiable where the inverse formula of the third derivative loses its digits."""
-    sv = np.linalg.svd(values(a), compute_uv=False)
+def _singular(a: np.ndarray) -> None:
+    """NotDifferentiable where the inverse formula of the third derivative loses its digits
+    (a check_values check)."""
+    sv = np.linalg.svd(a, compute_uv=False)
     bad = sv[..., -1] <= np.sqrt(np.finfo(sv.dtype).eps) * sv[..., 0]
     if np.any(bad):
         where = batch_where("det", "a", bad, np.shape(a)[:-2])
@@ -149,7 +149,7 @@ def _third(s: Any, a: Any, e: Any, h: Any) -> Any:
     det(a)·((τη - μ)B - ηBeB - τBhB + BhBeB + BeBhB)ᵀ."""
     if a.shape[-1] < 3:
         return None
-    _refuse_singular(a)
+    check_values(a, _singular)
     b = s.inv(a)
     be, bh = s.matmul(b, e), s.matmul(b, h)
     tau, eta = _trace(s, be), _trace(s, bh)

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from tenferro.extend import ErrorInput, NotDifferentiable, OpSpec, ShapeMismatch, conj
+from tenferro.extend import batching as vmap_rules
 
 from .batching import check_matrix, constant, eye, lazy, mH, mT
 
@@ -212,6 +213,7 @@ DECOMP_TRIU_INV = OpSpec(
     vjps=(_triu_inv_rule,),
     jvp=_triu_inv_jvp,
     residuals=("out",),
+    batch=vmap_rules.leading,
     accepts="fc",
     sample=lazy("upper_triangular"),
     complex_sample=lazy("upper_triangular", complex_=True),

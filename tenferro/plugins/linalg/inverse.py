@@ -30,6 +30,7 @@ from tenferro.extend import (
     NotDifferentiable,
     OpSpec,
     ShapeMismatch,
+    check_values,
     conj,
 )
 from tenferro.extend import batching as vmap_rules
@@ -47,7 +48,6 @@ from .batching import (
     scale_matrices,
     singular_error,
 )
-from .decomp_common import values
 
 
 # -- inv, det, slogdet ---------------------------------------------------------------------------
@@ -132,12 +132,11 @@ def _slogdet(a: Any) -> tuple[Any, Any]:
     return solve_lu.slogdet(a)
 
 
-def _refuse_singular(out: tuple[Any, Any], a: Any) -> None:
+def _singular(logabsdet: np.ndarray) -> None:
     """NotDifferentiable where a is singular (logabsdet = -inf): log|det| has no derivative
     there (it tends to -inf, its gradient a⁻ᵀ has no limit), where inv would fail."""
-    logabsdet = values(out[1])
     if np.any(np.isneginf(logabsdet)):
-        where = batch_where("slogdet", "a", np.isneginf(logabsdet), np.shape(a)[:-2])
+        where = batch_where("slogdet", "a", np.isneginf(logabsdet), np.shape(logabsdet))
         raise NotDifferentiable(
             f"{where} is singular (logabsdet = -inf), where logabsdet has no derivative (its gradient a⁻ᵀ "
             f"does not exist); differentiate det, whose derivative exists at every matrix"
@@ -156,7 +155,7 @@ def _slogdet_rule(s: Any, g: tuple[Any, Any], out: tuple[Any, Any], a: Any) -> A
         return None
     else:
         g_log = g_logabsdet
-    _refuse_singular(out, a)
+    check_values(out[1], _singular)
     return scale_matrices(s, g_log, mH(s, s.inv(a)))
 
 
@@ -166,7 +165,7 @@ def _slogdet_jvp(s: Any, tangents: Any, inputs: tuple[Any], out: tuple[Any, Any]
     a = inputs[0]
     if a.dtype.kind != "c" and not s.wants_tangent(out[1]):
         return None, None  # only the sign is read: piecewise constant
-    _refuse_singular(out, a)
+    check_values(out[1], _singular)
     dlog = _log_det_tangent(s, a, tangents[0])
     if a.dtype.kind != "c":
         return None, dlog

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from tenferro.extend import DTypeError, ErrorInput, NotDifferentiable, OpSpec, ShapeMismatch
+from tenferro.extend import DTypeError, ErrorInput, NotDifferentiable, OpSpec, ShapeMismatch, check_values
 from tenferro.extend import batching as vmap_rules
 
 from .batching import batch_where, check_matrix, constant, explain_nonfinite, lazy, mH, mT
@@ -60,9 +60,10 @@ def _completed(s: Any, l: Any, u: Any) -> tuple[Any, Any]:  # noqa: E741 (l, u: 
     return l, u
 
 
-def _refuse_singular(u: Any) -> None:
-    """NotDifferentiable where a pivot of u (its leading K×K diagonal) is exactly zero."""
-    diagonal = np.diagonal(np.asarray(u), axis1=-2, axis2=-1)
+def _singular(u: np.ndarray) -> None:
+    """NotDifferentiable where a pivot of u (its leading K×K diagonal) is exactly zero (a
+    check_values check)."""
+    diagonal = np.diagonal(u, axis1=-2, axis2=-1)
     bad = np.any(diagonal == 0, axis=-1)
     if np.any(bad):
         where = batch_where("lu", "a", bad, u.shape[:-2])
@@ -91,7 +92,7 @@ def _lu_vjp(s: Any, g: Any, inputs: tuple[Any], out: Any) -> tuple[Any]:
     (_, gl, gu), (p, l, u) = g, out  # noqa: E741
     if gl is None and gu is None:
         return (None,)
-    _refuse_singular(u)
+    check_values(u, _singular)
     m, k = l.shape[-2:]
     n = u.shape[-1]
     lf, uf = _completed(s, l, u)
@@ -109,7 +110,7 @@ def _lu_vjp(s: Any, g: Any, inputs: tuple[Any], out: Any) -> tuple[Any]:
 
 def _lu_jvp(s: Any, tangents: Any, inputs: tuple[Any], out: Any) -> Any:
     (da,), (p, l, u) = tangents, out  # noqa: E741
-    _refuse_singular(u)
+    check_values(u, _singular)
     k = l.shape[-1]
     lf, uf = _completed(s, l, u)
     x = s.matmul(mT(s, p), da)  # pᵀ da

@@ -10,11 +10,11 @@ from typing import Any
 
 import numpy as np
 
-from tenferro.extend import NotDifferentiable, OpSpec
+from tenferro.extend import NotDifferentiable, OpSpec, check_values
 from tenferro.extend import batching as vmap_rules
 
 from .batching import check_matrix, constant, diag_embed, lazy
-from .decomp_common import adjoint, is_complex, matrix_errors, values
+from .decomp_common import adjoint, is_complex, matrix_errors
 
 
 def _qr(a: Any) -> tuple[Any, Any]:
@@ -34,8 +34,9 @@ def _qr(a: Any) -> tuple[Any, Any]:
     return np.multiply(q, np.expand_dims(np.conj(phases), -2)), np.triu(np.multiply(r, np.expand_dims(phases, -1)))
 
 
-def _refuse_rank_deficient(r: Any) -> None:
-    diag = np.abs(np.diagonal(values(r), axis1=-2, axis2=-1))
+def _rank_deficient(r: np.ndarray) -> None:
+    """NotDifferentiable where R has a (nearly) zero on its diagonal (a check_values check)."""
+    diag = np.abs(np.diagonal(r, axis1=-2, axis2=-1))
     if np.any(diag <= np.sqrt(np.finfo(r.dtype).eps) * diag.max(axis=-1, keepdims=True, initial=0.0)):
         raise NotDifferentiable(
             "qr: the input is (nearly) rank deficient (R has a zero on its diagonal), where Q and R "
@@ -62,7 +63,7 @@ def _qr_jvp(s: Any, tangents: Any, inputs: tuple[Any], out: tuple[Any, Any]) -> 
     so (dQ, dU) are X's and dV = dQᴴ Y + Qᴴ dY (Walter & Lehmann, as the VJP)."""
     (da,), (q, r) = tangents, out
     m, n = da.shape[-2:]
-    _refuse_rank_deficient(r)
+    check_values(r, _rank_deficient)
     if m >= n:
         return _qr_square_tangent(s, da, q, r)
     left, right = (Ellipsis, slice(None), slice(0, m)), (Ellipsis, slice(None), slice(m, None))
@@ -98,7 +99,7 @@ def _qr_square_rule(s: Any, gq: Any, gr: Any, q: Any, r: Any) -> Any:
 def _qr_rule(s: Any, g: Any, out: Any, a: Any) -> Any:
     (gq, gr), (q, r) = g, out
     m, n = a.shape[-2:]
-    _refuse_rank_deficient(r)
+    check_values(r, _rank_deficient)
     if m >= n:
         return _qr_square_rule(s, gq, gr, q, r)
     # wide: A = [X | Y] with X = Q U, R = [U | V], V = Qᴴ Y (Walter & Lehmann; PyTorch)

@@ -17,6 +17,7 @@ from tenferro.extend import (
     ErrorInput,
     OpSpec,
     ShapeMismatch,
+    batching,
     check_shape,
     tangent_sum,
     unbroadcast,
@@ -54,6 +55,14 @@ def _unroll(s: Any, g: Any, out: Any, x: Any, shift: Any, axis: Any) -> Any:
     return s.roll(g, -shifts if isinstance(shifts, int) else tuple(-k for k in shifts), axis)
 
 
+def _roll_batch(s: Any, call: Any, args: Any, batched: Any, shift: Any, axis: Any) -> Any:
+    """roll of a batch: the axes moved past the batch axis (the flattened tensor: declined)."""
+    if axis is None:
+        return None
+    shifts, axes = _roll_args(args[0].ndim - 1, shift, axis)
+    return call(args[0], shift=shifts, axis=tuple(a + 1 for a in axes))
+
+
 ROLL = OpSpec(
     name="roll",
     inputs=("x",),
@@ -61,6 +70,7 @@ ROLL = OpSpec(
     forward=_roll,
     vjps=(_unroll,),
     linear=True,
+    batch=_roll_batch,
     accepts="biufc",
     sample=lazy("roll"),
     reference=lambda x, shift, axis=None: np.roll(np.array(x), shift, axis),
@@ -281,12 +291,21 @@ def _pad_jvp(s: Any, tangents: Any, inputs: Any, out: Any, pad_width: Any, mode:
     return None if t is None else tangent_sum(s, [s.pad(t, pad_width, mode, 0)], out)
 
 
+def _pad_batch(
+    s: Any, call: Any, args: Any, batched: Any, pad_width: Any, mode: str = "constant", constant_values: Any = 0
+) -> Any:
+    """pad of a batch: one pair per axis of an example, and none for the batch axis."""
+    pairs = _pad_pairs(pad_width, args[0].ndim - 1)
+    return call(args[0], pad_width=((0, 0), *pairs), mode=mode, constant_values=constant_values)
+
+
 PAD = OpSpec(
     name="pad",
     inputs=("x",),
     params={"pad_width": REQUIRED, "mode": "constant", "constant_values": 0},
     forward=_pad,
     vjps=(_unpad,),
+    batch=_pad_batch,
     jvp=_pad_jvp,
     residuals=(),
     accepts="biufc",
@@ -331,6 +350,7 @@ def _triangle(name: str, kernel: Any, keeps: str) -> OpSpec:
         forward=forward,
         vjps=(lambda s, g, out, x, k: getattr(s, name)(g, k),),
         linear=True,
+        batch=batching.leading,  # (of the last two axes: a stack of matrices is one call)
         accepts="biufc",
         sample=lazy("triangle"),
         reference=lambda x, k=0: np.where(_kept(name, np.shape(x), k), x, 0.0),
