@@ -166,18 +166,17 @@ def _indexed(x: EagerTensor, key: Any) -> EagerTensor:
     y = x if p.basic is None else session.slice(x, p.basic)
     if not p.arrays:
         return y
-    # the index arrays as the ops' inputs (traced tensors among them: their stack is an op too)
-    if traced is not None:
-        indices = _broadcast(session, traced[1], p.arrays)
-    elif len(p.arrays) == 1:
-        indices = [rt.constant_from(p.arrays[0])]
-    if len(p.arrays) == 1:
-        return session.take(y, indices[0], p.axes[0])
+    if len(p.arrays) == 1:  # the index array as the op's input: a constant, or the traced tensor
+        index = rt.constant_from(p.arrays[0]) if traced is None else _broadcast(session, traced[1], p.arrays)[0]
+        return session.take(y, index, p.axes[0])
     axis = p.axes[0]
     if p.front:  # the array items are apart in the key: their axes go first (NumPy's rule)
         y = session.moveaxis(y, p.axes, tuple(range(len(p.axes))))
         axis = 0
-    stacked = rt.constant_from(np.stack(p.arrays, axis=-1)) if traced is None else session.stack(indices, axis=-1)
+    if traced is None:  # constants, stacked in NumPy
+        stacked = rt.constant_from(np.stack(p.arrays, axis=-1))
+    else:  # traced tensors among them: stacked by an op the trace records
+        stacked = session.stack(_broadcast(session, traced[1], p.arrays), axis=-1)
     return session.gather(y, stacked, axis)
 
 

@@ -270,6 +270,15 @@ def test_a_rules_refusal_by_values_is_part_of_the_plan():
         jitted(np.diag([1.0, 0.0, 1.0]))
 
 
+def test_a_jitted_vmap_keeps_the_rules_refusals_of_its_replay():
+    per_example = tf.jit(tf.vmap(tf.grad(lambda a: tnp.linalg.slogdet(a)[1])))
+    batch = np.stack([np.eye(3) * (2.0 + k) for k in range(4)])
+    same(per_example(batch), np.linalg.inv(batch).transpose(0, 2, 1))
+    batch[2] = np.diag([1.0, 0.0, 1.0])
+    with pytest.raises(tf.NotDifferentiable, match="slogdet: a at batch index 2 is singular"):
+        per_example(batch)
+
+
 def test_bad_arguments_are_argument_errors():
     with pytest.raises(ArgumentError, match="must be callable"):
         tf.jit(3)

@@ -1,5 +1,8 @@
-"""``tf.vmap``'s batched path: the function traced on one example, then its recorded ops
+"""The trace of a function that ``tf.vmap`` and ``tf.jit`` share (:class:`_Program`), and
+``tf.vmap``'s batched path: the function traced on one example, then its recorded ops
 replayed once on the whole batch, each through its batching rule (``OpSpec.batch``).
+``tf.jit`` traces with a Trace that refuses what would block it, and replays unbatched
+(:func:`replay` through the ops, or its compiled plan).
 
 The trace runs ``f`` on example 0 with the mapped arguments as variables of its own
 (integer and bool ones too), so that every op computed from them records a node (integer
@@ -29,7 +32,7 @@ from tenferro.core.graph import nodes_in_order, reachable
 from tenferro.core.recording import recording
 from tenferro.core.tensor import Hollow
 from tenferro.core.trace import CALL, SEQUENCE, Node
-from tenferro.core.tracing import TRACING, Trace
+from tenferro.core.tracing import TRACING, Trace, check_values
 
 from ._trees import flatten, unflatten
 
@@ -192,9 +195,10 @@ def replay(program: _Program, given: list[tuple[Any, bool]], size: int, rt: Any)
 
 
 def _check(program: _Program, checked: Any, value: Any) -> None:
-    """The rules' value checks of a vertex, on the value the replay computed for it."""
+    """The rules' value checks of a vertex, on the value the replay computed for it (kept
+    again by a trace the replay runs in: ``tf.jit`` of a vmapped function)."""
     for check in program.checks.get(id(checked), ()):
-        check(held(value))
+        check_values(value, check)
 
 
 def _batched_call(
