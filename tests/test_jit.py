@@ -49,6 +49,9 @@ PROGRAMS = {
     "jvp": (lambda x, v: tf.jvp(seed, (x,), (v,)), (X, Y)),
     "hessian": (tf.hessian(seed), (X,)),
     "per_example_grads": (tf.vmap(tf.grad(mlp), in_axes=(None, 0)), (PARAMS, BATCH)),
+    "jacfwd": (tf.jacfwd(lambda x: tnp.sin(x) * x), (X,)),
+    "checkpoint": (tf.grad(lambda x: tnp.sum(tf.checkpoint(lambda y: tnp.tanh(y) * y)(x))), (X,)),
+    "nested_jit": (tf.grad(lambda x: tnp.sum(tf.jit(lambda y: tnp.sin(y) * y)(x) ** 2)), (X,)),
     "softmax_attention": (
         lambda q, k: tnp.sum(tf.nn.softmax(q @ k.T / 2.0, axis=-1) @ k),
         (RNG.normal(size=(6, 4)), RNG.normal(size=(6, 4))),
