@@ -26,7 +26,7 @@ import numpy as np
 
 from .core.errors import ArgumentError, AxisError, ShapeMismatch, TenferroError, UnknownName
 from .core.tensor import read
-from .core.tracing import note_read
+from .core.tracing import TRACING, note_read
 
 if TYPE_CHECKING:
     from .core.eager import EagerTensor
@@ -159,7 +159,7 @@ def _indexed(x: EagerTensor, key: Any) -> EagerTensor:
     """``x[key]`` for any key: its plan as ops (which check the index arrays' range)."""
     rt = x._rt
     session = rt.current_session()
-    traced = _tnp._keys.traced_indices(key)
+    traced = _tnp._keys.traced_indices(key) if TRACING.get() is not None else None  # (traced tensors: in a trace)
     p = plan(x.shape, key if traced is None else traced[0], bounds=False)
     if p.mask is not None:
         return session.boolean_mask(x, rt.constant_from(p.mask))
