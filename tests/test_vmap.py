@@ -267,7 +267,6 @@ def test_a_derivative_rule_reading_values_runs_per_example(name):
     # eigh's VJP looks for clustered eigenvalues, svd's for zero singular values and for
     # which cotangents are zero, to choose its formula: a read per example
     f = SEVERAL_RESULTS[name]
-    f.__name__ = f"{name}_loss"  # the warning comes once per function name and reason
     with pytest.warns(UserWarning, match="reads a value computed from the mapped arguments"):
         grads = tf.vmap(tf.grad(f))(SPD)
     same(grads, np.stack([np.asarray(tf.grad(f)(a)) for a in SPD]))
@@ -292,6 +291,17 @@ def test_a_rules_refusal_by_values_holds_for_every_example_of_the_batch():
     batch[4] = np.diag([1.0, 0.0, 1.0, 1.0])
     with pytest.raises(tf.NotDifferentiable, match="slogdet: a at batch index 4 is singular"):
         tf.vmap(tf.grad(lambda a: tnp.linalg.slogdet(a)[1]))(batch)
+
+
+def test_two_functions_of_one_name_each_say_they_run_per_example():
+    def reads(x):
+        return x * float(tnp.sum(x))
+
+    first, second = reads, (lambda x: x * float(tnp.sum(x)))
+    second.__name__ = "reads"
+    for f in (first, second):
+        with pytest.warns(tf.BatchingFallback, match=r"tf.vmap\(reads\) runs it once per example"):
+            tf.vmap(f)(BIG)
 
 
 def test_an_integer_label_read_into_python_runs_per_example():

@@ -231,4 +231,5 @@ def _batched_call(
 def fallback(fun: Any, reason: str) -> None:
     """Say, once per function and reason, that ``tf.vmap`` runs ``fun`` once per example."""
     name = getattr(fun, "__name__", type(fun).__name__)
-    _warn_once(f"fun:{name}:{reason}", f"tf.vmap({name}) runs it once per example: {reason} (docs/transforms.md)")
+    # (by the function object: two lambdas share a name, not a warning)
+    _warn_once(f"fun:{id(fun)}:{reason}", f"tf.vmap({name}) runs it once per example: {reason} (docs/transforms.md)")
