@@ -69,6 +69,9 @@ def test_a_jitted_program_gives_the_eager_numbers_bitwise_when_traced_and_replay
     other = optree.tree_map(lambda a: a * 0.5 + 0.25, args)
     same(jitted(*other), f(*other))  # the plan on new values of the same signature
     assert jitted.cache_info() == (2, 1, 64, 1)
+    (entry,) = jitted._cache.values()  # the compiled plan itself, not a fallback to the ops
+    outs = entry.plan.run(*optree.tree_leaves(other))
+    same(optree.tree_unflatten(entry.out_spec, list(outs)), f(*other))
 
 
 @given(
@@ -250,6 +253,14 @@ def test_the_plan_reads_as_a_list_of_kernel_calls():
     for op in ("sin", "mul", "cos", "add_any"):
         assert f"= {op}(" in source
     assert "reduce_sum" not in source  # the loss itself, which the gradient does not read: not computed
+
+
+@pytest.mark.parametrize("returned", [None, 2.5, "tag", {}], ids=["none", "number", "string", "empty_dict"])
+def test_a_function_returning_no_tensor_has_a_plan_too(returned):
+    jitted = tf.jit(lambda x: returned)
+    assert jitted(X) == returned and jitted(X) == returned
+    plan = jitted._cache[next(iter(jitted._cache))].plan  # compiled, not a fallback to the ops
+    assert plan.run(X) == (() if returned in (None, {}) else (returned,))
 
 
 def test_a_random_draw_is_made_once_at_the_trace():

@@ -60,6 +60,11 @@ def check_jit(rt: EagerRuntime, spec: OpSpec, data: Any, tally: Tally) -> None:
             )
     if jitted.cache_info().misses != 1:
         raise CheckFailed(f"the op was traced {jitted.cache_info().misses} times for one signature")
+    # the plan itself (a replay whose kernel raised would run the ops again, and agree)
+    (entry,) = jitted._cache.values()
+    direct = rt.current_session().run_kernels(entry.plan.run, *(np.asarray(other.args[i]) for i in arrays))[0]
+    if not _bitwise(np.asarray(direct), forward(rt, spec, other)):
+        raise CheckFailed(f"the compiled plan gave {direct!r}, the eager call {forward(rt, spec, other)!r}")
 
 
 def _bitwise(a: np.ndarray, b: np.ndarray) -> bool:

@@ -151,10 +151,9 @@ class Jitted:
         self._cache.move_to_end(call.key)
         if call.tracks or entry.outside:
             return unflatten(entry.out_spec, _through_ops(entry.program, call))
+        plan = entry.plan  # (compiled here on its first replay, outside the fallback below)
         try:
-            results = _run(entry.plan, call)
-        except EngineError:
-            raise
+            results = _run(plan, call)
         except Exception:  # a kernel refused these values: the ops again, for the error an eager call raises
             results = _through_ops(entry.program, call)
         return unflatten(entry.out_spec, results)

@@ -102,9 +102,9 @@ class Plan:
         self.passed = frozenset(i for i, name in enumerate(results) if name[0] == "a")  # arguments as outputs
         body = _with_deletions(lines, results)
         arguments = ", ".join(f"a{k}" for k in range(len(inputs)))
-        self.source = "\n".join(
-            [f"def plan({arguments}):", *(f"    {line}" for line in body), f"    return ({', '.join(results)},)"]
-        )
+        returned = f"({', '.join(results)},)" if results else "()"
+        lines_of_plan = [f"def plan({arguments}):", *(f"    {line}" for line in body), f"    return {returned}"]
+        self.source = "\n".join(lines_of_plan)
         namespace: dict[str, Any] = dict(env)
         exec(compile(self.source, f"<tf.jit plan of {name}>", "exec"), namespace)
         self.run: Callable[..., tuple[Any, ...]] = namespace["plan"]
