@@ -231,6 +231,12 @@ def test_tracing_again_and_again_warns_once_naming_what_changed():
         jitted(X, 9.0)
 
 
+def test_one_hot_of_traced_labels_is_recorded():
+    jitted = tf.jit(lambda x, labels: tnp.sum(tf.nn.one_hot(labels, 5) * x))
+    for labels in ([0, 4, 1, 2, 2], [3, 3, 0, 1, 4]):
+        same(jitted(X, np.array(labels)), np.sum(np.eye(5)[labels] * X))
+
+
 def test_integer_arguments_are_traced_values():
     jitted = tf.jit(lambda x, i: x[i] * 2.0)
     for i in (0, 3, -1):

@@ -293,6 +293,24 @@ def test_a_rules_refusal_by_values_holds_for_every_example_of_the_batch():
         tf.vmap(tf.grad(lambda a: tnp.linalg.slogdet(a)[1]))(batch)
 
 
+def test_one_hot_of_mapped_labels_batches_without_a_loop():
+    counted_f, calls = counted(lambda x, k: tnp.sum(tf.nn.one_hot(k, 3) * x))
+    out = tf.vmap(counted_f)(BIG, LABELS)
+    same(out, BIG[np.arange(40), LABELS])
+    assert len(calls) == 2  # (it called an op that does not exist, and ran per example silently)
+
+
+def test_a_trace_that_alone_raises_says_so_when_the_loop_runs():
+    def only_traced(x):
+        if type(x) is tf.EagerTensor and x.tracks_grad():
+            raise RuntimeError("the trace's own failure")
+        return x * 2.0
+
+    with pytest.warns(tf.BatchingFallback, match=r"it raised RuntimeError \(the trace's own failure\) on one exam"):
+        out = tf.vmap(only_traced)(BIG)
+    same(out, BIG * 2.0)
+
+
 def test_two_functions_of_one_name_each_say_they_run_per_example():
     def reads(x):
         return x * float(tnp.sum(x))

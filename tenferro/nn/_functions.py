@@ -98,7 +98,7 @@ def one_hot(labels: Any, num_classes: int, *, dtype: Any = np.float64) -> EagerT
         # labels tf.vmap maps over (integers track only in its trace): ops it can replay
         s = rt.current_session()
         classes = rt.constant_from(np.arange(num_classes, dtype=labels.dtype))
-        return s.astype(s.equal(s.expand_dims(labels, -1), classes), dtype)
+        return s.astype(s.compare(s.expand_dims(labels, -1), classes, "eq"), dtype)
     values = integer_array(labels, "tf.nn.one_hot", "labels", "labels")
     if values.size * num_classes > MAX_ELEMENTS:
         raise ArgumentError(

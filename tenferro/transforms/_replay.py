@@ -84,7 +84,7 @@ class _Program:
         except Exception as exc:
             if trace.refuses:
                 raise
-            trace.block(f"it raised {type(exc).__name__} on one example")
+            trace.block(f"it raised {type(exc).__name__} ({str(exc)[:200]}) on one example")
         finally:
             TRACING.reset(token)
         self.blocked = trace.blocked

@@ -60,14 +60,18 @@ def vmap(
         leaves, spec = flatten(trees)
         axes = _argument_axes(args, per_arg, leaves, trees)
         size = _size(leaves, axes, axis_size, trees)
+        raised = None
         if size >= LEAST_BATCH:
             batched = _batched(fun, leaves, axes, spec, size, out_axes)
-            if batched is not _UNBATCHED:
+            if type(batched) is not _Unbatched:
                 return batched
+            raised = batched.raised
         results = []
         for i in range(size) if size else (None,):  # a size-0 batch: one call on zeros, for the shapes
             *positional, keywords = unflatten(spec, [_example(x, a, i) for x, a in zip(leaves, axes)])
             results.append(fun(*positional, **keywords))
+        if raised is not None:  # the loop did not raise it again: the trace alone failed, say so
+            fallback(fun, f"{raised} while traced, but not when run per example")
         return _stacked(results, out_axes, size)
 
     functools.update_wrapper(mapped, fun)
@@ -75,17 +79,24 @@ def vmap(
     return mapped
 
 
-#: What :func:`_batched` gives when the function must run once per example.
-_UNBATCHED = object()
+class _Unbatched:
+    """What :func:`_batched` gives when the function must run once per example; ``raised``:
+    the error its trace met, where that is why (the loop raises it again where it
+    belongs; if it does not, the trace alone failed)."""
+
+    __slots__ = ("raised",)
+
+    def __init__(self, raised: str | None = None):
+        self.raised = raised
 
 
 def _batched(fun: Callable[..., Any], leaves: list[Any], axes: list[Axis], spec: Any, size: int, out_axes: Any) -> Any:
-    """``fun`` traced and replayed on the batch (``_replay.py``), or ``_UNBATCHED``."""
+    """``fun`` traced and replayed on the batch (``_replay.py``), or :class:`_Unbatched`."""
     dtypes = (_value_of(x).dtype for x, axis in zip(leaves, axes) if axis is not None)
     odd = next((dtype for dtype in dtypes if dtype.kind not in "biufc"), None)
     if odd is not None:
         fallback(fun, f"a mapped argument has dtype {odd}")
-        return _UNBATCHED
+        return _Unbatched()
     rt = next((x.runtime for x in leaves if type(x) is EagerTensor), None) or default_runtime()
     first = _traced(fun, leaves, axes, spec, 0, rt)
     if first.blocked is None:
@@ -94,9 +105,10 @@ def _batched(fun: Callable[..., Any], leaves: list[Any], axes: list[Axis], spec:
     else:
         reason = first.blocked
     if reason is not None:
-        if not reason.startswith("it raised"):  # (the loop raises it again where it belongs)
-            fallback(fun, reason)
-        return _UNBATCHED
+        if reason.startswith("it raised"):
+            return _Unbatched(reason)
+        fallback(fun, reason)
+        return _Unbatched()
     import tenferro.numpy as tnp  # noqa: PLC0415 - the front end, imported on first use
 
     given = [
