@@ -231,6 +231,25 @@ def test_tracing_again_and_again_warns_once_naming_what_changed():
         jitted(X, 9.0)
 
 
+AT_UPDATES = {
+    "add": lambda x, i: tnp.zeros((4, 5)).at[i[:4]].add(x),
+    "set": lambda x, i: tnp.asarray(x).at[i].set(1.0),
+    "columns": lambda x, i: tnp.asarray(x).at[:, i[:2]].add(10.0),
+    "two_arrays": lambda x, i: tnp.asarray(x).at[i, i[::-1] % 5].multiply(3.0),
+    "max": lambda x, i: tnp.zeros(5).at[i].max(x[:, 0]),
+    "gradient": tf.grad(lambda x, i: tnp.sum(tnp.zeros(5).at[i].add(x[:, 0] ** 2))),
+}
+
+
+@pytest.mark.parametrize("name", AT_UPDATES)
+def test_functional_updates_at_traced_indices_are_recorded(name):
+    f, x = AT_UPDATES[name], RNG.normal(size=(4, 5))
+    jitted = tf.jit(f)
+    for i in ([0, 3, 1, 2, 2][:4], [1, 1, 3, 0]):
+        same(jitted(x, np.array(i)), f(x, np.array(i)))
+    assert jitted.cache_info().misses == 1
+
+
 def test_one_hot_of_traced_labels_is_recorded():
     jitted = tf.jit(lambda x, labels: tnp.sum(tf.nn.one_hot(labels, 5) * x))
     for labels in ([0, 4, 1, 2, 2], [3, 3, 0, 1, 4]):

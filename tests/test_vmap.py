@@ -293,6 +293,27 @@ def test_a_rules_refusal_by_values_holds_for_every_example_of_the_batch():
         tf.vmap(tf.grad(lambda a: tnp.linalg.slogdet(a)[1]))(batch)
 
 
+@pytest.mark.parametrize("x_axis", [None, 0], ids=["shared_x", "mapped_x"])
+@pytest.mark.parametrize(
+    "update",
+    [
+        lambda x, i: tnp.asarray(x).at[i].set(1.0),
+        lambda x, i: tnp.asarray(x).at[:, i[:2]].add(10.0),
+        lambda x, i: tnp.asarray(x).at[i, i[::-1] % 3].multiply(3.0),
+        lambda x, i: tnp.zeros(3).at[i].max(x[:, 0]),
+    ],
+    ids=["set", "columns", "two_arrays", "max"],
+)
+def test_functional_updates_at_mapped_indices_batch_as_one_scatter(update, x_axis):
+    x = RNG.normal(size=(5, 3))
+    xs = x if x_axis is None else np.stack([x, 2 * x, x + 1, -x])
+    indices = np.array([[0, 2, 1, 1, 0], [2, 2, 0, 1, 1], [1, 0, 0, 2, 2], [0, 1, 2, 0, 1]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", tf.BatchingFallback)
+        out = tf.vmap(update, in_axes=(x_axis, 0))(xs, indices)
+    same(out, np.stack([np.asarray(update(xs if x_axis is None else xs[k], indices[k])) for k in range(4)]))
+
+
 def test_one_hot_of_mapped_labels_batches_without_a_loop():
     counted_f, calls = counted(lambda x, k: tnp.sum(tf.nn.one_hot(k, 3) * x))
     out = tf.vmap(counted_f)(BIG, LABELS)

@@ -13,8 +13,9 @@ import numpy as np
 
 from ..core.eager import EagerTensor
 from ..core.errors import ArgumentError, ShapeMismatch, TenferroError
+from ..core.tracing import TRACING
 from ._dispatch import lift, renamed
-from ._keys import plan, shown
+from ._keys import plan, shown, traced_indices
 
 
 class At:
@@ -101,8 +102,11 @@ def _update(x: EagerTensor, key: Any, values: Any, mode: str, method: str, hints
         if unknown:
             raise ArgumentError(f"x.at[...].{method} has no argument {sorted(unknown)[0]!r}")
         _check_mode(hints.get("mode"), method)
-    p = plan(x.shape, key, "x.at")
     rt = x.runtime
+    traced = traced_indices(key) if TRACING.get() is not None else None
+    if traced is not None:
+        return _traced_update(x, key, traced, lift(rt, values, f"x.at[...].{method}", "values"), mode, method)
+    p = plan(x.shape, key, "x.at")
     values = lift(rt, values, f"x.at[...].{method}", "values")
     if not p.arrays and p.mask is None and x.ndim and x.dtype.kind in "iufc":
         region = _region(x, p.numpy_key, values)
@@ -125,6 +129,42 @@ def _update(x: EagerTensor, key: Any, values: Any, mode: str, method: str, hints
         return session.reshape(out, ())
     coordinates = np.stack(np.unravel_index(positions, x.shape), axis=-1)
     return session.scatter(x, rt.constant_from(coordinates), values, 0, mode)
+
+
+def _traced_update(
+    x: EagerTensor, key: Any, traced: tuple[tuple[Any, ...], list[Any]], values: Any, mode: str, method: str
+) -> EagerTensor:
+    """``x.at[key]`` where the key holds traced integer tensors (a trace's; see
+    ``_keys.traced_indices``) among full slices: one ``scatter`` at their stacked
+    coordinates along the axes they index, the tensors the op's inputs, so that the trace
+    records the update; another key reads them (refused under ``tf.jit``)."""
+    stand_ins, operands = traced
+    p = plan(x.shape, stand_ins, "x.at")
+    axes = p.axes
+    consecutive = axes == tuple(range(axes[0], axes[0] + len(axes)))
+    if p.basic is not None or p.mask is not None or p.front or not consecutive:
+        plan(x.shape, key, "x.at")  # reads the traced tensors: the trace's refusal, or its loop
+    session = x.runtime.current_session()
+    shape = p.arrays[0].shape
+    dtype = next(a.dtype for a in operands if type(a) is not np.ndarray)
+    coordinates = [
+        (a if a.shape == shape else session.broadcast_to(a, shape))
+        if type(a) is not np.ndarray
+        else x.runtime.constant_from(np.broadcast_to(a, shape).astype(dtype))
+        for a in operands
+    ]
+    picked = x.shape[: axes[0]] + shape + x.shape[axes[0] + len(axes) :]
+    given = values.shape if type(values) is EagerTensor else ()
+    try:
+        fits = np.broadcast_shapes(given, picked) == picked
+    except ValueError:
+        fits = False
+    if not fits:
+        raise ShapeMismatch(
+            f"x.at[{shown(key)}].{method}: values of shape {list(given)} do not broadcast to the shape "
+            f"{list(picked)} of x[{shown(key)}] (x has shape {list(x.shape)})"
+        )
+    return session.scatter(x, session.stack(coordinates, axis=-1), values, axes[0], mode)
 
 
 def _region(x: EagerTensor, key: tuple[Any, ...], values: Any) -> tuple[int, ...] | None:

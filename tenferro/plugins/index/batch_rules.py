@@ -113,3 +113,31 @@ def scatter_add_to(
     whole = (size, shape[axis], *shape[:axis], *shape[axis + 1 :])
     out = call(moved, _pairs(s, indices), shape=whole, axis=0, layout="nd")
     return _moved(s, out, range(1, 2), range(axis + 1, axis + 2))
+
+
+def scatter(
+    s: Any, call: Callable[..., Any], args: Sequence[Any], batched: Sequence[bool], axis: Any, mode: str = "set"
+) -> Any:
+    """scatter of a batch (``x.at[indices]`` updates; coordinates in the indices' last axis,
+    as gather's): x and the updates given the batch, at ``axis`` for a batch of indices,
+    whose coordinates start with the example (past the batch axis for unbatched ones)."""
+    (x, indices, updates), (batched_x, batched_i, batched_u) = args, batched
+    size = next(a.shape[0] for a, flag in zip(args, batched) if flag)
+    ndim = x.ndim - 1 if batched_x else x.ndim
+    axis = _axis(axis, ndim)
+    if axis is None:
+        return None
+    per_example_x = x.shape[1:] if batched_x else x.shape
+    coordinates = indices.shape[1:] if batched_i else indices.shape
+    picked = per_example_x[:axis] + coordinates[:-1] + per_example_x[axis + coordinates[-1] :]
+    x = x if batched_x else s.broadcast_to(x, (size, *x.shape))
+    if hasattr(updates, "shape"):  # (a Python number broadcasts to any batch as it is)
+        updates = batching.aligned(s, updates, len(picked)) if batched_u else updates
+        if updates.shape != (size, *picked):
+            updates = s.broadcast_to(updates, (size, *picked))
+    if not batched_i:
+        return call(x, indices, updates, axis=axis + 1, mode=mode)
+    moved_x = _moved(s, x, range(1), range(axis, axis + 1))
+    moved_u = _moved(s, updates, range(1), range(axis, axis + 1)) if hasattr(updates, "shape") else updates
+    out = call(moved_x, _pairs(s, indices, coordinates=True), moved_u, axis=axis, mode=mode)
+    return _moved(s, out, range(axis, axis + 1), range(1))

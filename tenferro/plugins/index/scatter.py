@@ -48,7 +48,7 @@ from tenferro.extend import (
     unbroadcast,
 )
 
-from . import samples
+from . import batch_rules, samples
 from .gathers import broadcast_updates, check_fits
 from .positions import IndexOutOfRange, index_tuple, normalize, picked_shape
 
@@ -323,6 +323,7 @@ SPECS = [
         forward=_scatter,
         vjps=(_rule("x_rule"), None, _rule("updates_rule")),
         jvp=_scatter_jvp,
+        batch=batch_rules.scatter,
         unbroadcast=unbroadcast,
         accepts=("fiuc", "iu", "fiuc"),
         sample=samples.scatter_sample,
