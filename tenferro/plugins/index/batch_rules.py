@@ -88,7 +88,7 @@ def scatter_add_to(
     s: Any, call: Callable[..., Any], args: Sequence[Any], batched: Sequence[bool], shape: Any, axis: Any, layout: str
 ) -> Any:
     """scatter_add_to of a batch (the readers' adjoint): ``updates`` given the batch's full
-    shape, then each layout as its reader's rule (a batch of 'nd' indices declines)."""
+    shape, then each layout as its reader's rule (x flattened, ``axis`` None, declines)."""
     (updates, indices), (batched_u, batched_i) = args, batched
     size = (updates if batched_u else indices).shape[0]
     shape = tuple(shape)
