@@ -139,7 +139,7 @@ def _traced_update(
     coordinates along the axes they index, the tensors the op's inputs, so that the trace
     records the update; another key reads them (refused under ``tf.jit``)."""
     stand_ins, operands = traced
-    p = plan(x.shape, stand_ins, "x.at")
+    p = plan(x.shape, stand_ins, "x.at", bounds=False)  # (the scatter checks the traced indices)
     axes = p.axes
     consecutive = axes == tuple(range(axes[0], axes[0] + len(axes)))
     if p.basic is not None or p.mask is not None or p.front or not consecutive:
