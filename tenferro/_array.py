@@ -151,7 +151,8 @@ def _getitem(self: EagerTensor, key: Any) -> EagerTensor:
             return (rt._implicit if session is None else session).take(self, rt.constant_from(key), 0)
         return _indexed(self, key)
     except TenferroError:
-        plan(self.shape, key)  # an index out of range: the error that names the key and the shape
+        if TRACING.get() is None:  # (in a trace, planning the key would read its traced indices)
+            plan(self.shape, key)  # an index out of range: the error that names the key and the shape
         raise
 
 

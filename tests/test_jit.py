@@ -250,6 +250,15 @@ def test_functional_updates_at_traced_indices_are_recorded(name):
     assert jitted.cache_info().misses == 1
 
 
+def test_a_traced_index_out_of_range_is_the_index_error_not_a_read():
+    jitted = tf.jit(lambda x, i: x[i])
+    with pytest.raises(IndexError, match="holds the index 7, out of range for axis 0 of length 5"):
+        jitted(X, np.asarray(7))  # the trace
+    same(jitted(X, np.asarray(2)), X[2])
+    with pytest.raises(IndexError, match="holds the index -6, out of range"):
+        jitted(X, np.asarray(-6))  # a replay
+
+
 def test_one_hot_of_traced_labels_is_recorded():
     jitted = tf.jit(lambda x, labels: tnp.sum(tf.nn.one_hot(labels, 5) * x))
     for labels in ([0, 4, 1, 2, 2], [3, 3, 0, 1, 4]):
