@@ -51,6 +51,9 @@ class Plan:
         def constant(value: Any, name: str = "c") -> str:
             key = bound.get(id(value))
             if key is None:
+                name = re.sub(r"\W", "_", name)  # a qualified op name (plugin.op): an identifier
+                if not name.isidentifier():
+                    name = f"op_{name}"
                 if name != "c" and (keyword.iskeyword(name) or name in env or _LOCAL.fullmatch(name)):
                     name = f"{name}_op"  # an op named like a local (v1), a keyword or asarray
                 while key is None or key in env:
