@@ -302,6 +302,15 @@ def test_a_random_draw_is_made_once_at_the_trace():
     same(jitted(X), jitted(X))  # as jax.jit: NumPy's randomness is a constant of the trace
 
 
+def test_a_plan_that_fails_where_its_ops_do_not_says_so():
+    jitted = tf.jit(seed)
+    jitted(X)
+    (entry,) = jitted._cache.values()
+    entry.plan.run = lambda *arrays: 1 / 0  # the compiled plan, broken on purpose
+    with pytest.warns(RuntimeWarning, match=r"its plan raised ZeroDivisionError .* a tenferro bug"):
+        same(jitted(X), seed(X))
+
+
 def test_a_kernel_that_refuses_later_values_raises_the_eager_error():
     jitted = tf.jit(lambda a: tnp.sum(tnp.linalg.cholesky(a)))
     same(jitted(np.eye(3)), 3.0)

@@ -154,8 +154,14 @@ class Jitted:
         plan = entry.plan  # (compiled here on its first replay, outside the fallback below)
         try:
             results = _run(plan, call)
-        except Exception:  # a kernel refused these values: the ops again, for the error an eager call raises
+        except Exception as exc:  # a kernel refused these values: the ops again, for the error an eager call raises
             results = _through_ops(entry.program, call)
+            warnings.warn(  # (they did not raise it: the plan itself is at fault)
+                f"{self.__name__}: its plan raised {type(exc).__name__} ({exc}) where its ops did not, so this "
+                f"call ran through the ops; this is a tenferro bug, please report it",
+                RuntimeWarning,
+                stacklevel=2,
+            )
         return unflatten(entry.out_spec, results)
 
     def _trace(self, call: _Arguments) -> tuple[_Entry, Any]:
