@@ -105,6 +105,15 @@ def front_end(out: Out) -> None:
         f"off the diagonal {int(np.count_nonzero(off_diagonal))} nonzeros"
     )
     out(f"tf.grad(tf.grad(lambda x: x**3))(2.0) = {float(tf.grad(tf.grad(lambda x: x**3))(2.0))}  (transforms nest)")
+    per_example = tf.vmap(tf.grad(lambda xi: tnp.sin(xi) * xi * xi))(XS)
+    out(f"tf.vmap(tf.grad(lambda xi: sin(xi)*xi**2))(xs), per element: max|. - exact| = {max_err(per_example, EXACT)}")
+    jitted = tf.jit(tf.grad(f))
+    replays = [np.asarray(jitted(XS)) for _ in range(3)]
+    info = jitted.cache_info()
+    out(
+        f"tf.jit(tf.grad(f)), called 3 times: {info.misses} trace, {info.hits} replays of its plan, each == "
+        f"tf.grad(f)(xs) bitwise: {all(np.array_equal(r, np.asarray(g)) for r in replays)}"
+    )
     lost = outcome(lambda: tf.grad(lambda x: float(tnp.sum(x)))(XS))
     out(f"tf.grad(lambda x: float(tnp.sum(x)))(xs): {lost}")
 

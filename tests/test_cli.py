@@ -33,6 +33,8 @@ def test_tour_shows_the_front_end_first_with_the_seed_numbers(capsys):
         "tf.grad(f)(xs): max|. - exact| = 0.000e+00",
         "tf.hessian(f)(xs[:5]): shape (5, 5), max|diagonal - f''| = 0.000e+00, off the diagonal 0 nonzeros",
         "tf.grad(tf.grad(lambda x: x**3))(2.0) = 12.0  (transforms nest)",
+        "tf.vmap(tf.grad(lambda xi: sin(xi)*xi**2))(xs), per element: max|. - exact| = 0.000e+00",
+        "tf.jit(tf.grad(f)), called 3 times: 1 trace, 2 replays of its plan, each == tf.grad(f)(xs) bitwise: True",
         "tf.grad(lambda x: float(tnp.sum(x)))(xs): expected error: ArgumentError: float(x): the result of reduce_sum "
         "is computed from the arguments grad is differentiating",
     ]:
