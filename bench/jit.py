@@ -17,11 +17,11 @@ jitted function called on the same arguments as the eager one, after its first c
 
 from __future__ import annotations
 
-import importlib.util
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from transform_overhead import _torch, mlp, small_mlp_data, torch_small_mlp
 
 import tenferro as tf
 import tenferro.numpy as tnp
@@ -31,42 +31,17 @@ Impls = dict[str, Callable[[], Any]]
 RNG = np.random.default_rng(0)
 
 
-def _torch() -> Any:
-    if not importlib.util.find_spec("torch"):
-        return None
-    import torch  # noqa: PLC0415 - an optional comparison
-
-    torch.set_num_threads(1)
-    return torch
-
-
 def _jitted(fun: Callable[..., Any], *args: Any) -> Callable[[], Any]:
     jitted = tf.jit(fun)
     jitted(*args)  # traced here, not in the timing
     return lambda: jitted(*args)
 
 
-def small_mlp(xp: Any, params: dict[str, Any], x: Any) -> Any:
-    return (xp.tanh(x @ params["W1"] + params["b1"]) @ params["W2"]).sum()
-
-
-def _small_mlp_data() -> tuple[dict[str, np.ndarray], np.ndarray]:
-    return {"W1": RNG.standard_normal((8, 8)), "b1": np.zeros(8), "W2": RNG.standard_normal((8, 1))}, (
-        RNG.standard_normal((1, 8))
-    )
-
-
 def batch1_mlp() -> Impls:
-    params, x = _small_mlp_data()
-    impls = {"tenferro": _jitted(tf.value_and_grad(lambda p, x: small_mlp(tnp, p, x)), params, x)}
-    if torch := _torch():
-        xt = torch.tensor(x)
-
-        def theirs() -> Any:
-            leaves = {k: torch.tensor(v, requires_grad=True) for k, v in params.items()}
-            loss = small_mlp(torch, leaves, xt)
-            return loss, torch.autograd.grad(loss, list(leaves.values()))
-
+    """transform_overhead.py's batch-1 MLP, its value_and_grad jitted."""
+    params, x = small_mlp_data()
+    impls = {"tenferro": _jitted(tf.value_and_grad(lambda p, x: mlp(tnp, p, x)), params, x)}
+    if theirs := torch_small_mlp(params, x):
         impls["torch"] = theirs
     return impls
 
@@ -168,8 +143,8 @@ def big_seed_grad() -> Impls:
 
 
 def first_call() -> Impls:
-    params, x = _small_mlp_data()
-    value_and_grad = tf.value_and_grad(lambda p, x: small_mlp(tnp, p, x))
+    params, x = small_mlp_data()
+    value_and_grad = tf.value_and_grad(lambda p, x: mlp(tnp, p, x))
     return {"tenferro": lambda: tf.jit(value_and_grad)(params, x), "eager": lambda: value_and_grad(params, x)}
 
 

@@ -93,10 +93,30 @@ def mlp(xp: Any, params: dict[str, Any], x: Any) -> Any:
     return (xp.tanh(x @ params["W1"] + params["b1"]) @ params["W2"]).sum()
 
 
-def small_mlp() -> Impls:
+def small_mlp_data() -> tuple[dict[str, np.ndarray], np.ndarray]:
+    """The batch-1 MLP 8→8→1's parameters (NumPy arrays) and input (bench/jit.py's too)."""
     rng = np.random.default_rng(0)
     params = {"W1": rng.standard_normal((8, 8)), "b1": np.zeros(8), "W2": rng.standard_normal((8, 1))}
-    x = rng.standard_normal((1, 8))
+    return params, rng.standard_normal((1, 8))
+
+
+def torch_small_mlp(params: dict[str, np.ndarray], x: np.ndarray) -> Callable[[], Any] | None:
+    """PyTorch's value and gradients of the batch-1 MLP (None without PyTorch)."""
+    torch = _torch()
+    if torch is None:
+        return None
+    xt = torch.tensor(x)
+
+    def torch_value_and_grad() -> Any:
+        leaves = {k: torch.tensor(v, requires_grad=True) for k, v in params.items()}
+        loss = mlp(torch, leaves, xt)
+        return loss, torch.autograd.grad(loss, list(leaves.values()))
+
+    return torch_value_and_grad
+
+
+def small_mlp() -> Impls:
+    params, x = small_mlp_data()
     value_and_grad = tf.value_and_grad(lambda p, x: mlp(tnp, p, x))
 
     def core() -> Any:
@@ -106,15 +126,8 @@ def small_mlp() -> Impls:
         return loss, {k: v.grad() for k, v in leaves.items()}
 
     impls = {"tenferro": lambda: value_and_grad(params, x), "core": core}
-    if torch := _torch():
-        xt = torch.tensor(x)
-
-        def torch_value_and_grad() -> Any:
-            leaves = {k: torch.tensor(v, requires_grad=True) for k, v in params.items()}
-            loss = mlp(torch, leaves, xt)
-            return loss, torch.autograd.grad(loss, list(leaves.values()))
-
-        impls["torch"] = torch_value_and_grad
+    if theirs := torch_small_mlp(params, x):
+        impls["torch"] = theirs
     return impls
 
 

@@ -168,7 +168,11 @@ def _indexed(x: EagerTensor, key: Any) -> EagerTensor:
     if not p.arrays:
         return y
     if len(p.arrays) == 1:  # the index array as the op's input: a constant, or the traced tensor
-        index = rt.constant_from(p.arrays[0]) if traced is None else _broadcast(session, traced[1], p.arrays)[0]
+        index = (
+            rt.constant_from(p.arrays[0])
+            if traced is None
+            else _tnp._at.index_operands(session, traced[1], p.arrays)[0]
+        )
         return session.take(y, index, p.axes[0])
     axis = p.axes[0]
     if p.front:  # the array items are apart in the key: their axes go first (NumPy's rule)
@@ -177,21 +181,8 @@ def _indexed(x: EagerTensor, key: Any) -> EagerTensor:
     if traced is None:  # constants, stacked in NumPy
         stacked = rt.constant_from(np.stack(p.arrays, axis=-1))
     else:  # traced tensors among them: stacked by an op the trace records
-        stacked = session.stack(_broadcast(session, traced[1], p.arrays), axis=-1)
+        stacked = session.stack(_tnp._at.index_operands(session, traced[1], p.arrays), axis=-1)
     return session.gather(y, stacked, axis)
-
-
-def _broadcast(session: Any, operands: list[Any], broadcast: tuple[np.ndarray, ...]) -> list[Any]:
-    """A key's index arrays, traced tensors among them, broadcast to one shape as the plan's."""
-    shape = broadcast[0].shape
-    dtype = next(a.dtype for a in operands if type(a) is not np.ndarray)
-    rt = session.runtime
-    return [
-        (a if a.shape == shape else session.broadcast_to(a, shape))
-        if type(a) is not np.ndarray
-        else rt.constant_from(np.broadcast_to(a, shape).astype(dtype))
-        for a in operands
-    ]
 
 
 def _iter(self: EagerTensor) -> Iterator[EagerTensor]:

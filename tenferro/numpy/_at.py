@@ -113,16 +113,7 @@ def _update(x: EagerTensor, key: Any, values: Any, mode: str, method: str, hints
         if region is not None:
             return _basic_update(x, p.numpy_key, region, values, mode, method, key)
     positions = np.arange(math.prod(x.shape), dtype=np.intp).reshape(x.shape)[p.numpy_key]
-    given = np.shape(values) if type(values) is not EagerTensor else values.shape
-    try:
-        fits = np.broadcast_shapes(given, positions.shape) == positions.shape
-    except ValueError:
-        fits = False
-    if not fits:
-        raise ShapeMismatch(
-            f"x.at[{shown(key)}].{method}: values of shape {list(given)} do not broadcast to the shape "
-            f"{list(positions.shape)} of x[{shown(key)}] (x has shape {list(x.shape)})"
-        )
+    _check_fits(x, key, values, positions.shape, method)
     session = rt.current_session()
     if not x.ndim:  # no axes to hold coordinates: scatter into x as one element
         out = session.scatter(session.reshape(x, (1,)), rt.constant_from(positions[..., None]), values, 0, mode)
@@ -146,25 +137,38 @@ def _traced_update(
         plan(x.shape, key, "x.at")  # reads the traced tensors: the trace's refusal, or its loop
     session = x.runtime.current_session()
     shape = p.arrays[0].shape
+    picked = x.shape[: axes[0]] + shape + x.shape[axes[0] + len(axes) :]
+    _check_fits(x, key, values, picked, method)
+    coordinates = session.stack(index_operands(session, operands, p.arrays), axis=-1)
+    return session.scatter(x, coordinates, values, axes[0], mode)
+
+
+def index_operands(session: Any, operands: list[Any], broadcast: tuple[np.ndarray, ...]) -> list[Any]:
+    """A key's index arrays as ops' inputs, traced tensors among them (``_keys.traced_indices``),
+    broadcast to the one shape of the plan's ``broadcast`` arrays (``x[key]`` reads with them too)."""
+    shape = broadcast[0].shape
     dtype = next(a.dtype for a in operands if type(a) is not np.ndarray)
-    coordinates = [
+    rt = session.runtime
+    return [
         (a if a.shape == shape else session.broadcast_to(a, shape))
         if type(a) is not np.ndarray
-        else x.runtime.constant_from(np.broadcast_to(a, shape).astype(dtype))
+        else rt.constant_from(np.broadcast_to(a, shape).astype(dtype))
         for a in operands
     ]
-    picked = x.shape[: axes[0]] + shape + x.shape[axes[0] + len(axes) :]
-    given = values.shape if type(values) is EagerTensor else ()
+
+
+def _check_fits(x: EagerTensor, key: Any, values: Any, target: tuple[int, ...], method: str) -> None:
+    """The ShapeMismatch for values that do not broadcast to the shape of ``x[key]``."""
+    given = np.shape(values) if type(values) is not EagerTensor else values.shape
     try:
-        fits = np.broadcast_shapes(given, picked) == picked
+        fits = np.broadcast_shapes(given, target) == target
     except ValueError:
         fits = False
     if not fits:
         raise ShapeMismatch(
             f"x.at[{shown(key)}].{method}: values of shape {list(given)} do not broadcast to the shape "
-            f"{list(picked)} of x[{shown(key)}] (x has shape {list(x.shape)})"
+            f"{list(target)} of x[{shown(key)}] (x has shape {list(x.shape)})"
         )
-    return session.scatter(x, session.stack(coordinates, axis=-1), values, axes[0], mode)
 
 
 def _region(x: EagerTensor, key: tuple[Any, ...], values: Any) -> tuple[int, ...] | None:
@@ -222,16 +226,7 @@ def _basic_update(
     and the gradients are the ops': the same as ``scatter``'s for positions picked once."""
     rt = x.runtime
     session = rt.current_session()
-    given = values.shape if type(values) is EagerTensor else ()
-    try:
-        fits = np.broadcast_shapes(given, region) == region
-    except ValueError:
-        fits = False
-    if not fits:
-        raise ShapeMismatch(
-            f"x.at[{shown(shown_key)}].{method}: values of shape {list(given)} do not broadcast to the shape "
-            f"{list(region)} of x[{shown(shown_key)}] (x has shape {list(x.shape)})"
-        )
+    _check_fits(x, shown_key, values, region, method)
     if type(values) is not EagerTensor:
         if type(values) is int and x.dtype.kind in "iu":
             info = np.iinfo(x.dtype)

@@ -35,12 +35,11 @@ import numpy as np
 from tenferro.core.eager import EagerTensor, held
 from tenferro.core.errors import ArgumentError, EngineError, TenferroError
 from tenferro.core.runtime import default_runtime
-from tenferro.core.tensor import freeze
 from tenferro.core.tracing import Trace
 
 from ._plan import Plan, reads_outside
 from ._replay import _Program, replay
-from ._trees import flatten, unflatten
+from ._trees import as_value, flatten, unflatten
 
 #: How many signatures a jitted function keeps by default (least recently used dropped).
 CACHE_SIZE = 64
@@ -170,7 +169,8 @@ class Jitted:
         self._warn_if_retracing(call.key)
         name = self.__name__
         trace = Trace(refuse=functools.partial(_refused, name), traced="the jitted function's arguments")
-        values = [None if x is None else freeze(np.array(_value(x))) for x in call.traced]
+        what = lambda: "an argument leaf"  # noqa: E731 - (the leaves were checked: as_value reads them)
+        values = [None if x is None else as_value(x, call.rt, name, what) for x in call.traced]
         program = _Program(call.function, call.leaves, values, call.spec, call.rt, trace)
         entry = _Entry(program, name)
         self._cache[call.key] = entry
@@ -289,10 +289,6 @@ def _with_statics(fun: Callable[..., Any], values: dict[Any, Any]) -> Callable[.
         return fun(*positional, **{k: values.get(k, v) for k, v in named.items()})
 
     return function
-
-
-def _value(leaf: Any) -> np.ndarray:
-    return held(leaf) if type(leaf) is EagerTensor else leaf
 
 
 def _hashable(value: Any, jitted: Jitted, what: str) -> Any:
