@@ -468,3 +468,32 @@ def test_a_cached_plan_cannot_be_changed_by_a_caller():
     plan's sizes would break every later einsum of those subscripts and shapes."""
     with pytest.raises(TypeError):
         plans.plan("ij->j", ((2, 3),)).sizes["i"] = 5
+
+
+@pytest.mark.parametrize("a_shape, b_shape", [((5, 3), (3,)), ((3,), (3, 4)), ((3,), (3,))])
+def test_a_matrix_beside_a_vector_differentiates_in_one_op_per_cotangent(a_shape, b_shape):
+    """``tnp.dot`` and ``@`` of a matrix and a vector (``X @ w``): each cotangent is one
+    matrix-vector product or one outer product, with no reshape or expand of the vector
+    (there were four ops each), and its numbers are NumPy's for the same products, bitwise."""
+    import tenferro as tf
+    import tenferro.numpy as tnp
+
+    rng = np.random.default_rng(7)
+    a, b = rng.standard_normal(a_shape), rng.standard_normal(b_shape)
+    x, w = tf.variable(a), tf.variable(b)
+    out = tnp.sum(tnp.sin(tnp.dot(x, w)))
+    ga, gb = tf.default_runtime().grad(out, [x, w])
+    g = np.cos(np.dot(a, b))
+    if a.ndim == 2:
+        assert np.asarray(ga).tobytes() == (g[:, None] * b).tobytes()
+        assert np.asarray(gb).tobytes() == np.matmul(a.swapaxes(-1, -2), g).tobytes()
+    elif b.ndim == 2:
+        assert np.asarray(ga).tobytes() == np.matmul(b, g).tobytes()
+        assert np.asarray(gb).tobytes() == (a[:, None] * g).tobytes()
+    else:
+        assert np.asarray(ga).tobytes() == (g * b).tobytes()
+        assert np.asarray(gb).tobytes() == (a * g).tobytes()
+    for cotangent in (ga, gb):
+        listing = str(cotangent.trace())
+        assert "reshape" not in listing and "tensordot" not in listing and "einsum" not in listing
+    assert str(ga.trace()).count("matmul") + str(gb.trace()).count("matmul") == 2 + (a.ndim + b.ndim == 3)

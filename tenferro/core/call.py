@@ -222,7 +222,10 @@ def method(op: Any) -> Any:
     special = multiple or checked  # a result that needs more than a read-only flag
     fast = 0 if variadic else arity  # the arity the inline checks below handle (1 or 2)
     kinds_a, kinds_b = (*accepts, "", "")[:2]
-    floats_b = "f" in kinds_b
+    # The Python numbers each operand of a binary op may be, checked inline (2.0 * x, 1 - x, x ** 2).
+    numbers_a, numbers_b = (
+        frozenset(t for t, k in ((float, "f"), (int, "i")) if k in kinds) for kinds in (kinds_a, kinds_b)
+    )
 
     def bind(self: Session, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[tuple[Any, ...], Any]:
         given = len(args) - arity
@@ -335,8 +338,15 @@ def method(op: Any) -> Any:
                             if pb is None and b._leaf:
                                 pb = b
                             values, parents, tracked = (va, vb), (pa, pb), pa is not None or pb is not None
-                    elif type(b) is float and floats_b:
+                    elif type(b) in numbers_b:
                         values, parents, tracked = (va, b), (pa, None), pa is not None
+            elif type(b) is EagerTensor and type(a) in numbers_a:
+                vb = b._value
+                if b._rt is rt and type(vb) is np.ndarray and vb.dtype.kind in kinds_b:
+                    pb = b._node
+                    if pb is None and b._leaf:
+                        pb = b
+                    values, parents, tracked = (a, vb), (None, pb), pb is not None
         if values is None:
             if variadic:  # the items are the node's inputs; the kernel gets them as one list
                 args = _items(spec, args[0])

@@ -323,10 +323,18 @@ def _promoted(x: Any, row: bool) -> tuple[int, ...]:
 # With A = aᵀ where transpose_a (B likewise), C = A·B: the cotangent of A is G·Bᴴ and of B
 # Aᴴ·G, each one matmul whose flags read the operands transposed (no transpose op); an
 # operand given transposed gets the transpose of its cotangent, also by the flags:
-# (G·Bᴴ)ᵀ = B̄·Gᵀ and (Aᴴ·G)ᵀ = Gᵀ·Ā.
+# (G·Bᴴ)ᵀ = B̄·Gᵀ and (Aᴴ·G)ᵀ = Gᵀ·Ā. A matrix beside a vector (``X @ w``, ``tnp.dot``) takes one op
+# per cotangent, not four: the vector's is a matrix-vector product, the other an outer
+# product (each bitwise the promoted form's where BLAS forwards a one-column product to gemv,
+# as OpenBLAS does; every product of an outer one is a single rounding either way).
 def _matmul_rule_a(
     s: Any, g: Any, out: Any, a: Any, b: Any, transpose_a: bool = False, transpose_b: bool = False
 ) -> Any:
+    if b.ndim == 1 and a.ndim <= 2 and not transpose_a:  # an outer product (a dot product's g·b̄)
+        ct = s.mul(g if a.ndim == 1 else s.expand_dims(g, -1), conj(s, b))
+        return unbroadcast(s, ct, a)
+    if a.ndim == 1 and b.ndim == 2 and not transpose_b:  # B̄·g, one matrix-vector product
+        return unbroadcast(s, s.matmul(conj(s, b), g), a)
     g2, _, b2 = _matmul_parts(s, g, a, b)
     if transpose_a:
         ct = s.matmul(conj(s, b2), g2, transpose_b, True)
@@ -338,6 +346,11 @@ def _matmul_rule_a(
 def _matmul_rule_b(
     s: Any, g: Any, out: Any, a: Any, b: Any, transpose_a: bool = False, transpose_b: bool = False
 ) -> Any:
+    if a.ndim == 1 and b.ndim <= 2 and not transpose_b:  # an outer product (a dot product's ā·g)
+        ct = s.mul(conj(s, a) if b.ndim == 1 else s.expand_dims(conj(s, a), -1), g)
+        return unbroadcast(s, ct, b)
+    if b.ndim == 1 and a.ndim == 2 and not transpose_a:  # Aᴴ·g, one matrix-vector product
+        return unbroadcast(s, s.matmul(conj(s, a), g, True), b)
     g2, a2, _ = _matmul_parts(s, g, a, b)
     if transpose_b:
         ct = s.matmul(g2, conj(s, a2), True, transpose_a)
