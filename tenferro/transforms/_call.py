@@ -33,6 +33,9 @@ from tenferro.core.trace import SEQUENCE, Node
 from ._borrow import NOTHING_BORROWED, borrow
 from ._trees import NUMBERS, as_value, check_dtype, flatten, runtime_of_trees, unflatten, where_in
 
+#: The dtypes of the common differentiated leaf, a real array (checked inline by Call._record).
+_REAL = frozenset({np.dtype(np.float64), np.dtype(np.float32)})
+
 
 class Call:
     """``f`` called once by a transform on its differentiated leaves (see the module doc).
@@ -101,24 +104,43 @@ class Call:
         floor = next(SEQUENCE)  # every vertex made from the arguments comes after this number
         with self.context(), recording(rt):
             session = rt.current_session()
+            enclosing = _MADE.get()
+            # The call's own variables, then those the transforms inside f make (see _MADE).
+            made: dict[int, Any] = {}
+            starts: list[Any] = []
             for n in argnums:
                 leaves, spec = flatten(args[n])
                 self.in_specs.append(spec)
                 own = []
                 for index, leaf in enumerate(leaves):
-                    what = lambda n=n, index=index: where_in(transform, f"argument {n}", args[n], index)  # noqa: E731
-                    value = leaf if leaf in borrowed else as_value(leaf, rt, transform, what)
-                    check_dtype(value, transform, what, complex_inputs)
-                    if outer_records and type(leaf) is EagerTensor and vertex(leaf) is not None:
-                        own.append(session.alias(leaf))  # tracked from outside: a node of its own
-                        self.tracked_inputs = True
+                    if (
+                        type(leaf) is np.ndarray
+                        and leaf.dtype in _REAL
+                        and complex_inputs != "require"
+                        and not (borrowed.arrays and leaf in borrowed)
+                    ):  # the common leaf: a float array, copied (as_value's and check_dtype's work, inline)
+                        value = np.array(leaf)
+                        value.setflags(write=False)
                     else:
-                        own.append(_made(EagerTensor(value, rt, None, leaf=True)))
+                        what = lambda n=n, index=index: where_in(transform, f"argument {n}", args[n], index)  # noqa: E731
+                        value = leaf if leaf in borrowed else as_value(leaf, rt, transform, what)
+                        check_dtype(value, transform, what, complex_inputs)
+                        if outer_records and type(leaf) is EagerTensor and vertex(leaf) is not None:
+                            alias = session.alias(leaf)  # tracked from outside: a node of its own
+                            self.tracked_inputs = True
+                            own.append(alias)
+                            starts.append(vertex(alias))
+                            continue
+                    variable = EagerTensor(value, rt, None, leaf=True)
+                    made[id(variable)] = variable
+                    for outer in enclosing:
+                        outer[id(variable)] = variable
+                    own.append(variable)
+                    starts.append(variable)
                 self.inputs += own
                 called[n] = unflatten(spec, own)
-            self.starts = starts = [vertex(x) for x in self.inputs]
-            made = {id(v): v for v in starts if type(v) is not Node}  # and the variables made while f runs
-            opened = _MADE.set((*_MADE.get(), made))
+            self.starts = starts
+            opened = _MADE.set((*enclosing, made))
             watched = differentiated(transform, floor, frozenset(map(id, starts)))
             borrowed.lend()
             try:
@@ -135,11 +157,15 @@ class Call:
                 )
             returned, self.aux = returned
         leaves, self.out_spec = flatten(returned)
-        self.outputs = [
-            self.output(leaf, lambda i=i: where_in(transform, "the output", returned, i))
-            for i, leaf in enumerate(leaves)
-        ]
+        if all(type(leaf) is EagerTensor and leaf._rt is rt for leaf in leaves):
+            self.outputs = leaves  # (what output() gives for each)
+        else:
+            self.outputs = [
+                self.output(leaf, lambda i=i: where_in(transform, "the output", returned, i))
+                for i, leaf in enumerate(leaves)
+            ]
         self._reached: dict[int, Any] | None = None
+        self._own_only = False  # whether every variable the outputs reach is one of starts
         self.stops = frozenset(v for v in starts if type(v) is Node) if self.tracked_inputs else frozenset()
         self.record = outer_records and (self.tracked_inputs or self._reaches_outside(made))
 
@@ -147,6 +173,8 @@ class Call:
         """``compute()``, the transform's results from this call, as it returns them: none
         sharing the memory of an array the call borrowed, and the arrays given back (also
         when ``compute`` raises)."""
+        if not self.borrowed.arrays:  # (the call borrowed nothing, or gave it back already)
+            return compute()
         try:
             return self.borrowed.returned(compute())
         finally:
@@ -169,7 +197,12 @@ class Call:
         if not roots:
             return False
         self._reached = reached = reachable(*roots)  # kept: a sweep from (some of) the outputs reaches no more
-        return any(type(v) is not Node and key not in made for key, v in reached.items())
+        variables = [key for key, v in reached.items() if type(v) is not Node]
+        own = {id(v) for v in self.starts}
+        if all(key in own for key in variables):
+            self._own_only = True  # (so _needed need not look again)
+            return False
+        return any(key not in made for key in variables)
 
     # -- where the derivative computations run --------------------------------------------
     def context(self) -> contextlib.AbstractContextManager[Any]:
@@ -218,8 +251,8 @@ class Call:
     def pull(self, seeds: Sequence[tuple[EagerTensor, EagerTensor]]) -> list[EagerTensor]:
         """One cotangent per differentiated leaf, given ``(output, cotangent)`` pairs; zeros
         where no path leads."""
-        roots = [(vertex(out), ct) for out, ct in seeds if vertex(out) is not None]
-        records = self.records([ct for _, ct in seeds])
+        roots = [(v, ct) for v, ct in ((vertex(out), ct) for out, ct in seeds) if v is not None]
+        records = self.record or self.records([ct for _, ct in seeds])
         if records:
             self._outlived()
         got: dict[int, Any] = {}
@@ -233,6 +266,8 @@ class Call:
 
     def _needed(self, roots: list[tuple[Any, Any]]) -> set[int] | None:
         """The vertices between the roots and the call's own (None: every vertex reached is)."""
+        if self._own_only and not self.stops:
+            return None
         wanted = {id(v) for v in self.starts}
         seen = self._reached  # the walk that found what the outputs reach, when it had no stops
         if seen is None:
@@ -302,12 +337,6 @@ def _positions(transform: str, argnums: tuple[int, ...], size: int) -> tuple[int
 #: that it and the transforms inside it made for their arguments, by id (held, so ids stay
 #: unique while the transform runs).
 _MADE: ContextVar[tuple[dict[int, EagerTensor], ...]] = ContextVar("tenferro_transform_variables", default=())
-
-
-def _made(variable: EagerTensor) -> EagerTensor:
-    for made in _MADE.get():
-        made[id(variable)] = variable
-    return variable
 
 
 #: The engines that transforms running in this context lent to a session of their own.

@@ -117,6 +117,11 @@ def _inserted(axis: Any, ndim: int) -> tuple[int, ...]:
 
 
 def _expand_dims(x: Any, axis: Any = 0) -> Any:
+    if type(axis) is int and type(x) is np.ndarray and -x.ndim - 1 <= axis <= x.ndim:
+        # One axis of an ndarray (a VJP's g[..., None]): the reshape np.expand_dims makes,
+        # without its axis normalisation (1.5 µs of Python).
+        position = axis % (x.ndim + 1)
+        return x.reshape(x.shape[:position] + (1,) + x.shape[position:])
     return np.expand_dims(x, _inserted(axis, np.ndim(x)))
 
 
