@@ -91,6 +91,23 @@ def test_pow_conventions(rt):
     np.testing.assert_array_equal(gb[:3], [0.0, 0.0, np.log(2.0)])
 
 
+@pytest.mark.parametrize("exponent", [2, 2.0])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_a_square_differentiates_in_one_op_with_the_general_rules_bits(rt, exponent, dtype):
+    """x ** 2's VJP is g·(2·x): one mul for 2·x, not pow(x, 1) then a mul (a real x ** 1 is
+    x bitwise, so the numbers are the general rule's; -0.0, inf and subnormals included),
+    and its second derivative is 2 exactly."""
+    values = np.array([-1.5, 0.0, -0.0, 2.0, np.inf, 3e-310, 1e-30], dtype=dtype)
+    x = rt.variable_from(Tensor.from_numpy(values))
+    loss = rt.with_eager_session(lambda s: s.reduce_sum(s.mul(s.pow(x, exponent), 3.0), None))
+    g = rt.grad(loss, x)
+    general = (3.0 * (np.power(values, exponent - 1) * exponent)).astype(dtype)
+    assert np.asarray(g).tobytes() == general.tobytes()
+    assert "pow" not in str(g.trace())  # (the trace of g holds the two muls alone)
+    second = rt.grad(rt.with_eager_session(lambda s: s.reduce_sum(g, None)), x)
+    np.testing.assert_array_equal(np.asarray(second), np.full(values.shape, 6.0, dtype))
+
+
 def test_pow_second_derivative_in_b_at_b_zero(rt):
     a = rt.variable_from(Tensor.from_numpy(np.array([2.0])))
     b = rt.variable_from(Tensor.from_numpy(np.array([0.0])))

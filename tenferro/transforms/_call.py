@@ -157,7 +157,7 @@ class Call:
                 )
             returned, self.aux = returned
         leaves, self.out_spec = flatten(returned)
-        if all(type(leaf) is EagerTensor and leaf._rt is rt for leaf in leaves):
+        if all(type(leaf) is EagerTensor and leaf.runtime is rt for leaf in leaves):
             self.outputs = leaves  # (what output() gives for each)
         else:
             self.outputs = [

@@ -1,7 +1,7 @@
 """How ``tenferro.autograd.numpy`` calls a function: autograd's rule, that a function of
 values that carry no derivative is NumPy's own (NumPy arrays in, NumPy arrays out, as
-autograd unboxes them), and a function of a tracked tenferro array is tenferro.numpy's,
-which records it."""
+autograd unboxes them), and a function of a tracked tenferro array (or of the tensors a
+derivative rule runs on) is tenferro.numpy's, which records it."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
-from tenferro.core.eager import EagerTensor, holds_tracked, vertex
+from tenferro.core.eager import EagerTensor, holds_tracked, in_rules, vertex
 
 
 def dispatching(ours: Callable[..., Any], theirs: Callable[..., Any]) -> Callable[..., Any]:
@@ -22,7 +22,9 @@ def dispatching(ours: Callable[..., Any], theirs: Callable[..., Any]) -> Callabl
         for arg in args:  # holds_tracked(args), its common leaves inline: every call of the namespace asks
             kind = type(arg)
             if kind is EagerTensor:
-                if vertex(arg) is not None:
+                # (a rule's cotangent is a constant tensor on purpose: NumPy's function would
+                # hand it back to ours through __array_function__, 10 µs later)
+                if vertex(arg) is not None or in_rules(arg.runtime):
                     return ours(*args, **kwargs)
             elif (kind is list or kind is tuple or kind is dict) and holds_tracked(arg):
                 return ours(*args, **kwargs)

@@ -164,6 +164,8 @@ def _is_scalar(x: Any) -> bool:
 def _pow_da(s: Any, out: Any, a: Any, b: Any) -> Any:
     """∂(a**b)/∂a = b·a**(b-1)."""
     if _is_scalar(b):  # a scalar exponent: b - 1 in plain Python
+        if b == 2 and a.dtype.kind == "f":  # a square's 2·a: one op (a real a**1 is a, bitwise)
+            return s.mul(a, b)
         return None if b == 0 else s.mul(s.pow(a, b - 1), b)
     # b·a**(b-1) is 0·inf at a == b == 0; take base 1 there (value 0, and its derivative in
     # b stays right wherever a != 0)

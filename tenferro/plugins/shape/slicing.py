@@ -59,6 +59,8 @@ def parse_index(index: Any, shape: tuple[int, ...], op: str) -> tuple[tuple[Any,
     """The NumPy key of ``index`` for a tensor of ``shape`` (ints, slices and None, one per
     item, ending in Ellipsis so that the result is always an array view), and the shape
     of the result."""
+    if type(index) is int and shape and -shape[0] <= index < shape[0]:  # x[0]: the common key, at once
+        return (index, Ellipsis), shape[1:]
     items = index if isinstance(index, tuple) else (index,)
     ndim = len(shape)
     ellipses = sum(1 for item in items if item is Ellipsis)
