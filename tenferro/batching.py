@@ -257,9 +257,12 @@ def leading(s: Any, call: Callable[..., Any], args: Sequence[Any], batched: Sequ
 
 def solve(s: Any, call: Callable[..., Any], args: Sequence[Any], batched: Sequence[bool], **params: Any) -> Any:
     """The rule of a solve ``(a, b)`` over leading batch axes: as :func:`leading`, with a
-    vector ``b`` (1-D per example) solved as a column, which a batch of vectors would not be."""
+    vector ``b`` (1-D per example) solved as a column, which a batch of vectors would not be;
+    one matrix beside a batch of right-hand sides solves them as the columns of one."""
     a, b = args
     vector = (_per_example_ndim(b) if batched[1] else b.ndim) == 1
+    if not batched[0] and a.ndim == 2 and batched[1] and _per_example_ndim(b) <= 2:
+        return _shared_matrix(s, call, a, b, vector, params)
     size = (a if batched[0] else b).shape[0]
     a = a if batched[0] else s.broadcast_to(a, (size, *a.shape))
     b = b if batched[1] else s.broadcast_to(b, (size, *b.shape))
@@ -268,6 +271,18 @@ def solve(s: Any, call: Callable[..., Any], args: Sequence[Any], batched: Sequen
     rank = max(_per_example_ndim(a), _per_example_ndim(b))  # one example's batch dims aligned, as matmul's
     out = call(aligned(s, a, rank), aligned(s, b, rank), **params)
     return s.squeeze(out, -1) if vector else out
+
+
+def _shared_matrix(s: Any, call: Callable[..., Any], a: Any, b: Any, vector: bool, params: dict[str, Any]) -> Any:
+    """A solve of one matrix ``a`` for a batch of right-hand sides: the batch as columns of
+    one, so that ``a`` is factorised once (a Jacobian's basis, per-example solves against
+    one covariance), not once per example."""
+    rows, size = b.shape[1], b.shape[0]
+    if vector:  # (size, rows): each example a column
+        return s.moveaxis(call(a, s.moveaxis(b, 0, -1), **params), -1, 0)
+    k = b.shape[-1]
+    columns = call(a, s.reshape(s.moveaxis(b, 0, -2), (rows, size * k)), **params)
+    return s.moveaxis(s.reshape(columns, (rows, size, k)), -2, 0)
 
 
 def _behind_the_batch(index: Any) -> tuple[Any, ...]:

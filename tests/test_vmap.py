@@ -386,6 +386,56 @@ def test_jacobians_map_over_their_basis_in_chunks_with_the_same_numbers(chunk_si
     close(tf.jacfwd(lambda v: tnp.sin(v) * v, chunk_size=chunk_size)(x), np.diag(np.cos(x) * x + np.sin(x)))
 
 
+def test_a_jacobian_traces_its_sweep_over_the_basis_once():
+    """jacrev, jacfwd and hessian map a sweep or push of the recorded function over basis
+    vectors, whose program a first trace fixes (a rule choosing by values reads them, which
+    the trace sees): one trace, not two (the Hessians of bench/transforms.py 20 % faster).
+    The rule of a custom_vjp counts its runs: one in the trace, none in the replay."""
+    runs = []
+
+    @tf.custom_vjp
+    def cube(v):
+        return v * v * v
+
+    def cube_fwd(v):
+        return cube(v), v
+
+    def cube_bwd(v, g):
+        runs.append(1)
+        return (3.0 * v * v * g,)
+
+    cube.defvjp(cube_fwd, cube_bwd)
+    x = RNG.normal(size=6)
+    close(tf.jacrev(cube)(x), np.diag(3 * x**2))
+    assert len(runs) == 1  # in the trace; the replay runs the ops it recorded
+    runs.clear()
+    close(tf.vmap(lambda g: tf.vjp(cube, x)[1](g)[0])(np.eye(6)), np.diag(3 * x**2))
+    assert len(runs) == 2  # a user's vmap still traces two examples
+
+
+@pytest.mark.parametrize("rhs_shape", [(7, 5), (7, 5, 3)])
+@pytest.mark.parametrize("lower, trans, unit", [(True, 0, False), (False, 1, True), (True, "T", False)])
+def test_a_batch_of_right_hand_sides_is_solved_against_one_matrix_in_one_call(rhs_shape, lower, trans, unit):
+    """vmap of a triangular solve with an unmapped matrix (a Jacobian's basis through a
+    Cholesky factor, per-example solves against one covariance): the batch becomes the
+    columns of one right-hand side, one factorisation in one call, not the matrix broadcast
+    and solved once per example; the numbers are the loop's, to rounding, and derivatives
+    flow."""
+    import tenferro.scipy.linalg as tsl
+
+    a = np.tril(RNG.normal(size=(5, 5))) + 5 * np.eye(5)
+    a = a if lower else a.T
+    rhs = RNG.normal(size=rhs_shape)
+    solve = lambda v: tsl.solve_triangular(a, v, lower=lower, trans=trans, unit_diagonal=unit)  # noqa: E731
+    b = tf.variable(rhs)
+    out = tf.vmap(solve)(b)
+    close(out, np.stack([np.asarray(solve(v)) for v in rhs]))
+    listing = str(out.trace())
+    assert listing.count("triangular_solve") == 1 and "f64[5,5]" in listing and "f64[7,5,5]" not in listing
+    per_example = np.stack([np.asarray(tf.grad(lambda v: tnp.sum(solve(v) ** 2))(r)) for r in rhs])
+    close(tf.grad(lambda v: tnp.sum(tf.vmap(solve)(v) ** 2))(rhs), per_example)
+
+
 def test_a_chunk_size_that_is_no_positive_int_is_refused():
     with pytest.raises(ArgumentError, match="jacfwd: chunk_size must be a positive int or None, got 0"):
         tf.jacfwd(tnp.sin, chunk_size=0)

@@ -41,7 +41,7 @@ from ._custom import custom_jvp, custom_vjp
 from ._jit import jit
 from ._replay import LEAST_BATCH, QUIET
 from ._trees import flatten, unflatten, where_in
-from ._vmap import vmap
+from ._vmap import over_basis, vmap
 
 __all__ = [
     "checkpoint",
@@ -316,7 +316,7 @@ def _over_basis(call: Call, size: int, fun: Callable[[EagerTensor], Any], basis:
     token = QUIET.set(True)
     try:
         with contextlib.nullcontext() if call.record else no_grad(call.rt):
-            pieces = [vmap(fun)(basis[start : start + chunk]) for start in range(0, size, chunk)]
+            pieces = [over_basis(fun)(basis[start : start + chunk]) for start in range(0, size, chunk)]
     finally:
         QUIET.reset(token)
     joined = pieces[0] if len(pieces) == 1 else [tnp.concat(part, axis=0) for part in zip(*pieces)]

@@ -1,6 +1,7 @@
 """``tf.vmap``: a function mapped over an axis of its arguments, as ``jax.vmap``.
 
-The function is traced on two examples and its recorded ops replayed once on the whole
+The function is traced on two examples (a Jacobian's sweep over basis vectors on one, see
+:func:`over_basis`) and its recorded ops replayed once on the whole
 batch through their batching rules (``_replay.py``); where that cannot be done it runs once
 per example and its results are stacked, the loop ``vmap`` stands for. Derivatives flow
 through either (``tf.grad(tf.vmap(f))``, and ``tf.vmap(tf.grad(f))`` for per-example
@@ -48,6 +49,21 @@ def vmap(
         isinstance(axis_size, bool) or not isinstance(axis_size, (int, np.integer)) or axis_size < 0
     ):
         raise ArgumentError(f"vmap: axis_size must be a non-negative int or None, got {axis_size!r}")
+    return _mapping(fun, in_axes, out_axes, axis_size, traces=2)
+
+
+def over_basis(fun: Callable[..., Any]) -> Callable[..., Any]:
+    """``vmap(fun)`` for a derivative's sweep or push over basis vectors (the Jacobians'):
+    traced once, not twice. The second trace looks for what a read does not show (a random
+    draw, a branch on the data), and a sweep or push is the recorded rules run on the
+    basis vector alone: a rule that chooses by values reads them (the trace sees it and the
+    loop runs), so the first trace is the program of every vector."""
+    return _mapping(fun, 0, 0, None, traces=1)
+
+
+def _mapping(fun: Callable[..., Any], in_axes: Any, out_axes: Any, axis_size: int | None, traces: int) -> Any:
+    """:func:`vmap`'s mapped function, its arguments checked; ``traces``: 2 (the examples'
+    programs compared) or 1 (see :func:`over_basis`)."""
 
     def mapped(*args: Any, **kwargs: Any) -> Any:
         if isinstance(in_axes, (tuple, list)) and len(in_axes) != len(args):
@@ -62,7 +78,7 @@ def vmap(
         size = _size(leaves, axes, axis_size, trees)
         raised = None
         if size >= LEAST_BATCH:
-            batched = _batched(fun, leaves, axes, spec, size, out_axes)
+            batched = _batched(fun, leaves, axes, spec, size, out_axes, traces)
             if type(batched) is not _Unbatched:
                 return batched
             raised = batched.raised
@@ -90,8 +106,11 @@ class _Unbatched:
         self.raised = raised
 
 
-def _batched(fun: Callable[..., Any], leaves: list[Any], axes: list[Axis], spec: Any, size: int, out_axes: Any) -> Any:
-    """``fun`` traced and replayed on the batch (``_replay.py``), or :class:`_Unbatched`."""
+def _batched(
+    fun: Callable[..., Any], leaves: list[Any], axes: list[Axis], spec: Any, size: int, out_axes: Any, traces: int
+) -> Any:
+    """``fun`` traced (on ``traces`` examples) and replayed on the batch (``_replay.py``), or
+    :class:`_Unbatched`."""
     dtypes = (_value_of(x).dtype for x, axis in zip(leaves, axes) if axis is not None)
     odd = next((dtype for dtype in dtypes if dtype.kind not in "biufc"), None)
     if odd is not None:
@@ -99,7 +118,9 @@ def _batched(fun: Callable[..., Any], leaves: list[Any], axes: list[Axis], spec:
         return _Unbatched()
     rt = next((x.runtime for x in leaves if type(x) is EagerTensor), None) or default_runtime()
     first = _traced(fun, leaves, axes, spec, 0, rt)
-    if first.blocked is None:
+    if first.blocked is None and traces == 1:
+        reason = None
+    elif first.blocked is None:
         second = _traced(fun, leaves, axes, spec, 1, rt)
         reason = second.blocked or (None if same_program(first, second) else "its trace differs between examples")
     else:
