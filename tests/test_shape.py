@@ -381,3 +381,22 @@ def test_a_trace_lists_a_call_with_several_results_on_one_line(rt):
     x = rt.variable_from(M[:, :4])
     loss = rt.with_eager_session(lambda s: s.reduce_sum(s.unstack(x, 1)[2], None))
     assert "  _, _, b, _ = unstack[axis=1] a" in loss.trace()  # _: a result the program does not read
+
+
+def test_reshape_remembers_its_checked_target_but_not_for_a_bool_entry(rt):
+    """reshape keeps each (shape, argument shape)'s checked target: a shape that once
+    passed is not checked again, and ``(True, 6)``, equal to ``(1, 6)`` as a dict key, is
+    refused still (a bool is no size); squeeze's one axis and its VJP's expand_dims take
+    their fast paths with the same results and errors."""
+    x = rt.variable_from(Tensor.from_numpy(np.arange(6.0)))
+    for _ in range(2):
+        out = rt.with_eager_session(lambda s: s.reshape(x, (1, 6)))
+        assert out.shape == (1, 6)
+    with pytest.raises(ArgumentError, match="sequence of non-negative ints"):
+        rt.with_eager_session(lambda s: s.reshape(x, (True, 6)))
+    with pytest.raises(ShapeMismatch, match="the number of elements must stay the same"):
+        rt.with_eager_session(lambda s: s.reshape(x, (1, 7)))
+    with pytest.raises(AxisError, match="axis must be an int"):
+        rt.with_eager_session(lambda s: s.expand_dims(x, (True,)))
+    loss = rt.with_eager_session(lambda s: s.reduce_sum(s.mul(s.squeeze(s.reshape(x, (1, 6)), 0), x), None))
+    np.testing.assert_array_equal(np.asarray(rt.grad(loss, x)), 2 * np.arange(6.0))

@@ -35,7 +35,20 @@ _X = np.zeros((2, 3))
 
 
 # -- reshape -----------------------------------------------------------------------------------
+#: reshape's checked target per (shape param, argument shape): reshape is on many VJPs, and
+#: the check was 2.6 of its 3.4 µs on small arrays.
+_TARGETS: dict[tuple[tuple[int, ...], tuple[int, ...]], tuple[int, ...]] = {}
+
+
 def _reshape(x: Any, shape: Any) -> Any:
+    if type(x) is np.ndarray and type(shape) is tuple and all(type(d) is int for d in shape):
+        key = (shape, x.shape)  # (ints only: True == 1 must not find 1's entry)
+        target = _TARGETS.get(key)
+        if target is None:
+            target = target_shape(shape, x.shape, "reshape")
+            if len(_TARGETS) < 4096:  # (bounded: a program has few shapes)
+                _TARGETS[key] = target
+        return x.reshape(target)
     return np.reshape(x, target_shape(shape, np.shape(x), "reshape"))
 
 
@@ -117,6 +130,8 @@ def _inserted(axis: Any, ndim: int) -> tuple[int, ...]:
 
 
 def _expand_dims(x: Any, axis: Any = 0) -> Any:
+    if type(axis) is tuple and len(axis) == 1 and type(axis[0]) is int:  # (squeeze's VJP gives one so)
+        axis = axis[0]
     if type(axis) is int and type(x) is np.ndarray and -x.ndim - 1 <= axis <= x.ndim:
         # One axis of an ndarray (a VJP's g[..., None]): the reshape np.expand_dims makes,
         # without its axis normalisation (1.5 µs of Python).
@@ -126,6 +141,8 @@ def _expand_dims(x: Any, axis: Any = 0) -> Any:
 
 
 def _squeezed(axis: Any, shape: tuple[int, ...]) -> tuple[int, ...]:
+    if type(axis) is int and -len(shape) <= axis < len(shape) and shape[axis] == 1:
+        return (axis % len(shape),)  # one axis (a reduction's keepdims undone): at once
     if axis is None:
         return tuple(i for i, n in enumerate(shape) if n == 1)
     axes = tuple(sorted(axis_list(axis, len(shape), "squeeze")))
