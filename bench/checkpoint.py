@@ -3,8 +3,9 @@
 The gradient (``tf.grad``, with respect to every weight and bias) of the loss Σ h² of a
 tanh MLP, ``h ← tanh(h @ W + b)`` per layer, unchecked and with a checkpoint around each
 layer and around each block of k layers (``tf.checkpoint`` of the block's function, its
-weights passed as arguments). Issue 26's targets: peak memory ≤ 0.35× and time ≤ 1.5×
-the unchecked gradient's.
+weights passed as arguments), and with ``policy=tf.checkpoint_policies.dots_saveable``
+(``--blocks 4:dots``: the products kept, the tanh computed again). Issue 26's targets: peak
+memory ≤ 0.35× and time ≤ 1.5× the unchecked gradient's.
 
 - **Peak memory**, with tracemalloc, of one gradient call (parameters and input made
   before, as tenferro constants, so the call copies none): the total, and the total less
@@ -41,12 +42,17 @@ def run_layers(h: Any, params: list[tuple[Any, Any]]) -> Any:
     return h
 
 
-def runner(blocks: tuple[int, ...]) -> Callable[..., Any]:
+#: The policies a variant may name (``--blocks 4:dots``).
+POLICIES = {"": None, "dots": tf.checkpoint_policies.dots_saveable}
+
+
+def runner(blocks: tuple[int, ...], policy: str = "") -> Callable[..., Any]:
     """The layers run with a checkpoint around each ``blocks[0]`` layers, inside each of
-    them one around each ``blocks[1]`` layers, and so on (``()``: no checkpoint)."""
+    them one around each ``blocks[1]`` layers, and so on (``()``: no checkpoint), each with
+    the policy named ``policy``."""
     if not blocks:
         return run_layers
-    inner = tf.checkpoint(runner(blocks[1:]))
+    inner = tf.checkpoint(runner(blocks[1:], policy), policy=POLICIES[policy])
 
     def run(h: Any, params: list[tuple[Any, Any]]) -> Any:
         for start in range(0, len(params), blocks[0]):
@@ -56,8 +62,8 @@ def runner(blocks: tuple[int, ...]) -> Callable[..., Any]:
     return run
 
 
-def loss_of(blocks: tuple[int, ...]) -> Callable[..., Any]:
-    run = runner(blocks)
+def loss_of(variant: tuple[tuple[int, ...], str]) -> Callable[..., Any]:
+    run = runner(*variant)
     return lambda params, x: tnp.sum(run(x, params) ** 2)
 
 
@@ -92,12 +98,13 @@ def _leaves(tree: Any) -> list[Any]:
     return optree.tree_leaves(tree)
 
 
-def _variants(spec: str) -> dict[str, tuple[int, ...]]:
-    variants: dict[str, tuple[int, ...]] = {"unchecked": ()}
+def _variants(spec: str) -> dict[str, tuple[tuple[int, ...], str]]:
+    variants: dict[str, tuple[tuple[int, ...], str]] = {"unchecked": ((), "")}
     for item in spec.split(","):
-        blocks = tuple(map(int, item.split("/")))
+        sizes, _, policy = item.partition(":")
+        blocks = tuple(map(int, sizes.split("/")))
         name = " in ".join("each layer" if k == 1 else f"each {k} layers" for k in reversed(blocks))
-        variants[name] = blocks
+        variants[name + (f", {policy} kept" if policy else "")] = (blocks, policy)
     return variants
 
 
@@ -107,7 +114,9 @@ def main() -> None:
     parser.add_argument("--width", type=int, default=1024)
     parser.add_argument("--batch", type=int, default=64)
     parser.add_argument(
-        "--blocks", default="1,2,4,8,8/2", help="checkpointed block sizes, comma-separated; 8/2: 2 inside 8"
+        "--blocks",
+        default="1,2,4,8,8/2,1:dots,4:dots",
+        help="checkpointed block sizes, comma-separated; 8/2: 2 inside 8; 4:dots: with dots_saveable",
     )
     parser.add_argument("--repeats", type=int, default=9)
     args = parser.parse_args()
@@ -120,8 +129,8 @@ def main() -> None:
     )
     rows: dict[str, list[float]] = {}
     reference: list[Any] = []
-    for name, blocks in variants.items():
-        loss = loss_of(blocks)
+    for name, variant in variants.items():
+        loss = loss_of(variant)
         # what the forward pass keeps for the backward one: tf.variable parameters, loss computed
         variables = [(tf.variable(w), tf.variable(b)) for w, b in params]
         kept, _, out = traced(lambda loss=loss, variables=variables: loss(variables, x))
@@ -141,7 +150,7 @@ def main() -> None:
             reference = _leaves(got)
         rows[name] = [kept, full, partial]
         del got
-    grads = {name: tf.grad(loss_of(blocks)) for name, blocks in variants.items()}
+    grads = {name: tf.grad(loss_of(variant)) for name, variant in variants.items()}
     times: dict[str, list[float]] = {name: [] for name in grads}
     for _ in range(args.repeats):  # interleaved: one call of each, in turn
         for name, g in grads.items():

@@ -55,6 +55,7 @@ from .core.runtime import default_runtime
 from .engines import DaskEngine  # dask itself is imported when an engine is made
 from .transforms import (
     checkpoint,
+    checkpoint_policies,
     custom_jvp,
     custom_vjp,
     grad,
@@ -131,6 +132,7 @@ __all__ = [
     "UnknownName",
     "UnknownOp",
     "checkpoint",
+    "checkpoint_policies",
     "constant",
     "custom_jvp",
     "custom_vjp",

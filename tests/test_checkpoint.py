@@ -183,8 +183,10 @@ def test_a_closure_over_a_tracked_tensor_is_refused_not_dropped():
 def test_errors_name_checkpoint():
     with pytest.raises(tf.ArgumentError, match=r"tf.checkpoint: fun must be the callable"):
         tf.checkpoint(3)
-    with pytest.raises(tf.ArgumentError, match=r"tf.checkpoint: policy must be None .*not implemented"):
+    with pytest.raises(tf.ArgumentError, match=r"tf.checkpoint: policy must be None or a callable policy\(op\)"):
         tf.checkpoint(block, policy="save_nothing")
+    with pytest.raises(tf.ArgumentError, match=r"save_only_these_ops: give the names of ops as strings"):
+        tf.checkpoint_policies.save_only_these_ops(tnp.tanh)
     draws = iter([np.ones(4), np.ones((2, 4))])
     changing = tf.checkpoint(lambda x: x[0] * next(draws))  # not a pure function: another shape when run again
     with pytest.raises(tf.RuleError, match=r"checkpoint\(<lambda>\): run again .* same output"):
@@ -234,3 +236,117 @@ def test_an_error_while_recomputing_is_said_as_the_recomputations():
     said = r"checkpoint\(fragile\): running the function again .* ValueError\('boom'\)"
     with pytest.raises(tf.RuleError, match=said):
         tf.grad(tf.checkpoint(fragile))(np.ones(2))
+
+
+LAYERS = [RNG.normal(size=(6, 6)) / 3 for _ in range(4)]
+BATCH = RNG.normal(size=(5, 6))
+
+
+def stack(h, weights):
+    for w in weights:
+        h = tnp.tanh(h @ w)
+    return h
+
+
+POLICIES = [
+    tf.checkpoint_policies.nothing_saveable,
+    tf.checkpoint_policies.dots_saveable,
+    tf.checkpoint_policies.everything_saveable,
+    tf.checkpoint_policies.save_only_these_ops("tanh"),
+    lambda op: op.name == "matmul",  # any policy(op) -> bool
+]
+
+
+def bits(tree):
+    return [np.asarray(leaf).tobytes() for leaf in tf.flatten(tree)[0]]
+
+
+@pytest.mark.parametrize("policy", POLICIES)
+def test_a_policy_keeps_numbers_bitwise_under_every_derivative(policy):
+    """With any policy the gradient, an HVP, a JVP and backward twice are bitwise the
+    unchecked function's: a kept result is the one the first run computed, the others run
+    again with the same kernels."""
+    checked = tf.checkpoint(stack, policy=policy)
+
+    def loss(f):
+        return lambda ws: tnp.sum(f(BATCH, ws) ** 2)
+
+    assert bits(tf.grad(loss(checked))(LAYERS)) == bits(tf.grad(loss(stack))(LAYERS))
+    assert bits(tf.hvp(loss(checked), (LAYERS,), (LAYERS,))) == bits(tf.hvp(loss(stack), (LAYERS,), (LAYERS,)))
+    assert bits(tf.jvp(loss(checked), (LAYERS,), (LAYERS,))) == bits(tf.jvp(loss(stack), (LAYERS,), (LAYERS,)))
+    w = tf.variable(LAYERS[0])
+    out = loss(checked)([w, *LAYERS[1:]])
+    out.backward()
+    out.backward()  # the kept results serve every recomputation
+    assert np.asarray(w.grad()).tobytes() == (2 * np.asarray(tf.grad(loss(stack))(LAYERS)[0])).tobytes()
+
+
+def test_the_ops_a_policy_keeps_are_not_computed_again():
+    """An op the policy names runs its kernel once, in the first run; the recomputation
+    for the derivative takes its kept result. The other ops run again."""
+    from conftest import plugin_of
+
+    from tenferro.plugins import contract, elementwise, reduce
+
+    runs = []
+
+    def counted_tanh(x):
+        runs.append(1)
+        return np.tanh(x)
+
+    spec = tf.OpSpec(
+        name="counted_tanh",
+        inputs=("x",),
+        forward=counted_tanh,
+        vjps=(lambda s, g, out, x: s.mul(g, s.sub(1.0, s.mul(out, out))),),
+        residuals=("out",),
+    )
+    rt = tf.EagerRuntime(
+        engine=tf.CpuEngine.serial(), plugins=[elementwise, reduce, contract, plugin_of("counted", spec)]
+    )
+
+    def layers(h, weights):
+        s = h.runtime.current_session()
+        for w in weights:
+            h = s.counted_tanh(s.matmul(h, w))
+        return h
+
+    for policy, again in ((None, 4), (tf.checkpoint_policies.save_only_these_ops("counted_tanh"), 0)):
+        runs.clear()
+        ws = [rt.variable_from(w) for w in LAYERS]
+        checked = tf.checkpoint(layers, policy=policy)
+        out = rt.with_eager_session(
+            lambda s, checked=checked, ws=ws: s.reduce_sum(checked(rt.constant_from(BATCH), ws), None)
+        )
+        assert len(runs) == 4
+        rt.grad(out, ws)
+        assert len(runs) == 4 + again
+
+
+def test_a_function_that_calls_other_ops_when_run_again_is_refused_with_a_policy():
+    """The recomputation must meet the kept ops in the order they were kept: a function
+    that calls another product the second time raises a RuleError that names it."""
+    calls = []
+
+    def drifting(h, weights):
+        calls.append(1)
+        h = tnp.tanh(h @ weights[0])
+        return h @ weights[1] if len(calls) > 1 else h
+
+    checked = tf.checkpoint(drifting, policy=tf.checkpoint_policies.dots_saveable)
+    with pytest.raises(
+        tf.RuleError,
+        match=r"checkpoint\(drifting\): run again for its derivative, the function called "
+        r"matmul on .* where its first run called no more of the ops its policy keeps",
+    ):
+        tf.grad(lambda ws: tnp.sum(checked(BATCH, ws)))(LAYERS)
+
+
+def test_a_jitted_gradient_that_needs_a_checkpoints_output_replays_it():
+    """Regression: tf.jit's plan runs the checkpoint op's kernel again, which gave back only
+    the values its first call computed (an IndexError on the second call, whenever the
+    gradient reads the checkpoint's output); it now runs the function again on its inputs."""
+    jitted = tf.jit(tf.grad(lambda ws: tnp.sum(tf.checkpoint(stack)(BATCH, ws) ** 2)))
+    expected = bits(tf.grad(lambda ws: tnp.sum(stack(BATCH, ws) ** 2))(LAYERS))
+    for _ in range(3):
+        assert bits(jitted(LAYERS)) == expected

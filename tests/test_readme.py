@@ -161,8 +161,8 @@ def test_readme_defines_its_words_where_they_first_appear_and_says_what_is_not_t
     missing = front[front.index("**Not there yet**") :]
     for thing in ("vmap", "jit", "GPU", "EngineError", "tenferro.scipy"):
         assert thing in missing, thing
-    # there since issue 26 (the transforms' section names it); what of it is missing is its policies
+    # there since issue 26 (the transforms' section names it, and its policies since they exist)
     transforms = README.read_text(encoding="utf-8").split("### Function transforms")[1].split("\n## ")[0]
-    assert "`tf.checkpoint(f)`" in transforms
-    assert "runs the others once per" in missing and "policy" in missing
+    assert "`tf.checkpoint(f)`" in transforms and "policy=" in transforms
+    assert "runs the others once per" in missing and "policy" not in missing
     assert "custom_vjp" not in missing  # there since issue 24: the transforms' section shows it

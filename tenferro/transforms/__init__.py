@@ -35,6 +35,7 @@ from tenferro.core.forward import Plan
 from tenferro.core.recording import no_grad
 from tenferro.core.tensor import describe, dtype_name, freeze
 
+from . import checkpoint_policies
 from ._call import Call
 from ._checkpoint import checkpoint
 from ._custom import custom_jvp, custom_vjp
@@ -45,6 +46,7 @@ from ._vmap import over_basis, vmap
 
 __all__ = [
     "checkpoint",
+    "checkpoint_policies",
     "custom_jvp",
     "custom_vjp",
     "grad",

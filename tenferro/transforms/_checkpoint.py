@@ -11,6 +11,11 @@ the output's cotangent, the JVP pushes the input tangents through it. Since ``Ca
 records where the enclosing sweep or push does (``rt.grad``, an HVP), the recomputation
 is differentiated again by an outer derivative, and a checkpoint inside a checkpointed
 function is met again by the recomputation, as in JAX.
+
+With a ``policy`` (``checkpoint_policies.py``) both runs are on a session of a
+:class:`_Keeping` engine, which sees each op's kernel: the first run keeps the results of
+the ops the policy names, and the recomputation's calls of those ops return them, in order,
+instead of computing (the other ops run again, and every op is recorded as before).
 """
 
 from __future__ import annotations
@@ -23,14 +28,17 @@ import numpy as np
 
 from tenferro.core.arguments import shown
 from tenferro.core.eager import EagerTensor, held, vertex
+from tenferro.core.engine import Engine
 from tenferro.core.errors import ArgumentError, RuleError
 from tenferro.core.recording import paused
 from tenferro.core.rule_errors import passes_through
 from tenferro.core.tensor import describe, freeze
+from tenferro.core.tracing import TRACING
 
 from ._call import Call
 from ._custom import _array, _session, run_time_op
 from ._trees import flatten, unflatten, where_in
+from .checkpoint_policies import Policy, nothing_saveable
 
 __all__ = ["checkpoint"]
 
@@ -40,12 +48,22 @@ class _Saved:
     flat leaves of ``(args, kwargs)`` as given, their structure, which of them are the
     op's inputs (``tracked``), and the output's structure, shapes and dtypes, against
     which the recomputation is checked. ``values``, the output's values, is held only
-    until the op's kernel has returned them."""
+    until the op's kernel has returned them; ``forward(items)`` computes them again where
+    the kernel runs without the call (a ``tf.jit`` plan, a vmap's loop)."""
 
-    __slots__ = ("leaves", "spec", "tracked", "out_spec", "outs", "values", "random_state")
+    __slots__ = ("leaves", "spec", "tracked", "out_spec", "outs", "values", "random_state", "engine", "forward")
 
-    def __init__(self, leaves: list[Any], spec: Any, tracked: list[int]):
-        self.leaves, self.spec, self.tracked = leaves, spec, tracked
+    def __init__(
+        self,
+        leaves: list[Any],
+        spec: Any,
+        tracked: list[int],
+        engine: _Keeping | None,
+        forward: Callable[[list[Any]], tuple[Any, ...]],
+    ):
+        self.leaves, self.spec, self.tracked, self.forward = leaves, spec, tracked, forward
+        #: The engine that kept the results the policy names (None: no policy).
+        self.engine = engine
         #: NumPy's global random state before the first run, replayed around the
         #: recomputation (as torch's preserve_rng_state): the same draws, so the same numbers.
         self.random_state = np.random.get_state()
@@ -57,17 +75,91 @@ class _Saved:
         return "checkpoint"
 
 
+class _Keeping(Engine):
+    """The engine a checkpoint with a policy runs its function on, twice (see the module
+    doc): a kernel of an op the policy names keeps its result in the first run (``mode``
+    "keep") and gives it back in each recomputation ("give"), which must call the same ops
+    on arguments of the same shapes, in the same order (else a RuleError: the function is
+    not the same twice); the derivative rules, which run on it too, compute ("pass")."""
+
+    __slots__ = ("policy", "function", "kept", "mode", "position")
+    native = False
+
+    def __init__(self, policy: Policy, function: str):
+        super().__init__("checkpoint")
+        self.policy, self.function = policy, function
+        self.kept: list[tuple[Any, tuple[Any, ...], Any]] = []  # per kept call: its op, arguments, result
+        self.mode = "keep"
+        self.position = 0  # the next kept call the recomputation meets
+
+    def kernel(self, spec: Any) -> Any:
+        # (an internal op, alias, is the recomputation's own: the first run had none to keep)
+        return self._keeper(spec) if not spec.internal and self.policy(spec) else spec.forward
+
+    def _keeper(self, op: Any) -> Any:
+        forward = op.forward
+
+        def kernel(*values: Any, **params: Any) -> Any:
+            if self.mode == "pass":
+                return forward(*values, **params)
+            arguments = _described(values)
+            if self.mode == "keep":
+                out = forward(*values, **params)
+                self.kept.append((op, arguments, out))
+                return out
+            if self.position < len(self.kept):
+                kept_op, kept_arguments, out = self.kept[self.position]
+                if kept_op is op and kept_arguments == arguments:
+                    self.position += 1
+                    return out
+            raise self.differs(f"called {op.name} on {arguments}")
+
+        return kernel
+
+    def differs(self, what: str) -> RuleError:
+        first = self.kept[self.position] if self.position < len(self.kept) else None
+        expected = f"{first[0].name} on {first[1]}" if first else "no more of the ops its policy keeps"
+        return RuleError(
+            f"checkpoint({self.function}): run again for its derivative, the function {what} where its first run "
+            f"called {expected}; with a policy, a checkpointed function must call the same ops on arguments of the "
+            f"same shapes in the same order each time (draw random numbers outside it)",
+            op=self.function,
+            plugin="checkpoint",
+            rule="vjp",
+        )
+
+
+def _described(values: tuple[Any, ...]) -> tuple[Any, ...]:
+    """A kernel's arguments as a kept call compares them: each array's shape and dtype (a
+    variadic op's list item by item), other values as they are."""
+    return tuple(
+        _described(tuple(v)) if isinstance(v, (list, tuple)) else (v.shape, v.dtype) if hasattr(v, "dtype") else v
+        for v in values
+    )
+
+
+def _arguments(saved: _Saved, tracked: Any) -> tuple[Any, Any]:
+    """The call's ``(args, kwargs)`` with ``tracked`` in the places of its tracked leaves."""
+    leaves = list(saved.leaves)
+    for i, leaf in zip(saved.tracked, tracked):
+        leaves[i] = leaf
+    return unflatten(saved.spec, leaves)
+
+
 def _kernel(items: list[Any], rule: _Saved) -> tuple[Any, ...]:
-    """The op's kernel: the output's values, computed when the call ran ``fun``."""
+    """The op's kernel: the output's values, computed when the call ran ``fun``, or, where
+    the op runs again without that call (a ``tf.jit`` plan's replay), ``fun`` again on the
+    items' values, recording nothing."""
     values, rule.values = rule.values, ()
-    return values
+    return values or rule.forward(items)
 
 
 class _Checkpointed:
     """``fun`` checkpointed (see :func:`checkpoint`): its op, and the call that records it."""
 
-    def __init__(self, fun: Callable[..., Any]):
+    def __init__(self, fun: Callable[..., Any], policy: Policy | None = None):
         self.fun = fun
+        self.policy = None if policy is nothing_saveable else policy
         self.name = getattr(fun, "__name__", type(fun).__name__)
         functools.update_wrapper(self, fun)
         # the inputs are tracked leaves: floating point
@@ -100,11 +192,24 @@ class _Checkpointed:
         # A NumPy argument the caller may write into before the backward pass: the
         # recomputation must see the values the first run saw, as every unchecked op does.
         kept = [freeze(leaf.copy()) if type(leaf) is np.ndarray and leaf.flags.writeable else leaf for leaf in leaves]
-        saved = _Saved(kept, spec, tracked)
-        out = self.fun(*c_args, **c_kwargs)
+        engine = self._keeping(rt)
+        saved = _Saved(kept, spec, tracked, engine, lambda items: self._forward(rt, saved, items))
+        if engine is None:
+            out = self.fun(*c_args, **c_kwargs)
+        else:
+            with rt.eager_session(engine):
+                out = self.fun(*c_args, **c_kwargs)
+            engine.mode = "pass"
         outs, saved.out_spec = flatten(out)
         if not outs:
             return out
+        saved.values = self._values(rt, out, outs)
+        saved.outs = [(v.shape, v.dtype) for v in saved.values]
+        items = [leaves[i] for i in tracked]
+        return unflatten(saved.out_spec, self.op(_session(rt), items, saved))
+
+    def _values(self, rt: Any, out: Any, outs: list[Any]) -> tuple[Any, ...]:
+        """The values of the output's leaves ``outs``, each checked to be no closure's."""
         values = []
         for index, leaf in enumerate(outs):
             what = lambda index=index: where_in(f"checkpoint({self.name})", "its output", out, index)  # noqa: E731
@@ -122,10 +227,40 @@ class _Checkpointed:
                 values.append(held(leaf))
             else:
                 values.append(_array(leaf, lambda what=what: f"checkpoint({self.name}): fun returned as {what()}"))
-        saved.values = tuple(values)
-        saved.outs = [(v.shape, v.dtype) for v in values]
-        items = [leaves[i] for i in tracked]
-        return unflatten(saved.out_spec, self.op(_session(rt), items, saved))
+        return tuple(values)
+
+    def _forward(self, rt: Any, saved: _Saved, items: list[Any]) -> tuple[Any, ...]:
+        """The output's values of ``fun`` on the saved arguments with the tracked ones'
+        values ``items`` (constants: nothing is recorded), for the kernel run without its call."""
+        args, kwargs = _arguments(saved, [EagerTensor(item, rt) for item in items])
+        out = self.fun(*args, **kwargs)
+        outs, out_spec = flatten(out)
+        values = self._values(rt, out, outs)
+        self._check_output(saved, out_spec, [(v.shape, v.dtype) for v in values], "run again")
+        return values
+
+    def _check_output(self, saved: _Saved, out_spec: Any, got: list[tuple[Any, Any]], when: str) -> None:
+        """The RuleError of a run whose output differs from the first run's in structure,
+        shapes or dtypes."""
+        if out_spec != saved.out_spec or got != saved.outs:
+            shown_got = ", ".join(describe(s, d) for s, d in got)
+            shown_first = ", ".join(describe(s, d) for s, d in saved.outs)
+            raise RuleError(
+                f"checkpoint({self.name}): {when}, the function returned {out_spec} of [{shown_got}], where its first "
+                f"run returned {saved.out_spec} of [{shown_first}]; a checkpointed function must compute the same "
+                f"output from the same arguments (draw random numbers outside it)",
+                op=self.name,
+                plugin="checkpoint",
+                rule="vjp",
+            )
+
+    def _keeping(self, rt: Any) -> _Keeping | None:
+        """The engine that keeps what the policy names, for one call; None where there is no
+        policy, on another engine than NumPy's (a DaskEngine keeps nothing: the function runs
+        again whole), and inside a trace (vmap's and jit's keep their own record)."""
+        if self.policy is None or not rt.current_session().native or TRACING.get() is not None:
+            return None
+        return _Keeping(self.policy, self.name)
 
     def _where(self, args: Any, kwargs: Any, index: int) -> str:
         return where_in(f"checkpoint({self.name})", "the arguments", (args, kwargs), index)
@@ -137,32 +272,26 @@ class _Checkpointed:
         output checked against the first run's."""
 
         def again(*tracked: Any) -> Any:
-            leaves = list(saved.leaves)
-            for i, leaf in zip(saved.tracked, tracked):
-                leaves[i] = leaf
-            args, kwargs = unflatten(saved.spec, leaves)
+            args, kwargs = _arguments(saved, tracked)
             return self.fun(*args, **kwargs)
 
         again.__name__ = self.name
         tracked = tuple(saved.leaves[i] for i in saved.tracked)
         current = np.random.get_state()
         np.random.set_state(saved.random_state)
+        engine = saved.engine
+        if engine is not None:  # each recomputation (the VJP's, the JVP's) takes the kept results again
+            engine.mode, engine.position = "give", 0
         try:
-            call = Call(f"checkpoint({self.name})", again, tracked, tuple(range(len(tracked))), None)
+            call = Call(f"checkpoint({self.name})", again, tracked, tuple(range(len(tracked))), engine)
         finally:
             np.random.set_state(current)
+            if engine is not None:
+                engine.mode = "pass"
+        if engine is not None and engine.position != len(engine.kept):
+            raise engine.differs("called no more of the ops its policy keeps")
         got = [(tuple(o.shape), o.dtype) for o in call.outputs]
-        if call.out_spec != saved.out_spec or got != saved.outs:
-            shown_got = ", ".join(describe(s, d) for s, d in got)
-            shown_first = ", ".join(describe(s, d) for s, d in saved.outs)
-            raise RuleError(
-                f"checkpoint({self.name}): run again for its derivative, the function returned {call.out_spec} of "
-                f"[{shown_got}], where its first run returned {saved.out_spec} of [{shown_first}]; a checkpointed "
-                f"function must compute the same output from the same arguments (draw random numbers outside it)",
-                op=self.name,
-                plugin="checkpoint",
-                rule="vjp",
-            )
+        self._check_output(saved, call.out_spec, got, "run again for its derivative")
         return call
 
     def _recomputed(self, saved: _Saved, rule: str) -> Call:
@@ -203,13 +332,15 @@ def checkpoint(fun: Callable[..., Any], *, policy: Any = None) -> Callable[..., 
     that reaches the call runs ``fun`` again on them and differentiates that, with the same
     kernels in the same order, so the numbers are bitwise those of ``fun`` unchecked.
     Arguments and outputs are pytrees; a derivative with respect to a tensor ``fun``
-    closes over is refused (pass it as an argument). ``policy``: only None (save nothing
-    inside ``fun``) is implemented. See docs/transforms.md, "Checkpointing"."""
+    closes over is refused (pass it as an argument). ``policy`` (``tf.checkpoint_policies``,
+    or any ``policy(op) -> bool``): the ops whose results the first run keeps, so that the
+    recomputation takes them instead of computing them (None: none).
+    See docs/transforms.md, "Checkpointing"."""
     if not callable(fun):
         raise ArgumentError(f"tf.checkpoint: fun must be the callable to checkpoint, got {shown(fun)}")
-    if policy is not None:
+    if policy is not None and not callable(policy):
         raise ArgumentError(
-            f"tf.checkpoint: policy must be None (save nothing inside the function but its arguments), got "
-            f"{shown(policy)}; policies that save some intermediate values are not implemented"
+            f"tf.checkpoint: policy must be None or a callable policy(op) -> bool such as "
+            f"tf.checkpoint_policies.dots_saveable, got {shown(policy)}"
         )
-    return _Checkpointed(fun)
+    return _Checkpointed(fun, policy)
