@@ -343,10 +343,32 @@ def test_a_function_that_calls_other_ops_when_run_again_is_refused_with_a_policy
 
 
 def test_a_jitted_gradient_that_needs_a_checkpoints_output_replays_it():
-    """Regression: tf.jit's plan runs the checkpoint op's kernel again, which gave back only
-    the values its first call computed (an IndexError on the second call, whenever the
-    gradient reads the checkpoint's output); it now runs the function again on its inputs."""
+    """Regression: tf.jit's plan ran the checkpoint op's kernel again, which gave back only
+    the values its first call computed (an IndexError on the second call whenever the
+    gradient reads the checkpoint's output). Inside a trace a checkpoint now records its
+    function's ops as they are."""
     jitted = tf.jit(tf.grad(lambda ws: tnp.sum(tf.checkpoint(stack)(BATCH, ws) ** 2)))
     expected = bits(tf.grad(lambda ws: tnp.sum(stack(BATCH, ws) ** 2))(LAYERS))
     for _ in range(3):
         assert bits(jitted(LAYERS)) == expected
+
+
+def test_the_gradient_of_a_jitted_checkpoint_follows_each_calls_arguments():
+    """Regression, a silent wrong gradient: tf.grad(tf.jit(f)) replays the trace's ops on
+    each call's arguments, and the checkpoint op in it recomputed from the arguments of the
+    call that traced it, so the second call's gradient was the first one's in part."""
+    f = lambda y: tnp.sin(y) * y  # noqa: E731
+    jitted = tf.grad(tf.jit(lambda x: tnp.sum(tf.checkpoint(f)(x) ** 2)))
+    unchecked = tf.grad(lambda x: tnp.sum(f(x) ** 2))
+    for x in (np.array([0.5, 1.0]), np.array([2.0, -1.0]), np.array([3.0, 0.1])):
+        assert np.asarray(jitted(x)).tobytes() == np.asarray(unchecked(x)).tobytes()
+
+
+def test_per_example_gradients_through_a_checkpoint_batch(recwarn):
+    """Inside vmap's trace a checkpoint records its function's ops, so per-example gradients
+    through it batch (the checkpoint op's record differed between the two traces, and it
+    ran once per example), bitwise as without the checkpoint."""
+    grads = tf.vmap(tf.grad(lambda ws, x: tnp.sum(tf.checkpoint(stack)(x, ws) ** 2)), in_axes=(None, 0))(LAYERS, BATCH)
+    plain = tf.vmap(tf.grad(lambda ws, x: tnp.sum(stack(x, ws) ** 2)), in_axes=(None, 0))(LAYERS, BATCH)
+    assert bits(grads) == bits(plain)
+    assert not [w for w in recwarn if "once per example" in str(w.message)]

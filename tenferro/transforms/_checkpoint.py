@@ -48,20 +48,12 @@ class _Saved:
     flat leaves of ``(args, kwargs)`` as given, their structure, which of them are the
     op's inputs (``tracked``), and the output's structure, shapes and dtypes, against
     which the recomputation is checked. ``values``, the output's values, is held only
-    until the op's kernel has returned them; ``forward(items)`` computes them again where
-    the kernel runs without the call (a ``tf.jit`` plan, a vmap's loop)."""
+    until the op's kernel has returned them."""
 
-    __slots__ = ("leaves", "spec", "tracked", "out_spec", "outs", "values", "random_state", "engine", "forward")
+    __slots__ = ("leaves", "spec", "tracked", "out_spec", "outs", "values", "random_state", "engine")
 
-    def __init__(
-        self,
-        leaves: list[Any],
-        spec: Any,
-        tracked: list[int],
-        engine: _Keeping | None,
-        forward: Callable[[list[Any]], tuple[Any, ...]],
-    ):
-        self.leaves, self.spec, self.tracked, self.forward = leaves, spec, tracked, forward
+    def __init__(self, leaves: list[Any], spec: Any, tracked: list[int], engine: _Keeping | None):
+        self.leaves, self.spec, self.tracked = leaves, spec, tracked
         #: The engine that kept the results the policy names (None: no policy).
         self.engine = engine
         #: NumPy's global random state before the first run, replayed around the
@@ -138,20 +130,10 @@ def _described(values: tuple[Any, ...]) -> tuple[Any, ...]:
     )
 
 
-def _arguments(saved: _Saved, tracked: Any) -> tuple[Any, Any]:
-    """The call's ``(args, kwargs)`` with ``tracked`` in the places of its tracked leaves."""
-    leaves = list(saved.leaves)
-    for i, leaf in zip(saved.tracked, tracked):
-        leaves[i] = leaf
-    return unflatten(saved.spec, leaves)
-
-
 def _kernel(items: list[Any], rule: _Saved) -> tuple[Any, ...]:
-    """The op's kernel: the output's values, computed when the call ran ``fun``, or, where
-    the op runs again without that call (a ``tf.jit`` plan's replay), ``fun`` again on the
-    items' values, recording nothing."""
+    """The op's kernel: the output's values, computed when the call ran ``fun``."""
     values, rule.values = rule.values, ()
-    return values or rule.forward(items)
+    return values
 
 
 class _Checkpointed:
@@ -177,7 +159,10 @@ class _Checkpointed:
             for i, leaf in enumerate(leaves)
             if type(leaf) is EagerTensor and vertex(leaf) is not None and leaf.runtime not in paused()
         ]
-        if not tracked:  # nothing to differentiate here: fun runs as it is (recorded where it records)
+        if not tracked or TRACING.get() is not None:
+            # Nothing to differentiate here, or a trace (tf.vmap's, tf.jit's), whose replay runs
+            # the ops it recorded on other values: fun runs as it is, recorded where it records
+            # (a checkpoint op in the trace would recompute from the traced call's arguments).
             return self.fun(*args, **kwargs)
         rt = leaves[tracked[0]].runtime
         constants = list(leaves)
@@ -193,7 +178,7 @@ class _Checkpointed:
         # recomputation must see the values the first run saw, as every unchecked op does.
         kept = [freeze(leaf.copy()) if type(leaf) is np.ndarray and leaf.flags.writeable else leaf for leaf in leaves]
         engine = self._keeping(rt)
-        saved = _Saved(kept, spec, tracked, engine, lambda items: self._forward(rt, saved, items))
+        saved = _Saved(kept, spec, tracked, engine)
         if engine is None:
             out = self.fun(*c_args, **c_kwargs)
         else:
@@ -203,13 +188,6 @@ class _Checkpointed:
         outs, saved.out_spec = flatten(out)
         if not outs:
             return out
-        saved.values = self._values(rt, out, outs)
-        saved.outs = [(v.shape, v.dtype) for v in saved.values]
-        items = [leaves[i] for i in tracked]
-        return unflatten(saved.out_spec, self.op(_session(rt), items, saved))
-
-    def _values(self, rt: Any, out: Any, outs: list[Any]) -> tuple[Any, ...]:
-        """The values of the output's leaves ``outs``, each checked to be no closure's."""
         values = []
         for index, leaf in enumerate(outs):
             what = lambda index=index: where_in(f"checkpoint({self.name})", "its output", out, index)  # noqa: E731
@@ -227,38 +205,16 @@ class _Checkpointed:
                 values.append(held(leaf))
             else:
                 values.append(_array(leaf, lambda what=what: f"checkpoint({self.name}): fun returned as {what()}"))
-        return tuple(values)
-
-    def _forward(self, rt: Any, saved: _Saved, items: list[Any]) -> tuple[Any, ...]:
-        """The output's values of ``fun`` on the saved arguments with the tracked ones'
-        values ``items`` (constants: nothing is recorded), for the kernel run without its call."""
-        args, kwargs = _arguments(saved, [EagerTensor(item, rt) for item in items])
-        out = self.fun(*args, **kwargs)
-        outs, out_spec = flatten(out)
-        values = self._values(rt, out, outs)
-        self._check_output(saved, out_spec, [(v.shape, v.dtype) for v in values], "run again")
-        return values
-
-    def _check_output(self, saved: _Saved, out_spec: Any, got: list[tuple[Any, Any]], when: str) -> None:
-        """The RuleError of a run whose output differs from the first run's in structure,
-        shapes or dtypes."""
-        if out_spec != saved.out_spec or got != saved.outs:
-            shown_got = ", ".join(describe(s, d) for s, d in got)
-            shown_first = ", ".join(describe(s, d) for s, d in saved.outs)
-            raise RuleError(
-                f"checkpoint({self.name}): {when}, the function returned {out_spec} of [{shown_got}], where its first "
-                f"run returned {saved.out_spec} of [{shown_first}]; a checkpointed function must compute the same "
-                f"output from the same arguments (draw random numbers outside it)",
-                op=self.name,
-                plugin="checkpoint",
-                rule="vjp",
-            )
+        saved.values = tuple(values)
+        saved.outs = [(v.shape, v.dtype) for v in values]
+        items = [leaves[i] for i in tracked]
+        return unflatten(saved.out_spec, self.op(_session(rt), items, saved))
 
     def _keeping(self, rt: Any) -> _Keeping | None:
         """The engine that keeps what the policy names, for one call; None where there is no
-        policy, on another engine than NumPy's (a DaskEngine keeps nothing: the function runs
-        again whole), and inside a trace (vmap's and jit's keep their own record)."""
-        if self.policy is None or not rt.current_session().native or TRACING.get() is not None:
+        policy, and on another engine than NumPy's (a DaskEngine keeps nothing: the function
+        runs again whole)."""
+        if self.policy is None or not rt.current_session().native:
             return None
         return _Keeping(self.policy, self.name)
 
@@ -272,7 +228,10 @@ class _Checkpointed:
         output checked against the first run's."""
 
         def again(*tracked: Any) -> Any:
-            args, kwargs = _arguments(saved, tracked)
+            leaves = list(saved.leaves)
+            for i, leaf in zip(saved.tracked, tracked):
+                leaves[i] = leaf
+            args, kwargs = unflatten(saved.spec, leaves)
             return self.fun(*args, **kwargs)
 
         again.__name__ = self.name
@@ -291,7 +250,17 @@ class _Checkpointed:
         if engine is not None and engine.position != len(engine.kept):
             raise engine.differs("called no more of the ops its policy keeps")
         got = [(tuple(o.shape), o.dtype) for o in call.outputs]
-        self._check_output(saved, call.out_spec, got, "run again for its derivative")
+        if call.out_spec != saved.out_spec or got != saved.outs:
+            shown_got = ", ".join(describe(s, d) for s, d in got)
+            shown_first = ", ".join(describe(s, d) for s, d in saved.outs)
+            raise RuleError(
+                f"checkpoint({self.name}): run again for its derivative, the function returned {call.out_spec} of "
+                f"[{shown_got}], where its first run returned {saved.out_spec} of [{shown_first}]; a checkpointed "
+                f"function must compute the same output from the same arguments (draw random numbers outside it)",
+                op=self.name,
+                plugin="checkpoint",
+                rule="vjp",
+            )
         return call
 
     def _recomputed(self, saved: _Saved, rule: str) -> Call:
