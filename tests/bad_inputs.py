@@ -40,13 +40,20 @@ M = tnp.asarray([[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 2.0]])  # symmetri
 OTHER = EagerRuntime()  # a second runtime, whose tensors may not meet the default runtime's
 TRACKED = tf.variable(np.array([0.5, 1.0, 2.0]))
 
+
+def user_len(value: Any) -> int:
+    """``len`` as a function of the user's (given where a transform wants the function to
+    transform: what it raises on a bad argument is the user function's own error)."""
+    return len(value)
+
+
 #: The bad values, by kind: each is given in turn to every argument of every target.
 BAD: dict[str, list[Any]] = {
     "None": [None],
     "str": ["x", ""],
     "bytes": [b"x"],
     "object": [object(), {}, {1, 2}],
-    "callable": [len],
+    "callable": [user_len],
     "nested list": [[[1.0], [2.0, 3.0]], [[1.0, [2.0]]], [F, 1.0], [[F, F], F]],
     "empty": [(), [], np.zeros((0,))],
     "bool": [True, np.array([True, False])],
@@ -686,12 +693,23 @@ PACKAGE = pathlib.Path(tf.__file__).parent
 
 
 def raised_in_tenferro(exc: BaseException) -> bool:
-    """Whether tenferro's code was running when ``exc`` was raised. Python's own TypeError
-    once every operand of an operator returned NotImplemented (``x + None``, the protocol
-    that lets another type's reflected operator answer) and NumPy's refusal of a NumPy
-    operand before it asks tenferro (``structured_array == x``) are not tenferro's."""
-    frames = traceback.extract_tb(exc.__traceback__)
-    return any(pathlib.Path(frame.filename).is_relative_to(PACKAGE) for frame in frames)
+    """Whether tenferro's code raised ``exc``: from where it was raised outward, past the
+    libraries tenferro calls (NumPy's Python, SciPy's), the first frame is tenferro's. Python's
+    own TypeError once every operand of an operator returned NotImplemented (``x + None``, the
+    protocol that lets another type's reflected operator answer), NumPy's refusal of a NumPy
+    operand before it asks tenferro (``structured_array == x``) and what a user's function
+    raises while a transform runs it (:func:`user_len`) are not tenferro's."""
+    for frame in reversed(traceback.extract_tb(exc.__traceback__)):
+        path = pathlib.Path(frame.filename)
+        if path.is_relative_to(PACKAGE):
+            return True
+        if "site-packages" not in path.parts and not path.is_relative_to(STDLIB):
+            return False  # the user's (this fuzz's) own code raised it
+    return False
+
+
+#: Python's own library, whose frames (like NumPy's) are passed on the way out to the caller.
+STDLIB = pathlib.Path(traceback.__file__).parent
 
 
 def attempt(target: Target, argument: str, kind: str, value: Any, arguments: dict[str, Any], tally: Tally) -> None:
