@@ -371,3 +371,51 @@ def test_several_traced_integer_indices_in_one_key_pick_as_numpy():
         labels = np.array([i, j, 0, 4])
         same(rows(cube, labels), cube[np.arange(4), labels])
     assert rows.cache_info().misses == corner.cache_info().misses == 1
+
+
+def _custom_functions():
+    """sin(x)·x as a custom_vjp, a custom_jvp and an autograd primitive, each with its own rule."""
+    import tenferro.autograd.extend as extend
+    import tenferro.autograd.numpy as anp
+
+    @tf.custom_vjp
+    def with_vjp(x):
+        return tnp.sin(x) * x
+
+    with_vjp.defvjp(lambda x: (with_vjp(x), x), lambda x, g: (g * (tnp.cos(x) * x + tnp.sin(x)),))
+
+    @tf.custom_jvp
+    def with_jvp(x):
+        return tnp.sin(x) * x
+
+    @with_jvp.defjvp
+    def _(primals, tangents):
+        (x,), (t,) = primals, tangents
+        return with_jvp(x), t * (tnp.cos(x) * x + tnp.sin(x))
+
+    @extend.primitive
+    def primitive(x):
+        return anp.sin(x) * x
+
+    extend.defvjp(primitive, lambda ans, x: lambda g: g * (anp.cos(x) * x + anp.sin(x)))
+    return [with_vjp, with_jvp, primitive]
+
+
+@pytest.mark.parametrize("index", range(3))
+def test_a_function_calling_a_custom_function_runs_eagerly_with_right_numbers_at_every_call(index):
+    """Regression, a silent wrong number: a custom function's call is an op whose node holds
+    its run's values, and the plan returned the first call's values at every later call
+    (the value, tf.grad(tf.jit(f)) and tf.jit(tf.grad(f)) alike). Such a function now runs
+    eagerly at each call, said once by a UserWarning; the numbers are the eager ones."""
+    custom = _custom_functions()[index]
+    loss = lambda x: tnp.sum(custom(x) ** 2)  # noqa: E731
+    with pytest.warns(UserWarning, match=r"runs the function eagerly at each call of this signature: it calls"):
+        value, gradient, jitted_gradient = tf.jit(loss), tf.grad(tf.jit(loss)), tf.jit(tf.grad(loss))
+        for traced in (value, gradient, jitted_gradient):  # each traces, and says so, once
+            traced(np.array([0.5, 1.0]))
+    for x in (np.array([0.5, 1.0]), np.array([2.0, -1.0]), np.array([3.0, 0.1])):
+        expected = 2 * np.sin(x) * x * (np.cos(x) * x + np.sin(x))
+        np.testing.assert_allclose(np.asarray(value(x)), np.sum((np.sin(x) * x) ** 2), rtol=1e-14)
+        np.testing.assert_allclose(np.asarray(gradient(x)), expected, rtol=1e-14)
+        np.testing.assert_allclose(np.asarray(jitted_gradient(x)), expected, rtol=1e-14)
+    assert "runs eagerly at each call" in value.plan_source(np.array([1.0, 2.0]))

@@ -80,6 +80,7 @@ class Primitive:
                 accepts="fc",
                 residuals=("args", "out"),  # the makers get the arguments and the result
                 variadic=True,
+                replayable=False,  # its kernel hands back the value the call computed
                 vjp=self._vjp,
                 jvp=self._jvp,
                 plugin=PLUGIN,

@@ -133,7 +133,10 @@ class OpSpec:
     takes them; it returns the batched result), or ``"elementwise"`` for an op whose
     arguments broadcast (derived: batched arguments get the missing axes after the batch
     axis); default ``"elementwise"`` for ``elementwise`` ops and none for the others,
-    which ``tf.vmap`` then calls once per example.
+    which ``tf.vmap`` then calls once per example. ``replayable=False`` for an op whose
+    kernel hands back values its caller computed (a custom function's call, whose params
+    hold them): a trace holding it is not replayed on other values (``tf.vmap`` runs the
+    function once per example, ``tf.jit`` runs it eagerly at each call).
 
     **How it is tested** (``tenferro.testing``): ``sample``, a zero-argument factory of a
     hypothesis strategy of :class:`SampleInput` (valid inputs, away from kinks and poles);
@@ -176,6 +179,7 @@ class OpSpec:
     integer_results: bool = field(default=False, kw_only=True)
     kinks: tuple[Kink, ...] = field(default=(), kw_only=True)
     internal: bool = field(default=False, kw_only=True)
+    replayable: bool = field(default=True, kw_only=True)
     variadic: bool = field(default=False, kw_only=True)
     multiple_results: bool = field(default=False, kw_only=True)
     complex_sample: Callable[[], Any] | None = field(default=None, kw_only=True)

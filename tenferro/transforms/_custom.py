@@ -148,6 +148,7 @@ def run_time_op(name: str, plugin: str, kernel: Callable[..., Any], accepts: str
             variadic=True,
             multiple_results=True,
             integer_results=True,
+            replayable=False,  # its kernel hands back what the call computed: a trace of it is not replayed
             plugin=plugin,
             doc=doc,
             **rules,

@@ -139,6 +139,8 @@ class Jitted:
         entry = self._cache.get(call.key)
         if entry is None:
             entry = self._trace(call)[0]
+        if entry.program.unreplayable is not None:
+            return f"# {self.__name__} runs eagerly at each call: {_eager_reason(entry.program)}\n"
         return entry.plan.source
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
@@ -148,6 +150,9 @@ class Jitted:
             return self._trace(call)[1]
         self._hits += 1
         self._cache.move_to_end(call.key)
+        if entry.program.unreplayable is not None:  # (see _trace)
+            *positional, keywords = unflatten(call.spec, call.leaves)
+            return call.function(*positional, **keywords)
         if call.tracks or entry.outside:
             return unflatten(entry.out_spec, _through_ops(entry.program, call))
         plan = entry.plan  # (compiled here on its first replay, outside the fallback below)
@@ -172,6 +177,12 @@ class Jitted:
         what = lambda: "an argument leaf"  # noqa: E731 - (the leaves were checked: as_value reads them)
         values = [None if x is None else as_value(x, call.rt, name, what) for x in call.traced]
         program = _Program(call.function, call.leaves, values, call.spec, call.rt, trace)
+        if program.unreplayable is not None:
+            warnings.warn(
+                f"{name} runs the function eagerly at each call of this signature: {_eager_reason(program)}",
+                UserWarning,
+                stacklevel=3,
+            )
         entry = _Entry(program, name)
         self._cache[call.key] = entry
         if len(self._cache) > self._size:
@@ -327,6 +338,14 @@ def _run(plan: Plan, call: _Arguments) -> list[Any]:
             out = EagerTensor(out, rt)
         results.append(out)
     return results
+
+
+def _eager_reason(program: _Program) -> str:
+    return (
+        f"it calls {program.unreplayable}, a custom function (tf.custom_vjp, tf.custom_jvp, an autograd "
+        f"primitive) whose recorded call holds the values of its run, so its trace cannot be replayed on other "
+        f"values (docs/jit.md)"
+    )
 
 
 def _refused(name: str, reason: str) -> TracedValueError:

@@ -70,6 +70,7 @@ class _Program:
         self.nodes: list[Node] = []
         self.outputs: list[Any] = []
         self.out_spec: Any = None
+        self.unreplayable: str | None = None
         token = TRACING.set(trace)
         floor = next(SEQUENCE)
         try:
@@ -100,6 +101,10 @@ class _Program:
                 for n in nodes_in_order(reachable(*roots, floor=floor))
                 if n.seq > floor and (n.output is None or n.output == CALL or n.parents[0].seq > floor)
             ]
+            #: The first op the trace cannot replay on other values (see OpSpec.replayable), or None.
+            self.unreplayable = next((n.spec.name for n in self.nodes if not n.spec.replayable), None)
+            if self.unreplayable is not None and not trace.refuses:
+                self.blocked = f"it calls {self.unreplayable}, whose recorded call holds the values of its run"
             inside = {id(n) for n in self.nodes} | {id(v) for v in self.inputs if v is not None}
             for checked, check in trace.checks:
                 if id(checked) in inside:
