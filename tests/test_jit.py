@@ -401,21 +401,40 @@ def _custom_functions():
     return [with_vjp, with_jvp, primitive]
 
 
-@pytest.mark.parametrize("index", range(3))
-def test_a_function_calling_a_custom_function_runs_eagerly_with_right_numbers_at_every_call(index):
-    """Regression, a silent wrong number: a custom function's call is an op whose node holds
-    its run's values, and the plan returned the first call's values at every later call
-    (the value, tf.grad(tf.jit(f)) and tf.jit(tf.grad(f)) alike). Such a function now runs
-    eagerly at each call, said once by a UserWarning; the numbers are the eager ones."""
+def _at_every_call(value, gradient, jitted_gradient):
+    for x in (np.array([0.5, 1.0]), np.array([2.0, -1.0]), np.array([3.0, 0.1])):
+        expected = 2 * np.sin(x) * x * (np.cos(x) * x + np.sin(x))
+        np.testing.assert_allclose(np.asarray(value(x)), np.sum((np.sin(x) * x) ** 2), rtol=1e-14)
+        np.testing.assert_allclose(np.asarray(gradient(x)), expected, rtol=1e-14)
+        np.testing.assert_allclose(np.asarray(jitted_gradient(x)), expected, rtol=1e-14)
+
+
+def test_a_custom_vjp_function_is_traced_and_replays_each_calls_numbers():
+    """Regression, a silent wrong number: a custom_vjp call was one op whose node held its
+    run's values, so the plan returned the first call's value and gradient at every later
+    call. Under a trace the call is now a node whose inputs are fwd's output and
+    residuals (fwd's ops recorded), so the plan computes them and bwd reads them from it:
+    traced once, no eager fallback, the eager numbers at every call."""
+    loss = lambda x: tnp.sum(_custom_functions()[0](x) ** 2)  # noqa: E731
+    value, gradient, jitted_gradient = tf.jit(loss), tf.grad(tf.jit(loss)), tf.jit(tf.grad(loss))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        _at_every_call(value, gradient, jitted_gradient)
+    assert value.cache_info().misses == jitted_gradient.cache_info().misses == 1
+    assert "runs eagerly" not in jitted_gradient.plan_source(np.array([1.0, 2.0]))
+
+
+@pytest.mark.parametrize("index", [1, 2])
+def test_a_function_calling_a_custom_jvp_or_a_primitive_runs_eagerly_with_right_numbers_at_every_call(index):
+    """Regression, a silent wrong number: a custom_jvp's or an autograd primitive's call is
+    an op whose node holds its run's values, and the plan returned the first call's values
+    at every later call. Such a function now runs eagerly at each call, said once by a
+    UserWarning; the numbers are the eager ones."""
     custom = _custom_functions()[index]
     loss = lambda x: tnp.sum(custom(x) ** 2)  # noqa: E731
     with pytest.warns(UserWarning, match=r"runs the function eagerly at each call of this signature: it calls"):
         value, gradient, jitted_gradient = tf.jit(loss), tf.grad(tf.jit(loss)), tf.jit(tf.grad(loss))
         for traced in (value, gradient, jitted_gradient):  # each traces, and says so, once
             traced(np.array([0.5, 1.0]))
-    for x in (np.array([0.5, 1.0]), np.array([2.0, -1.0]), np.array([3.0, 0.1])):
-        expected = 2 * np.sin(x) * x * (np.cos(x) * x + np.sin(x))
-        np.testing.assert_allclose(np.asarray(value(x)), np.sum((np.sin(x) * x) ** 2), rtol=1e-14)
-        np.testing.assert_allclose(np.asarray(gradient(x)), expected, rtol=1e-14)
-        np.testing.assert_allclose(np.asarray(jitted_gradient(x)), expected, rtol=1e-14)
+    _at_every_call(value, gradient, jitted_gradient)
     assert "runs eagerly at each call" in value.plan_source(np.array([1.0, 2.0]))

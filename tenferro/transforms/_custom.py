@@ -15,6 +15,9 @@ op, and a definition made at any time works at once.
   ``jvp`` of a custom_vjp function: transposing ``bwd`` is right only where it is linear
   in ``g``, and a rule such as ``clip_gradient``'s is not, so it would be a silent wrong
   number.
+  Under a trace (``tf.jit``'s, ``tf.vmap``'s) the call is a node of the function's
+  ``traced_op`` instead, whose inputs are also ``fwd``'s output and residuals, so that a
+  replay computes them and ``bwd`` reads them from the node.
 - ``custom_jvp``: the call runs the function itself; forward mode calls the rule, and
   reverse mode transposes it: the rule recorded on tangent variables of its own is linear
   in them, so sweeping it back from the output's cotangent gives the input's (the mirror
@@ -44,6 +47,7 @@ from tenferro.core.spec import REQUIRED, OpSpec
 from tenferro.core.sweep import reverse_sweep
 from tenferro.core.tensor import TRACKED, Tensor, describe, seal
 from tenferro.core.trace import SEQUENCE, Node
+from tenferro.core.tracing import TRACING
 
 from ._trees import NUMBERS, flatten, unflatten, where_in
 
@@ -132,11 +136,20 @@ def _kernel(items: list[Any], rule: _Call) -> tuple[Any, ...]:
     return rule.values
 
 
-def run_time_op(name: str, plugin: str, kernel: Callable[..., Any], accepts: str, doc: str, **rules: Any) -> Op:
+def _given_back(items: list[Any], rule: _Call) -> tuple[Any, ...]:
+    """The traced op's kernel: its output leaves, the inputs after the tracked leaves."""
+    start = len(rule.tracked)
+    return tuple(items[start : start + rule.values[1]])
+
+
+def run_time_op(
+    name: str, plugin: str, kernel: Callable[..., Any], accepts: str, doc: str, replayable: bool = False, **rules: Any
+) -> Op:
     """The op of one function made at run time (a custom function, a checkpoint), never
     registered: its one input the list of a call's tracked leaves, its param ``rule`` the
     call's record (what its rules read), its results the output's leaves (an integer one a
-    constant, as any op's)."""
+    constant, as any op's). ``replayable``: its kernel computes from its inputs alone (see
+    ``OpSpec.replayable``)."""
     return Op(
         OpSpec(
             name=name,
@@ -148,7 +161,7 @@ def run_time_op(name: str, plugin: str, kernel: Callable[..., Any], accepts: str
             variadic=True,
             multiple_results=True,
             integer_results=True,
-            replayable=False,  # its kernel hands back what the call computed: a trace of it is not replayed
+            replayable=replayable,
             plugin=plugin,
             doc=doc,
             **rules,
@@ -357,6 +370,18 @@ class custom_vjp(_Custom):  # noqa: N801 - JAX's name
         super().__init__(fun, nondiff_argnums)
         self.fwd: Callable[..., Any] | None = None
         self.bwd: Callable[..., Any] | None = None
+        #: The op of a call under a trace (see :meth:`_traced`): the output leaves given back.
+        self.traced_op = run_time_op(
+            self.name,
+            self.kind,
+            _given_back,
+            "biufc",
+            f"{self.kind} function {self.name}, traced.",
+            replayable=True,
+            vjp=self._traced_vjp,
+            jvp=self._jvp,
+            returns_view=True,
+        )
 
     def defvjp(self, fwd: Callable[..., Any], bwd: Callable[..., Any]) -> None:
         """Give the rule: ``fwd(*args)`` returns ``(out, residuals)``, ``bwd(*nondiff,
@@ -387,7 +412,41 @@ class custom_vjp(_Custom):  # noqa: N801 - JAX's name
                 f"pair (out, residuals), out the function's output and residuals what bwd needs (any pytree)",
             )
         out, call.residuals = returned
-        return self._record(rt, call, items, out, f"custom_vjp function {self.name!r}: its fwd {fwd}")
+        made_by = f"custom_vjp function {self.name!r}: its fwd {fwd}"
+        if TRACING.get() is not None:
+            return self._traced(rt, call, items, out, made_by)
+        return self._record(rt, call, items, out, made_by)
+
+    def _traced(self, rt: EagerRuntime, call: _Call, items: list[EagerTensor], out: Any, made_by: str) -> Any:
+        """A call under a trace (``tf.jit``'s, ``tf.vmap``'s): one node of the function's
+        traced op, whose inputs are the tracked leaves, then ``fwd``'s output leaves and the
+        residuals' tensors (recorded by ``fwd``'s ops), so that a replay computes them from
+        each call's values and ``bwd`` reads them from the node; the op's own node would
+        hand back the trace's values (see ``OpSpec.replayable``)."""
+        leaves, call.out_spec = flatten(out)
+        if not leaves:  # nothing to differentiate
+            return out
+        outs = [
+            leaf if type(leaf) is EagerTensor else EagerTensor(_array(leaf, lambda: f"{made_by} returned as"), rt)
+            for leaf in leaves
+        ]
+        if any(x.runtime is not rt for x in outs):
+            raise self._error("", f"{made_by} returned a tensor of another runtime than the arguments'")
+        _check_closure(outs, items, made_by)
+        residuals, call.residuals = flatten(call.residuals)
+        tensors = [x for x in residuals if type(x) is EagerTensor]
+        call.values = (residuals, len(outs))  # the residuals' leaves (their tensors given as inputs), the output count
+        results = self.traced_op(_session(rt), [*items, *outs, *tensors], call)
+        return unflatten(call.out_spec, results)
+
+    def _traced_vjp(self, s: Any, g: tuple[Any, ...], inputs: Any, out: Any, rule: _Call) -> list[Any]:
+        """The traced op's VJP: ``bwd`` on the residuals its node holds as inputs; no
+        cotangent for the output and residual inputs (the rule is their derivative)."""
+        residuals, count = rule.values
+        given = iter(inputs[len(rule.tracked) + count :])
+        tree = unflatten(rule.residuals, [next(given) if type(x) is EagerTensor else x for x in residuals])
+        cotangents = self._cotangents(s, g, out, tree, rule)
+        return [*cotangents, *[None] * (len(inputs) - len(cotangents))]
 
     def _jvp(self, s: Any, tangents: list[Any], inputs: Any, out: Any, rule: _Call) -> tuple[Any, ...]:
         """Forward mode: refused, as JAX refuses it (see the module doc)."""
@@ -403,12 +462,17 @@ class custom_vjp(_Custom):  # noqa: N801 - JAX's name
     def _vjp(self, s: Any, g: tuple[Any, ...], inputs: Any, out: Any, rule: _Call) -> list[Any]:
         """The op's VJP: ``bwd`` on the residuals and the output's cotangent (zeros where
         none flows), its cotangents checked, one per tracked leaf."""
+        return self._cotangents(s, g, rule.values, rule.residuals, rule)
+
+    def _cotangents(self, s: Any, g: tuple[Any, ...], outs: Any, residuals: Any, rule: _Call) -> list[Any]:
+        """``bwd(*nondiff, residuals, g)`` for the outputs ``outs`` (their shapes and dtypes
+        give the zeros where no cotangent flows), checked: one cotangent per tracked leaf."""
         rt = s.runtime
-        gs = [EagerTensor(seal(np.zeros(v.shape, v.dtype)), rt) if ct is None else ct for ct, v in zip(g, rule.values)]
+        gs = [EagerTensor(seal(np.zeros(v.shape, v.dtype)), rt) if ct is None else ct for ct, v in zip(g, outs)]
         bwd = _name_of(self.bwd)
         try:
             with computing_rule(rt):
-                returned = self.bwd(*rule.nondiff, rule.residuals, unflatten(rule.out_spec, gs))  # type: ignore[misc]
+                returned = self.bwd(*rule.nondiff, residuals, unflatten(rule.out_spec, gs))  # type: ignore[misc]
         except Exception as exc:
             if passes_through(exc):
                 raise
