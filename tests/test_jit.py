@@ -382,7 +382,10 @@ def _custom_functions():
     def with_vjp(x):
         return tnp.sin(x) * x
 
-    with_vjp.defvjp(lambda x: (with_vjp(x), x), lambda x, g: (g * (tnp.cos(x) * x + tnp.sin(x)),))
+    # (residuals computed by ops, not the argument: a replay's node must keep its inputs' values)
+    with_vjp.defvjp(
+        lambda x: (with_vjp(x), (tnp.cos(x) * x, tnp.sin(x) * 1.0)), lambda res, g: (g * (res[0] + res[1]),)
+    )
 
     @tf.custom_jvp
     def with_jvp(x):

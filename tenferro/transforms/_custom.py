@@ -149,7 +149,7 @@ def run_time_op(
     registered: its one input the list of a call's tracked leaves, its param ``rule`` the
     call's record (what its rules read), its results the output's leaves (an integer one a
     constant, as any op's). ``replayable``: its kernel computes from its inputs alone (see
-    ``OpSpec.replayable``)."""
+    ``OpSpec.replayable``), and its rules read them, so its node keeps them."""
     return Op(
         OpSpec(
             name=name,
@@ -157,7 +157,7 @@ def run_time_op(
             forward=kernel,
             params={"rule": REQUIRED},
             accepts=accepts,
-            residuals=(),  # what the rules read is in the call's param
+            residuals=None if replayable else (),  # (else what the rules read is in the call's param)
             variadic=True,
             multiple_results=True,
             integer_results=True,
