@@ -412,13 +412,15 @@ def _at_every_call(value, gradient, jitted_gradient):
         np.testing.assert_allclose(np.asarray(jitted_gradient(x)), expected, rtol=1e-14)
 
 
-def test_a_custom_vjp_function_is_traced_and_replays_each_calls_numbers():
-    """Regression, a silent wrong number: a custom_vjp call was one op whose node held its
-    run's values, so the plan returned the first call's value and gradient at every later
-    call. Under a trace the call is now a node whose inputs are fwd's output and
-    residuals (fwd's ops recorded), so the plan computes them and bwd reads them from it:
-    traced once, no eager fallback, the eager numbers at every call."""
-    loss = lambda x: tnp.sum(_custom_functions()[0](x) ** 2)  # noqa: E731
+@pytest.mark.parametrize("index", [0, 2])
+def test_a_custom_vjp_function_and_a_primitive_are_traced_and_replay_each_calls_numbers(index):
+    """Regression, a silent wrong number: a custom_vjp's or an autograd primitive's call was
+    one op whose node held its run's values, so the plan returned the first call's value
+    and gradient at every later call. Under a trace a custom_vjp call is now a node whose
+    inputs are fwd's output and residuals (fwd's ops recorded), so the plan computes them
+    and bwd reads them from it; a primitive's kernel runs its function on the values it is
+    given. Traced once, no eager fallback, the eager numbers at every call."""
+    loss = lambda x: tnp.sum(_custom_functions()[index](x) ** 2)  # noqa: E731
     value, gradient, jitted_gradient = tf.jit(loss), tf.grad(tf.jit(loss)), tf.jit(tf.grad(loss))
     with warnings.catch_warnings():
         warnings.simplefilter("error")
@@ -427,13 +429,12 @@ def test_a_custom_vjp_function_is_traced_and_replays_each_calls_numbers():
     assert "runs eagerly" not in jitted_gradient.plan_source(np.array([1.0, 2.0]))
 
 
-@pytest.mark.parametrize("index", [1, 2])
-def test_a_function_calling_a_custom_jvp_or_a_primitive_runs_eagerly_with_right_numbers_at_every_call(index):
-    """Regression, a silent wrong number: a custom_jvp's or an autograd primitive's call is
-    an op whose node holds its run's values, and the plan returned the first call's values
-    at every later call. Such a function now runs eagerly at each call, said once by a
-    UserWarning; the numbers are the eager ones."""
-    custom = _custom_functions()[index]
+def test_a_function_calling_a_custom_jvp_runs_eagerly_with_right_numbers_at_every_call():
+    """Regression, a silent wrong number: a custom_jvp's call is an op whose node holds its
+    run's values, and the plan returned the first call's values at every later call. Such
+    a function now runs eagerly at each call, said once by a UserWarning; the numbers are
+    the eager ones."""
+    custom = _custom_functions()[1]
     loss = lambda x: tnp.sum(custom(x) ** 2)  # noqa: E731
     with pytest.warns(UserWarning, match=r"runs the function eagerly at each call of this signature: it calls"):
         value, gradient, jitted_gradient = tf.jit(loss), tf.grad(tf.jit(loss)), tf.jit(tf.grad(loss))

@@ -33,12 +33,14 @@ PLUGIN = "tenferro.autograd.extend"
 class _Call:
     """What one call of a primitive leaves for its rules (the node's ``call`` param): all
     its arguments, its keyword arguments, the positions of the tracked ones (the op's
-    inputs) and the result's value (what the op's kernel returns)."""
+    inputs), the function, and the result's value (what the op's kernel returns first)."""
 
-    __slots__ = ("args", "kwargs", "tracked", "value")
+    __slots__ = ("args", "kwargs", "tracked", "fun", "value")
 
-    def __init__(self, args: tuple[Any, ...], kwargs: dict[str, Any], tracked: list[int], value: np.ndarray):
-        self.args, self.kwargs, self.tracked, self.value = args, kwargs, tracked, value
+    def __init__(
+        self, args: tuple[Any, ...], kwargs: dict[str, Any], tracked: list[int], fun: Any, value: np.ndarray | None
+    ):
+        self.args, self.kwargs, self.tracked, self.fun, self.value = args, kwargs, tracked, fun, value
 
     def __repr__(self) -> str:  # how a trace listing shows the param
         return "primitive"
@@ -50,10 +52,21 @@ class _Call:
             args[position] = tensor
         return args
 
+    def computed(self, items: list[Any]) -> np.ndarray:
+        """The function on the arguments' values, the tracked ones' being ``items``."""
+        args = [held(a) if type(a) is EagerTensor else a for a in self.args]
+        for position, value in zip(self.tracked, items):
+            args[position] = value
+        ans = self.fun(*args, **{k: held(v) if type(v) is EagerTensor else v for k, v in self.kwargs.items()})
+        return np.asarray(held(ans) if type(ans) is EagerTensor else ans)
+
 
 def _kernel(items: list[Any], call: _Call) -> np.ndarray:
-    """The op's kernel: the value the primitive's function computed when it was called."""
-    return call.value
+    """The op's kernel: the value the primitive's function computed when it was called, or,
+    where the op runs again without that call (a ``tf.jit`` plan's replay), the function on
+    the items' values (as any op's kernel, so a trace of it replays)."""
+    value, call.value = call.value, None
+    return value if value is not None else call.computed(items)
 
 
 class Primitive:
@@ -80,7 +93,6 @@ class Primitive:
                 accepts="fc",
                 residuals=("args", "out"),  # the makers get the arguments and the result
                 variadic=True,
-                replayable=False,  # its kernel hands back the value the call computed
                 vjp=self._vjp,
                 jvp=self._jvp,
                 plugin=PLUGIN,
@@ -116,7 +128,7 @@ class Primitive:
         rt = tensors[0].runtime
         if not tracked:  # tenferro constants in: a constant out, as tenferro.numpy's functions give
             return rt.constant_from(ans)
-        call = _Call(args, kwargs, tracked, np.asarray(ans))
+        call = _Call(args, kwargs, tracked, self.fun, np.asarray(ans))
         return self.op(rt.current_session(), [args[i] for i in tracked], call)
 
     # -- the op's rules ----------------------------------------------------------------------

@@ -342,9 +342,8 @@ def _run(plan: Plan, call: _Arguments) -> list[Any]:
 
 def _eager_reason(program: _Program) -> str:
     return (
-        f"it calls {program.unreplayable}, a custom function (a tf.custom_jvp function, an autograd primitive) "
-        f"whose recorded call holds the values of its run, so its trace cannot be replayed on other values "
-        f"(docs/jit.md)"
+        f"it calls {program.unreplayable}, a tf.custom_jvp function, whose recorded call holds the values of its "
+        f"run, so its trace cannot be replayed on other values (docs/jit.md)"
     )
 
 
