@@ -96,6 +96,7 @@ class _Call:
         "tracked",
         "out_spec",
         "values",
+        "traced",
     )
 
     def __init__(self, kind: str, nondiff: tuple[Any, ...], positions: tuple[int, ...], in_specs: list[Any]):
@@ -109,6 +110,9 @@ class _Call:
         self.tracked: list[int] = []
         self.out_spec: Any = None
         self.values: tuple[Any, ...] = ()
+        #: Under a trace (custom_vjp's traced op): the residuals' leaves (their tensors are
+        #: the node's inputs), their structure, and how many output leaves come before them.
+        self.traced: tuple[list[Any], Any, int] | None = None
 
     def __repr__(self) -> str:  # how trace listings show the param: ``f[rule=custom_vjp]``
         return self.kind
@@ -139,7 +143,7 @@ def _kernel(items: list[Any], rule: _Call) -> tuple[Any, ...]:
 def _given_back(items: list[Any], rule: _Call) -> tuple[Any, ...]:
     """The traced op's kernel: its output leaves, the inputs after the tracked leaves."""
     start = len(rule.tracked)
-    return tuple(items[start : start + rule.values[1]])
+    return tuple(items[start : start + rule.traced[2]])  # type: ignore[index]
 
 
 def run_time_op(
@@ -433,18 +437,18 @@ class custom_vjp(_Custom):  # noqa: N801 - JAX's name
         if any(x.runtime is not rt for x in outs):
             raise self._error("", f"{made_by} returned a tensor of another runtime than the arguments'")
         _check_closure(outs, items, made_by)
-        residuals, call.residuals = flatten(call.residuals)
+        residuals, spec = flatten(call.residuals)
+        call.residuals, call.traced = None, (residuals, spec, len(outs))  # (the node holds the tensors)
         tensors = [x for x in residuals if type(x) is EagerTensor]
-        call.values = (residuals, len(outs))  # the residuals' leaves (their tensors given as inputs), the output count
         results = self.traced_op(_session(rt), [*items, *outs, *tensors], call)
         return unflatten(call.out_spec, results)
 
     def _traced_vjp(self, s: Any, g: tuple[Any, ...], inputs: Any, out: Any, rule: _Call) -> list[Any]:
         """The traced op's VJP: ``bwd`` on the residuals its node holds as inputs; no
         cotangent for the output and residual inputs (the rule is their derivative)."""
-        residuals, count = rule.values
+        residuals, spec, count = rule.traced  # type: ignore[misc]
         given = iter(inputs[len(rule.tracked) + count :])
-        tree = unflatten(rule.residuals, [next(given) if type(x) is EagerTensor else x for x in residuals])
+        tree = unflatten(spec, [next(given) if type(x) is EagerTensor else x for x in residuals])
         cotangents = self._cotangents(s, g, out, tree, rule)
         return [*cotangents, *[None] * (len(inputs) - len(cotangents))]
 
