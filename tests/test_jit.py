@@ -412,14 +412,16 @@ def _at_every_call(value, gradient, jitted_gradient):
         np.testing.assert_allclose(np.asarray(jitted_gradient(x)), expected, rtol=1e-14)
 
 
-@pytest.mark.parametrize("index", [0, 2])
-def test_a_custom_vjp_function_and_a_primitive_are_traced_and_replay_each_calls_numbers(index):
-    """Regression, a silent wrong number: a custom_vjp's or an autograd primitive's call was
-    one op whose node held its run's values, so the plan returned the first call's value
-    and gradient at every later call. Under a trace a custom_vjp call is now a node whose
-    inputs are fwd's output and residuals (fwd's ops recorded), so the plan computes them
-    and bwd reads them from it; a primitive's kernel runs its function on the values it is
-    given. Traced once, no eager fallback, the eager numbers at every call."""
+@pytest.mark.parametrize("index", [0, 1, 2], ids=["custom_vjp", "custom_jvp", "primitive"])
+def test_custom_functions_and_a_primitive_are_traced_and_replay_each_calls_numbers(index):
+    """Regression, a silent wrong number: a custom function's or an autograd primitive's
+    call was one op whose node held its run's values, so the plan returned the first
+    call's value and gradient at every later call (a custom_jvp's then ran eagerly). Under
+    a trace a custom function's call is now a node whose inputs are its output and what
+    its rules read (fwd's residuals, the custom_jvp's primals), recorded by their ops, so
+    the plan computes them and the rules read them from it; a primitive's kernel runs its
+    function on the values it is given. Traced once, no eager fallback, the eager numbers
+    at every call."""
     loss = lambda x: tnp.sum(_custom_functions()[index](x) ** 2)  # noqa: E731
     value, gradient, jitted_gradient = tf.jit(loss), tf.grad(tf.jit(loss)), tf.jit(tf.grad(loss))
     with warnings.catch_warnings():
@@ -429,16 +431,52 @@ def test_a_custom_vjp_function_and_a_primitive_are_traced_and_replay_each_calls_
     assert "runs eagerly" not in jitted_gradient.plan_source(np.array([1.0, 2.0]))
 
 
-def test_a_function_calling_a_custom_jvp_runs_eagerly_with_right_numbers_at_every_call():
-    """Regression, a silent wrong number: a custom_jvp's call is an op whose node holds its
-    run's values, and the plan returned the first call's values at every later call. Such
-    a function now runs eagerly at each call, said once by a UserWarning; the numbers are
-    the eager ones."""
+def test_a_traced_custom_jvp_gives_its_rule_in_forward_mode_and_second_order():
+    """The traced custom_jvp's rules read the primals from the node: jvp, a Hessian
+    (forward over reverse through the rule transposed) and the jitted versions agree with
+    the formula at every call, bitwise with the eager transforms."""
     custom = _custom_functions()[1]
     loss = lambda x: tnp.sum(custom(x) ** 2)  # noqa: E731
+    push = lambda x, t: tf.jvp(custom, (x,), (t,))  # noqa: E731
+    hessian = tf.hessian(loss)
+    jitted_push, jitted_hessian = tf.jit(push), tf.jit(hessian)
+    for x in (np.array([0.5, 1.0]), np.array([2.0, -1.0])):
+        t = np.array([1.0, -2.0])
+        d = np.cos(x) * x + np.sin(x)
+        for out in (push(x, t), jitted_push(x, t)):
+            np.testing.assert_allclose(np.asarray(out[1]), t * d, rtol=1e-14)
+        expected = 2 * np.diag(d * d + np.sin(x) * x * (2 * np.cos(x) - np.sin(x) * x))
+        np.testing.assert_allclose(np.asarray(hessian(x)), expected, rtol=1e-13)
+        assert np.array_equal(np.asarray(jitted_hessian(x)), np.asarray(hessian(x)))
+    assert jitted_push.cache_info().misses == jitted_hessian.cache_info().misses == 1
+
+
+def test_a_function_calling_an_unreplayable_op_runs_eagerly_with_right_numbers_at_every_call():
+    """An op whose kernel hands back what its caller computed (``OpSpec(replayable=False)``)
+    cannot be replayed on other values: a function calling it runs eagerly at each call,
+    said once by a UserWarning, with the numbers of each eager call (a plan would hand
+    back the first call's)."""
+    from conftest import plugin_of
+
+    from tenferro.plugins import elementwise, reduce
+
+    spec = tf.OpSpec(
+        name="handed_back",
+        inputs=("x",),
+        forward=lambda x, value: value,
+        params={"value": None},
+        vjps=(lambda s, g, out, x, value: g,),
+        replayable=False,
+    )
+    rt = tf.EagerRuntime(plugins=[elementwise, reduce, plugin_of("handed", spec)])
+    given = [np.array([1.0, 2.0])]
+
+    def f(x):
+        return x.runtime.current_session().handed_back(x, value=given[0]).sum()
+
     with pytest.warns(UserWarning, match=r"runs the function eagerly at each call of this signature: it calls"):
-        value, gradient, jitted_gradient = tf.jit(loss), tf.grad(tf.jit(loss)), tf.jit(tf.grad(loss))
-        for traced in (value, gradient, jitted_gradient):  # each traces, and says so, once
-            traced(np.array([0.5, 1.0]))
-    _at_every_call(value, gradient, jitted_gradient)
-    assert "runs eagerly at each call" in value.plan_source(np.array([1.0, 2.0]))
+        jitted = tf.jit(f)
+        assert float(jitted(rt.constant_from(np.zeros(2)))) == 3.0
+    given[0] = np.array([5.0, 6.0])
+    assert float(jitted(rt.constant_from(np.zeros(2)))) == 11.0
+    assert "runs eagerly at each call" in jitted.plan_source(rt.constant_from(np.zeros(2)))

@@ -15,13 +15,15 @@ op, and a definition made at any time works at once.
   ``jvp`` of a custom_vjp function: transposing ``bwd`` is right only where it is linear
   in ``g``, and a rule such as ``clip_gradient``'s is not, so it would be a silent wrong
   number.
-  Under a trace (``tf.jit``'s, ``tf.vmap``'s) the call is a node of the function's
-  ``traced_op`` instead, whose inputs are also ``fwd``'s output and residuals, so that a
-  replay computes them and ``bwd`` reads them from the node.
 - ``custom_jvp``: the call runs the function itself; forward mode calls the rule, and
   reverse mode transposes it: the rule recorded on tangent variables of its own is linear
   in them, so sweeping it back from the output's cotangent gives the input's (the mirror
   of how ``core/forward.py`` transposes a VJP).
+
+Under a trace (``tf.jit``'s, ``tf.vmap``'s) a call of either is a node of the function's
+``traced_op`` instead, whose inputs are also the output and what the rules read (``fwd``'s
+residuals, the custom_jvp's primals), so that a replay computes them and the rules read
+them from the node.
 """
 
 from __future__ import annotations
@@ -110,8 +112,9 @@ class _Call:
         self.tracked: list[int] = []
         self.out_spec: Any = None
         self.values: tuple[Any, ...] = ()
-        #: Under a trace (custom_vjp's traced op): the residuals' leaves (their tensors are
-        #: the node's inputs), their structure, and how many output leaves come before them.
+        #: Under a trace (the traced op): the leaves of what the rules read (the residuals,
+        #: the custom_jvp's primals; their tensors are the node's inputs), their structure,
+        #: and how many output leaves come before them among the inputs.
         self.traced: tuple[list[Any], Any, int] | None = None
 
     def __repr__(self) -> str:  # how trace listings show the param: ``f[rule=custom_vjp]``
@@ -191,6 +194,18 @@ class _Custom:
         self._signature = _signature(fun)
         doc = f"{self.kind} function {self.name}."
         self.op = run_time_op(self.name, self.kind, _kernel, "biufc", doc, vjp=self._vjp, jvp=self._jvp)
+        #: The op of a call under a trace (see :meth:`_traced`): the output leaves given back.
+        self.traced_op = run_time_op(
+            self.name,
+            self.kind,
+            _given_back,
+            "biufc",
+            f"{self.kind} function {self.name}, traced.",
+            replayable=True,
+            vjp=self._traced_vjp,
+            jvp=self._traced_jvp,
+            returns_view=True,
+        )
 
     def __repr__(self) -> str:
         return f"<{self.kind} function {self.name}>"
@@ -299,6 +314,44 @@ class _Custom:
         call.out_spec, call.values = out_spec, tuple(values)
         return unflatten(out_spec, self.op(_session(rt), items, call))  # (the param positionally: no binding)
 
+    def _traced(
+        self, rt: EagerRuntime, call: _Call, items: list[EagerTensor], out: Any, made_by: str, kept: Any
+    ) -> Any:
+        """A call under a trace (``tf.jit``'s, ``tf.vmap``'s): one node of the function's
+        traced op, whose inputs are the tracked leaves, then the output leaves and the
+        tensors of ``kept``, what the rules read (custom_vjp: the residuals; custom_jvp:
+        the primals), all recorded by the ops that computed them, so that a replay computes
+        them from each call's values and the rules read them from the node (:meth:`_kept`);
+        the op's own node would hand back the trace's values (see ``OpSpec.replayable``)."""
+        leaves, call.out_spec = flatten(out)
+        if not leaves:  # nothing to differentiate
+            return out
+        outs = [
+            leaf if type(leaf) is EagerTensor else EagerTensor(_array(leaf, lambda: f"{made_by} returned as"), rt)
+            for leaf in leaves
+        ]
+        if any(x.runtime is not rt for x in outs):
+            raise self._error("", f"{made_by} returned a tensor of another runtime than the arguments'")
+        _check_closure(outs, items, made_by)
+        kept_leaves, spec = flatten(kept)
+        call.traced = (kept_leaves, spec, len(outs))  # (the node holds the tensors)
+        tensors = [x for x in kept_leaves if type(x) is EagerTensor]
+        results = self.traced_op(_session(rt), [*items, *outs, *tensors], call)
+        return unflatten(call.out_spec, results)
+
+    @staticmethod
+    def _kept(rule: _Call, inputs: Sequence[Any]) -> Any:
+        """What a traced call kept for its rules, its tensors the node's inputs."""
+        leaves, spec, count = rule.traced  # type: ignore[misc]
+        given = iter(inputs[len(rule.tracked) + count :])
+        return unflatten(spec, [next(given) if type(x) is EagerTensor else x for x in leaves])
+
+    def _traced_vjp(self, s: Any, g: tuple[Any, ...], inputs: Any, out: Any, rule: _Call) -> list[Any]:
+        raise NotImplementedError  # each kind's own
+
+    def _traced_jvp(self, s: Any, tangents: list[Any], inputs: Any, out: Any, rule: _Call) -> tuple[Any, ...]:
+        raise NotImplementedError  # each kind's own
+
     # -- what the rules return -----------------------------------------------------------------
     def _leaves(
         self,
@@ -374,18 +427,6 @@ class custom_vjp(_Custom):  # noqa: N801 - JAX's name
         super().__init__(fun, nondiff_argnums)
         self.fwd: Callable[..., Any] | None = None
         self.bwd: Callable[..., Any] | None = None
-        #: The op of a call under a trace (see :meth:`_traced`): the output leaves given back.
-        self.traced_op = run_time_op(
-            self.name,
-            self.kind,
-            _given_back,
-            "biufc",
-            f"{self.kind} function {self.name}, traced.",
-            replayable=True,
-            vjp=self._traced_vjp,
-            jvp=self._jvp,
-            returns_view=True,
-        )
 
     def defvjp(self, fwd: Callable[..., Any], bwd: Callable[..., Any]) -> None:
         """Give the rule: ``fwd(*args)`` returns ``(out, residuals)``, ``bwd(*nondiff,
@@ -415,41 +456,17 @@ class custom_vjp(_Custom):  # noqa: N801 - JAX's name
                 f"custom_vjp function {self.name!r}: its fwd {fwd} returned {_showtree(returned)}; it must return a "
                 f"pair (out, residuals), out the function's output and residuals what bwd needs (any pytree)",
             )
-        out, call.residuals = returned
+        out, residuals = returned
         made_by = f"custom_vjp function {self.name!r}: its fwd {fwd}"
         if TRACING.get() is not None:
-            return self._traced(rt, call, items, out, made_by)
+            return self._traced(rt, call, items, out, made_by, residuals)
+        call.residuals = residuals
         return self._record(rt, call, items, out, made_by)
-
-    def _traced(self, rt: EagerRuntime, call: _Call, items: list[EagerTensor], out: Any, made_by: str) -> Any:
-        """A call under a trace (``tf.jit``'s, ``tf.vmap``'s): one node of the function's
-        traced op, whose inputs are the tracked leaves, then ``fwd``'s output leaves and the
-        residuals' tensors (recorded by ``fwd``'s ops), so that a replay computes them from
-        each call's values and ``bwd`` reads them from the node; the op's own node would
-        hand back the trace's values (see ``OpSpec.replayable``)."""
-        leaves, call.out_spec = flatten(out)
-        if not leaves:  # nothing to differentiate
-            return out
-        outs = [
-            leaf if type(leaf) is EagerTensor else EagerTensor(_array(leaf, lambda: f"{made_by} returned as"), rt)
-            for leaf in leaves
-        ]
-        if any(x.runtime is not rt for x in outs):
-            raise self._error("", f"{made_by} returned a tensor of another runtime than the arguments'")
-        _check_closure(outs, items, made_by)
-        residuals, spec = flatten(call.residuals)
-        call.residuals, call.traced = None, (residuals, spec, len(outs))  # (the node holds the tensors)
-        tensors = [x for x in residuals if type(x) is EagerTensor]
-        results = self.traced_op(_session(rt), [*items, *outs, *tensors], call)
-        return unflatten(call.out_spec, results)
 
     def _traced_vjp(self, s: Any, g: tuple[Any, ...], inputs: Any, out: Any, rule: _Call) -> list[Any]:
         """The traced op's VJP: ``bwd`` on the residuals its node holds as inputs; no
         cotangent for the output and residual inputs (the rule is their derivative)."""
-        residuals, spec, count = rule.traced  # type: ignore[misc]
-        given = iter(inputs[len(rule.tracked) + count :])
-        tree = unflatten(spec, [next(given) if type(x) is EagerTensor else x for x in residuals])
-        cotangents = self._cotangents(s, g, out, tree, rule)
+        cotangents = self._cotangents(s, g, out, self._kept(rule, inputs), rule)
         return [*cotangents, *[None] * (len(inputs) - len(cotangents))]
 
     def _jvp(self, s: Any, tangents: list[Any], inputs: Any, out: Any, rule: _Call) -> tuple[Any, ...]:
@@ -462,6 +479,8 @@ class custom_vjp(_Custom):  # noqa: N801 - JAX's name
             op=self.name,
             plugin=self.kind,
         )
+
+    _traced_jvp = _jvp
 
     def _vjp(self, s: Any, g: tuple[Any, ...], inputs: Any, out: Any, rule: _Call) -> list[Any]:
         """The op's VJP: ``bwd`` on the residuals and the output's cotangent (zeros where
@@ -539,12 +558,19 @@ class custom_jvp(_Custom):  # noqa: N801 - JAX's name
             )
 
     def _differentiated(self, rt: EagerRuntime, args: tuple[Any, ...], call: _Call, items: list[EagerTensor]) -> Any:
-        call.primals = tuple(arg for n, arg in enumerate(args) if n not in self.nondiff_argnums)
-        return self._record(rt, call, items, self.fun(*args), f"custom_jvp function {self.name!r}")
+        primals = tuple(arg for n, arg in enumerate(args) if n not in self.nondiff_argnums)
+        out, made_by = self.fun(*args), f"custom_jvp function {self.name!r}"
+        if TRACING.get() is not None:
+            return self._traced(rt, call, items, out, made_by, primals)
+        call.primals = primals
+        return self._record(rt, call, items, out, made_by)
 
-    def _tangents_out(self, rule: _Call, tangents: Sequence[Any], rt: EagerRuntime) -> list[Any]:
+    def _tangents_out(
+        self, rule: _Call, tangents: Sequence[Any], rt: EagerRuntime, primals: tuple[Any, ...], outs: Sequence[Any]
+    ) -> list[Any]:
         """The rule's tangent of each output leaf (None for zero), checked, given one
-        tangent per tracked leaf (None for zero)."""
+        tangent per tracked leaf (None for zero), the call's ``primals`` and its output
+        leaves ``outs`` (what shapes and dtypes the tangents take)."""
         flat: list[Any] = [like.zeros(rt) for like in rule.likes]
         for index, tangent in zip(rule.tracked, tangents):
             if tangent is not None:
@@ -552,7 +578,7 @@ class custom_jvp(_Custom):  # noqa: N801 - JAX's name
         name = _name_of(self.jvp)
         try:
             with computing_rule(rt):
-                returned = self.jvp(*rule.nondiff, rule.primals, rule.trees(flat))  # type: ignore[misc]
+                returned = self.jvp(*rule.nondiff, primals, rule.trees(flat))  # type: ignore[misc]
         except Exception as exc:
             if passes_through(exc):
                 raise
@@ -573,20 +599,38 @@ class custom_jvp(_Custom):  # noqa: N801 - JAX's name
         primal_out, tangent_out = returned
         if flatten(primal_out)[1] != rule.out_spec:
             raise said(f"a primal_out of structure {flatten(primal_out)[1]}")
-        likes = [_Like(v.shape, v.dtype, False) for v in rule.values]
+        likes = [_Like(v.shape, v.dtype, False) for v in outs]
         return self._leaves(
             (tangent_out,), (rule.out_spec,), likes, rt, said, lambda i: _leaf_name("the output", rule.out_spec, i)
         )
 
     def _jvp(self, s: Any, tangents: list[Any], inputs: Any, out: Any, rule: _Call) -> tuple[Any, ...]:
         """The op's forward-mode rule: the user's."""
-        return tuple(self._tangents_out(rule, tangents, s.runtime))
+        return tuple(self._tangents_out(rule, tangents, s.runtime, rule.primals, rule.values))
+
+    def _traced_jvp(self, s: Any, tangents: list[Any], inputs: Any, out: Any, rule: _Call) -> tuple[Any, ...]:
+        """The traced op's: the user's rule on the primals its node holds as inputs; the
+        tangents of the output and primal inputs are not read (the rule is their derivative)."""
+        count = len(rule.tracked)
+        return tuple(self._tangents_out(rule, tangents[:count], s.runtime, self._kept(rule, inputs), out))
 
     def _vjp(self, s: Any, g: tuple[Any, ...], inputs: Any, out: Any, rule: _Call) -> list[Any]:
-        """The op's VJP: the rule transposed. Recorded on tangent variables of its own
-        (ones: a rule may decide by a tangent's value), it is linear in them; sweeping it
-        back from ``g`` gives each tracked leaf's cotangent. The sweep records where the
-        enclosing one does (``rt.grad``), so the gradient differentiates again."""
+        """The op's VJP: the rule transposed (:meth:`_transposed`)."""
+        return self._transposed(s, g, rule, rule.primals, rule.values)
+
+    def _traced_vjp(self, s: Any, g: tuple[Any, ...], inputs: Any, out: Any, rule: _Call) -> list[Any]:
+        """The traced op's VJP: the rule transposed on the primals its node holds as inputs;
+        no cotangent for the output and primal inputs."""
+        cotangents = self._transposed(s, g, rule, self._kept(rule, inputs), out)
+        return [*cotangents, *[None] * (len(inputs) - len(cotangents))]
+
+    def _transposed(
+        self, s: Any, g: tuple[Any, ...], rule: _Call, primals: tuple[Any, ...], outs: Sequence[Any]
+    ) -> list[Any]:
+        """The rule transposed. Recorded on tangent variables of its own (ones: a rule may
+        decide by a tangent's value), it is linear in them; sweeping it back from ``g``
+        gives each tracked leaf's cotangent. The sweep records where the enclosing one
+        does (``rt.grad``), so the gradient differentiates again."""
         rt = s.runtime
         ts = [
             EagerTensor(seal(np.ones(rule.likes[i].shape, rule.likes[i].dtype)), rt, None, leaf=True)
@@ -594,7 +638,7 @@ class custom_jvp(_Custom):  # noqa: N801 - JAX's name
         ]
         floor = next(SEQUENCE)  # every node the rule records comes after this number
         with recording(rt), rt.rule_session():
-            tangents_out = self._tangents_out(rule, ts, rt)
+            tangents_out = self._tangents_out(rule, ts, rt, primals, outs)
         wanted = {id(t) for t in ts}
         roots = []
         for index, (tangent, ct) in enumerate(zip(tangents_out, g)):

@@ -342,8 +342,8 @@ def _run(plan: Plan, call: _Arguments) -> list[Any]:
 
 def _eager_reason(program: _Program) -> str:
     return (
-        f"it calls {program.unreplayable}, a tf.custom_jvp function, whose recorded call holds the values of its "
-        f"run, so its trace cannot be replayed on other values (docs/jit.md)"
+        f"it calls {program.unreplayable}, an op whose recorded call holds the values of its run "
+        f"(OpSpec(replayable=False)), so its trace cannot be replayed on other values (docs/jit.md)"
     )
 
 
