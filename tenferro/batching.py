@@ -46,6 +46,19 @@ def elementwise(s: Any, call: Callable[..., Any], args: Sequence[Any], batched: 
         return call(*(s.broadcast_to(x, shape) if hasattr(x, "shape") and x.shape != shape else x for x in given))
 
 
+def per_example(
+    s: Any, call: Callable[..., Any], args: Sequence[Any], batched: Sequence[bool], multiple_results: bool = False
+) -> Any:
+    """The op once per example, the results stacked: what ``tf.vmap`` does for an op
+    without a rule, and the rule of one whose derivative rules are written for one example
+    (a custom function's call, whose rules are the user's)."""
+    size = next(x.shape[0] for x, flag in zip(args, batched) if flag)
+    examples = [call(*(x[i] if flag else x for x, flag in zip(args, batched))) for i in range(size)]
+    if multiple_results:
+        return tuple(s.stack(list(column), axis=0) for column in zip(*examples))
+    return s.stack(examples, axis=0)
+
+
 def _shifted(axis: Any, ndim: int) -> int | None:
     """A non-negative axis of one example, as an axis of the batch (None: out of range)."""
     if isinstance(axis, bool) or not isinstance(axis, int) or not -ndim <= axis < ndim:

@@ -104,8 +104,8 @@ class Call:
         floor = next(SEQUENCE)  # every vertex made from the arguments comes after this number
         with self.context(), recording(rt):
             session = rt.current_session()
-            enclosing = _MADE.get()
-            # The call's own variables, then those the transforms inside f make (see _MADE).
+            enclosing = MADE.get()
+            # The call's own variables, then those the transforms inside f make (see MADE).
             made: dict[int, Any] = {}
             starts: list[Any] = []
             for n in argnums:
@@ -140,7 +140,7 @@ class Call:
                 self.inputs += own
                 called[n] = unflatten(spec, own)
             self.starts = starts
-            opened = _MADE.set((*enclosing, made))
+            opened = MADE.set((*enclosing, made))
             watched = differentiated(transform, floor, frozenset(map(id, starts)))
             borrowed.lend()
             try:
@@ -148,7 +148,7 @@ class Call:
                     returned = f(*called, **(kwargs or {}))
             finally:
                 borrowed.end_lending()
-                _MADE.reset(opened)
+                MADE.reset(opened)
         if has_aux:
             if not (isinstance(returned, (tuple, list)) and len(returned) == 2):
                 raise ArgumentError(
@@ -333,10 +333,10 @@ def _positions(transform: str, argnums: tuple[int, ...], size: int) -> tuple[int
     return positions
 
 
-#: Per transform whose function is running in this context (innermost last): the variables
-#: that it and the transforms inside it made for their arguments, by id (held, so ids stay
-#: unique while the transform runs).
-_MADE: ContextVar[tuple[dict[int, EagerTensor], ...]] = ContextVar("tenferro_transform_variables", default=())
+#: Per transform (or trace: ``_replay._Program``) whose function is running in this context
+#: (innermost last): the variables that it and the transforms inside it made for their
+#: arguments, by id (held, so ids stay unique while the transform runs).
+MADE: ContextVar[tuple[dict[int, EagerTensor], ...]] = ContextVar("tenferro_transform_variables", default=())
 
 
 #: The engines that transforms running in this context lent to a session of their own.

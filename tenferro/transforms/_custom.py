@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 import optree
 
+from tenferro import batching
 from tenferro.core.arguments import shown
 from tenferro.core.eager import EagerTensor, computing_rule, has_value, held, vertex
 from tenferro.core.errors import ArgumentError, NotDifferentiable, RuleError
@@ -51,6 +52,7 @@ from tenferro.core.tensor import TRACKED, Tensor, describe, seal
 from tenferro.core.trace import SEQUENCE, Node
 from tenferro.core.tracing import TRACING
 
+from ._replay import same
 from ._trees import NUMBERS, flatten, unflatten, where_in
 
 __all__ = ["custom_jvp", "custom_vjp"]
@@ -120,6 +122,27 @@ class _Call:
     def __repr__(self) -> str:  # how trace listings show the param: ``f[rule=custom_vjp]``
         return self.kind
 
+    def __eq__(self, other: object) -> bool:
+        """Whether two traced calls are the same call of a program (``tf.vmap`` compares its
+        two traces): the same structures, shapes, tracked leaves and kept values (their
+        tensors are the node's inputs, which the trace compares by themselves). An eager
+        call holds its run's values, so it is only itself."""
+        if self is other:
+            return True
+        if type(other) is not _Call or self.traced is None or other.traced is None:
+            return False
+        (mine, my_spec, my_count), (theirs, their_spec, their_count) = self.traced, other.traced
+        return (
+            (self.kind, self.positions, self.tracked, self.in_specs, self.out_spec, my_spec, my_count)
+            == (other.kind, other.positions, other.tracked, other.in_specs, other.out_spec, their_spec, their_count)
+            and [(x.shape, x.dtype, x.weak) for x in self.likes] == [(x.shape, x.dtype, x.weak) for x in other.likes]
+            and same(self.nondiff, other.nondiff)
+            and same(*([None if type(x) is EagerTensor else x for x in kept] for kept in (mine, theirs)))
+        )
+
+    def __hash__(self) -> int:  # (consistent with ==)
+        return hash((self.kind, self.positions, len(self.tracked)))
+
     def argument_leaf(self, index: int) -> str:
         """How an error names flat leaf ``index`` of the differentiable arguments:
         ``argument 1 at ['w']``."""
@@ -147,6 +170,19 @@ def _given_back(items: list[Any], rule: _Call) -> tuple[Any, ...]:
     """The traced op's kernel: its output leaves, the inputs after the tracked leaves."""
     start = len(rule.tracked)
     return tuple(items[start : start + rule.traced[2]])  # type: ignore[index]
+
+
+def _per_example(s: Any, call: Callable[..., Any], args: Any, batched: Any, rule: _Call) -> tuple[Any, ...]:
+    """The traced op's batching rule: its rules are the user's, written for one example, so
+    where a derivative may be taken through the call each example's output is given back
+    by a node of its own; where nothing it is given tracks one (``tf.vmap(tf.grad(f))``:
+    the rules ran in the trace), the batch of outputs is given back at once."""
+    if any(type(x) is EagerTensor and vertex(x) is not None for x in args):
+        return batching.per_example(s, call, args, batched, multiple_results=True)
+    size = next(x.shape[0] for x, flag in zip(args, batched) if flag)
+    start = len(rule.tracked)
+    given = zip(args[start : start + rule.traced[2]], batched[start:])  # type: ignore[index]
+    return tuple(x if flag else s.broadcast_to(x, (size, *x.shape)) for x, flag in given)
 
 
 def run_time_op(
@@ -205,6 +241,7 @@ class _Custom:
             vjp=self._traced_vjp,
             jvp=self._traced_jvp,
             returns_view=True,
+            batch=_per_example,
         )
 
     def __repr__(self) -> str:

@@ -317,7 +317,7 @@ def _through_ops(program: _Program, call: _Arguments) -> list[Any]:
     """The program's ops called on the call's arguments (recorded, as any op: derivatives
     flow from arguments that track them)."""
     given = [(x if type(x) is EagerTensor else call.rt.constant_from(x), False) for x in call.arrays]
-    return [value for value, _ in replay(program, given, 0, call.rt)]
+    return [value for value, _ in replay(program, given, call.rt)]
 
 
 def _run(plan: Plan, call: _Arguments) -> list[Any]:

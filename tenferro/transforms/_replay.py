@@ -34,6 +34,7 @@ from tenferro.core.tensor import Hollow
 from tenferro.core.trace import CALL, SEQUENCE, Node
 from tenferro.core.tracing import TRACING, Trace, check_values
 
+from ._call import MADE
 from ._trees import flatten, unflatten
 
 #: The fewest examples batched: below, the two traces cost more than the loop.
@@ -71,7 +72,10 @@ class _Program:
         self.outputs: list[Any] = []
         self.out_spec: Any = None
         self.unreplayable: str | None = None
-        token = TRACING.set(trace)
+        #: The variables the transforms inside ``fun`` made for their arguments, by id: their
+        #: sweeps ran in the trace (recorded), so nothing differentiates the replay by them.
+        self.made: dict[int, EagerTensor] = {}
+        token, opened = TRACING.set(trace), MADE.set((*MADE.get(), self.made))
         floor = next(SEQUENCE)
         try:
             given = []
@@ -87,6 +91,7 @@ class _Program:
                 raise
             trace.block(f"it raised {type(exc).__name__} ({str(exc)[:200]}) on one example")
         finally:
+            MADE.reset(opened)
             TRACING.reset(token)
         self.blocked = trace.blocked
         #: The rules' value checks (``core.tracing.check_values``), by the id of the vertex checked.
@@ -130,14 +135,14 @@ class _Program:
 
 
 def same_program(a: _Program, b: _Program) -> bool:
-    return _same(a.signature(), b.signature())
+    return same(a.signature(), b.signature())
 
 
 #: Types a signature compares with ``==`` at once (most of its items: names, indices, params).
 _PLAIN = frozenset({str, int, float, bool, type(None)})
 
 
-def _same(a: Any, b: Any) -> bool:
+def same(a: Any, b: Any) -> bool:
     """Whether two parts of signatures are the same: ops, fixed tensors and the trace's own
     objects by identity, constants and variables by value (bitwise, dtype and shape too),
     containers item by item."""
@@ -152,13 +157,13 @@ def _same(a: Any, b: Any) -> bool:
         if len(a) != len(b):
             return False
         for x, y in zip(a, b):
-            if x is not y and not _same(x, y):
+            if x is not y and not same(x, y):
                 return False
         return True
     if isinstance(a, (list, tuple)):  # (a namedtuple)
-        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
     if isinstance(a, dict):
-        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+        return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
     if type(a) is EagerTensor:
         # A variable one of f's own transforms made (its value the same unmapped argument in
         # each trace) matches by value; another tracked tensor only itself.
@@ -177,16 +182,17 @@ def _same(a: Any, b: Any) -> bool:
         return False
 
 
-def replay(program: _Program, given: list[tuple[Any, bool]], size: int, rt: Any) -> list[tuple[Any, bool]]:
+def replay(program: _Program, given: list[tuple[Any, bool]], rt: Any) -> list[tuple[Any, bool]]:
     """The program's ops called on the session, the trace's variables given their values
     in ``given`` (each a tensor and whether it is batched, its batch axis leading): per
     output leaf its value and whether it is batched. Unbatched, it is the program run
     again through its ops (``tf.jit``'s, for arguments a transform differentiates)."""
-    import tenferro.numpy as tnp  # noqa: PLC0415 - the front end, imported on first use
-
     session = rt.current_session()
     inputs = [v for v in program.inputs if v is not None]
     values: dict[int, tuple[Any, bool]] = {id(v): value for v, value in zip(inputs, given)}
+    # (a variable a transform inside the function made is a constant here: its values
+    # flow, and no derivative by it is taken, so the ops on it need not record)
+    values.update((key, (EagerTensor(held(v), rt), False)) for key, v in program.made.items())
     for variable in inputs:
         _check(program, variable, values[id(variable)][0])
     for node in program.nodes:
@@ -204,7 +210,7 @@ def replay(program: _Program, given: list[tuple[Any, bool]], size: int, rt: Any)
         if not any(flags):
             out = node.op(session, *([args] if node.spec.variadic else args), **params)
         else:
-            out = _batched_call(session, node, args, flags, params, size, tnp)
+            out = _batched_call(session, node, args, flags, params)
         values[id(node)] = (out, any(flags))
         _check(program, node, out)
     results = []
@@ -220,9 +226,7 @@ def _check(program: _Program, checked: Any, value: Any) -> None:
         check_values(value, check)
 
 
-def _batched_call(
-    session: Any, node: Node, args: list[Any], flags: list[bool], params: dict[str, Any], size: int, tnp: Any
-) -> Any:
+def _batched_call(session: Any, node: Node, args: list[Any], flags: list[bool], params: dict[str, Any]) -> Any:
     spec, op = node.spec, node.op
     rule = spec.batch_rule
 
@@ -241,10 +245,7 @@ def _batched_call(
         f"tf.vmap: {spec.name} (plugin {spec.plugin!r}) has no batching rule for these arguments, so it runs once "
         f"per example; give its OpSpec a batch= rule (tenferro.batching) to batch it",
     )
-    per_example = [call(*(a[i] if f else a for a, f in zip(args, flags))) for i in range(size)]
-    if spec.multiple_results:
-        return tuple(tnp.stack(column, axis=0) for column in zip(*per_example))
-    return tnp.stack(per_example, axis=0)
+    return batching.per_example(session, call, args, flags, spec.multiple_results)
 
 
 def fallback(fun: Any, reason: str) -> None:

@@ -137,7 +137,7 @@ def _batched(
         for leaf, axis in zip(leaves, axes)
         if axis is not None
     ]
-    return _placed(replay(first, given, size, rt), first.out_spec, out_axes, size)
+    return _placed(replay(first, given, rt), first.out_spec, out_axes, size)
 
 
 def _traced(fun: Callable[..., Any], leaves: list[Any], axes: list[Axis], spec: Any, index: int, rt: Any) -> _Program:
