@@ -210,25 +210,13 @@ class Jitted:
 
 class _Arguments:
     """One call's arguments as the cache sees them: the signature (``key``), the leaves
-    (static ones as they are), the array leaves traced (``traced``: None for a static
-    leaf; ``arrays``: the array leaves alone; ``values``: their arrays as the plan reads
-    them; ``numpy_inputs``: those that are the caller's NumPy arrays), whether one tracks
-    a derivative, the runtime and its current session, and ``function``, which puts the
-    static arguments back around the leaves."""
+    (static ones as they are; :attr:`traced` and :attr:`arrays` pick the array leaves),
+    ``values``: the array leaves' arrays as the plan reads them, ``numpy_inputs``: those
+    that are the caller's NumPy arrays, whether one tracks a derivative, the runtime and
+    its current session, and ``function``, which puts the static arguments back around the
+    leaves."""
 
-    __slots__ = (
-        "key",
-        "leaves",
-        "traced",
-        "arrays",
-        "values",
-        "numpy_inputs",
-        "tracks",
-        "spec",
-        "rt",
-        "session",
-        "function",
-    )
+    __slots__ = ("key", "leaves", "values", "numpy_inputs", "tracks", "spec", "rt", "session", "function")
 
     def __init__(self, jitted: Jitted, args: tuple[Any, ...], kwargs: dict[str, Any]):
         static: tuple[Any, ...] = ()
@@ -237,12 +225,20 @@ class _Arguments:
         self.function = _with_statics(jitted._fun, dict(static)) if static else jitted._fun
         self.leaves, self.spec = flatten((*args, kwargs))
         descriptors: list[Any] = []
-        self.traced, self.arrays, self.values = traced, arrays, values = [], [], []
-        self.numpy_inputs = numpy_inputs = []
+        self.values, self.numpy_inputs = values, numpy_inputs = [], []
         rt, tracks = None, False
-        for index, leaf in enumerate(self.leaves):
+        for index, leaf in enumerate(self.leaves):  # (the common leaf first: this loop is on every call)
             kind = type(leaf)
-            if kind is EagerTensor:
+            if kind is np.ndarray:
+                if leaf.dtype.kind not in "biufc":
+                    raise ArgumentError(
+                        f"{jitted.__name__}: argument leaf {index} is an array of dtype {leaf.dtype}, not of numbers; "
+                        f"mark the argument static (static_argnums) or pass it another way"
+                    )
+                # read in place; C order, as the copy an op makes of it (sums in its order)
+                numpy_inputs.append(leaf)
+                values.append(leaf if leaf.flags.c_contiguous else np.ascontiguousarray(leaf))
+            elif kind is EagerTensor:
                 if rt is None:
                     rt = leaf.runtime
                 elif leaf.runtime is not rt:
@@ -252,21 +248,10 @@ class _Arguments:
                     )
                 tracks = tracks or leaf.tracks_grad()
                 values.append(held(leaf))
-            elif kind is not np.ndarray:  # a Python number, a string, a NumPy scalar: static, by type and value
+            else:  # a Python number, a string, a NumPy scalar: static, by type and value
                 descriptors.append((kind, _hashable(leaf, jitted, f"argument leaf {index}")))
-                traced.append(None)
                 continue
-            elif leaf.dtype.kind not in "biufc":
-                raise ArgumentError(
-                    f"{jitted.__name__}: argument leaf {index} is an array of dtype {leaf.dtype}, not of numbers; "
-                    f"mark the argument static (static_argnums) or pass it another way"
-                )
-            else:  # read in place; C order, as the copy an op makes of it (sums in its order)
-                numpy_inputs.append(leaf)
-                values.append(leaf if leaf.flags.c_contiguous else np.ascontiguousarray(leaf))
             descriptors.append((leaf.shape, leaf.dtype))
-            traced.append(leaf)
-            arrays.append(leaf)
         self.rt = rt = rt if rt is not None else default_runtime()
         self.session = session = rt.current_session()
         if not session.native:
@@ -276,6 +261,19 @@ class _Arguments:
             )
         self.tracks = tracks
         self.key = (self.spec, tuple(descriptors), static, self.rt)
+
+    @property
+    def traced(self) -> list[Any]:
+        """Per leaf, the leaf where it is an array (traced), else None (static)."""
+        return [leaf if type(leaf) in _ARRAYS else None for leaf in self.leaves]
+
+    @property
+    def arrays(self) -> list[Any]:
+        return [leaf for leaf in self.leaves if type(leaf) in _ARRAYS]
+
+
+#: The leaves a jitted function traces (the others are static).
+_ARRAYS = frozenset({np.ndarray, EagerTensor})
 
 
 def _split_statics(
@@ -324,19 +322,16 @@ def _run(plan: Plan, call: _Arguments) -> list[Any]:
     """The plan on the call's arrays, under the engine's kernel context as an op's kernel
     runs (NumPy's floating-point warnings off); the results as constants, each copied
     where it shares memory with a NumPy argument (the plan reads those in place)."""
-    rt = call.rt
-    outs = call.session.run_kernels(plan.run, *call.values)
-    numpy_inputs = call.numpy_inputs
-    results = []
-    for index, (out, tensor) in enumerate(zip(outs, plan.tensors)):
-        if tensor:
-            # an argument itself, or a view (the plan reads NumPy arguments in place)
-            if numpy_inputs and (out.base is not None or index in plan.passed):
-                if any(np.may_share_memory(out, x) for x in numpy_inputs):
-                    out = out.copy()
-            out.setflags(write=False)
-            out = EagerTensor(out, rt)
-        results.append(out)
+    rt, numpy_inputs = call.rt, call.numpy_inputs
+    results = list(call.session.run_kernels(plan.run, *call.values))
+    for index in plan.tensors:
+        out = results[index]
+        # an argument itself, or a view (the plan reads NumPy arguments in place)
+        if numpy_inputs and (out.base is not None or index in plan.passed):
+            if any(np.may_share_memory(out, x) for x in numpy_inputs):
+                out = out.copy()
+        out.setflags(False)  # (positional: a fifth of the cost of write=False)
+        results[index] = EagerTensor(out, rt)
     return results
 
 

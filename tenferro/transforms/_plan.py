@@ -34,8 +34,8 @@ _LOCAL = re.compile(r"[av]\d+")
 
 class Plan:
     """The compiled function of a program: ``run(*arrays)`` gives its output values (one
-    per output leaf), ``tensors`` which of them were tensors (the others are what ``f``
-    returned as it is), ``passed`` which are arguments as they are, ``source`` its text."""
+    per output leaf), ``tensors`` the indices of those that were tensors (the others are
+    what ``f`` returned as it is), ``passed`` which are arguments as they are, ``source`` its text."""
 
     def __init__(self, program: _Program, name: str):
         names: dict[int, str] = {}  # a vertex's id: the local name of its value
@@ -94,7 +94,8 @@ class Plan:
                 lines.append((f"{constant(check, 'check')}(v{j})", [f"v{j}"]))
 
         results = []
-        self.tensors = [type(x) is EagerTensor for x in program.outputs]  # (the others: as f returned them)
+        # the outputs that are tensors, by index (the others: as f returned them)
+        self.tensors = [i for i, x in enumerate(program.outputs) if type(x) is EagerTensor]
         for x in program.outputs:
             if type(x) is EagerTensor:
                 found = vertex(x)
