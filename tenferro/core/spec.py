@@ -138,6 +138,12 @@ class OpSpec:
     hold them): a trace holding it is not replayed on other values (``tf.vmap`` runs the
     function once per example, ``tf.jit`` runs it eagerly at each call).
 
+    **How it is replayed** (``tf.jit``): ``traced_forward``, the kernel a compiled plan
+    calls in place of ``forward``: ``forward`` without the checks the trace's signature
+    (shapes, dtypes) already stands for, computing the same numbers (``add_any``'s is
+    ``np.add``; a plan writes a ufunc's result into a dead input). The conformance suite's
+    ``jit`` check holds the plan to the eager call bitwise.
+
     **How it is tested** (``tenferro.testing``): ``sample``, a zero-argument factory of a
     hypothesis strategy of :class:`SampleInput` (valid inputs, away from kinks and poles);
     ``reference``, an independent NumPy implementation; ``error_inputs``, a zero-argument
@@ -180,6 +186,7 @@ class OpSpec:
     kinks: tuple[Kink, ...] = field(default=(), kw_only=True)
     internal: bool = field(default=False, kw_only=True)
     replayable: bool = field(default=True, kw_only=True)
+    traced_forward: Callable[..., Any] | None = field(default=None, kw_only=True)
     variadic: bool = field(default=False, kw_only=True)
     multiple_results: bool = field(default=False, kw_only=True)
     complex_sample: Callable[[], Any] | None = field(default=None, kw_only=True)

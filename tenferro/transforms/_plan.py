@@ -2,14 +2,16 @@
 Python function of its input arrays, each recorded op one line calling its kernel.
 
 A line is ``v3 = mul(v1, c, axis=0)``: ``mul`` the op's NumPy kernel (``OpSpec.forward``,
-what an op of a CpuEngine session calls), ``v1`` the value of an input (``a0``...) or of an
-earlier line, ``c`` a constant of the trace (a tensor the function made or closed over, a
-Python number), then the op's params (literals, or constants); a value is deleted after its last use, so the plan holds
-no more than the program needs at each line. There is no tensor per value, no dispatch,
-no argument check and no recording: the signature the plan was traced for (shapes,
-dtypes, static values) stands for every check the eager call made, and the kernels and
-their order are the eager call's, so the numbers are bitwise the same. A 0-d result is
-made an array as an op makes it (a full reduction's NumPy scalar).
+what an op of a CpuEngine session calls, or its ``traced_forward``), ``v1`` the value of
+an input (``a0``...) or of an earlier line, ``c`` a constant of the trace (a tensor the
+function made or closed over, a Python number), then the op's params (literals, or
+constants); a value is deleted after its last use, so the plan holds no more than the
+program needs at each line, and a ufunc writes its result into an input it reads for the
+last time where it can (``out=v1``: one allocation fewer). There is no tensor per value,
+no dispatch, no argument check and no recording: the signature the plan was traced for
+(shapes, dtypes, static values) stands for every check the eager call made, and the
+kernels and their order are the eager call's, so the numbers are bitwise the same. A 0-d
+result is made an array as an op makes it (a full reduction's NumPy scalar).
 
 ``plan.source`` is the function's text, for reading what was traced.
 """
@@ -19,7 +21,7 @@ from __future__ import annotations
 import keyword
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -43,7 +45,7 @@ class Plan:
         inputs = [v for v in program.inputs if v is not None]
         for k, variable in enumerate(inputs):
             names[id(variable)] = f"a{k}"
-        lines: list[tuple[str, list[str]]] = []  # per line: its text and the names it reads
+        lines: list[Line] = []
 
         bound: dict[int, str] = {}  # id of a value bound in env: its name
         counts: dict[str, int] = {}
@@ -76,7 +78,7 @@ class Plan:
 
         for k, variable in enumerate(inputs):
             for check in program.checks.get(id(variable), ()):
-                lines.append((f"{constant(check, 'check')}(a{k})", [f"a{k}"]))
+                lines.append(Line(f"{constant(check, 'check')}(a{k})", [f"a{k}"], CHECK))
         for j, node in enumerate(program.nodes):
             if node.output is not None and node.output != CALL:  # one result of a call: picked
                 read = [names[id(node.parents[0])]]
@@ -85,13 +87,15 @@ class Plan:
                 read = [operand(p, a) for p, a in zip(node.parents, node.inputs)]
                 listed = f"[{', '.join(read)}]" if node.spec.variadic else ", ".join(read)
                 params = "".join(f", {param(k, v)}" for k, v in node.params.items())
-                expression = f"{constant(node.spec.forward, node.spec.name)}({listed}{params})"
+                kernel = node.spec.traced_forward or node.spec.forward
+                expression = f"{constant(kernel, node.spec.name)}({listed}{params})"
             if node.output != CALL and not node.shape:  # a 0-d result: an array, as the op makes it
                 expression = f"asarray({expression})"
             names[id(node)] = f"v{j}"
-            lines.append((f"v{j} = {expression}", read))
+            fresh = _elementwise_ufunc(node)
+            lines.append(Line(f"v{j} = {expression}", read, UFUNC if fresh else OTHER, node if fresh else None))
             for check in program.checks.get(id(node), ()):  # a rule's refusal by values, run again
-                lines.append((f"{constant(check, 'check')}(v{j})", [f"v{j}"]))
+                lines.append(Line(f"{constant(check, 'check')}(v{j})", [f"v{j}"], CHECK))
 
         results = []
         # the outputs that are tensors, by index (the others: as f returned them)
@@ -104,7 +108,7 @@ class Plan:
             else:
                 results.append(constant(x))
         self.passed = frozenset(i for i, name in enumerate(results) if name[0] == "a")  # arguments as outputs
-        body = _with_deletions(lines, results)
+        body = _with_deletions(_in_place(lines, set(results)), results)
         arguments = ", ".join(f"a{k}" for k in range(len(inputs)))
         returned = f"({', '.join(results)},)" if results else "()"
         lines_of_plan = [f"def plan({arguments}):", *(f"    {line}" for line in body), f"    return {returned}"]
@@ -132,12 +136,74 @@ def _literal(value: Any) -> bool:
     return type(value) is tuple and all(_literal(v) for v in value)
 
 
-def _with_deletions(lines: list[tuple[str, list[str]]], results: list[str]) -> list[str]:
+#: What a plan's line is: a call of an elementwise ufunc whose result is a fresh array of
+#: the node's shape and dtype, a rule's value check (it reads and keeps nothing), or else.
+UFUNC, CHECK, OTHER = "ufunc", "check", "other"
+
+
+class Line(NamedTuple):
+    """One line of a plan: its text, the names it reads, its kind, and (a UFUNC line) its node."""
+
+    text: str
+    read: list[str]
+    kind: str
+    node: Any = None
+
+
+def _elementwise_ufunc(node: Any) -> bool:
+    """Whether a node's kernel is a NumPy ufunc called on its inputs alone (NumPy's ``add``,
+    ``sin``...), whose result is then a fresh array: one it may write into a dead input."""
+    spec = node.spec
+    kernel = spec.traced_forward or spec.forward
+    return (
+        type(kernel) is np.ufunc
+        and kernel.nout == 1
+        and not node.params
+        and not spec.variadic
+        and node.output is None
+        and bool(node.shape)  # (a 0-d result is a NumPy scalar: asarray'd)
+    )
+
+
+def _in_place(lines: list[Line], results: set[str]) -> list[Line]:
+    """The lines with a ufunc writing its result into an input it reads for the last time
+    (``out=``), where that input is a fresh array of the result's shape and dtype that
+    only ufuncs and checks read (none of them keeps a view of it) and no result is: one
+    allocation fewer per such line, the same numbers (the same loop, no cast)."""
+    last: dict[str, int] = {}
+    only_ufuncs: dict[str, bool] = {}
+    for index, line in enumerate(lines):
+        for name in line.read:
+            last[name] = index
+            only_ufuncs[name] = only_ufuncs.get(name, True) and line.kind != OTHER
+    fresh: dict[str, Any] = {}  # the values ufunc lines made: their nodes
+    rewritten = []
+    for index, line in enumerate(lines):
+        if line.kind == UFUNC:
+            target, node = line.text.split(" = ", 1)[0], line.node
+            for name in line.read:
+                buffer = fresh.get(name)
+                if (
+                    buffer is not None
+                    and last[name] == index
+                    and only_ufuncs[name]
+                    and name not in results
+                    and buffer.shape == node.shape
+                    and buffer.dtype == node.dtype
+                ):
+                    line = line._replace(text=f"{line.text[:-1]}, out={name})")
+                    break
+            fresh[target] = node
+        rewritten.append(line)
+    return rewritten
+
+
+def _with_deletions(lines: list[Line], results: list[str]) -> list[str]:
     """The lines with ``del`` after the last read of each value no result is (``a`` and
     ``v`` names: the caller's arrays are dropped by the plan, not freed)."""
     last: dict[str, int] = {}
-    for index, (_, read) in enumerate(lines):
-        for name in read:
+    for index, line in enumerate(lines):
+        for name in line.read:
             if name[0] in "av":
                 last[name] = index
     kept = set(results)
@@ -146,8 +212,8 @@ def _with_deletions(lines: list[tuple[str, list[str]]], results: list[str]) -> l
         if name not in kept:
             freed.setdefault(index, []).append(name)
     body = []
-    for index, (text, _) in enumerate(lines):
-        body.append(text)
+    for index, line in enumerate(lines):
+        body.append(line.text)
         if index in freed:
             body.append(f"del {', '.join(sorted(set(freed[index])))}")
     return body
