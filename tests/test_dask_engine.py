@@ -431,3 +431,36 @@ def test_an_engine_and_its_session_classes_are_freed_with_it():
     del engine
     gc.collect()
     assert all(ref() is None for ref in refs)
+
+
+def test_per_axis_chunks_fit_each_arrays_rank(client):
+    """Regression: chunks=(50, 3) was accepted, then every op entering an array of another
+    rank (a bias vector, the seed of a sum's cotangent) raised dask's raw ValueError
+    "Chunks do not add up to shape". A per-axis tuple now applies to each array's trailing
+    axes (as broadcasting aligns them); the gradients are CpuEngine's."""
+    data, bias = np.linspace(-1.0, 1.0, 300).reshape(100, 3), np.array([0.5, -1.0, 2.0])
+
+    def gradients(engine):
+        rt = EagerRuntime(engine=engine)
+        x, b = rt.variable_from(data), rt.variable_from(bias)
+        h = tnp.tanh(x + b)
+        loss = tnp.sum(h[::7] ** 2)
+        loss.backward()
+        return [np.asarray(t.grad()) for t in (x, b)]
+
+    on_dask, on_numpy = gradients(DaskEngine(client, chunks=(50, 3))), gradients(CpuEngine.serial())
+    np.testing.assert_array_equal(on_dask[0], on_numpy[0])  # elementwise: bitwise
+    within_summation_bound(on_dask[1], on_numpy[1], 100, np.abs(on_numpy[1]) + 100)
+
+
+@pytest.mark.parametrize(
+    "chunks, fragment",
+    [
+        (((50, 50), (3,)), "gives block sizes, which fit arrays of one shape only"),
+        (0, "is not what"),
+        (None, "is not what"),
+    ],
+)
+def test_chunks_that_cannot_chunk_every_array_are_refused_when_the_engine_is_made(chunks, fragment):
+    with pytest.raises(tf.ArgumentError, match=re.escape(f"DaskEngine: chunks={chunks!r} {fragment}")):
+        DaskEngine(chunks=chunks)

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from tenferro.core.engine import Engine, discover_array_types, register_array_type
-from tenferro.core.errors import EngineError, KernelError, TenferroError
+from tenferro.core.errors import ArgumentError, EngineError, KernelError, TenferroError
 
 #: How dask announces that it is about to compute a function it does not implement.
 _FALLBACK_WARNING = r".*is not implemented by Dask array"
@@ -110,7 +110,7 @@ def _teach_broadcasts(da: Any) -> None:
             x, shape = da.asarray(x), tuple(shape)
             new = len(shape) - x.ndim
             if new >= 0 and shape != x.shape and all(o in (1, s) for o, s in zip(x.shape, shape[new:])):
-                target = da.core.normalize_chunks(engine_chunks, shape, dtype=x.dtype)
+                target = da.core.normalize_chunks(fitted(engine_chunks, len(shape)), shape, dtype=x.dtype)
                 chunks = tuple(
                     target[i] if i < new or x.shape[i - new] == 1 else x.chunks[i - new] for i in range(len(shape))
                 )
@@ -118,6 +118,35 @@ def _teach_broadcasts(da: Any) -> None:
 
     broadcast_to._tenferro = True  # type: ignore[attr-defined]
     da.broadcast_to = broadcast_to
+
+
+def fitted(chunks: Any, ndim: int) -> Any:
+    """The engine's ``chunks`` for an array of ``ndim`` axes: a per-axis tuple applies to the
+    trailing axes, as broadcasting aligns them (a bias vector of an engine chunked (1000,
+    8) gets (8,)), the leading axes it lacks "auto"; a number, a size or "auto" applies to
+    every axis and a dict (by axis) to the axes an array has, as dask reads them."""
+    if type(chunks) is tuple:
+        return chunks[len(chunks) - ndim :] if len(chunks) >= ndim else ("auto",) * (ndim - len(chunks)) + chunks
+    return chunks
+
+
+def _checked_chunks(da: Any, chunks: Any) -> Any:
+    """``chunks`` as the engine keeps them, or ArgumentError: what ``da.from_array`` accepts
+    but block sizes per axis (a tuple of tuples), which fit one shape only."""
+    given = tuple(chunks) if isinstance(chunks, list) else chunks
+    entries = given if type(given) is tuple else given.values() if isinstance(given, dict) else (given,)
+    if any(isinstance(entry, (tuple, list)) for entry in entries):
+        raise ArgumentError(
+            f"DaskEngine: chunks={chunks!r} gives block sizes, which fit arrays of one shape only, but the engine "
+            f"chunks every array that enters it; give a size per axis (an int, -1 or None for the whole axis, "
+            f"'auto'), one for all axes, or a byte size ('64 MiB')"
+        )
+    ndim = len(given) if type(given) is tuple else 2  # (a dict's axes an array lacks: ignored, as dask does)
+    try:
+        da.core.normalize_chunks(fitted(given, ndim), (1024,) * ndim, dtype=np.float64)
+    except Exception as exc:
+        raise ArgumentError(f"DaskEngine: chunks={chunks!r} is not what dask.array.from_array takes: {exc}") from None
+    return given
 
 
 def _kept(array: Any) -> Any:
@@ -148,7 +177,9 @@ class DaskEngine(Engine):
     ``client``: a ``distributed.Client`` whose workers hold persisted values (``None``:
     dask's current scheduler, which is a Client you created, else dask's threads).
     ``chunks``: how a NumPy value entering the engine is chunked (``da.from_array``'s
-    ``chunks``; ``"auto"`` gives chunks of about dask's ``array.chunk-size``, 128 MiB).
+    ``chunks``; ``"auto"`` gives chunks of about dask's ``array.chunk-size``, 128 MiB),
+    fitted to each array's rank (:func:`fitted`); block sizes per axis, which fit one
+    shape only, are refused here (ArgumentError).
     ``persist``: ``False`` keeps every result a lazy graph (nothing is computed until read;
     reading a gradient computes the forward pieces it needs once, as a hand-written dask
     gradient does); ``True`` persists each result as it is made, so the trace holds
@@ -163,7 +194,7 @@ class DaskEngine(Engine):
         super().__init__("dask")
         self._dask, self._da = _dask()
         self.client = client
-        self.chunks = chunks
+        self.chunks = _checked_chunks(self._da, chunks)
         self.persist = bool(persist)
 
     def context(self) -> contextlib.AbstractContextManager[Any]:
@@ -174,7 +205,7 @@ class DaskEngine(Engine):
     def enter(self, value: np.ndarray) -> Any:
         """A NumPy value as a dask array of the engine's chunks (named by its content, so
         the same array entered twice is one set of chunks in a graph)."""
-        return self._da.from_array(value, chunks=self.chunks if value.ndim else ())
+        return self._da.from_array(value, chunks=fitted(self.chunks, value.ndim) if value.ndim else ())
 
     def adopt(self, out: Any) -> Any:
         if not isinstance(out, self._da.Array):
@@ -185,7 +216,7 @@ class DaskEngine(Engine):
         return out
 
     def ones(self, shape: tuple[int, ...], dtype: np.dtype) -> Any:
-        return self._da.ones(shape, dtype=dtype, chunks=self.chunks if shape else ())
+        return self._da.ones(shape, dtype=dtype, chunks=fitted(self.chunks, len(shape)) if shape else ())
 
     def kernel(self, spec: Any) -> Callable[..., Any]:
         """``spec.forward`` run so that it cannot compute a dask value: while it runs, dask's
