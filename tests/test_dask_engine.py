@@ -464,3 +464,36 @@ def test_per_axis_chunks_fit_each_arrays_rank(client):
 def test_chunks_that_cannot_chunk_every_array_are_refused_when_the_engine_is_made(chunks, fragment):
     with pytest.raises(tf.ArgumentError, match=re.escape(f"DaskEngine: chunks={chunks!r} {fragment}")):
         DaskEngine(chunks=chunks)
+
+
+def test_creation_functions_make_the_engines_tensors_inside_with_rt(client):
+    """Regression: on a runtime whose engine is a DaskEngine, ``A + tnp.eye(6)`` and
+    ``y * tnp.arange(400.0)`` raised ContextMismatch (the constant was the default
+    runtime's). Inside ``with rt:`` the creation functions make rt's tensors, which enter
+    the engine as any NumPy value does; the gradients are CpuEngine's."""
+    a_value, y_value = np.linspace(0.0, 1.0, 36).reshape(6, 6), np.linspace(-1.0, 1.0, 400)
+
+    def gradients(engine):
+        rt = EagerRuntime(engine=engine)
+        a, y = rt.variable_from(a_value), rt.variable_from(y_value)
+        with rt:
+            loss = tnp.sum(tnp.tanh(a + tnp.eye(6))) + tnp.sum(tnp.sin(y * tnp.arange(400.0)))
+        loss.backward()
+        return [np.asarray(t.grad()) for t in (a, y)]
+
+    for on_dask, on_numpy in zip(gradients(DaskEngine(client, chunks=100)), gradients(CpuEngine.serial())):
+        np.testing.assert_array_equal(on_dask, on_numpy)  # elementwise: bitwise
+
+
+def test_forward_mode_makes_the_zero_tangent_of_an_input_on_the_engine(deng):
+    """Regression: the derived forward-mode rule of a linear op made NumPy zeros for an
+    input without a tangent, which the engine then entered, so N zeros were sent into the
+    graph (a from_array layer); they are now the engine's own (da.zeros, made on the
+    workers)."""
+    rt = EagerRuntime(engine=deng)
+    x = rt.variable_from(da.linspace(0.0, 1.0, N, chunks=CHUNKS))
+    y = rt.constant_from(da.linspace(1.0, 2.0, N, chunks=CHUNKS))
+    _, tangent = tf.jvp(lambda a: a + y, (x,), (rt.constant_from(da.ones(N, chunks=CHUNKS)),))
+    layers = {(key[0] if isinstance(key, tuple) else key).rsplit("-", 1)[0] for key in dict(tangent._value.dask)}
+    assert "array" not in layers and "zeros_like" in layers
+    np.testing.assert_array_equal(np.asarray(tangent), np.ones(N))

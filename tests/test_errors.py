@@ -498,9 +498,10 @@ def test_a_default_runtime_tensor_given_to_a_runtime_of_its_own_plugins_names_bo
     assert repr(default_runtime()).endswith(": the default runtime>")
     assert repr(rt).endswith(": a runtime of the installed plugins and mine>")
     assert message.endswith(
-        "tnp.asarray, tf.constant and tf.variable make tensors of the default runtime: make the value a tensor of "
-        "this runtime instead (its constant_from or variable_from), or pass the NumPy array itself, which operators "
-        "and tenferro.numpy functions take as a constant of their tensors' runtime"
+        "tnp.zeros, tnp.eye, tnp.asarray, tf.constant and tf.variable make tensors of the default runtime: make them "
+        "inside `with rt:`, where they make this runtime's, make the value a tensor of this runtime (its "
+        "constant_from or variable_from), or pass the NumPy array itself, which operators and tenferro.numpy "
+        "functions take as a constant of their tensors' runtime"
     )
     assert (x + np.array([1.0, 2.0])).tolist() == [2.0, 4.0]  # the way out it names
     alone = EagerRuntime(plugins=[plugin_of("alone")], entry_points=False)

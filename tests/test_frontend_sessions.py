@@ -187,3 +187,33 @@ def test_an_engine_without_a_kernel_state_runs_implicit_ops_under_its_context():
     y = x * x + 1.0
     assert len(entered) == 2 and y.tracks_grad()
     assert rt.current_session() is rt._implicit
+
+
+def test_with_rt_makes_the_creation_functions_make_its_tensors_then_restores_the_default():
+    """``with rt:`` (as ``jax.default_device``): tnp's creation functions, tf.constant and
+    tf.variable make tensors of ``rt`` in the block, so ``A + tnp.eye(6)`` on a runtime of
+    one's own runs (outside it is a ContextMismatch that names the remedy); blocks nest and
+    restore, and another thread keeps the default runtime."""
+    import tenferro.numpy as tnp
+
+    rt, inner = EagerRuntime(engine=CpuEngine.serial()), EagerRuntime(engine=CpuEngine.serial())
+    a = rt.variable_from(np.arange(36.0).reshape(6, 6))
+    with pytest.raises(tf.ContextMismatch, match=r"make them inside `with rt:`"):
+        a + tnp.eye(6)
+    seen = []
+    with rt as entered:
+        assert entered is rt and tf.default_runtime() is rt
+        loss = tnp.sum((a + tnp.eye(6)) * tnp.arange(6.0)) + tf.constant(1.0)
+        with inner:
+            assert tnp.zeros(2).runtime is inner and tf.variable(np.ones(2)).runtime is inner
+        assert tnp.zeros(2).runtime is rt
+        thread = threading.Thread(target=lambda: seen.append(tnp.zeros(2).runtime))
+        thread.start()
+        thread.join()
+    assert seen[0] is tf.default_runtime() is not rt
+    loss.backward()
+    np.testing.assert_array_equal(np.asarray(a.grad()), np.tile(np.arange(6.0), (6, 1)))
+    with pytest.raises(tf.ArgumentError, match="not the innermost runtime"):
+        with rt:
+            inner.__exit__(None, None, None)
+    assert tf.default_runtime() is not rt

@@ -141,6 +141,10 @@ class Engine:
         """Ones as a value of this engine (the cotangent forward mode transposes a VJP on)."""
         return np.ones(shape, dtype)
 
+    def zeros(self, shape: tuple[int, ...], dtype: np.dtype) -> Any:
+        """Zeros as a value of this engine (the tangent of an input that has none)."""
+        return np.zeros(shape, dtype)
+
     @property
     def busy(self) -> bool:
         """True while the engine is lent."""

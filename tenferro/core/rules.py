@@ -88,7 +88,10 @@ def multilinear_jvp(op: str, differentiable: Sequence[bool]) -> Callable[..., An
 
 
 def _zeros(s: Any, like: Any) -> Any:
-    """A constant of zeros with ``like``'s shape and dtype (a scalar stays a scalar)."""
+    """A constant of zeros with ``like``'s shape and dtype (a scalar stays a scalar), made by
+    the session's engine (a DaskEngine's are made on the workers, not sent to them)."""
     if not hasattr(like, "shape"):
         return type(like)(0)
-    return s.runtime.constant_from(np.zeros(like.shape, like.dtype))
+    engine = s._engine
+    zeros = np.zeros if engine is None else engine.zeros
+    return s.runtime.constant_from(zeros(like.shape, like.dtype))

@@ -6,6 +6,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from contextlib import AbstractContextManager
+from contextvars import ContextVar
 from typing import Any, TypeVar
 
 import numpy as np
@@ -400,6 +401,22 @@ class EagerRuntime:
             )
         return EagerTensor(value, self)
 
+    def __enter__(self) -> EagerRuntime:
+        """``with rt:`` makes ``rt`` the runtime that the functions making a tensor from no
+        tensor use in this context (``tnp.zeros``, ``tnp.eye``, ``tnp.arange``,
+        ``tnp.asarray``, ``tf.constant``, ``tf.variable``, ``tf.no_grad``: what
+        :func:`default_runtime` returns), as ``jax.default_device`` does for devices; the
+        previous one again after the block. Nested blocks stack; other threads and tasks
+        keep theirs."""
+        _ENTERED.set((*_ENTERED.get(), self))
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        entered = _ENTERED.get()
+        if not entered or entered[-1] is not self:
+            raise ArgumentError(f"{self!r} left a `with` block it is not the innermost runtime of; nest the blocks")
+        _ENTERED.set(entered[:-1])
+
     def __repr__(self) -> str:
         return f"<EagerRuntime {id(self):#x}: {self._words()}>"
 
@@ -420,9 +437,10 @@ class EagerRuntime:
         """What to do about a tensor of ``other`` given to an op of this runtime."""
         if other is _DEFAULT:
             return (
-                "tnp.asarray, tf.constant and tf.variable make tensors of the default runtime: make the value a "
-                "tensor of this runtime instead (its constant_from or variable_from), or pass the NumPy array "
-                "itself, which operators and tenferro.numpy functions take as a constant of their tensors' runtime"
+                "tnp.zeros, tnp.eye, tnp.asarray, tf.constant and tf.variable make tensors of the default runtime: "
+                "make them inside `with rt:`, where they make this runtime's, make the value a tensor of this "
+                "runtime (its constant_from or variable_from), or pass the NumPy array itself, which operators and "
+                "tenferro.numpy functions take as a constant of their tensors' runtime"
             )
         return "make the value a tensor of this runtime (its constant_from(t.value()))"
 
@@ -432,12 +450,19 @@ _CALLING_THREAD = CpuEngine("calling_thread")
 
 _DEFAULT: EagerRuntime | None = None
 _DEFAULT_LOCK = threading.Lock()
+#: The runtimes entered with ``with rt:`` in this context, innermost last.
+_ENTERED: ContextVar[tuple[EagerRuntime, ...]] = ContextVar("tenferro_entered_runtimes", default=())
 
 
 def default_runtime() -> EagerRuntime:
     """The runtime ``tenferro.variable``, ``tenferro.constant`` and ``tenferro.numpy`` use
-    when no tensor says otherwise: every installed plugin, and a ``CpuEngine.per_thread()``
-    default engine, so ``backward()`` needs no engine and threads never refuse each other."""
+    when no tensor says otherwise: the innermost one entered with ``with rt:`` in this
+    context, else the default runtime: every installed plugin, and a
+    ``CpuEngine.per_thread()`` default engine, so ``backward()`` needs no engine and
+    threads never refuse each other."""
+    entered = _ENTERED.get()
+    if entered:
+        return entered[-1]
     global _DEFAULT
     if _DEFAULT is None:
         with _DEFAULT_LOCK:

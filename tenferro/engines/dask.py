@@ -218,6 +218,9 @@ class DaskEngine(Engine):
     def ones(self, shape: tuple[int, ...], dtype: np.dtype) -> Any:
         return self._da.ones(shape, dtype=dtype, chunks=fitted(self.chunks, len(shape)) if shape else ())
 
+    def zeros(self, shape: tuple[int, ...], dtype: np.dtype) -> Any:
+        return self._da.zeros(shape, dtype=dtype, chunks=fitted(self.chunks, len(shape)) if shape else ())
+
     def kernel(self, spec: Any) -> Callable[..., Any]:
         """``spec.forward`` run so that it cannot compute a dask value: while it runs, dask's
         scheduler is one that refuses (a gather would happen in this process), and a
