@@ -497,3 +497,40 @@ def test_forward_mode_makes_the_zero_tangent_of_an_input_on_the_engine(deng):
     layers = {(key[0] if isinstance(key, tuple) else key).rsplit("-", 1)[0] for key in dict(tangent._value.dask)}
     assert "array" not in layers and "zeros_like" in layers
     np.testing.assert_array_equal(np.asarray(tangent), np.ones(N))
+
+
+def test_softmax_log_softmax_and_logsumexp_run_on_the_cluster(client):
+    """Regression: softmax, log_softmax and masked_softmax branched on values (a gather:
+    no path) and logsumexp called np.max(initial=), which dask lacks, so a classifier's
+    loss could not run on a cluster. Their kernels now take the replacement of an
+    all -inf slice's max without reading values on dask; the loss and gradient are
+    CpuEngine's to the summation bound."""
+    import tenferro.scipy.special as tss
+
+    rng = np.random.default_rng(0)
+    data, labels, start = (
+        rng.standard_normal((200, 10)),
+        np.eye(10)[rng.integers(0, 10, 200)],
+        rng.standard_normal((10, 10)),
+    )
+    mask = rng.random((200, 10)) > 0.2
+
+    def loss_and_gradient(engine):
+        rt = EagerRuntime(engine=engine)
+        w = rt.variable_from(start * 0.1)
+        z = rt.constant_from(data) @ w
+        loss = (
+            -tnp.sum(tf.nn.log_softmax(z, axis=-1) * rt.constant_from(labels))
+            + tnp.sum(tf.nn.softmax(z, axis=-1) ** 2)
+            + tnp.sum(rt.current_session().masked_softmax(z, rt.constant_from(mask), axis=-1) ** 2)
+            + tnp.sum(tss.logsumexp(z, axis=-1))
+        )
+        loss.backward()
+        return float(loss), np.asarray(w.grad())
+
+    (loss, gradient), (cpu_loss, cpu_gradient) = (
+        loss_and_gradient(DaskEngine(client, chunks=(50, 10))),
+        (loss_and_gradient(CpuEngine.serial())),
+    )
+    within_summation_bound(loss, cpu_loss, 2000, 4 * abs(cpu_loss))
+    within_summation_bound(gradient, cpu_gradient, 200, 200 * (np.abs(cpu_gradient) + 1))

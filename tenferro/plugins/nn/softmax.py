@@ -40,20 +40,31 @@ def _axes(x: Any, axis: Any, op: str) -> tuple[int, ...]:
     return normalize_axes(axis, np.ndim(x), op)
 
 
+def _replaced(x: Any, where: Any, value: float) -> Any:
+    """``np.where(where, value, x)``: for a NumPy ``x`` only if some entry is replaced (the
+    common case costs the test alone); for an engine's array (dask's) always, as reading
+    ``where`` there would gather it."""
+    if type(x) is np.ndarray and not where.any():
+        return x
+    return np.where(where, value, x)
+
+
+def _top(x: Any, axes: tuple[int, ...]) -> Any:
+    """The max per slice, that of an all -inf slice taken as 0 (so x - top is not nan)."""
+    top = np.maximum.reduce(x, axis=axes, keepdims=True)
+    return _replaced(top, ~np.isfinite(top), 0.0)
+
+
 def _shifted_exp(x: np.ndarray, axes: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
     """(x - max, exp(x - max)) per slice; the max of an all -inf slice taken as 0."""
-    top = np.maximum.reduce(x, axis=axes, keepdims=True)
-    if not np.all(np.isfinite(top)):
-        top = np.where(np.isfinite(top), top, 0.0)
-    shifted = np.subtract(x, top)
+    shifted = np.subtract(x, _top(x, axes))
     return shifted, np.exp(shifted)
 
 
 def _normalized(e: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
     total = np.add.reduce(e, axis=axes, keepdims=True)
-    if not np.all(total):  # an empty slice (all -inf or masked): 0/1 = 0 there, not 0/0
-        total = np.where(total == 0, 1.0, total)
-    return np.divide(e, total)
+    # an empty slice (all -inf or masked): 0/1 = 0 there, not 0/0
+    return np.divide(e, _replaced(total, total == 0, 1.0))
 
 
 def _softmax(x: np.ndarray, axis: Any = -1) -> np.ndarray:
@@ -67,16 +78,14 @@ def _log_softmax(x: np.ndarray, axis: Any = -1) -> np.ndarray:
     axes = _axes(x, axis, "log_softmax")
     if np.size(x) == 0:
         return np.copy(x)
-    top = np.maximum.reduce(x, axis=axes, keepdims=True)
-    if not np.all(np.isfinite(top)):
-        top = np.where(np.isfinite(top), top, 0.0)
+    top = _top(x, axes)
     e = np.subtract(x, top)
-    e = np.exp(e, out=e)  # in place: the exponentials are only summed (one buffer, not two)
+    numpy = type(e) is np.ndarray  # (an engine's array, dask's, takes no out=)
+    e = np.exp(e, out=e) if numpy else np.exp(e)  # in place: the exponentials are only summed
     log_total = np.log(np.add.reduce(e, axis=axes, keepdims=True))
-    if not np.all(np.isfinite(log_total)):  # an all -inf slice: -inf - 0, not -inf - -inf
-        log_total = np.where(np.isneginf(log_total), 0.0, log_total)
+    log_total = _replaced(log_total, np.isneginf(log_total), 0.0)  # an all -inf slice: -inf - 0, not -inf - -inf
     # x - (max + log(sum)), as PyTorch's kernel, written into the same buffer
-    return np.subtract(x, np.add(top, log_total), out=e)
+    return np.subtract(x, np.add(top, log_total), out=e) if numpy else np.subtract(x, np.add(top, log_total))
 
 
 def _masked_softmax(x: np.ndarray, mask: np.ndarray, axis: Any = -1) -> np.ndarray:
