@@ -534,3 +534,29 @@ def test_softmax_log_softmax_and_logsumexp_run_on_the_cluster(client):
     )
     within_summation_bound(loss, cpu_loss, 2000, 4 * abs(cpu_loss))
     within_summation_bound(gradient, cpu_gradient, 200, 200 * (np.abs(cpu_gradient) + 1))
+
+
+def test_cumulative_sum_and_prod_and_their_gradients_run_on_the_cluster(client):
+    """Regression: the scans called np.cumulative_sum/np.cumulative_prod and np.copy, which
+    dask lacks (no path). On an engine's array they are the ufunc's accumulate (dask's
+    cumsum/cumprod) and a copy by np.positive; the loss and gradient are CpuEngine's to
+    the summation bound."""
+    data = np.random.default_rng(0).standard_normal((100, 3))
+
+    def loss_and_gradient(engine):
+        rt = EagerRuntime(engine=engine)
+        x = rt.variable_from(data)
+        loss = (
+            tnp.sum(tnp.cumulative_sum(x, axis=0) ** 2)
+            + tnp.sum(tnp.cumulative_sum(x, axis=1, include_initial=True) ** 2)
+            + tnp.sum(tnp.cumulative_prod(x * 0.1 + 1.0, axis=0, include_initial=True))
+        )
+        loss.backward()
+        return float(loss), np.asarray(x.grad())
+
+    (loss, gradient), (cpu_loss, cpu_gradient) = (
+        loss_and_gradient(DaskEngine(client, chunks=(25, 3))),
+        loss_and_gradient(CpuEngine.serial()),
+    )
+    within_summation_bound(loss, cpu_loss, 10_000, abs(cpu_loss))
+    within_summation_bound(gradient, cpu_gradient, 10_000, np.abs(cpu_gradient) + 100)

@@ -56,16 +56,38 @@ def _along(axis: int, index: slice) -> tuple[slice, ...]:
     return (slice(None),) * axis + (index,)
 
 
+def _own(x: Any) -> Any:
+    """A copy of ``x`` of its own, to write into (or to return for a view): ``np.copy``
+    for a NumPy array; for an engine's array, which has no np.copy (dask's), the same
+    values as a new array (``np.positive``, exact for every value)."""
+    return np.copy(x) if type(x) is np.ndarray else np.positive(x)
+
+
+def _scanned(ufunc: np.ufunc, x: Any, axis: int, include_initial: bool) -> Any:
+    """NumPy's ``cumulative_sum``/``cumulative_prod`` (``ufunc`` add or multiply); for an
+    engine's array, which has no cumulative_* (dask's), the ufunc's ``accumulate`` (dask's
+    cumsum/cumprod), after the identity where ``include_initial``."""
+    if type(x) is np.ndarray:
+        scan = np.cumulative_sum if ufunc is np.add else np.cumulative_prod
+        return scan(x, axis=axis, include_initial=include_initial)
+    out = ufunc.accumulate(x, axis=axis)
+    if not include_initial:
+        return out
+    first = x[_along(axis, slice(0, 1))]
+    identity = np.zeros_like(first) if ufunc is np.add else np.ones_like(first)
+    return np.concatenate([identity, out], axis=axis)
+
+
 # -- cumulative_sum and its transpose --------------------------------------------------------
 def _cumulative_sum(x: np.ndarray, axis: Any = None, include_initial: bool = False) -> np.ndarray:
     axis = _axis(x, axis, "cumulative_sum")
-    return np.cumulative_sum(x, axis=axis, include_initial=_flag(include_initial, "include_initial", "cumulative_sum"))
+    return _scanned(np.add, x, axis, _flag(include_initial, "include_initial", "cumulative_sum"))
 
 
 def _cumulative_sum_transpose(g: np.ndarray, axis: Any, include_initial: bool = False) -> np.ndarray:
     """ct_j = sum over k >= j + include_initial of g_k (the transpose of cumulative_sum)."""
     axis = _axis(g, axis, "cumulative_sum_transpose")
-    reversed_sums = np.flip(np.cumulative_sum(np.flip(g, axis), axis=axis), axis)
+    reversed_sums = np.flip(_scanned(np.add, np.flip(g, axis), axis, False), axis)
     return reversed_sums[_along(axis, slice(1, None))] if include_initial else reversed_sums
 
 
@@ -80,13 +102,13 @@ def _shift_window(x: np.ndarray, axis: Any, offset: Any, length: Any, fill: Any 
     widths[axis] = (before, after)
     padded = np.pad(x, widths, constant_values=fill)
     start = offset + before
-    return np.copy(padded[_along(axis, slice(start, start + length))])
+    return _own(padded[_along(axis, slice(start, start + length))])
 
 
 def _affine_scan(scale: np.ndarray, shift: np.ndarray) -> np.ndarray:
     """Along the last axis, y_k = scale_k·y_(k-1) + shift_k with y_(-1) = 0, for every k at
     once: a Hillis-Steele scan over the composition of affine maps (log2(n) passes)."""
-    y, factor = np.copy(shift), np.copy(scale)
+    y, factor = _own(shift), _own(scale)
     step, n = 1, np.shape(y)[-1]
     while step < n:
         y[..., step:] = np.add(np.multiply(factor[..., step:], y[..., :-step]), y[..., step:])
@@ -161,8 +183,7 @@ def _shift_window_rule(s: Any, g: Any, out: Any, x: Any, axis: Any, offset: int,
 # -- cumulative_prod ------------------------------------------------------------------------------
 def _cumulative_prod(x: np.ndarray, axis: Any = None, include_initial: bool = False) -> np.ndarray:
     axis = _axis(x, axis, "cumulative_prod")
-    flag = _flag(include_initial, "include_initial", "cumulative_prod")
-    return np.cumulative_prod(x, axis=axis, include_initial=flag)
+    return _scanned(np.multiply, x, axis, _flag(include_initial, "include_initial", "cumulative_prod"))
 
 
 def _cumulative_prod_rule(s: Any, g: Any, out: Any, x: Any, axis: Any, include_initial: bool) -> Any:
