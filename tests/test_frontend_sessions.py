@@ -213,7 +213,12 @@ def test_with_rt_makes_the_creation_functions_make_its_tensors_then_restores_the
     assert seen[0] is tf.default_runtime() is not rt
     loss.backward()
     np.testing.assert_array_equal(np.asarray(a.grad()), np.tile(np.arange(6.0), (6, 1)))
-    with pytest.raises(tf.ArgumentError, match="not the innermost runtime"):
+    with pytest.raises(tf.ArgumentError, match="had not left theirs; nest the blocks"):
         with rt:
-            inner.__exit__(None, None, None)
-    assert tf.default_runtime() is not rt
+            inner.__enter__()  # never left
+    assert tf.default_runtime() is not rt and tf.default_runtime() is not inner  # both ended with rt's block
+    with pytest.raises(ValueError, match="the block's own error"):  # (review) not hidden by the misnesting
+        with rt:
+            inner.__enter__()
+            raise ValueError("the block's own error")
+    assert tf.default_runtime() is not inner

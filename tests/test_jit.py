@@ -303,6 +303,58 @@ def test_a_plan_writes_ufunc_results_into_dead_buffers_never_into_a_live_view_or
     same(x, given)
 
 
+def test_a_plan_writes_into_a_buffer_only_where_the_result_keeps_the_eager_memory_order():
+    """Regression (review): exp of a transposed view is F-ordered; writing x.T's exp + y
+    into it kept F order where the eager add makes a C-ordered array, so the sum along an
+    axis added in another order and the bits differed (1.4e-12). A buffer is now used only
+    where the result is known C-ordered (all the line's arrays are); a non-C tensor
+    argument is part of the signature."""
+    rng = np.random.default_rng(0)
+    x, y = rng.random((40, 30)), rng.random((30, 40))
+
+    def f(x, y):
+        return tnp.sum(tnp.exp(x.T) + y, axis=0)
+
+    jitted = tf.jit(f)
+    jitted(x, y)
+    same(jitted(x, y), f(x, y))
+    assert "out=" not in jitted.plan_source(x, y)
+    g = tf.jit(lambda a: tnp.sum(tnp.exp(a) + 1.0, axis=0))
+    ordered, transposed = tf.constant(x), tf.constant(y).T  # the same shape, two memory orders
+    for argument in (ordered, transposed, ordered):
+        same(g(argument), tnp.sum(tnp.exp(argument) + 1.0, axis=0))
+    assert g.cache_info().misses == 2 and "out=" in g.plan_source(ordered)
+
+
+def test_a_jitted_custom_function_returning_its_argument_leaves_the_callers_array_writable():
+    """Regression (review): the plan's output was the caller's NumPy array itself, given
+    back by the custom function's call (an op that may return its input), and the result
+    froze it (read-only). Such outputs are now copied, as an argument returned as it is."""
+    for custom in _identities():
+        jitted = tf.jit(lambda x, custom=custom: custom(x))
+        for _ in range(2):  # traced, then replayed
+            x = np.arange(4.0)
+            out = jitted(x)
+            assert x.flags.writeable and not np.shares_memory(np.asarray(out), x)
+            x[0] = 7.0
+            assert float(np.asarray(out)[0]) == 0.0
+
+
+def _identities():
+    @tf.custom_jvp
+    def with_jvp(x):
+        return x
+
+    with_jvp.defjvp(lambda primals, tangents: (primals[0], tangents[0]))
+
+    @tf.custom_vjp
+    def with_vjp(x):
+        return x
+
+    with_vjp.defvjp(lambda x: (x, None), lambda residuals, g: (g,))
+    return [with_jvp, with_vjp]
+
+
 def test_the_plan_reads_as_a_list_of_kernel_calls():
     source = tf.jit(tf.grad(seed)).plan_source(X)
     assert source.startswith("def plan(a0):")

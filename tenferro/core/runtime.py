@@ -411,11 +411,23 @@ class EagerRuntime:
         _ENTERED.set((*_ENTERED.get(), self))
         return self
 
-    def __exit__(self, *exc_info: object) -> None:
+    def __exit__(self, kind: type[BaseException] | None, *exc_info: object) -> None:
+        """The runtimes as they were before this block: those entered inside it and not
+        left end with it too, which is an ArgumentError naming them (unless an exception
+        is already on its way out, which it would hide)."""
         entered = _ENTERED.get()
-        if not entered or entered[-1] is not self:
-            raise ArgumentError(f"{self!r} left a `with` block it is not the innermost runtime of; nest the blocks")
-        _ENTERED.set(entered[:-1])
+        at = next((i for i in range(len(entered) - 1, -1, -1) if entered[i] is self), None)
+        if at is None:
+            if kind is None:
+                raise ArgumentError(f"{self!r} left a `with` block it did not enter in this context")
+            return
+        _ENTERED.set(entered[:at])
+        left = entered[at + 1 :]
+        if left and kind is None:
+            raise ArgumentError(
+                f"{self!r} left its `with` block while {', '.join(map(repr, left))} entered inside it had not left "
+                f"theirs; nest the blocks (each ends before the one around it)"
+            )
 
     def __repr__(self) -> str:
         return f"<EagerRuntime {id(self):#x}: {self._words()}>"

@@ -121,12 +121,13 @@ def _teach_broadcasts(da: Any) -> None:
 
 
 def fitted(chunks: Any, ndim: int) -> Any:
-    """The engine's ``chunks`` for an array of ``ndim`` axes: a per-axis tuple applies to the
-    trailing axes, as broadcasting aligns them (a bias vector of an engine chunked (1000,
-    8) gets (8,)), the leading axes it lacks "auto"; a number, a size or "auto" applies to
-    every axis and a dict (by axis) to the axes an array has, as dask reads them."""
-    if type(chunks) is tuple:
-        return chunks[len(chunks) - ndim :] if len(chunks) >= ndim else ("auto",) * (ndim - len(chunks)) + chunks
+    """The engine's ``chunks`` for an array of ``ndim`` axes: a per-axis tuple for arrays of
+    its rank, "auto" for the others (which of its sizes would fit a bias vector's axis or a
+    per-example vector's cannot be told: an engine chunked (1000, 8) would give labels of
+    10⁵ examples 12 500 chunks of 8); a number, a size or "auto" applies to every axis and
+    a dict (by axis) to the axes an array has, as dask reads them."""
+    if type(chunks) is tuple and len(chunks) != ndim:
+        return "auto"
     return chunks
 
 
@@ -178,8 +179,9 @@ class DaskEngine(Engine):
     dask's current scheduler, which is a Client you created, else dask's threads).
     ``chunks``: how a NumPy value entering the engine is chunked (``da.from_array``'s
     ``chunks``; ``"auto"`` gives chunks of about dask's ``array.chunk-size``, 128 MiB),
-    fitted to each array's rank (:func:`fitted`); block sizes per axis, which fit one
-    shape only, are refused here (ArgumentError).
+    fitted to each array's rank (:func:`fitted`: a size per axis for arrays of its rank,
+    "auto" for the others); block sizes per axis, which fit one shape only, are refused
+    here (ArgumentError).
     ``persist``: ``False`` keeps every result a lazy graph (nothing is computed until read;
     reading a gradient computes the forward pieces it needs once, as a hand-written dask
     gradient does); ``True`` persists each result as it is made, so the trace holds

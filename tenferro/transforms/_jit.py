@@ -247,7 +247,11 @@ class _Arguments:
                         f"arrays to {rt!r}; tensors of two runtimes cannot be mixed"
                     )
                 tracks = tracks or leaf.tracks_grad()
-                values.append(held(leaf))
+                value = held(leaf)
+                values.append(value)
+                if not value.flags.c_contiguous:  # (a plan writes into buffers by the orders it traced)
+                    descriptors.append((leaf.shape, leaf.dtype, False))
+                    continue
             else:  # a Python number, a string, a NumPy scalar: static, by type and value
                 descriptors.append((kind, _hashable(leaf, jitted, f"argument leaf {index}")))
                 continue
@@ -326,7 +330,8 @@ def _run(plan: Plan, call: _Arguments) -> list[Any]:
     results = list(call.session.run_kernels(plan.run, *call.values))
     for index in plan.tensors:
         out = results[index]
-        # an argument itself, or a view (the plan reads NumPy arguments in place)
+        # an argument itself, what an op that may return its input gave, or a view (the
+        # plan reads NumPy arguments in place)
         if numpy_inputs and (out.base is not None or index in plan.passed):
             if any(np.may_share_memory(out, x) for x in numpy_inputs):
                 out = out.copy()
@@ -372,7 +377,7 @@ def _difference(previous: Any, key: Any) -> str:
 
 
 def _shown(descriptor: Any) -> str:
-    first, second = descriptor
+    first, second, *order = descriptor
     if isinstance(first, tuple):
-        return f"shape {list(first)} dtype {second}"
+        return f"shape {list(first)} dtype {second}" + (" (not C order)" if order else "")
     return f"{first.__name__} {second!r}"

@@ -25,6 +25,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from tenferro.core.alias import ALIAS
 from tenferro.core.eager import EagerTensor, held, vertex
 from tenferro.core.trace import CALL
 
@@ -37,14 +38,24 @@ _LOCAL = re.compile(r"[av]\d+")
 class Plan:
     """The compiled function of a program: ``run(*arrays)`` gives its output values (one
     per output leaf), ``tensors`` the indices of those that were tensors (the others are
-    what ``f`` returned as it is), ``passed`` which are arguments as they are, ``source`` its text."""
+    what ``f`` returned as it is), ``passed`` those that may share memory with an argument
+    (an argument itself, or what an op that may return its input gave), ``source`` its text."""
 
     def __init__(self, program: _Program, name: str):
         names: dict[int, str] = {}  # a vertex's id: the local name of its value
         env: dict[str, Any] = {"asarray": np.asarray}
         inputs = [v for v in program.inputs if v is not None]
+        # Which values are known to be C-ordered arrays (``ordered``) or have no memory order
+        # (numbers, 0-d: ``orderless``): a ufunc writes into a buffer only where its result
+        # is C-ordered, as the eager call's (a signature fixes its arguments' orders).
+        ordered: set[str] = set()
+        orderless: set[str] = set()
+        sharing: set[str] = set()  # values an op that may return its input (a view) gave
         for k, variable in enumerate(inputs):
             names[id(variable)] = f"a{k}"
+            sharing.add(f"a{k}")
+            if held(variable).flags.c_contiguous:
+                ordered.add(f"a{k}")
         lines: list[Line] = []
 
         bound: dict[int, str] = {}  # id of a value bound in env: its name
@@ -63,6 +74,10 @@ class Plan:
                     key = name if count == 1 else f"{name}{count - 1}"
                 bound[id(value)] = key
                 env[key] = value
+                if not isinstance(value, np.ndarray) or value.ndim == 0:
+                    orderless.add(key)
+                elif value.flags.c_contiguous:
+                    ordered.add(key)
             return key
 
         def param(name: str, value: Any) -> str:
@@ -93,6 +108,12 @@ class Plan:
                 expression = f"asarray({expression})"
             names[id(node)] = f"v{j}"
             fresh = _elementwise_ufunc(node)
+            if node.spec.returns_view:
+                sharing.add(f"v{j}")
+            if (fresh and all(r in ordered or r in orderless for r in read)) or (
+                node.spec.forward is ALIAS.forward and read[0] in ordered
+            ):
+                ordered.add(f"v{j}")
             lines.append(Line(f"v{j} = {expression}", read, UFUNC if fresh else OTHER, node if fresh else None))
             for check in program.checks.get(id(node), ()):  # a rule's refusal by values, run again
                 lines.append(Line(f"{constant(check, 'check')}(v{j})", [f"v{j}"], CHECK))
@@ -107,8 +128,8 @@ class Plan:
                 results.append(local if local is not None else operand(found, x))
             else:
                 results.append(constant(x))
-        self.passed = frozenset(i for i, name in enumerate(results) if name[0] == "a")  # arguments as outputs
-        body = _with_deletions(_in_place(lines, set(results)), results)
+        self.passed = frozenset(i for i, name in enumerate(results) if name in sharing)
+        body = _with_deletions(_in_place(lines, set(results), ordered), results)
         arguments = ", ".join(f"a{k}" for k in range(len(inputs)))
         returned = f"({', '.join(results)},)" if results else "()"
         lines_of_plan = [f"def plan({arguments}):", *(f"    {line}" for line in body), f"    return {returned}"]
@@ -165,11 +186,13 @@ def _elementwise_ufunc(node: Any) -> bool:
     )
 
 
-def _in_place(lines: list[Line], results: set[str]) -> list[Line]:
+def _in_place(lines: list[Line], results: set[str], ordered: set[str]) -> list[Line]:
     """The lines with a ufunc writing its result into an input it reads for the last time
     (``out=``), where that input is a fresh array of the result's shape and dtype that
-    only ufuncs and checks read (none of them keeps a view of it) and no result is: one
-    allocation fewer per such line, the same numbers (the same loop, no cast)."""
+    only ufuncs and checks read (none of them keeps a view of it) and no result is, and
+    the result is C-ordered (``ordered``: as the eager call's, whose layout later
+    reductions sum in): one allocation fewer per such line, the same numbers (the same
+    loop, no cast, the same memory order)."""
     last: dict[str, int] = {}
     only_ufuncs: dict[str, bool] = {}
     for index, line in enumerate(lines):
@@ -181,7 +204,7 @@ def _in_place(lines: list[Line], results: set[str]) -> list[Line]:
     for index, line in enumerate(lines):
         if line.kind == UFUNC:
             target, node = line.text.split(" = ", 1)[0], line.node
-            for name in line.read:
+            for name in line.read if target in ordered else ():
                 buffer = fresh.get(name)
                 if (
                     buffer is not None
