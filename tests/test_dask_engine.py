@@ -563,3 +563,25 @@ def test_cumulative_sum_and_prod_and_their_gradients_run_on_the_cluster(client):
     )
     within_summation_bound(loss, cpu_loss, 10_000, abs(cpu_loss))
     within_summation_bound(gradient, cpu_gradient, 10_000, np.abs(cpu_gradient) + 100)
+
+
+@pytest.mark.parametrize("order", [2, 1, 3.0])
+def test_vector_norm_and_its_gradient_run_on_the_cluster(client, order):
+    """Regression: vector_norm's kernel called np.linalg.vector_norm, which dask lacks (no
+    path), so an L2 penalty could not run on a cluster. An engine's array takes the norm
+    by the reductions dask has; loss and gradient are CpuEngine's to the summation bound."""
+    data = np.random.default_rng(0).standard_normal((100, 3))
+
+    def loss_and_gradient(engine):
+        rt = EagerRuntime(engine=engine)
+        x = rt.variable_from(data)
+        loss = tnp.sum(tnp.linalg.vector_norm(x, axis=0, ord=order)) + tnp.linalg.vector_norm(x)
+        loss.backward()
+        return float(loss), np.asarray(x.grad())
+
+    (loss, gradient), (cpu_loss, cpu_gradient) = (
+        loss_and_gradient(DaskEngine(client, chunks=(25, 3))),
+        loss_and_gradient(CpuEngine.serial()),
+    )
+    within_summation_bound(loss, cpu_loss, 300, 4 * abs(cpu_loss))
+    within_summation_bound(gradient, cpu_gradient, 300, np.abs(cpu_gradient) + 1)

@@ -157,7 +157,28 @@ def _check_vector_ord(ord: Any) -> float:  # noqa: A002
 def _vector_norm(x: Any, axis: Any = None, keepdims: bool = False, ord: Any = 2) -> Any:  # noqa: A002
     p = _check_vector_ord(ord)
     axes = normalize_axes(axis, np.ndim(x), "vector_norm")
-    return np.linalg.vector_norm(x, axis=axes, keepdims=bool(keepdims), ord=p)
+    if type(x) is np.ndarray:
+        return np.linalg.vector_norm(x, axis=axes, keepdims=bool(keepdims), ord=p)
+    return _engine_vector_norm(x, axes, bool(keepdims), p)
+
+
+def _engine_vector_norm(x: Any, axes: tuple[int, ...], keepdims: bool, p: float) -> Any:
+    """The norm of an engine's array, which has no np.linalg.vector_norm (dask's), by the
+    reductions it has: the same value up to the order of summation."""
+    size = np.abs(x)
+    if size.dtype.kind != "f":  # (an integer x: float64, as NumPy's norm gives)
+        size = size.astype(np.float64)
+    if p == 2:
+        return np.sqrt(np.add.reduce(size * size, axis=axes, keepdims=keepdims))
+    if p == 1:
+        return np.add.reduce(size, axis=axes, keepdims=keepdims)
+    if p == math.inf:
+        return np.maximum.reduce(size, axis=axes, keepdims=keepdims)
+    if p == -math.inf:
+        return np.minimum.reduce(size, axis=axes, keepdims=keepdims)
+    if p == 0:
+        return np.add.reduce((size != 0).astype(size.dtype), axis=axes, keepdims=keepdims)
+    return np.power(np.add.reduce(np.power(size, p), axis=axes, keepdims=keepdims), 1.0 / p)
 
 
 def _vector_norm_rule(s: Any, g: Any, out: Any, x: Any, axis: Any, keepdims: bool, ord: Any) -> Any:  # noqa: A002
