@@ -585,3 +585,22 @@ def test_vector_norm_and_its_gradient_run_on_the_cluster(client, order):
     )
     within_summation_bound(loss, cpu_loss, 300, 4 * abs(cpu_loss))
     within_summation_bound(gradient, cpu_gradient, 300, np.abs(cpu_gradient) + 1)
+
+
+def test_matrix_norm_runs_on_the_cluster_by_dask_reductions(client):
+    """Regression: matrix_norm's kernel called np.linalg.matrix_norm (no path). The
+    Frobenius, 1, -1, inf and -inf norms of an engine's array are now dask reductions (the
+    spectral ones need an svd: still none), equal to CpuEngine's; the Frobenius norm's
+    gradient too."""
+    data = np.random.default_rng(0).standard_normal((4, 5, 4))
+    rt, cpu = EagerRuntime(engine=DaskEngine(client, chunks=(2, 5, 4))), EagerRuntime(engine=CpuEngine.serial())
+    for order in ("fro", 1, -1, np.inf, -np.inf):
+        on_dask = rt.current_session().matrix_norm(rt.constant_from(data), order, True)
+        on_numpy = cpu.current_session().matrix_norm(cpu.constant_from(data), order, True)
+        within_summation_bound(on_dask, on_numpy, 20, 2 * np.abs(np.asarray(on_numpy)))
+    gradients = []
+    for runtime in (rt, cpu):
+        x = runtime.variable_from(data)
+        tnp.sum(tnp.linalg.matrix_norm(x)).backward()
+        gradients.append(np.asarray(x.grad()))
+    within_summation_bound(gradients[0], gradients[1], 20, np.abs(gradients[1]) + 1)

@@ -47,7 +47,9 @@ def _check_matrix_ord(ord: Any) -> Any:  # noqa: A002 (NumPy's name)
 def _matrix_norm(x: Any, ord: Any = "fro", keepdims: bool = False) -> Any:  # noqa: A002
     ord = _check_matrix_ord(ord)  # noqa: A001
     check_matrix("matrix_norm", "x", x)
-    return np.linalg.matrix_norm(x, ord=ord, keepdims=bool(keepdims))
+    if type(x) is np.ndarray or ord in ("nuc", 2, -2):  # (the spectral ones need an svd: NumPy's)
+        return np.linalg.matrix_norm(x, ord=ord, keepdims=bool(keepdims))
+    return _engine_matrix_norm(x, ord, bool(keepdims))
 
 
 def _ties(s: Any, x: Any, largest: bool, axis: int = -1) -> Any:
@@ -163,22 +165,40 @@ def _vector_norm(x: Any, axis: Any = None, keepdims: bool = False, ord: Any = 2)
 
 
 def _engine_vector_norm(x: Any, axes: tuple[int, ...], keepdims: bool, p: float) -> Any:
-    """The norm of an engine's array, which has no np.linalg.vector_norm (dask's), by the
-    reductions it has: the same value up to the order of summation."""
-    size = np.abs(x)
-    if size.dtype.kind != "f":  # (an integer x: float64, as NumPy's norm gives)
-        size = size.astype(np.float64)
+    """NumPy's vector_norm of an engine's array, which has no np.linalg (dask's): its steps
+    (numpy.linalg's norm along one axis, the reduced axes moved to the front as one),
+    written with the ufuncs the engine has, so the numbers are NumPy's bitwise."""
+    shape = x.shape
+    rest = tuple(i for i in range(x.ndim) if i not in axes)
+    x = np.reshape(np.transpose(x, axes + rest), (math.prod(shape[i] for i in axes), *(shape[i] for i in rest)))
+    if x.dtype.kind not in "fc":
+        x = np.astype(x, np.float64)
     if p == 2:
-        return np.sqrt(np.add.reduce(size * size, axis=axes, keepdims=keepdims))
-    if p == 1:
-        return np.add.reduce(size, axis=axes, keepdims=keepdims)
-    if p == math.inf:
-        return np.maximum.reduce(size, axis=axes, keepdims=keepdims)
-    if p == -math.inf:
-        return np.minimum.reduce(size, axis=axes, keepdims=keepdims)
-    if p == 0:
-        return np.add.reduce((size != 0).astype(size.dtype), axis=axes, keepdims=keepdims)
-    return np.power(np.add.reduce(np.power(size, p), axis=axes, keepdims=keepdims), 1.0 / p)
+        result = np.sqrt(np.add.reduce(np.real(np.multiply(np.conj(x), x)), axis=0))
+    elif p == 0:
+        result = np.add.reduce(np.astype(np.not_equal(x, 0), np.real(x).dtype), axis=0)
+    elif p == 1:
+        result = np.add.reduce(np.abs(x), axis=0)
+    elif math.isinf(p):
+        result = (np.maximum if p > 0 else np.minimum).reduce(np.abs(x), axis=0)
+    else:
+        result = np.power(np.add.reduce(np.power(np.abs(x), p), axis=0), np.reciprocal(p))
+    if keepdims:
+        result = np.reshape(result, tuple(1 if i in axes else n for i, n in enumerate(shape)))
+    return result
+
+
+def _engine_matrix_norm(x: Any, ord: Any, keepdims: bool) -> Any:  # noqa: A002
+    """NumPy's matrix_norm of an engine's array, for the orders reductions give (the
+    spectral ones need an svd): numpy.linalg's steps with the engine's ufuncs."""
+    row, col = x.ndim - 2, x.ndim - 1
+    if ord == "fro":
+        result = np.sqrt(np.add.reduce(np.real(np.multiply(np.conj(x), x)), axis=(row, col)))
+    elif ord in (1, -1):  # the extreme column sum of |x|
+        result = (np.maximum if ord > 0 else np.minimum).reduce(np.add.reduce(np.abs(x), axis=row), axis=col - 1)
+    else:  # ±inf: the extreme row sum
+        result = (np.maximum if ord > 0 else np.minimum).reduce(np.add.reduce(np.abs(x), axis=col), axis=row)
+    return np.reshape(result, (*x.shape[:-2], 1, 1)) if keepdims else result
 
 
 def _vector_norm_rule(s: Any, g: Any, out: Any, x: Any, axis: Any, keepdims: bool, ord: Any) -> Any:  # noqa: A002
