@@ -566,3 +566,16 @@ def test_bad_linalg_arguments_are_tenferro_errors_naming_the_function_and_the_ar
 
     with pytest.raises(TenferroError, match=re.escape(message)):
         call()
+
+
+@pytest.mark.parametrize("shape", [(0, 0), (3, 0), (0, 2), (2, 0, 3)])
+def test_pinv_with_an_rtol_of_a_matrix_without_entries_is_numpys(shape):
+    """Regression (the fuzz harness, dev profile): pinv with an explicit rtol took the max of
+    no singular values (reduce_max's ShapeMismatch, naming reduce_max) for a matrix without
+    entries, and checked rtol only after that. It is now checked first, and such a matrix
+    is NumPy's empty pseudo-inverse."""
+    a = np.zeros(shape)
+    got = tnp.linalg.pinv(a, rtol=0.1)
+    assert got.shape == np.linalg.pinv(a, rtol=0.1).shape
+    with pytest.raises(tf.ArgumentError, match=r"tnp.linalg.pinv: rtol must be a real number"):
+        tnp.linalg.pinv(np.zeros(shape, np.float32), rtol="x")

@@ -226,11 +226,11 @@ def pinv(x: Any, /, *, rtol: float | Any | None = None) -> EagerTensor:
     gradient needs distinct singular values."""
     x = array_arg(x, "tnp.linalg.pinv")
     s = x.runtime.current_session()
-    if rtol is None:
+    given = None if rtol is None else array_or_number(x.runtime, rtol)  # (checked before it is used)
+    if given is None or 0 in x.shape[-2:]:  # (a matrix without entries has no singular value to cut)
         return run("tnp.linalg.pinv", X, s.pinv, x)
     u, sv, vh = run("tnp.linalg.pinv", X, s.svd, x, full_matrices=False)
-    rt = x.runtime
-    cutoff = s.mul(s.reduce_max(sv, axes=-1, keepdims=True), array_or_number(rt, rtol))
+    cutoff = s.mul(s.reduce_max(sv, axes=-1, keepdims=True), given)
     keep = s.compare(sv, cutoff, "gt")
     safe = s.where_select(keep, sv, 1.0)
     inverse = s.where_select(keep, s.reciprocal(safe), 0.0)
