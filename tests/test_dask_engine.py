@@ -604,3 +604,20 @@ def test_matrix_norm_runs_on_the_cluster_by_dask_reductions(client):
         tnp.sum(tnp.linalg.matrix_norm(x)).backward()
         gradients.append(np.asarray(x.grad()))
     within_summation_bound(gradients[0], gradients[1], 20, np.abs(gradients[1]) + 1)
+
+
+def test_cross_and_its_gradient_run_on_the_cluster(client):
+    """Regression: cross's kernel called np.cross, which dask lacks (no path). An engine's
+    array takes NumPy's own steps (operands cast to their common dtype, a1·b2 - a2·b1 per
+    component); elementwise, so the loss's gradients are CpuEngine's bitwise."""
+    rng = np.random.default_rng(0)
+    a_value, b_value = rng.standard_normal((100, 3)), rng.standard_normal((100, 3))
+
+    def gradients(engine):
+        rt = EagerRuntime(engine=engine)
+        a, b = rt.variable_from(a_value), rt.variable_from(b_value)
+        tnp.sum(tnp.cross(a, b) ** 2).backward()
+        return [np.asarray(t.grad()) for t in (a, b)]
+
+    for on_dask, on_numpy in zip(gradients(DaskEngine(client, chunks=(25, 3))), gradients(CpuEngine.serial())):
+        np.testing.assert_array_equal(on_dask, on_numpy)

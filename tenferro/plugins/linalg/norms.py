@@ -279,7 +279,14 @@ def _cross(a: Any, b: Any, axis: int = -1) -> Any:
             f"cross: a has shape {list(np.shape(a))} and b {list(np.shape(b))}; both need size 3 along axis {axis} "
             f"(3-vectors)"
         )
-    return np.cross(a, b, axis=axis)
+    if type(a) is np.ndarray and type(b) is np.ndarray:
+        return np.cross(a, b, axis=axis)
+    # an engine's array (dask has no cross): NumPy's steps, each component a1·b2 - a2·b1 of
+    # the operands cast to their common dtype first, so the numbers are NumPy's bitwise
+    dtype = np.promote_types(a.dtype, b.dtype)
+    u, w = (np.moveaxis(np.astype(t, dtype), axis, -1) for t in (a, b))
+    parts = [u[..., i] * w[..., j] - u[..., j] * w[..., i] for i, j in ((1, 2), (2, 0), (0, 1))]
+    return np.moveaxis(np.stack(parts, axis=-1), -1, axis)
 
 
 def _cross_reference(a: Any, b: Any, axis: int = -1) -> np.ndarray:
