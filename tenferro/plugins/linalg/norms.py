@@ -174,13 +174,13 @@ def _engine_vector_norm(x: Any, axes: tuple[int, ...], keepdims: bool, p: float)
     if x.dtype.kind not in "fc":
         x = np.astype(x, np.float64)
     if p == 2:
-        result = np.sqrt(np.add.reduce(np.real(np.multiply(np.conj(x), x)), axis=0))
+        result = _root_sum_squares(x, 0)
     elif p == 0:
         result = np.add.reduce(np.astype(np.not_equal(x, 0), np.real(x).dtype), axis=0)
     elif p == 1:
         result = np.add.reduce(np.abs(x), axis=0)
     elif math.isinf(p):
-        result = (np.maximum if p > 0 else np.minimum).reduce(np.abs(x), axis=0)
+        result = _extreme(p).reduce(np.abs(x), axis=0)
     else:
         result = np.power(np.add.reduce(np.power(np.abs(x), p), axis=0), np.reciprocal(p))
     if keepdims:
@@ -193,12 +193,21 @@ def _engine_matrix_norm(x: Any, ord: Any, keepdims: bool) -> Any:  # noqa: A002
     spectral ones need an svd): numpy.linalg's steps with the engine's ufuncs."""
     row, col = x.ndim - 2, x.ndim - 1
     if ord == "fro":
-        result = np.sqrt(np.add.reduce(np.real(np.multiply(np.conj(x), x)), axis=(row, col)))
-    elif ord in (1, -1):  # the extreme column sum of |x|
-        result = (np.maximum if ord > 0 else np.minimum).reduce(np.add.reduce(np.abs(x), axis=row), axis=col - 1)
-    else:  # ±inf: the extreme row sum
-        result = (np.maximum if ord > 0 else np.minimum).reduce(np.add.reduce(np.abs(x), axis=col), axis=row)
+        result = _root_sum_squares(x, (row, col))
+    else:  # ±1: the extreme column sum of |x|; ±inf: the extreme row sum
+        summed, then = (row, col - 1) if ord in (1, -1) else (col, row)
+        result = _extreme(ord).reduce(np.add.reduce(np.abs(x), axis=summed), axis=then)
     return np.reshape(result, (*x.shape[:-2], 1, 1)) if keepdims else result
+
+
+def _root_sum_squares(x: Any, axis: Any) -> Any:
+    """numpy.linalg's 2-norm and Frobenius norm: sqrt of the sum of (conj(x)·x).real."""
+    return np.sqrt(np.add.reduce(np.real(np.multiply(np.conj(x), x)), axis=axis))
+
+
+def _extreme(order: Any) -> np.ufunc:
+    """The reduction of a norm of positive (max) or negative (min) order."""
+    return np.maximum if order > 0 else np.minimum
 
 
 def _vector_norm_rule(s: Any, g: Any, out: Any, x: Any, axis: Any, keepdims: bool, ord: Any) -> Any:  # noqa: A002
