@@ -621,3 +621,77 @@ def test_cross_and_its_gradient_run_on_the_cluster(client):
 
     for on_dask, on_numpy in zip(gradients(DaskEngine(client, chunks=(25, 3))), gradients(CpuEngine.serial())):
         np.testing.assert_array_equal(on_dask, on_numpy)
+
+
+def index_program(rt):
+    """Reads by index, their scatter-add gradients, sorts and an ``at[].add`` loss."""
+    rng = np.random.default_rng(0)
+    x, table = rt.variable_from(rng.standard_normal((30, 7))), rt.variable_from(rng.standard_normal((11, 4)))
+    rows, tokens = rng.integers(-30, 30, 45), rng.integers(0, 11, (5, 6))
+    pairs = rt.constant_from(np.stack([rng.integers(0, 30, 20), rng.integers(-7, 7, 20)], axis=-1))
+    embedded = tnp.take(table, tokens, axis=0)
+    order = tnp.argsort(-x[:, 0])  # indices computed on the engine, read by a key
+    parts = [
+        tnp.sum(tnp.take(x, rows, axis=0) ** 2),
+        tnp.sum(tnp.take(x, rows) ** 3),
+        tnp.sum(x[rows[:10]] * 2.0) + tnp.sum(x[order, 1] ** 2),
+        tnp.sum(embedded**2),
+        tnp.sum(tnp.take_along_axis(x, rng.integers(0, 7, (30, 3)), axis=1) ** 2),
+        tnp.sum(rt.current_session().gather(x, pairs) ** 2),
+        tnp.sum(tnp.sort(x, axis=0)[-3:] ** 2) + tnp.sum(tnp.sort(x, axis=1, descending=True)[:, :2]),
+        tnp.sum(rt.constant_from(np.zeros(11)).at[tokens.ravel()].add(tnp.sum(embedded, axis=-1).ravel()) ** 2),
+        tnp.sum(x.at[order[:5]].add(1.0) ** 2),
+    ]
+    loss = sum(parts[1:], parts[0])
+    loss.backward()
+    reads = [tnp.argsort(x, axis=0), tnp.sort(x, axis=1), x[order], tnp.take(x, rows, axis=0)]
+    return [float(p) for p in parts], [np.asarray(t.grad()) for t in (x, table)], [np.asarray(r) for r in reads]
+
+
+def test_index_reads_scatters_and_sorts_run_on_the_cluster(client):
+    """Regression: take, take_along_axis, gather, x[indices], the scatter-add of their
+    gradients, x.at[].add, sort and argsort had no path (the range check read the indices,
+    np.add.at, np.argsort and np.take_along_axis are not dask's), so an embedding, a
+    classifier's label read or a top-k loss could not run on a cluster. Reads and sorts
+    are CpuEngine's bitwise (a read moves values; sorts run per lane on whole lanes);
+    sums of scattered cotangents to the summation bound."""
+    (losses, gradients, reads), (cpu_losses, cpu_gradients, cpu_reads) = (
+        index_program(EagerRuntime(engine=DaskEngine(client, chunks=(8, 3)))),
+        index_program(EagerRuntime(engine=CpuEngine.serial())),
+    )
+    for on_dask, on_numpy in zip(reads, cpu_reads):
+        np.testing.assert_array_equal(on_dask, on_numpy)
+    within_summation_bound(losses, cpu_losses, 300, 4 * np.abs(cpu_losses))
+    for on_dask, on_numpy in zip(gradients, cpu_gradients):
+        within_summation_bound(on_dask, on_numpy, 300, 10 * (np.abs(on_numpy) + 10))
+
+
+def test_an_index_out_of_range_on_the_cluster_raises_when_read(deng):
+    """Indices held on the cluster are checked where each block is computed: the op gives
+    its result's shape at once, and reading it raises IndexOutOfRange naming the op and
+    the index, as CpuEngine does at the call."""
+    from tenferro.plugins.index.positions import IndexOutOfRange
+
+    rt = EagerRuntime(engine=deng)
+    x = rt.variable_from(np.arange(12.0))
+    for picked, message in [
+        (tnp.take(x, np.array([1, 12])), "take: argument 'indices' holds the index 12"),
+        (tnp.take_along_axis(x, np.array([1, -13]), axis=0), "take_along_axis: argument 'indices' holds the index -13"),
+    ]:
+        assert picked.shape == (2,)
+        with pytest.raises(IndexOutOfRange, match=re.escape(message)):
+            np.asarray(picked)
+
+
+def test_index_updates_without_a_sum_are_refused_on_the_cluster(deng):
+    """x.at[i].set/multiply/min/max and integer scatter-adds have no path on dask (no
+    ufunc.at, and bincount adds in float64): an EngineError that says what to use, and a
+    boolean mask held on the cluster is refused as the value-dependent shape it gives."""
+    rt = EagerRuntime(engine=deng)
+    x = rt.variable_from(np.arange(12.0).reshape(3, 4))
+    with pytest.raises(EngineError, match=r"x\.at\[\.\.\.\]\.set: mode 'set' has no path .* use mode 'add'"):
+        x.at[np.array([1, 1])].set(2.0)
+    with pytest.raises(EngineError, match="integer updates have no path"):
+        rt.constant_from(np.zeros(4, np.int64)).at[np.array([1, 1])].add(rt.constant_from(np.ones(2, np.int64)))
+    with pytest.raises(EngineError, match=r"a boolean mask held on an engine .* use tnp\.where"):
+        x[x > 3]

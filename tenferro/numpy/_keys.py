@@ -25,8 +25,9 @@ from typing import Any
 
 import numpy as np
 
+from ..core import engine as engines
 from ..core.eager import EagerTensor, held
-from ..core.errors import AxisError
+from ..core.errors import AxisError, EngineError
 from ..core.tracing import note_read
 
 _NONE, _ELLIPSIS = type(None), type(Ellipsis)
@@ -85,6 +86,12 @@ def _item(item: Any, where: str, key: Any, shape: tuple[int, ...]) -> Any:
     if kind is EagerTensor:
         note_read(item, "an index")
         item = held(item)  # index values are integers: read, not recorded
+        if isinstance(item, engines.ENGINE_ARRAYS):  # (an integer one is followed: see traced_indices)
+            raise EngineError(
+                f"{where}[{shown(key)}]: a boolean mask held on an engine ({type(item).__module__}) picks a number of "
+                f"elements that depends on its values, which eager semantics must know now (reading it here "
+                f"would gather it); use tnp.where(mask, x, 0) to keep x's shape, or read the mask first"
+            )
     elif kind is bool or kind is np.bool_:
         return np.asarray(item)  # a 0-d mask
     elif isinstance(item, (list, tuple, range)):
@@ -157,23 +164,34 @@ class _StandIn(np.ndarray):
     (an int picks as a 0-d array does, so the plan's shape is the same)."""
 
 
+def _followed(item: Any) -> bool:
+    """Whether ``item`` is an integer tensor whose values a key may not read: one a trace
+    follows, or one held as an engine's array (dask's: reading it would gather it)."""
+    return (
+        type(item) is EagerTensor
+        and item.dtype.kind in "iu"
+        and (item.tracks_grad() or isinstance(held(item), engines.ENGINE_ARRAYS))
+    )
+
+
 def traced_indices(key: Any) -> tuple[tuple[Any, ...], list[Any]] | None:
     """For a key holding an integer tensor a trace follows (a mapped argument of
-    ``tf.vmap``, a jitted function's argument, or computed from one): the key with each
+    ``tf.vmap``, a jitted function's argument, or computed from one) or an engine holds
+    (see :func:`_followed`): the key with each
     such tensor replaced by zeros of its shape, whose :func:`plan` has the key's shape, and
     the key's index arrays in the order of the plan's (the tensors, and the constant arrays
     and ints among them), so that ``x[key]`` picks with the tensors as inputs of its ops,
     which the trace records and replays, where reading their values would stop it. None
     for any other key, and for one with a mask (whose positions are values)."""
     items = key if type(key) is tuple else (key,)
-    if not any(type(i) is EagerTensor and i.dtype.kind in "iu" and i.tracks_grad() for i in items):
+    if not any(_followed(i) for i in items):
         return None
     stand_ins, operands = [], []
     for item in items:
         if type(item) is EagerTensor:
             if item.dtype.kind not in "iu":
                 return None  # a mask (or a bad index: the general path's error)
-            if item.tracks_grad():
+            if _followed(item):
                 stand_ins.append(np.zeros(item.shape, np.intp).view(_StandIn))
                 operands.append(item)
                 continue

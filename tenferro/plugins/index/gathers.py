@@ -14,6 +14,7 @@ cotangents. ``argwhere`` and ``nonzero`` read a complex element as true where it
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -24,13 +25,14 @@ from tenferro.extend import (
     ArgumentError,
     AxisError,
     DTypeError,
+    EngineError,
     ErrorInput,
     OpSpec,
     ShapeMismatch,
     check_shape,
 )
 
-from . import batch_rules, samples
+from . import batch_rules, chunked, samples
 from .positions import IndexOutOfRange, check_layout, index_tuple, normalize, picked_shape
 
 
@@ -39,8 +41,13 @@ def pick(x: Any, indices: Any, axis: Any, layout: str, op: str) -> Any:
     """The elements of ``x`` that ``indices`` points at in ``layout``, as a new array."""
     shape = tuple(np.shape(x))
     axis = normalize(shape, tuple(np.shape(indices)), axis, layout, op)
+    chunks = chunked.engine_array(x, indices)
+    if chunks and layout == "along":
+        return chunked.read_along(x, indices, axis, op)
     where = index_tuple(shape, indices, axis, layout, op)
     source = np.reshape(x, (-1,)) if layout == "take" and axis is None else x
+    if chunks:
+        return chunked.read_flat(source, where)
     out = source[where]
     # 0-d positions are basic indexing in NumPy, which gives a view (or a scalar): copy it
     return np.copy(out) if all(np.ndim(w) == 0 for w in where if not isinstance(w, slice)) else out
@@ -53,10 +60,12 @@ def scatter_add_to(updates: Any, indices: Any, shape: Any, axis: Any = 0, layout
     shape = check_shape(shape, op)
     layout = check_layout(layout, op)
     axis = normalize(shape, tuple(np.shape(indices)), axis, layout, op)
-    where = index_tuple(shape, indices, axis, layout, op)
     target = picked_shape(shape, tuple(np.shape(indices)), axis, layout)
     check_fits(np.shape(updates), target, op)
     updates = broadcast_updates(updates, target)
+    if chunked.engine_array(updates, indices):
+        return _engine_scatter_add(updates, indices, shape, axis, layout, op)
+    where = index_tuple(shape, indices, axis, layout, op)
     summed = summed_at(shape, where, updates)
     if summed is not None:
         return summed
@@ -70,6 +79,22 @@ def scatter_add_to(updates: Any, indices: Any, shape: Any, axis: Any = 0, layout
         return np.reshape(flat, shape)
     np.add.at(out, where, updates)
     return out
+
+
+def _engine_scatter_add(updates: Any, indices: Any, shape: tuple[int, ...], axis: Any, layout: str, op: str) -> Any:
+    """scatter_add_to on an engine's chunked arrays (see :mod:`.chunked`): per lane for
+    ``"along"``, else by bincount at flat positions (floats and complex values only)."""
+    if layout == "along":
+        return chunked.scatter_along(updates, indices, shape, axis, op)
+    if np.result_type(updates).kind not in "fc":
+        raise EngineError(
+            f"{op}: integer updates have no path on an engine's chunked arrays (their sum by bincount is in "
+            f"float64, which would round integers past 2**53); cast the updates to float, or scatter on CpuEngine"
+        )
+    where = index_tuple(shape, indices, axis, layout, op)
+    if layout == "take" and axis is None and len(shape) != 1:  # positions into x flattened
+        return np.reshape(chunked.scatter_flat((math.prod(shape),), where, updates), shape)
+    return chunked.scatter_flat(shape, where, updates)
 
 
 def broadcast_updates(updates: Any, target: tuple[int, ...]) -> Any:

@@ -38,6 +38,7 @@ from tenferro.extend import (
     REQUIRED,
     ArgumentError,
     DTypeError,
+    EngineError,
     ErrorInput,
     Kink,
     OpSpec,
@@ -48,8 +49,8 @@ from tenferro.extend import (
     unbroadcast,
 )
 
-from . import batch_rules, samples
-from .gathers import broadcast_updates, check_fits
+from . import batch_rules, chunked, samples
+from .gathers import broadcast_updates, check_fits, scatter_add_to
 from .positions import IndexOutOfRange, index_tuple, normalize, picked_shape
 
 
@@ -237,9 +238,24 @@ def _scatter(x: Any, indices: Any, updates: Any, axis: Any = 0, mode: str = "set
             f"scatter: mode {mode!r} compares values, and complex numbers have no order; scatter a real "
             f"key instead (s.real or s.abs of the values)"
         )
+    if chunked.engine_array(x, indices, updates):
+        return _engine_scatter(x, indices, updates, axis, mode, target)
     out = np.copy(x)
     combine(out, where, broadcast_updates(updates, target))
     return out
+
+
+def _engine_scatter(x: Any, indices: Any, updates: Any, axis: int, mode: str, target: tuple[int, ...]) -> Any:
+    """``scatter`` on an engine's chunked arrays (see :mod:`.chunked`): ``add`` only, as x
+    plus the updates scatter-added to zeros (cast to x's dtype first, as ``np.add.at``)."""
+    if mode != "add":
+        raise EngineError(
+            f"scatter: mode {mode!r} has no path on an engine's chunked arrays: dask has no ufunc.at, and which "
+            f"of the updates landing at one place wins ('set'), or their product or extreme ('mul', 'min', "
+            f"'max'), is not a sum that bincount can take; use mode 'add', or scatter on CpuEngine"
+        )
+    cast = broadcast_updates(np.asarray(updates, like=x), target).astype(x.dtype)
+    return np.add(x, scatter_add_to(cast, indices, tuple(x.shape), axis, "nd"))
 
 
 def _rule(which: str) -> Callable[..., Any]:

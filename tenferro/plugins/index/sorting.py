@@ -9,13 +9,14 @@ elements the one the stable order put at a position gets that position's cotange
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from tenferro.extend import NO_ORDER, ArgumentError, AxisError, DTypeError, ErrorInput, Kink, OpSpec
 
-from . import samples
+from . import chunked, samples
 from .positions import one_axis
 
 
@@ -28,21 +29,33 @@ def _descending(descending: Any, op: str) -> bool:
 
 
 def argsort(x: Any, axis: Any = -1, descending: bool = False) -> Any:
-    return _order(x, axis, descending, "argsort")
+    return _sorted(x, axis, descending, "argsort", _lane_order, np.dtype(np.intp))
 
 
-def _order(x: Any, axis: Any, descending: Any, op: str) -> Any:
-    """argsort's kernel, its errors naming ``op`` (sort calls it too)."""
-    axis = one_axis(axis, np.ndim(x), op)
-    if not _descending(descending, op):
+def _sort(x: Any, axis: Any = -1, descending: bool = False) -> Any:
+    return _sorted(x, axis, descending, "sort", _lane_sort, np.result_type(x))
+
+
+def _sorted(x: Any, axis: Any, descending: Any, op: str, kernel: Callable[..., Any], dtype: np.dtype) -> Any:
+    """``kernel(x, axis, descending)`` after checking the params (errors naming ``op``); on an
+    engine's chunked array, per block holding whole lanes (see :mod:`.chunked`), bitwise
+    NumPy's as lanes are sorted alone."""
+    axis, descending = one_axis(axis, np.ndim(x), op), _descending(descending, op)
+    if chunked.engine_array(x):
+        return chunked.lanes(x, axis, lambda block: kernel(block, axis, descending), dtype)
+    return kernel(x, axis, descending)
+
+
+def _lane_order(x: np.ndarray, axis: int, descending: bool) -> np.ndarray:
+    if not descending:
         return np.argsort(x, axis=axis, kind="stable")
     # the stable ascending order of x reversed, reversed again: descending, ties in order
     reversed_order = np.argsort(np.flip(x, axis), axis=axis, kind="stable")
     return np.subtract(np.shape(x)[axis] - 1, np.flip(reversed_order, axis))
 
 
-def _sort(x: Any, axis: Any = -1, descending: bool = False) -> Any:
-    return np.take_along_axis(x, _order(x, axis, descending, "sort"), axis=one_axis(axis, np.ndim(x), "sort"))
+def _lane_sort(x: np.ndarray, axis: int, descending: bool) -> np.ndarray:
+    return np.take_along_axis(x, _lane_order(x, axis, descending), axis=axis)
 
 
 def _sort_rule(s: Any, g: Any, out: Any, x: Any, axis: Any, descending: bool) -> Any:

@@ -19,7 +19,7 @@ from .decomp_common import adjoint, is_complex, matrix_errors
 
 def _qr(a: Any) -> tuple[Any, Any]:
     m, n = check_matrix("qr", "a", a)
-    q, r = np.linalg.qr(a, mode="reduced")
+    q, r = np.linalg.qr(a)  # NumPy's default, reduced (dask's qr, tsqr, takes no mode)
     k = min(m, n)
     if k == 0:
         return q, r
@@ -37,7 +37,9 @@ def _qr(a: Any) -> tuple[Any, Any]:
 def _rank_deficient(r: np.ndarray) -> None:
     """NotDifferentiable where R has a (nearly) zero on its diagonal (a check_values check)."""
     diag = np.abs(np.diagonal(r, axis1=-2, axis2=-1))
-    if np.any(diag <= np.sqrt(np.finfo(r.dtype).eps) * diag.max(axis=-1, keepdims=True, initial=0.0)):
+    if np.size(diag) == 0:  # no column: nothing to divide by (np.max without initial=, as dask's takes none)
+        return
+    if np.any(diag <= np.sqrt(np.finfo(r.dtype).eps) * np.max(diag, axis=-1, keepdims=True)):
         raise NotDifferentiable(
             "qr: the input is (nearly) rank deficient (R has a zero on its diagonal), where Q and R "
             "have no derivative; make the leading min(m, n) columns independent"
