@@ -24,7 +24,6 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .core import engine as engines
 from .core.errors import ArgumentError, AxisError, ShapeMismatch, TenferroError, UnknownName
 from .core.tensor import read
 from .core.tracing import TRACING, note_read
@@ -161,8 +160,7 @@ def _indexed(x: EagerTensor, key: Any) -> EagerTensor:
     """``x[key]`` for any key: its plan as ops (which check the index arrays' range)."""
     rt = x._rt
     session = rt.current_session()
-    # (integer tensors a trace follows, or an engine holds: the ops' inputs)
-    traced = _tnp._keys.traced_indices(key) if TRACING.get() is not None or engines.ENGINE_ARRAYS else None
+    traced = _tnp._keys.followed_indices(key)  # (integer tensors a trace follows, or an engine holds)
     p = plan(x.shape, key if traced is None else traced[0], bounds=False)
     if p.mask is not None:
         return session.boolean_mask(x, rt.constant_from(p.mask))

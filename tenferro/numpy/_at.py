@@ -11,12 +11,10 @@ from typing import Any
 
 import numpy as np
 
-from ..core import engine as engines
 from ..core.eager import EagerTensor
 from ..core.errors import ArgumentError, ShapeMismatch, TenferroError
-from ..core.tracing import TRACING
 from ._dispatch import lift, renamed
-from ._keys import plan, shown, traced_indices
+from ._keys import followed_indices, plan, shown
 
 
 class At:
@@ -104,7 +102,7 @@ def _update(x: EagerTensor, key: Any, values: Any, mode: str, method: str, hints
             raise ArgumentError(f"x.at[...].{method} has no argument {sorted(unknown)[0]!r}")
         _check_mode(hints.get("mode"), method)
     rt = x.runtime
-    traced = traced_indices(key) if TRACING.get() is not None or engines.ENGINE_ARRAYS else None
+    traced = followed_indices(key)
     if traced is not None:
         return _traced_update(x, key, traced, lift(rt, values, f"x.at[...].{method}", "values"), mode, method)
     p = plan(x.shape, key, "x.at")

@@ -28,7 +28,7 @@ import numpy as np
 from ..core import engine as engines
 from ..core.eager import EagerTensor, held
 from ..core.errors import AxisError, EngineError
-from ..core.tracing import note_read
+from ..core.tracing import TRACING, note_read
 
 _NONE, _ELLIPSIS = type(None), type(Ellipsis)
 #: Item types of a basic key that the ``slice`` op takes as they are.
@@ -172,6 +172,12 @@ def _followed(item: Any) -> bool:
         and item.dtype.kind in "iu"
         and (item.tracks_grad() or isinstance(held(item), engines.ENGINE_ARRAYS))
     )
+
+
+def followed_indices(key: Any) -> tuple[tuple[Any, ...], list[Any]] | None:
+    """:func:`traced_indices` where a key may hold such tensors (a trace runs, or an engine's
+    array type is registered), else None at once (the common key costs the two tests)."""
+    return traced_indices(key) if TRACING.get() is not None or engines.ENGINE_ARRAYS else None
 
 
 def traced_indices(key: Any) -> tuple[tuple[Any, ...], list[Any]] | None:
