@@ -268,6 +268,16 @@ def leading(s: Any, call: Callable[..., Any], args: Sequence[Any], batched: Sequ
     return call(*given, **params)
 
 
+def matrices(s: Any, call: Callable[..., Any], args: Sequence[Any], batched: Sequence[bool], **params: Any) -> Any:
+    """The rule of an op on stacks of matrices whose batch axes broadcast together
+    (solve_sylvester's a, b and q): as :func:`leading`, each example's batch axes aligned
+    to the most any argument has (as matmul's), so that one example broadcasts as alone."""
+    size = next(x.shape[0] for x, flag in zip(args, batched) if flag)
+    given = [x if flag else s.broadcast_to(x, (size, *x.shape)) for x, flag in zip(args, batched)]
+    rank = max(_per_example_ndim(x) for x in given)
+    return call(*(aligned(s, x, rank) for x in given), **params)
+
+
 def solve(s: Any, call: Callable[..., Any], args: Sequence[Any], batched: Sequence[bool], **params: Any) -> Any:
     """The rule of a solve ``(a, b)`` over leading batch axes: as :func:`leading`, with a
     vector ``b`` (1-D per example) solved as a column, which a batch of vectors would not be;
@@ -289,13 +299,14 @@ def solve(s: Any, call: Callable[..., Any], args: Sequence[Any], batched: Sequen
 def _shared_matrix(s: Any, call: Callable[..., Any], a: Any, b: Any, vector: bool, params: dict[str, Any]) -> Any:
     """A solve of one matrix ``a`` for a batch of right-hand sides: the batch as columns of
     one, so that ``a`` is factorised once (a Jacobian's basis, per-example solves against
-    one covariance), not once per example."""
+    one covariance), not once per example. (The solution has a's columns as its rows: a
+    least-squares ``a`` need not be square.)"""
     rows, size = b.shape[1], b.shape[0]
     if vector:  # (size, rows): each example a column
         return s.moveaxis(call(a, s.moveaxis(b, 0, -1), **params), -1, 0)
     k = b.shape[-1]
     columns = call(a, s.reshape(s.moveaxis(b, 0, -2), (rows, size * k)), **params)
-    return s.moveaxis(s.reshape(columns, (rows, size, k)), -2, 0)
+    return s.moveaxis(s.reshape(columns, (a.shape[-1], size, k)), -2, 0)
 
 
 def _behind_the_batch(index: Any) -> tuple[Any, ...]:

@@ -436,6 +436,18 @@ def test_a_batch_of_right_hand_sides_is_solved_against_one_matrix_in_one_call(rh
     close(tf.grad(lambda v: tnp.sum(tf.vmap(solve)(v) ** 2))(rhs), per_example)
 
 
+@pytest.mark.parametrize("a_shape", [(2, 4), (4, 2)], ids=["wide", "tall"])
+def test_lstsq_of_one_matrix_that_is_not_square_solves_a_batch_of_right_hand_sides(a_shape):
+    """The batch as the columns of one right-hand side: the solution has a's columns as its
+    rows, not b's (a square solve's rule assumed them equal and failed to reshape)."""
+    a = tf.constant(RNG.normal(size=a_shape))
+    rhs = RNG.normal(size=(3, a_shape[0], 2))
+    solve = lambda v: v.runtime.current_session().lstsq(a, v)  # noqa: E731  # (a session op; tnp.linalg has none)
+    out = tf.vmap(solve)(rhs)
+    assert out.shape == (3, a_shape[1], 2)
+    close(out, np.stack([np.linalg.lstsq(np.asarray(a), v, rcond=None)[0] for v in rhs]))
+
+
 def test_a_chunk_size_that_is_no_positive_int_is_refused():
     with pytest.raises(ArgumentError, match="jacfwd: chunk_size must be a positive int or None, got 0"):
         tf.jacfwd(tnp.sin, chunk_size=0)

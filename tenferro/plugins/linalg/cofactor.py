@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from tenferro.extend import ErrorInput, NotDifferentiable, OpSpec, ShapeMismatch, check_values, conj
+from tenferro.extend import batching as vmap_rules
 
 from .batching import batch_where, batched_reference, check_matrix, lazy, mT, scale_matrices
 
@@ -203,6 +204,7 @@ COFACTOR = OpSpec(
     internal=True,
     inputs=("a",),
     forward=_cofactor,
+    batch=vmap_rules.leading,
     vjps=(lambda s, g, out, a: second(s, a, g),),
     jvp=lambda s, tangents, inputs, out: s.cofactor_tangent(inputs[0], tangents[0]),
     residuals=("a",),
@@ -220,6 +222,7 @@ COFACTOR_TANGENT = OpSpec(
     internal=True,
     inputs=("a", "e"),
     forward=_cofactor_tangent,
+    batch=vmap_rules.leading,
     vjps=(_tangent_vjp_a, lambda s, g, out, a, e: _like(s, second(s, a, g), e)),
     jvp=_tangent_jvp,
     residuals=("a", "e"),

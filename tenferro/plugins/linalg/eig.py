@@ -364,6 +364,7 @@ EIGVALS = OpSpec(
     explain=explain_nonfinite("eigvals"),
     inputs=("a",),
     forward=_eigvals,
+    batch=vmap_rules.leading,
     vjps=(_eigvals_rule,),
     jvp=_eigvals_jvp,
     residuals=("a",),

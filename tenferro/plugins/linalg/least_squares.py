@@ -124,6 +124,7 @@ LSTSQ = OpSpec(
     name="lstsq",
     inputs=("a", "b"),
     forward=_lstsq,
+    batch=vmap_rules.solve,
     vjp=_lstsq_vjp,
     jvp=_lstsq_jvp,
     accepts="fc",

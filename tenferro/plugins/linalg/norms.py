@@ -29,6 +29,7 @@ from tenferro.extend import (
     normalize_axes,
     unbroadcast,
 )
+from tenferro.extend import batching as vmap_rules
 
 from .batching import SQUARE, check_matrix, constant, explain_nonfinite, lazy, scale_columns
 from .decomp_common import values
@@ -123,6 +124,7 @@ MATRIX_NORM = OpSpec(
     inputs=("x",),
     params={"ord": "fro", "keepdims": False},
     forward=_matrix_norm,
+    batch=vmap_rules.leading,
     vjps=(_matrix_norm_rule,),
     jvp=_norm_jvp(_matrix_norm_rule, {"ord": "fro", "keepdims": False}, lambda x, params: (-2, -1)),
     residuals=("x", "out"),

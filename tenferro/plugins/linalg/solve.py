@@ -129,6 +129,7 @@ def _solve_spec(name: str, transposed: bool, doc: str) -> OpSpec:
         complex_sample=lazy("solve", "complex_solve_samples"),
         reference=_solve_reference(transposed),
         error_inputs=_solve_errors(name),
+        batch=vmap_rules.solve,
         doc=doc,
     )
 

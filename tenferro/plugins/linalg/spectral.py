@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from tenferro.extend import ErrorInput, NotDifferentiable, OpSpec, ShapeMismatch
+from tenferro.extend import batching as vmap_rules
 
 from .batching import check_matrix, constant, diag_embed, lazy, scale_columns
 from .decomp_common import adjoint, diagonal_of_product, gap_tolerance, hermitian_part, hermitian_values, values
@@ -121,6 +122,7 @@ EIGH_WEIGHTED = OpSpec(
     internal=True,
     inputs=("a", "g"),
     forward=_weighted,
+    batch=vmap_rules.leading,
     vjps=(_vjp_a, _vjp_g),
     jvp=_jvp,
     residuals=("a", "g"),
@@ -245,6 +247,7 @@ SVD_WEIGHTED = OpSpec(
     internal=True,
     inputs=("a", "g"),
     forward=_svd_weighted,
+    batch=vmap_rules.leading,
     vjps=(_svd_vjp_a, _svd_vjp_g),
     jvp=_svd_jvp,
     residuals=("a", "g"),

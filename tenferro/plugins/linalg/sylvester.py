@@ -35,6 +35,7 @@ from tenferro.extend import (
     broadcastable,
     tangent_sum,
 )
+from tenferro.extend import batching as vmap_rules
 from tenferro.extend import unbroadcast as _unbroadcast
 
 from .batching import SingularMatrix, batch_where, batched_reference, check_matrix, explain_nonfinite, lazy, mH
@@ -135,6 +136,7 @@ SOLVE_SYLVESTER = OpSpec(
     name="solve_sylvester",
     inputs=("a", "b", "q"),
     forward=_solve_sylvester,
+    batch=vmap_rules.matrices,
     vjp=_solve_sylvester_vjp,
     jvp=_solve_sylvester_jvp,
     residuals=("a", "b", "out"),
@@ -229,6 +231,7 @@ SQRTM = OpSpec(
     name="sqrtm",
     inputs=("a",),
     forward=_sqrtm,
+    batch=vmap_rules.leading,
     vjps=(_sqrtm_rule,),
     jvp=_sqrtm_jvp,
     residuals=("out",),
