@@ -31,7 +31,6 @@ import numpy as np
 
 import tenferro.numpy as tnp
 from tenferro import CpuEngine, EagerRuntime, Tensor, default_runtime
-from tenferro.core.eager import slot
 
 Impl = Callable[[], Any]
 #: Seconds a block of calls lasts at least, and blocks per library in each pair.
@@ -52,7 +51,7 @@ def seed_v(n: int) -> np.ndarray:
 
 
 # -- tenferro ------------------------------------------------------------------------------
-def _seed_body(x: Any) -> Callable[[Any], Any]:
+def seed_body(x: Any) -> Callable[[Any], Any]:
     def body(s: Any) -> Any:
         p = s.mul(s.sin(x), s.mul(x, x))
         return p, s.reduce_sum(p, None)
@@ -67,20 +66,20 @@ def tenferro_impls(n: int) -> dict[str, Impl]:
 
     def grad() -> Any:
         x = rt.variable_from(Tensor.from_numpy(xs))
-        _, loss = rt.with_eager_session(eng, _seed_body(x))
+        _, loss = rt.with_eager_session(eng, seed_body(x))
         loss.backward(eng)
         return x.grad()
 
     def hvp() -> Any:
         x = rt.variable_from(Tensor.from_numpy(xs))
-        _, loss = rt.with_eager_session(eng, _seed_body(x))
+        _, loss = rt.with_eager_session(eng, seed_body(x))
         gf = rt.grad(eng, loss, x)
         gv = rt.with_eager_session(eng, lambda s: s.reduce_sum(s.mul(gf, v), None))
         return rt.grad(eng, gv, x)
 
     def vjp() -> Any:
         x = rt.variable_from(Tensor.from_numpy(xs))
-        p, _ = rt.with_eager_session(eng, _seed_body(x))
+        p, _ = rt.with_eager_session(eng, seed_body(x))
         p.backward_with(eng, v)
         return x.grad()
 
@@ -572,156 +571,3 @@ def main(quick: bool = False, json_path: str | None = None, only: str = "", libr
 
 if __name__ == "__main__":  # the process of its own of `solo`: a JSON job spec in, block means out
     print(json.dumps(_solo_here(**json.loads(sys.argv[1]))))
-
-
-# -- `tenferro bench --engine dask`: the seed gradient on a DaskEngine -----------------------
-#: Elements per chunk of the DaskEngine workload (8 MB of float64), and its worker count.
-DASK_CHUNKS, DASK_WORKERS, DASK_BLOCKS = 1_000_000, 2, 5
-
-
-def dask_impls(n: int, client: Any, chunks: int) -> dict[str, Impl]:
-    """The seed gradient at N = n on ``client``'s cluster: tenferro on a DaskEngine, and the
-    same gradient written by hand with dask.array. x is made on the workers, and each
-    gradient is reduced there (its sum comes back), so no N-sized array passes through this
-    process and a worker holds a few chunks at a time."""
-    import dask.array as da
-
-    from tenferro import DaskEngine
-
-    rt, eng = EagerRuntime(), DaskEngine(client, chunks=chunks)
-
-    def xs() -> Any:
-        return -2 + 4 * da.arange(n, chunks=chunks) / (n - 1)
-
-    def grad() -> Any:
-        x = rt.variable_from(xs())
-        _, loss = rt.with_eager_session(eng, _seed_body(x))
-        loss.backward(eng)
-        return client.compute(slot(x).sum()).result()  # the slot's dask array, reduced on the cluster
-
-    def by_hand() -> Any:
-        x = xs()
-        sx, x2 = da.sin(x), x * x
-        return client.compute((da.cos(x) * x2 + 2 * x * sx).sum()).result()
-
-    return {"tenferro": grad, "dask": by_hand}
-
-
-def _sample_rss(dask_worker: Any) -> int:
-    """Start sampling this worker process's resident memory every 5 ms (run on each
-    worker; ``ru_maxrss`` will not do: a process started by fork and exec keeps its
-    parent's peak). Returns the resident memory now, bytes."""
-    import threading
-
-    import psutil
-
-    process, stop = psutil.Process(), threading.Event()
-    state = dask_worker._tenferro_rss = {"peak": process.memory_info().rss, "stop": stop}
-
-    def sample() -> None:
-        while not stop.wait(0.005):
-            state["peak"] = max(state["peak"], process.memory_info().rss)
-
-    threading.Thread(target=sample, daemon=True).start()
-    return state["peak"]
-
-
-def _peak_rss(dask_worker: Any) -> int:
-    """Stop the sampling of :func:`_sample_rss`; the peak it saw, bytes."""
-    state = dask_worker._tenferro_rss
-    state["stop"].set()
-    return state["peak"]
-
-
-def _cluster(workers: int) -> Any:
-    from distributed import Client, LocalCluster
-
-    cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0")
-    return cluster, Client(cluster)
-
-
-def dask_worker_peaks(n: int, chunks: int, workers: int) -> dict[str, dict[str, float]]:
-    """Resident memory of a worker (the largest, MiB) before and at its peak while each
-    implementation runs once, on a fresh cluster each (sampled every 5 ms)."""
-    peaks = {}
-    for name in ("tenferro", "dask"):
-        cluster, client = _cluster(workers)
-        try:
-            impl = dask_impls(n, client, chunks)[name]
-            before = max(client.run(_sample_rss).values()) / 2**20
-            impl()
-            peaks[name] = {"before": before, "peak": max(client.run(_peak_rss).values()) / 2**20}
-        finally:
-            client.close()
-            cluster.close()
-    return peaks
-
-
-def dask_main(
-    sizes: list[int],
-    chunks: int = DASK_CHUNKS,
-    workers: int = DASK_WORKERS,
-    memory: bool = False,
-    json_path: str | None = None,
-    out: Callable[[str], None] = print,
-) -> int:
-    """Time the seed gradient on a DaskEngine against the same gradient by hand with
-    dask.array, alternately on one LocalCluster, at each N of ``sizes``; beside it
-    CpuEngine's seed gradient (in this process) for the engine's overhead; with
-    ``memory``, each one's peak memory per worker on a fresh cluster."""
-    if importlib.util.find_spec("dask") is None or importlib.util.find_spec("distributed") is None:
-        raise SystemExit("tenferro bench --engine dask needs the dask extra: pip install -e '.[dask]'")
-    json_path = json_path and os.path.abspath(json_path)
-    with away_from_the_working_directory():  # the workers are Python processes this starts
-        rows = _dask_rows(sizes, chunks, workers, memory, out)
-    if json_path:
-        with open(json_path, "w") as handle:
-            json.dump({"engine": "dask", "workers": workers, "chunks": chunks, "rows": rows}, handle, indent=2)
-    return 0
-
-
-def _dask_rows(sizes: list[int], chunks: int, workers: int, memory: bool, out: Callable[[str], None]) -> list[Any]:
-    """``dask_main``'s table, printed through ``out``, and its rows."""
-    cluster, client = _cluster(workers)
-    rows = []
-    try:
-        out(f"seed gradient on a LocalCluster of {workers} workers (1 thread each), chunks of {chunks} elements;")
-        out(f"median time per call, ms; {DASK_BLOCKS} alternating blocks of >= {BLOCK_S} s each")
-        out(f"{'N':>8}{'DaskEngine':>12}{'dask by hand':>14}{'ratio (IQR)':>20}{'CpuEngine':>11}{'overhead':>10}")
-        for n in sizes:
-            impls = dask_impls(n, client, chunks)
-            ours, theirs = alternate([impls["tenferro"], impls["dask"]], DASK_BLOCKS, BLOCK_S)
-            ratio = spread([a / b for a, b in zip(ours, theirs)])
-            row: dict[str, Any] = {
-                "n": n,
-                "tenferro_dask_ms": statistics.median(ours) * 1e3,
-                "dask_by_hand_ms": statistics.median(theirs) * 1e3,
-                "ratio": ratio,
-            }
-            if n <= 10**7:  # CpuEngine holds every value in this process: only where that fits easily
-                cpu = alternate([tenferro_impls(n)["grad"]], DASK_BLOCKS, BLOCK_S)[0]
-                row["tenferro_cpu_ms"] = statistics.median(cpu) * 1e3
-                row["overhead"] = row["tenferro_dask_ms"] / row["tenferro_cpu_ms"]
-            cpu_cells = (
-                f"{row['tenferro_cpu_ms']:>11.1f}{row['overhead']:>9.1f}x"
-                if "overhead" in row
-                else f"{'-':>11}{'-':>10}"
-            )
-            out(
-                f"{size_label(n):>8}{row['tenferro_dask_ms']:>12.1f}{row['dask_by_hand_ms']:>14.1f}"
-                f"{ratio_cell(ratio):>20}{cpu_cells}"
-            )
-            rows.append(row)
-    finally:
-        client.close()
-        cluster.close()
-    if memory:
-        for row in rows:
-            row["peak_worker_mib"] = dask_worker_peaks(row["n"], chunks, workers)
-            peaks = row["peak_worker_mib"]
-            out(
-                f"resident memory of a worker, N={size_label(row['n'])}: DaskEngine {peaks['tenferro']['peak']:.0f} "
-                f"MiB at its peak ({peaks['tenferro']['before']:.0f} before), dask by hand "
-                f"{peaks['dask']['peak']:.0f} MiB ({peaks['dask']['before']:.0f} before)"
-            )
-    return rows

@@ -145,10 +145,14 @@ def _bench(args: argparse.Namespace) -> int:
     from . import benchmark
 
     if args.engine == "dask":
+        from . import dask_benchmark
+
         sizes = [int(float(n)) for n in args.n.split(",")] if args.n else [10**6]
-        return benchmark.dask_main(sizes, args.chunks, args.workers, memory=args.memory, json_path=args.json)
-    if args.n or args.memory:
-        raise SystemExit("tenferro bench: --n and --memory go with --engine dask")
+        return dask_benchmark.dask_main(
+            sizes, args.chunks, args.workers, memory=args.memory, json_path=args.json, workload=args.workload
+        )
+    if args.n or args.memory or args.workload != "seed":
+        raise SystemExit("tenferro bench: --n, --memory and --workload go with --engine dask")
     libraries = [name.strip() for name in args.libraries.split(",")] if args.libraries else None
     return benchmark.main(quick=args.quick, json_path=args.json, only=args.only, libraries=libraries)
 
@@ -186,12 +190,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     bench.add_argument("--only", default="", metavar="TEXT", help="workloads whose title has TEXT (chain: per op)")
     bench.add_argument("--libraries", metavar="A,B", help="compare only these (default: every importable one)")
     bench.add_argument(
-        "--engine", choices=["cpu", "dask"], default="cpu", help="dask: the seed gradient on a DaskEngine (dask extra)"
+        "--engine", choices=["cpu", "dask"], default="cpu", help="dask: a gradient on a DaskEngine (dask extra)"
     )
     bench.add_argument("--n", metavar="N[,N]", help="with --engine dask: sizes, e.g. 1e6,1e7 (default 1e6)")
     bench.add_argument("--chunks", type=int, default=1_000_000, metavar="K", help="with --engine dask: chunk elements")
     bench.add_argument("--workers", type=int, default=2, metavar="W", help="with --engine dask: LocalCluster workers")
     bench.add_argument("--memory", action="store_true", help="with --engine dask: peak memory per worker, too")
+    bench.add_argument(
+        "--workload",
+        choices=["seed", "logistic"],
+        default="seed",
+        help="with --engine dask: the seed gradient, or a logistic regression's (8 features, N elements of data)",
+    )
     bench.set_defaults(run=_bench)
     args, extra = parser.parse_known_args(argv)
     if extra and args.run is not _check:

@@ -341,8 +341,28 @@ def test_bench_engine_dask_times_the_seed_gradient_against_dask_by_hand(capsys, 
     assert "DaskEngine" in printed and "dask by hand" in printed
     (row,) = json.loads((tmp_path / "d.json").read_text())["rows"]
     assert row["n"] == 10_000 and row["tenferro_dask_ms"] > 0 and row["dask_by_hand_ms"] > 0 and row["overhead"] > 0
-    with pytest.raises(SystemExit, match="--n and --memory go with --engine dask"):
+    with pytest.raises(SystemExit, match="--n, --memory and --workload go with --engine dask"):
         cli.main(["bench", "--n", "1e6"])
+
+
+def test_bench_logistic_workload_gradients_agree_with_dask_by_hand_and_cpu_engine(client, capsys, tmp_path):
+    """The two gradients `tenferro bench --engine dask --workload logistic` times are the
+    same numbers (to the summation bound), and CpuEngine's too: the ratio compares like with like."""
+    from tenferro import cli, dask_benchmark
+
+    n = 8 * 1000
+    impls = dask_benchmark.logistic_impls(n, client, 2000)
+    ours, theirs, cpu = impls["tenferro"](), impls["dask"](), dask_benchmark.logistic_cpu(n)()
+    for got in (ours, np.asarray(cpu)):
+        for a, b in zip(got, theirs):
+            within_summation_bound(a, b, n // 8, 1.0)
+    args = ["bench", "--engine", "dask", "--workload", "logistic", "--n", "8e3", "--chunks", "2000"]
+    assert cli.main([*args, "--json", str(tmp_path / "l.json")]) == 0
+    assert "logistic regression's gradient (8 features)" in capsys.readouterr().out
+    report = json.loads((tmp_path / "l.json").read_text())
+    assert report["workload"] == "logistic" and report["rows"][0]["ratio"]["median"] > 0
+    with pytest.raises(SystemExit, match="--workload go with --engine dask"):
+        cli.main(["bench", "--workload", "logistic"])
 
 
 # -- the docs show what runs ------------------------------------------------------------------
