@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 
 from . import batching
+from .chunked import checked, copied, is_chunked, reshaped, whole
 from .core.eager import EagerTensor, derived, is_broadcast_ones
 from .core.errors import (
     ArgumentError,
@@ -77,15 +78,20 @@ __all__ = [
     "broadcastable",
     "check_shape",
     "check_values",
+    "checked",
     "conj",
+    "copied",
     "derived",
     "explain_broadcast",
     "hookimpl",
     "is_broadcast_ones",
+    "is_chunked",
     "is_immutable",
     "normalize_axes",
+    "reshaped",
     "tangent_sum",
     "unbroadcast",
+    "whole",
 ]
 
 

@@ -18,7 +18,7 @@ import warnings
 
 import numpy as np
 import pytest
-from conftest import N, exact_grad, exact_hvp, seed_program
+from conftest import N, exact_grad, exact_hvp, plugin_of, seed_program
 
 da = pytest.importorskip("dask.array")
 dask = pytest.importorskip("dask")
@@ -283,19 +283,52 @@ def test_hessian_on_a_runtime_whose_default_engine_is_dask(deng):
 
 
 # -- never a silent gather --------------------------------------------------------------------
-def test_an_op_without_a_dask_path_raises_naming_op_and_engine(deng, rt):
+def _kernel_calling(function):
+    """An op whose kernel calls a NumPy function of one matrix, declaring no batch axes."""
+    from tenferro.extend import OpSpec
+
+    return OpSpec(name="one_matrix", inputs=("a",), forward=function, doc="a kernel that calls one NumPy function")
+
+
+def test_an_op_without_a_dask_path_raises_naming_op_and_engine(deng):
+    rt = EagerRuntime(plugins=[("mine", plugin_of("mine", _kernel_calling(np.linalg.det)))])
     a = rt.variable_from(np.eye(3) + 0.5)
     with lazy():  # refused before anything is computed
-        with pytest.raises(EngineError, match=r"det \(plugin 'linalg'\) has no path on DaskEngine\(") as info:
-            rt.with_eager_session(deng, lambda s: s.det(a))
+        with pytest.raises(EngineError, match=r"one_matrix \(plugin '.*'\) has no path on DaskEngine\(") as info:
+            rt.with_eager_session(deng, lambda s: s.one_matrix(a))
     assert "numpy.linalg.det, which dask does not implement" in str(info.value)
     assert isinstance(info.value, TypeError)
 
 
-def test_an_op_that_dask_refuses_for_these_chunks_raises(client, rt):
+def test_an_op_that_dask_refuses_for_these_chunks_raises(client):
+    rt = EagerRuntime(plugins=[("mine", plugin_of("mine", _kernel_calling(lambda a: np.linalg.inv(a))))])
     a = rt.constant_from(np.eye(4) + 0.5)
-    with pytest.raises(EngineError, match=r"inv \(plugin 'linalg'\) has no path on DaskEngine.*dask refused it"):
-        rt.with_eager_session(DaskEngine(client, chunks=(2, 3)), lambda s: s.inv(a))
+    with pytest.raises(EngineError, match=r"one_matrix \(plugin '.*'\) has no path on DaskEngine.*dask refused it"):
+        rt.with_eager_session(DaskEngine(client, chunks=(2, 3)), lambda s: s.one_matrix(a))
+
+
+def test_a_linalg_op_without_a_distributed_algorithm_runs_per_matrix(client):
+    """Regression: det, slogdet, eigh, eig, svdvals, lstsq, pinv and the other linalg ops
+    whose kernels call a NumPy function dask lacks had no path, and inv/solve/qr/svd had
+    none for chunks dask's algorithms refuse or for stacks. An op that maps over leading
+    batch axes now runs NumPy's kernel on each block of whole matrices (the batch axes
+    chunked): CpuEngine's numbers bitwise, gradients included."""
+    rng = np.random.default_rng(0)
+    stack = rng.standard_normal((6, 4, 4)) + 4 * np.eye(4)
+
+    def values(engine):
+        rt = EagerRuntime(engine=engine)
+        a = rt.variable_from(stack)
+        sign, logdet = tnp.linalg.slogdet(a)
+        w, v = tnp.linalg.eigh(a + tnp.matrix_transpose(a))
+        loss = tnp.sum(tnp.linalg.det(a)) + tnp.sum(logdet) + tnp.sum(w**2) + tnp.sum(tnp.linalg.inv(a))
+        loss.backward()
+        return float(loss), [np.asarray(t) for t in (sign, logdet, w, tnp.linalg.svdvals(a), a.grad())]
+
+    (loss, on_dask), (cpu_loss, on_numpy) = values(DaskEngine(client, chunks=(2, 3, 3))), values(CpuEngine.serial())
+    within_summation_bound(loss, cpu_loss, 100, 4 * abs(cpu_loss))  # (the sums over the stack: per chunk)
+    for mine, theirs in zip(on_dask, on_numpy):
+        np.testing.assert_array_equal(mine, theirs)
 
 
 def test_wrong_arguments_raise_what_they_raise_on_the_cpu_engine(deng, rt, eng):
@@ -433,10 +466,19 @@ def test_the_conversions_compute_a_dask_value(deng):
 
 
 def test_an_op_without_a_dask_path_in_a_rule_is_an_engine_error_not_a_rule_error(deng):
-    rd = EagerRuntime(engine=deng)
+    from tenferro.extend import OpSpec
+
+    doubled = OpSpec(
+        name="doubled",
+        inputs=("x",),
+        forward=lambda x: np.multiply(x, 2.0),
+        vjps=(lambda s, g, out, x: s.one_matrix(g),),  # a rule calling an op with no path
+        doc="2x, its rule an op without a dask path",
+    )
+    rd = EagerRuntime(engine=deng, plugins=[("mine", plugin_of("mine", doubled, _kernel_calling(np.sort)))])
     x = rd.variable_from(np.arange(1.0, 6.0))
-    with pytest.raises(EngineError, match="prod_except"):
-        tf.hvp(lambda w: tnp.prod(w), (x,), (np.ones(5),))
+    with pytest.raises(EngineError, match="one_matrix"):
+        rd.current_session().doubled(x).backward_with(Tensor.from_numpy(np.ones(5)))
 
 
 def test_an_engine_and_its_session_classes_are_freed_with_it():
@@ -715,3 +757,81 @@ def test_index_updates_without_a_sum_are_refused_on_the_cluster(deng):
         rt.constant_from(np.zeros(4, np.int64)).at[np.array([1, 1])].add(rt.constant_from(np.ones(2, np.int64)))
     with pytest.raises(EngineError, match=r"a boolean mask held on an engine .* use tnp\.where"):
         x[x > 3]
+
+
+# -- the programs a cluster user writes, each CpuEngine's on a LocalCluster ------------------
+def _logistic_regression(rt, rng):
+    data, labels = rng.standard_normal((400, 8)), (rng.random(400) > 0.5).astype(float)
+    w = rt.variable_from(rng.standard_normal(8) * 0.1)
+    z = rt.constant_from(data) @ w
+    y = rt.constant_from(labels)
+    return tnp.mean(tnp.logaddexp(0.0, z) - y * z), [w]
+
+
+def _mlp_with_log_softmax(rt, rng):
+    data, labels = rng.standard_normal((200, 12)), rng.integers(0, 5, 200)
+    w1, w2 = rt.variable_from(rng.standard_normal((12, 16)) * 0.3), rt.variable_from(rng.standard_normal((16, 5)) * 0.3)
+    b1 = rt.variable_from(np.zeros(16))
+    h = tnp.tanh(rt.constant_from(data) @ w1 + b1)
+    log_probs = tf.nn.log_softmax(h @ w2, axis=-1)
+    picked = tnp.take_along_axis(log_probs, labels[:, None], axis=1)  # the labels' log-probabilities
+    return -tnp.mean(picked), [w1, b1, w2]
+
+
+def _least_squares_through_qr(rt, rng):
+    a = rt.variable_from(rng.standard_normal((300, 4)))
+    b = rt.constant_from(rng.standard_normal(300))
+    q, r = tnp.linalg.qr(a)
+    coefficients = tnp.linalg.solve(r, q.T @ b)
+    return tnp.sum((a @ coefficients - b) ** 2) + tnp.sum(coefficients**2), [a]
+
+
+def _attention_block(rt, rng):
+    x = rt.constant_from(rng.standard_normal((64, 16)))
+    wq, wk, wv = (rt.variable_from(rng.standard_normal((16, 16)) * 0.25) for _ in range(3))
+    scores = (x @ wq) @ (x @ wk).T / 4.0
+    attended = tf.nn.softmax(scores, axis=-1) @ (x @ wv)
+    return tnp.sum(attended**2), [wq, wk, wv]
+
+
+def _sort_top_k_loss(rt, rng):
+    x = rt.variable_from(rng.standard_normal((50, 10)))
+    top = tnp.sort(x, axis=1)[:, -3:]  # each row's three largest
+    order = tnp.argsort(-x[:, 0])  # rows ranked by their first value, computed on the engine
+    return tnp.sum(top**2) + tnp.sum(x[order[:5]]), [x]
+
+
+def _scatter_loss(rt, rng):
+    table = rt.variable_from(rng.standard_normal((20, 4)))
+    tokens, segments = rng.integers(0, 20, 120), rng.integers(0, 7, 120)
+    embedded = tnp.take(table, tokens, axis=0)
+    totals = rt.constant_from(np.zeros((7, 4))).at[segments].add(embedded)  # a segment sum
+    return tnp.sum(tnp.tanh(totals) ** 2), [table]
+
+
+@pytest.mark.parametrize(
+    "program",
+    [
+        _logistic_regression,
+        _mlp_with_log_softmax,
+        _least_squares_through_qr,
+        _attention_block,
+        _sort_top_k_loss,
+        _scatter_loss,
+    ],
+)
+def test_a_cluster_program_gives_cpu_engines_loss_and_gradients(client, program):
+    """The programs issue 28 names, written once, on a 2-worker LocalCluster (chunks that
+    split every axis) and on CpuEngine: loss and gradients to the summation bound (a sum
+    of n terms adds per chunk, then across), with Σ|terms| bounded by the values' scale."""
+
+    def run(engine):
+        rt = EagerRuntime(engine=engine)
+        loss, params = program(rt, np.random.default_rng(0))
+        loss.backward()
+        return float(loss), [np.asarray(p.grad()) for p in params]
+
+    (loss, gradients), (cpu_loss, cpu_gradients) = run(DaskEngine(client, chunks=(50, 4))), run(CpuEngine.serial())
+    within_summation_bound(loss, cpu_loss, 10_000, abs(cpu_loss) + 1)
+    for on_dask, on_numpy in zip(gradients, cpu_gradients):
+        within_summation_bound(on_dask, on_numpy, 10_000, np.abs(on_numpy) + 1)

@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from tenferro import batching
 from tenferro.core.engine import Engine, discover_array_types, register_array_type
 from tenferro.core.errors import ArgumentError, EngineError, KernelError, TenferroError
 
@@ -246,6 +247,9 @@ class DaskEngine(Engine):
                 raise
             except Exception as exc:
                 if asked:
+                    stacked = _per_matrix(engine._da, spec, values, params)
+                    if stacked is not None:
+                        return stacked
                     raise _no_path(spec, engine, asked[0]) from None
                 # The op's explain (what the session would call) sees dask values too: it may
                 # not compute them either, so it runs here, under the refusing scheduler.
@@ -253,6 +257,10 @@ class DaskEngine(Engine):
                     explained = _explained(spec, values, params)
                 if explained is not None:  # the arguments are wrong on any engine
                     raise explained from None
+                if asked or _raised_by_dask(exc):
+                    stacked = _per_matrix(engine._da, spec, values, params)
+                    if stacked is not None:
+                        return stacked
                 if _raised_by_dask(exc):  # dask refuses (chunking, an unsupported argument): no path here
                     raise _no_path(spec, engine, f"dask refused it ({type(exc).__name__}: {exc})") from None
                 raise KernelError(
@@ -262,7 +270,10 @@ class DaskEngine(Engine):
             finally:
                 _KERNEL_CHUNKS.reset(token)
             if asked:
-                raise _no_path(spec, engine, asked[0])
+                stacked = _per_matrix(engine._da, spec, values, params)
+                if stacked is None:
+                    raise _no_path(spec, engine, asked[0])
+                out = stacked
             for item in out if isinstance(out, (tuple, list)) else (out,):
                 if isinstance(item, array_type) and any(math.isnan(d) for d in item.shape):
                     raise _no_path(spec, engine, "the shape of its result depends on the values")
@@ -273,6 +284,69 @@ class DaskEngine(Engine):
     def __repr__(self) -> str:
         client = "None" if self.client is None else type(self.client).__name__
         return f"DaskEngine(client={client}, chunks={self.chunks!r}, persist={self.persist})"
+
+
+#: The batching rules that say an op maps over leading batch axes by itself (linalg's):
+#: its kernel can run on each block of a stack whose matrices are whole (see _per_matrix).
+_STACKED_RULES = (batching.leading, batching.solve, batching.matrices)
+
+
+def _per_matrix(da: Any, spec: Any, values: tuple[Any, ...], params: dict[str, Any]) -> Any:
+    """``spec.forward`` on each block of its inputs' stacks, each matrix (an input's last
+    two axes, and for the first input's batch axes the rest of another input's; a solve's
+    1-D right-hand side is a vector) whole in one chunk (``da.apply_gufunc``): NumPy's
+    kernel per matrix, bitwise CpuEngine's, for an op that maps over leading batch axes and
+    has no distributed algorithm for these arguments (dask's own, tried first, refused).
+    The results' core shapes and dtypes are the kernel's on a stack of one identity matrix
+    per input (shapes do not depend on values). None for any other op."""
+    if spec.batch not in _STACKED_RULES or spec.variadic:
+        return None
+    arrays = [i for i, v in enumerate(values) if isinstance(v, da.Array)]
+    if not arrays or arrays[0] != 0:
+        return None
+    batch = values[0].ndim - 2  # the first input is a stack of matrices
+    if batch < 0:
+        return None  # (the kernel's own error stands)
+    if spec.batch is batching.solve:  # b: a vector when 1-D (NumPy 2's rule), else a stack of matrices
+        cores = {i: 1 if i == 1 and values[i].ndim == 1 else 2 for i in arrays}
+    elif spec.batch is batching.matrices:  # stacks of matrices, batch axes broadcasting
+        cores = dict.fromkeys(arrays, 2)
+    else:  # every input has the first one's batch axes (eigh_weighted's weights: a stack of vectors)
+        cores = {i: values[i].ndim - batch for i in arrays}
+    if any(cores[i] < 0 or values[i].ndim < cores[i] for i in arrays):
+        return None
+    lead = max(values[i].ndim - cores[i] for i in arrays)
+    probes = list(values)
+    for i in arrays:
+        value, core = values[i], values[i].shape[values[i].ndim - cores[i] :]
+        probe = np.eye(*core, dtype=value.dtype) if len(core) == 2 else np.ones(core, value.dtype)
+        probes[i] = np.reshape(probe, (1,) * (value.ndim - cores[i]) + core)
+    with np.errstate(all="ignore"):
+        shown = spec.forward(*probes, **params)  # a TenferroError here is the arguments' own
+    results = tuple(shown) if spec.multiple_results else (shown,)
+    names = {i: [f"i{i}_{d}" for d in range(cores[i])] for i in arrays}
+    sizes = {f"r{k}_{d}": n for k, r in enumerate(results) for d, n in enumerate(np.shape(r)[lead:])}
+    outs = [f"({','.join(f'r{k}_{d}' for d in range(np.ndim(r) - lead))})" for k, r in enumerate(results)]
+    ins = ["(" + ",".join(names[i]) + ")" for i in arrays]
+    signature = f"{','.join(ins)}->{','.join(outs)}"
+
+    def kernel(*blocks: Any) -> Any:
+        given = list(values)
+        for i, block in zip(arrays, blocks):
+            given[i] = block
+        out = spec.forward(*given, **params)
+        return tuple(out) if spec.multiple_results else out
+
+    dtypes = [np.result_type(r) for r in results]
+    out = da.apply_gufunc(
+        kernel,
+        signature,
+        *(values[i] for i in arrays),
+        output_dtypes=dtypes if spec.multiple_results else dtypes[0],
+        output_sizes=sizes,
+        allow_rechunk=True,
+    )
+    return tuple(out) if spec.multiple_results else out
 
 
 def _gathering() -> str:

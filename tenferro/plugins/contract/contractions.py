@@ -38,6 +38,7 @@ from tenferro.extend import (
     broadcastable,
     conj,
     unbroadcast,
+    whole,
 )
 
 from .plans import LETTERS, pair, shape_of
@@ -419,7 +420,8 @@ def _vecdot_axis(a_shape: tuple[int, ...], b_shape: tuple[int, ...], axis: Any) 
 
 
 def _vecdot(a: Any, b: Any, axis: int = -1) -> Any:
-    return np.vecdot(a, b, axis=_vecdot_axis(np.shape(a), np.shape(b), axis))
+    axis = _vecdot_axis(np.shape(a), np.shape(b), axis)
+    return np.vecdot(whole(a, axis), whole(b, axis), axis=axis)  # (a gufunc: its axis in one chunk)
 
 
 # out = Σ conj(a)·b: a's cotangent is conj(g)·b, b's is g·a (for real inputs: g·b and g·a)

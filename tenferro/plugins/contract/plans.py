@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from tenferro.extend import ArgumentError, ShapeMismatch, is_immutable
+from tenferro.extend import ArgumentError, ShapeMismatch, copied, is_immutable
 
 _NUMBERS = (int, float)
 #: The labels, in ASCII order (the order of an implicit output, as NumPy's).
@@ -260,7 +260,8 @@ def embed(x: Any, have: str, out: str, sizes: Mapping[str, int]) -> Any:
     mask = None
     for i, k in pairs:
         n = sizes[out[k]]
-        eye = np.reshape(np.eye(n, dtype=bool, like=x), [n if m in (i, k) else 1 for m in range(len(out))])
+        steps = np.arange(n, like=x)  # (np.eye(like=) is not dask's: its eye takes no order)
+        eye = np.reshape(np.equal(steps[:, None], steps), [n if m in (i, k) else 1 for m in range(len(out))])
         mask = eye if mask is None else np.logical_and(mask, eye)
     return np.where(mask, np.expand_dims(x, inserted), 0)
 
@@ -423,7 +424,7 @@ def run(p: Plan, operands: list[Any]) -> Any:
     if p.embed is not None:
         result, fresh[0] = embed(result, p.out, p.embed, p.sizes), True
     if not fresh[0]:  # a transpose, diagonal or reshape of an input: a view of it
-        result = np.copy(result)
+        result = copied(result)
     if keys:
         try:
             weakref.finalize(result, _forget, keys)

@@ -38,6 +38,7 @@ from tenferro.extend import (
     OpSpec,
     ShapeMismatch,
     check_shape,
+    whole,
 )
 
 from .plans import DUAL, check_norm, plan_1d, plan_nd, weights
@@ -83,7 +84,7 @@ def _kernel_1d(name: str, real_output: bool) -> Callable[..., Any]:
     def forward(a: Any, n: Any = None, axis: Any = -1, norm: Any = None) -> Any:
         check_norm(norm, name)
         axis, n = plan_1d(name, np.shape(a), n, axis, real_output)
-        return transform(a, n, axis, norm)
+        return transform(whole(a, axis), n, axis, norm)  # (dask's transforms take their axes whole)
 
     return forward
 
@@ -123,7 +124,7 @@ def _kernel_nd(name: str, real_output: bool) -> Callable[..., Any]:
     def forward(a: Any, s: Any = None, axes: Any = None, norm: Any = None) -> Any:
         check_norm(norm, name)
         axes, s = plan_nd(name, np.shape(a), s, axes, real_output)
-        return transform(a, s, axes, norm)
+        return transform(whole(a, axes), s, axes, norm)
 
     return forward
 

@@ -30,17 +30,14 @@ from typing import Any
 
 import numpy as np
 
+from tenferro.extend import is_chunked, reshaped
+
 from .positions import in_range
 
 
-def engine_array(*values: Any) -> bool:
-    """Whether any of ``values`` is an engine's chunked array (has ``map_blocks``)."""
-    return any(type(v) is not np.ndarray and hasattr(v, "map_blocks") for v in values)
-
-
-def _chunked(value: Any, like: Any) -> Any:
+def aligned_with(value: Any, like: Any) -> Any:
     """``value`` as an array of ``like``'s kind (a NumPy index made a dask array)."""
-    return value if hasattr(value, "map_blocks") else np.asarray(value, like=like)
+    return value if is_chunked(value) else np.asarray(value, like=like)
 
 
 # -- per lane --------------------------------------------------------------------------------
@@ -61,7 +58,7 @@ def read_along(x: Any, indices: Any, axis: int, op: str) -> Any:
     def block(xb: np.ndarray, ib: np.ndarray) -> np.ndarray:
         return np.take_along_axis(xb, in_range(ib, xb.shape[axis], axis, op), axis=axis)
 
-    return lanes(x, axis, block, x.dtype, _chunked(indices, x))
+    return lanes(x, axis, block, x.dtype, aligned_with(indices, x))
 
 
 def scatter_along(updates: Any, indices: Any, shape: tuple[int, ...], axis: int, op: str) -> Any:
@@ -75,7 +72,7 @@ def scatter_along(updates: Any, indices: Any, shape: tuple[int, ...], axis: int,
         np.add.at(out, (*lead[:axis], in_range(ib, length, axis, op), *lead[axis + 1 :]), ub)
         return out
 
-    indices = _chunked(indices, updates).rechunk({axis: -1})
+    indices = aligned_with(indices, updates).rechunk({axis: -1})
     whole = updates.rechunk(indices.chunks)
     chunks = whole.chunks[:axis] + ((length,),) + whole.chunks[axis + 1 :]
     return whole.map_blocks(block, indices, dtype=updates.dtype, chunks=chunks)
@@ -98,16 +95,16 @@ def read_flat(x: Any, where: tuple[Any, ...]) -> Any:
     """``x[where]`` (NumPy's meaning) by dask's fancy indexing along the merged axes."""
     shape = tuple(x.shape)
     lead, m, position = _merged(shape, where)
-    merged = np.reshape(x, shape[:lead] + (math.prod(shape[lead : lead + m]),) + shape[lead + m :])
-    out = merged[(slice(None),) * lead + (np.reshape(_chunked(position, x), (-1,)),)]
-    return np.reshape(out, shape[:lead] + tuple(position.shape) + shape[lead + m :])
+    merged = reshaped(x, shape[:lead] + (math.prod(shape[lead : lead + m]),) + shape[lead + m :])
+    out = merged[(slice(None),) * lead + (reshaped(aligned_with(position, x), (math.prod(position.shape),)),)]
+    return reshaped(out, shape[:lead] + tuple(position.shape) + shape[lead + m :])
 
 
 def scatter_flat(shape: tuple[int, ...], where: tuple[Any, ...], updates: Any) -> Any:
     """Zeros of ``shape`` with ``updates`` (of ``x[where]``'s shape) added at ``where``, by
     ``bincount`` over each update's position in the result flattened."""
     lead, m, position = _merged(shape, where)
-    position = _chunked(position, updates)
+    position = aligned_with(position, updates)
     front, back = shape[:lead], shape[lead + m :]
     size = math.prod(shape[lead : lead + m])
     before = np.reshape(np.arange(math.prod(front), like=updates), front + (1,) * (position.ndim + len(back)))
@@ -115,11 +112,11 @@ def scatter_flat(shape: tuple[int, ...], where: tuple[Any, ...], updates: Any) -
     middle = np.reshape(position, (1,) * lead + tuple(position.shape) + (1,) * len(back))
     flat = np.add(np.multiply(np.add(np.multiply(before, size), middle), math.prod(back)), after)
     updates = np.broadcast_to(updates, front + tuple(position.shape) + back)  # a 0-d update too
-    flat = np.reshape(np.broadcast_to(flat, updates.shape).rechunk(updates.chunks), (-1,))
-    weights = np.reshape(updates, (-1,))
+    flat = reshaped(np.broadcast_to(flat, updates.shape).rechunk(updates.chunks), (updates.size,))
+    weights = reshaped(updates, (updates.size,))
     total = math.prod(shape)
     if updates.dtype.kind == "c":
         summed = np.bincount(flat, np.real(weights), total) + 1j * np.bincount(flat, np.imag(weights), total)
     else:
         summed = np.bincount(flat, weights, total)
-    return np.reshape(summed.astype(updates.dtype), shape)
+    return reshaped(summed.astype(updates.dtype), shape)

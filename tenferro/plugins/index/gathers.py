@@ -30,6 +30,11 @@ from tenferro.extend import (
     OpSpec,
     ShapeMismatch,
     check_shape,
+    checked,
+    copied,
+    is_chunked,
+    reshaped,
+    whole,
 )
 
 from . import batch_rules, chunked, samples
@@ -41,13 +46,13 @@ def pick(x: Any, indices: Any, axis: Any, layout: str, op: str) -> Any:
     """The elements of ``x`` that ``indices`` points at in ``layout``, as a new array."""
     shape = tuple(np.shape(x))
     axis = normalize(shape, tuple(np.shape(indices)), axis, layout, op)
-    chunks = chunked.engine_array(x, indices)
+    chunks = is_chunked(x, indices)
     if chunks and layout == "along":
         return chunked.read_along(x, indices, axis, op)
     where = index_tuple(shape, indices, axis, layout, op)
-    source = np.reshape(x, (-1,)) if layout == "take" and axis is None else x
     if chunks:
-        return chunked.read_flat(source, where)
+        return chunked.read_flat(reshaped(x, (math.prod(shape),)) if layout == "take" and axis is None else x, where)
+    source = np.reshape(x, (-1,)) if layout == "take" and axis is None else x
     out = source[where]
     # 0-d positions are basic indexing in NumPy, which gives a view (or a scalar): copy it
     return np.copy(out) if all(np.ndim(w) == 0 for w in where if not isinstance(w, slice)) else out
@@ -63,7 +68,7 @@ def scatter_add_to(updates: Any, indices: Any, shape: Any, axis: Any = 0, layout
     target = picked_shape(shape, tuple(np.shape(indices)), axis, layout)
     check_fits(np.shape(updates), target, op)
     updates = broadcast_updates(updates, target)
-    if chunked.engine_array(updates, indices):
+    if is_chunked(updates, indices):
         return _engine_scatter_add(updates, indices, shape, axis, layout, op)
     where = index_tuple(shape, indices, axis, layout, op)
     summed = summed_at(shape, where, updates)
@@ -93,7 +98,7 @@ def _engine_scatter_add(updates: Any, indices: Any, shape: tuple[int, ...], axis
         )
     where = index_tuple(shape, indices, axis, layout, op)
     if layout == "take" and axis is None and len(shape) != 1:  # positions into x flattened
-        return np.reshape(chunked.scatter_flat((math.prod(shape),), where, updates), shape)
+        return reshaped(chunked.scatter_flat((math.prod(shape),), where, updates), shape)
     return chunked.scatter_flat(shape, where, updates)
 
 
@@ -188,11 +193,37 @@ def _sizes(sizes: Any, op: str) -> tuple[int, ...]:
 
 def _dynamic_slice(x: Any, start: Any, sizes: Any) -> Any:
     sizes = _sizes(sizes, "dynamic_slice")
+    if is_chunked(x, start):
+        positions = _window_positions(tuple(np.shape(x)), start, sizes, "dynamic_slice")
+        return chunked.read_flat(x, positions) if positions else copied(x)  # (0-d: x itself)
     return np.copy(x[window(tuple(np.shape(x)), start, sizes, "dynamic_slice")])
+
+
+def _window_positions(shape: tuple[int, ...], start: Any, sizes: tuple[int, ...], op: str) -> tuple[Any, ...]:
+    """The window's positions along each axis (an index tuple of arrays that broadcast to
+    ``sizes``) for a ``start`` held on an engine: checked by :func:`window` where it is
+    computed (its values are not read here), negative starts counted from the end."""
+    if tuple(np.shape(start)) != (len(shape),) or len(sizes) != len(shape):
+        window(shape, np.zeros(np.shape(start), np.int64), sizes, op)  # the ShapeMismatch
+    start = checked(whole(start, 0), lambda values: window(shape, values, sizes, op))
+    begins = np.where(np.less(start, 0), np.add(start, np.asarray(shape, np.int64)), start)
+    ndim = len(shape)
+    along = [(1,) * axis + (size,) + (1,) * (ndim - axis - 1) for axis, size in enumerate(sizes)]
+    return tuple(
+        np.reshape(np.add(begins[axis], np.arange(size, like=start)), along[axis]) for axis, size in enumerate(sizes)
+    )
 
 
 def _dynamic_pad(update: Any, start: Any, shape: Any) -> Any:
     shape = check_shape(shape, "dynamic_pad")
+    if is_chunked(update, start):
+        if np.result_type(update).kind not in "fc":
+            raise EngineError(
+                "dynamic_pad: integer values have no path on an engine's chunked arrays (placed by bincount, in "
+                "float64); cast them to float, or pad on CpuEngine"
+            )
+        positions = _window_positions(shape, start, tuple(np.shape(update)), "dynamic_pad")
+        return chunked.scatter_flat(shape, positions, update) if positions else copied(update)
     out = np.zeros_like(update, shape=shape)
     out[window(shape, start, tuple(np.shape(update)), "dynamic_pad")] = update
     return out

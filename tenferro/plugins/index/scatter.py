@@ -45,11 +45,12 @@ from tenferro.extend import (
     ShapeMismatch,
     check_shape,
     conj,
+    is_chunked,
     tangent_sum,
     unbroadcast,
 )
 
-from . import batch_rules, chunked, samples
+from . import batch_rules, samples
 from .gathers import broadcast_updates, check_fits, scatter_add_to
 from .positions import IndexOutOfRange, index_tuple, normalize, picked_shape
 
@@ -238,7 +239,7 @@ def _scatter(x: Any, indices: Any, updates: Any, axis: Any = 0, mode: str = "set
             f"scatter: mode {mode!r} compares values, and complex numbers have no order; scatter a real "
             f"key instead (s.real or s.abs of the values)"
         )
-    if chunked.engine_array(x, indices, updates):
+    if is_chunked(x, indices, updates):
         return _engine_scatter(x, indices, updates, axis, mode, target)
     out = np.copy(x)
     combine(out, where, broadcast_updates(updates, target))

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from tenferro.extend import NO_ORDER, ArgumentError, AxisError, DTypeError, ErrorInput, Kink, OpSpec
+from tenferro.extend import NO_ORDER, ArgumentError, AxisError, DTypeError, ErrorInput, Kink, OpSpec, is_chunked
 
 from . import chunked, samples
 from .positions import one_axis
@@ -41,7 +41,7 @@ def _sorted(x: Any, axis: Any, descending: Any, op: str, kernel: Callable[..., A
     engine's chunked array, per block holding whole lanes (see :mod:`.chunked`), bitwise
     NumPy's as lanes are sorted alone."""
     axis, descending = one_axis(axis, np.ndim(x), op), _descending(descending, op)
-    if chunked.engine_array(x):
+    if is_chunked(x):
         return chunked.lanes(x, axis, lambda block: kernel(block, axis, descending), dtype)
     return kernel(x, axis, descending)
 

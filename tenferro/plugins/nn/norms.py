@@ -33,9 +33,12 @@ from tenferro.extend import (
     ShapeMismatch,
     check_shape,
     explain_broadcast,
+    is_chunked,
     normalize_axes,
+    reshaped,
     tangent_sum,
     unbroadcast,
+    whole,
 )
 
 
@@ -78,8 +81,8 @@ def _row_sums_of_squares(y: np.ndarray, axis: tuple[int, ...]) -> np.ndarray:
     y·y summed. (Chosen by the axes alone, so every engine's arrays get the same bits.)"""
     k = len(axis)
     if axis == tuple(range(y.ndim - k, y.ndim)):
-        rows = np.reshape(y, (-1, _count(y.shape, axis)))
-        return np.reshape(np.vecdot(rows, rows), y.shape[: y.ndim - k] + (1,) * k)
+        rows = whole(reshaped(y, (math.prod(y.shape[: y.ndim - k]), _count(y.shape, axis))), -1)
+        return reshaped(np.vecdot(rows, rows), y.shape[: y.ndim - k] + (1,) * k)
     return np.add.reduce(np.multiply(y, y), axis=axis, keepdims=True)
 
 
@@ -102,7 +105,9 @@ def _layer_norm(
     mean = np.divide(np.add.reduce(x, axis=axis, keepdims=True), n)
     y = np.subtract(x, mean)  # the one full-size buffer: centred, scaled, shifted in place
     var = np.divide(_row_sums_of_squares(y, axis), n)
-    if not np.all(np.isfinite(var)):  # overflowed (|x| ~ 1e154 and up): nan, as PyTorch, not 0
+    # overflowed (|x| ~ 1e154 and up): nan, as PyTorch, not 0 (always replaced on an engine's
+    # chunked array, whose values are not read here)
+    if is_chunked(var) or not np.all(np.isfinite(var)):
         var = np.where(np.isinf(var), np.nan, var)
     y = np.multiply(y, np.reciprocal(np.sqrt(np.add(var, eps))), out=y)
     if not _is_one(weight):

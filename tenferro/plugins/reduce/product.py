@@ -18,7 +18,17 @@ from typing import Any
 
 import numpy as np
 
-from tenferro.extend import AxisError, ErrorInput, OpSpec, SampleInput, ShapeMismatch, conj, normalize_axes
+from tenferro.extend import (
+    AxisError,
+    ErrorInput,
+    OpSpec,
+    SampleInput,
+    ShapeMismatch,
+    conj,
+    copied,
+    is_chunked,
+    normalize_axes,
+)
 
 from .reductions import reduction, reduction_errors, sequential_reference, spread, ufunc_reduce_for_floats
 
@@ -46,7 +56,7 @@ def _exclusive_products(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def _prod_except(x: np.ndarray, axes: Any = None) -> np.ndarray:
     rows, restore = _rows(x, normalize_axes(axes, x.ndim, "prod_except"))
     if rows.shape[1] == 0:
-        return restore(np.copy(rows))
+        return restore(copied(rows))
     left, right = _exclusive_products(rows)
     return restore(left * right)
 
@@ -54,6 +64,13 @@ def _prod_except(x: np.ndarray, axes: Any = None) -> np.ndarray:
 def _affine_scan(scale: np.ndarray, shift: np.ndarray) -> np.ndarray:
     """Per row, y_k = scale_k · y_(k-1) + shift_k with y_(-1) = 0, for every k at once:
     a Hillis-Steele scan over the composition of affine maps (log2(n) passes, no division)."""
+    if is_chunked(scale, shift):  # no writes into an engine's chunked array: each pass joined anew
+        y, factor, step = shift, scale, 1
+        while step < y.shape[1]:
+            y = np.concatenate([y[:, :step], factor[:, step:] * y[:, :-step] + y[:, step:]], axis=1)
+            factor = np.concatenate([factor[:, :step], factor[:, step:] * factor[:, :-step]], axis=1)
+            step *= 2
+        return y
     y, factor = np.copy(shift), np.copy(scale)
     step = 1
     while step < y.shape[1]:
@@ -78,7 +95,7 @@ def _prod_except_vjp(x: np.ndarray, g: np.ndarray, axes: Any = None) -> np.ndarr
         raise ShapeMismatch(f"prod_except_vjp: g has shape {list(g.shape)}; it must have x's shape {list(x.shape)}")
     rows, restore = _rows(x, axes)
     if rows.shape[1] == 0:
-        return restore(np.copy(rows))
+        return restore(copied(rows))
     g_rows, _ = _rows(g, axes)
     left, right = _exclusive_products(rows)
     from_left = _exclusive_shift(_affine_scan(rows, g_rows * left))

@@ -29,6 +29,8 @@ from tenferro.extend import (
     ShapeMismatch,
     batching,
     conj,
+    copied,
+    is_chunked,
 )
 
 from .counting import normalize_axis
@@ -52,15 +54,12 @@ def _flag(value: Any, name: str, op: str) -> bool:
     return bool(value)
 
 
+def _along_shape(shape: tuple[int, ...], axis: int, length: int) -> tuple[int, ...]:
+    return (*shape[:axis], length, *shape[axis + 1 :])
+
+
 def _along(axis: int, index: slice) -> tuple[slice, ...]:
     return (slice(None),) * axis + (index,)
-
-
-def _own(x: Any) -> Any:
-    """A copy of ``x`` of its own, to write into (or to return for a view): ``np.copy``
-    for a NumPy array; for an engine's array, which has no np.copy (dask's), the same
-    values as a new array (``np.positive``, exact for every value)."""
-    return np.copy(x) if type(x) is np.ndarray else np.positive(x)
 
 
 def _scanned(ufunc: np.ufunc, x: Any, axis: int, include_initial: bool) -> Any:
@@ -73,8 +72,8 @@ def _scanned(ufunc: np.ufunc, x: Any, axis: int, include_initial: bool) -> Any:
     out = ufunc.accumulate(x, axis=axis)
     if not include_initial:
         return out
-    first = x[_along(axis, slice(0, 1))]
-    identity = np.zeros_like(first) if ufunc is np.add else np.ones_like(first)
+    one = _along_shape(np.shape(x), axis, 1)  # (x may have no first element)
+    identity = np.zeros_like(x, shape=one) if ufunc is np.add else np.ones_like(x, shape=one)
     return np.concatenate([identity, out], axis=axis)
 
 
@@ -100,15 +99,17 @@ def _shift_window(x: np.ndarray, axis: Any, offset: Any, length: Any, fill: Any 
     before, after = max(0, -offset), max(0, length + offset - n)
     widths = [(0, 0)] * np.ndim(x)
     widths[axis] = (before, after)
+    if is_chunked(x) and x.size == 0:  # (dask cannot pad an empty array): nothing of x is read
+        return np.full_like(x, fill, shape=_along_shape(np.shape(x), axis, length))
     padded = np.pad(x, widths, constant_values=fill)
     start = offset + before
-    return _own(padded[_along(axis, slice(start, start + length))])
+    return copied(padded[_along(axis, slice(start, start + length))])
 
 
 def _affine_scan(scale: np.ndarray, shift: np.ndarray) -> np.ndarray:
     """Along the last axis, y_k = scale_k·y_(k-1) + shift_k with y_(-1) = 0, for every k at
     once: a Hillis-Steele scan over the composition of affine maps (log2(n) passes)."""
-    y, factor = _own(shift), _own(scale)
+    y, factor = copied(shift), copied(scale)
     step, n = 1, np.shape(y)[-1]
     while step < n:
         y[..., step:] = np.add(np.multiply(factor[..., step:], y[..., :-step]), y[..., step:])

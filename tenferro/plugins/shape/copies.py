@@ -19,6 +19,8 @@ from tenferro.extend import (
     ShapeMismatch,
     batching,
     check_shape,
+    is_chunked,
+    reshaped,
     tangent_sum,
     unbroadcast,
 )
@@ -105,7 +107,23 @@ def _repeat_args(shape: tuple[int, ...], repeats: Any, axis: Any, op: str) -> tu
 
 def _repeat(x: Any, repeats: Any, axis: Any = None) -> Any:
     reps, a, _ = _repeat_args(np.shape(x), repeats, axis, "repeat")
-    return np.repeat(x, reps, a)
+    if not is_chunked(x):
+        return np.repeat(x, reps, a)
+    if a is None:  # dask's repeat takes an axis: that of x flattened
+        x, a = reshaped(x, (math.prod(np.shape(x)),)), 0
+    if isinstance(reps, int):
+        return np.repeat(x, reps, a)
+    # dask's repeat takes one count: each element's slice repeated, joined (NumPy's order)
+    pieces = [np.repeat(x[_at(a, slice(i, i + 1))], r, a) for i, r in enumerate(reps) if r]
+    return np.concatenate(pieces, axis=a) if pieces else np.zeros_like(x, shape=_resized(x.shape, a, 0))
+
+
+def _at(axis: int, index: Any) -> tuple[Any, ...]:
+    return (slice(None),) * axis + (index,)
+
+
+def _resized(shape: tuple[int, ...], axis: int, size: int) -> tuple[int, ...]:
+    return (*shape[:axis], size, *shape[axis + 1 :])
 
 
 def _unrepeat(g: Any, shape: Any, repeats: Any, axis: Any = None) -> Any:
@@ -119,8 +137,17 @@ def _unrepeat(g: Any, shape: Any, repeats: Any, axis: Any = None) -> Any:
     if np.shape(g) != expected:
         raise ShapeMismatch(f"unrepeat: expected a cotangent of shape {list(expected)}, got {list(np.shape(g))}")
     if isinstance(reps, int):
-        split = np.reshape(g, (*base[:axis_], n, reps, *base[axis_ + 1 :]))
+        split = reshaped(g, (*base[:axis_], n, reps, *base[axis_ + 1 :]))
         out = np.sum(split, axis=axis_ + 1)
+    elif is_chunked(g):  # no reduceat on dask: each element's repeats summed, joined
+        starts = np.cumsum([0, *reps]).tolist()
+        sums = [
+            np.sum(g[_at(axis_, slice(b, e))], axis=axis_, keepdims=True)
+            if e > b
+            else np.zeros_like(g, shape=_resized(g.shape, axis_, 1))
+            for b, e in zip(starts, starts[1:])
+        ]
+        out = np.concatenate(sums, axis=axis_) if sums else np.zeros_like(g, shape=base)
     else:
         out = np.zeros_like(g, shape=base)
         kept = [i for i, r in enumerate(reps) if r]
@@ -128,7 +155,7 @@ def _unrepeat(g: Any, shape: Any, repeats: Any, axis: Any = None) -> Any:
         if kept:
             moved = np.moveaxis(out, axis_, 0)
             moved[kept] = np.moveaxis(np.add.reduceat(g, starts, axis=axis_), axis_, 0)
-    return np.reshape(out, shape) if flat else out
+    return reshaped(out, shape) if flat else out
 
 
 def _unrepeat_reference(g: Any, shape: Any, repeats: Any, axis: Any = None) -> np.ndarray:

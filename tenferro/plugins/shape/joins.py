@@ -27,6 +27,7 @@ from tenferro.extend import (
     OpSpec,
     ShapeMismatch,
     batching,
+    is_chunked,
     unbroadcast,
 )
 
@@ -187,7 +188,11 @@ def _zeros_like(s: Any, like: Any) -> Any:
 
 def _split(x: Any, indices_or_sections: Any, axis: Any = 0) -> list[Any]:
     along = axis_index(axis, np.ndim(x), "split")
-    return np.split(x, _split_points(np.shape(x)[along], indices_or_sections), axis=along)
+    cuts = _split_points(np.shape(x)[along], indices_or_sections)
+    if is_chunked(x):  # dask has no split: the pieces as slices (NumPy's own split slices too)
+        bounds = zip([0, *cuts], [*cuts, np.shape(x)[along]])
+        return [x[(slice(None),) * along + (slice(start, stop),)] for start, stop in bounds]
+    return np.split(x, cuts, axis=along)
 
 
 def _unsplit_vjp(s: Any, g: tuple[Any, ...], inputs: tuple[Any, ...], out: tuple[Any, ...], **params: Any) -> Any:

@@ -31,6 +31,8 @@ from tenferro.extend import (
     ShapeMismatch,
     batching,
     check_shape,
+    is_chunked,
+    reshaped,
 )
 
 from .common import is_int
@@ -119,8 +121,19 @@ def _slice_scatter(g: Any, shape: Any, index: Any) -> Any:
             f"but the argument has shape {list(np.shape(g))}"
         )
     out = np.zeros_like(g, shape=shape)
+    if is_chunked(g):  # dask's assignment takes no new axes: g without the ones None adds
+        if g.size == 0:
+            return out
+        key, g = _without_new_axes(key, g, shape)
     out[key] = g
     return out
+
+
+def _without_new_axes(key: tuple[Any, ...], g: Any, shape: tuple[int, ...]) -> tuple[tuple[Any, ...], Any]:
+    """``key`` without its None items and ``g`` without the size-1 axes they made."""
+    kept = tuple(item for item in key if item is not None)
+    selected = np.broadcast_to(np.zeros(()), shape)[kept].shape  # (a view: no memory)
+    return kept, reshaped(g, selected)
 
 
 def _reference(x: Any, index: Any) -> np.ndarray:

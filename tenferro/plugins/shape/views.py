@@ -10,12 +10,24 @@ reshaping a permuted or sliced view in a way strides cannot express copies, as N
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from tenferro.extend import REQUIRED, ArgumentError, AxisError, ErrorInput, OpSpec, ShapeMismatch, batching, check_shape
+from tenferro.extend import (
+    REQUIRED,
+    ArgumentError,
+    AxisError,
+    ErrorInput,
+    OpSpec,
+    ShapeMismatch,
+    batching,
+    check_shape,
+    is_chunked,
+    reshaped,
+)
 
 from .common import axis_index, axis_list, inverse, permutation, target_shape
 
@@ -49,7 +61,7 @@ def _reshape(x: Any, shape: Any) -> Any:
             if len(_TARGETS) < 4096:  # (bounded: a program has few shapes)
                 _TARGETS[key] = target
         return x.reshape(target)
-    return np.reshape(x, target_shape(shape, np.shape(x), "reshape"))
+    return reshaped(x, target_shape(shape, np.shape(x), "reshape"))
 
 
 RESHAPE = OpSpec(
@@ -284,10 +296,29 @@ def _diagonal_scatter(g: Any, shape: Any, offset: int = 0, axis1: int = 0, axis2
             f"diagonal_scatter: the diagonal (offset {offset}, axes {a1}, {a2}) of shape {list(shape)} has shape "
             f"{[*rest, length]}, but the argument has shape {list(np.shape(g))}"
         )
+    if is_chunked(g):
+        return _chunked_diagonal_scatter(g, shape, offset, a1, a2)
     out = np.zeros_like(g, shape=shape)
     steps = np.arange(length)
     np.moveaxis(out, (a1, a2), (-2, -1))[..., steps - min(offset, 0), steps + max(offset, 0)] = g
     return out
+
+
+def _chunked_diagonal_scatter(g: Any, shape: tuple[int, ...], offset: int, a1: int, a2: int) -> Any:
+    """diagonal_scatter of an engine's chunked array, which takes no assignment at two index
+    arrays (dask's): g padded to the rows (to the columns below the main diagonal), spread
+    along the other axis and kept where a shifted identity is true; each value is g's or a
+    zero, as NumPy's assignment leaves them."""
+    rows, columns = shape[a1], shape[a2]
+    if math.prod(shape) == 0 or g.size == 0:  # nothing to place
+        return np.zeros_like(g, shape=shape)
+    along_rows = offset >= 0
+    size = rows if along_rows else columns
+    padded = np.pad(g, [(0, 0)] * (g.ndim - 1) + [(0, size - g.shape[-1])])
+    spread = np.expand_dims(padded, -1 if along_rows else -2)
+    on_diagonal = np.equal(np.add(np.arange(rows, like=g)[:, None], offset), np.arange(columns, like=g))
+    moved = np.where(on_diagonal, spread, np.zeros((), g.dtype))
+    return np.moveaxis(moved, (-2, -1), (a1, a2))
 
 
 def _undiagonal_reference(g: Any, shape: Any, offset: int = 0, axis1: int = 0, axis2: int = 1) -> np.ndarray:

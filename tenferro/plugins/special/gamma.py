@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import scipy.special
 
-from tenferro.extend import REQUIRED, ArgumentError, DTypeError, ErrorInput, SampleInput
+from tenferro.extend import REQUIRED, ArgumentError, DTypeError, ErrorInput, SampleInput, checked
 
 from .rules import partials, times
 from .specs import domain, pairs, reference, special, weak_scalars
@@ -79,8 +79,12 @@ def _multigammaln(a: Any, d: int = 1) -> Any:
     d = _order(d, "multigammaln")
     if d < 1:
         raise ArgumentError("multigammaln: the dimension d must be an int >= 1, got 0")
-    if np.any(np.less_equal(a, 0.5 * (d - 1))):
-        raise ArgumentError(f"multigammaln: a must be > (d - 1)/2 = {0.5 * (d - 1)} everywhere (scipy's domain)")
+
+    def in_domain(values: Any) -> None:
+        if np.any(np.less_equal(values, 0.5 * (d - 1))):
+            raise ArgumentError(f"multigammaln: a must be > (d - 1)/2 = {0.5 * (d - 1)} everywhere (scipy's domain)")
+
+    a = checked(a, in_domain)  # (on an engine's chunked array: where each block is computed)
     total = scipy.special.gammaln(a)
     for j in range(1, d):
         total = np.add(total, scipy.special.gammaln(np.subtract(a, j / 2)))
