@@ -12,6 +12,16 @@ load_default_profile()
 
 pytest_plugins = ["pytester"]
 
+# A pytester run in this process (the tests of the conformance suite itself) drops the
+# modules it imported when it ends; dask imported inside one (its dask_engine check) and
+# again afterwards would leave two generations of dask's global state in the process, which
+# a later LocalCluster can wait on forever when it closes. Imported once here, dask stays.
+try:
+    import dask.array  # noqa: F401
+    import distributed  # noqa: F401
+except ImportError:  # no dask extra: the dask tests and checks skip
+    pass
+
 try:
     import torch
 except ImportError:  # the comparisons with PyTorch skip (a clean CI has none); the rest runs
@@ -119,6 +129,7 @@ PLAIN_OP_CHECKS = {
     "forward",
     "float32",
     "engine_neutral",
+    "dask_engine",
     "vjp_fd",
     "vjp2_fd",
     "jvp_fd",

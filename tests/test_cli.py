@@ -157,7 +157,7 @@ def test_check_lists_each_item_it_skipped_and_why():
     tests = pathlib.Path(__file__).parent  # --load finds broken_plugins here, in the working directory
     result = _tenferro("check", "bare", "--load", "bare=broken_plugins:BARE", cwd=tests)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "13 skipped" in result.stdout
+    assert "14 skipped" in result.stdout
     assert "SKIPPED bare::bare_neg::error_inputs - Skipped: the spec declares no error_inputs" in result.stdout
 
 

@@ -26,7 +26,7 @@ from tenferro.testing.conformance import (
     selected,
 )
 from tenferro.testing.oracle import CONVERGED, COTANGENT, NOT_CONVERGED, Comparison, FiniteDifference
-from tenferro.testing.profiles import SWEEP_EXAMPLES, current_profile
+from tenferro.testing.profiles import ENGINE_SWEEP_EXAMPLES, SWEEP_EXAMPLES, current_profile
 
 RT = conformance_runtime()
 #: The plugins tenferro ships (others may be installed, e.g. the example plugin).
@@ -36,13 +36,16 @@ BUILTIN = list(selected(RT.registry, BUILTIN_PLUGINS))
 
 def _param(spec, check):
     reason = expected_failures(RT.registry, spec.plugin).get((spec.name, check.name))
+    missing = check.skip_reason(spec)  # (dask_engine without dask)
     marks = [pytest.mark.xfail(reason=reason, strict=True, raises=ConformanceFailure)] if reason else []
+    marks = [pytest.mark.skip(reason=missing)] if missing else marks
     return pytest.param(spec, check, id=f"{spec.plugin}::{spec.name}::{check.name}", marks=marks)
 
 
 @pytest.mark.parametrize("spec, check", [_param(spec, check) for spec, check in BUILTIN])
 def test_builtin_op_conforms(spec, check):
-    run_check(RT, spec, check, current_settings(SWEEP_EXAMPLES.get(current_profile())))
+    examples = ENGINE_SWEEP_EXAMPLES if check.name.endswith("dask_engine") else SWEEP_EXAMPLES
+    run_check(RT, spec, check, current_settings(examples.get(current_profile())))
 
 
 def test_every_builtin_op_gets_the_derivative_checks():
@@ -75,8 +78,10 @@ def test_every_builtin_op_whose_doc_states_a_convention_declares_its_kinks():
 
 BROKEN = pathlib.Path(__file__).parent
 
-#: The checks that run an op's rules (on samples that have something to differentiate).
+#: The checks that run an op's rules (on samples that have something to differentiate);
+#: dask_engine takes a VJP on a DaskEngine beside CpuEngine's.
 RUNS_RULES = {"vjp_fd", "vjp2_fd", "jvp_fd", "vjp_shapes", "zero_cotangent", "no_mutation", "deterministic"}
+RUNS_RULES |= {"dask_engine"}
 
 #: plugin object in broken_plugins.py -> (the checks that must fail, a phrase of the report)
 CAUGHT = {
@@ -93,7 +98,8 @@ CAUGHT = {
     "SOMETIMES_WRONG_SECOND_ORDER": ({"vjp2_fd", "jvp_fd"}, "second order along the cotangent u: AD"),
     "UNDECLARED_RESIDUAL": ({"residuals", "jvp_fd"}, "residuals=('out',) does not list it"),
     "ASTYPE_METHOD": ({"engine_neutral"}, "the kernel used ndarray.astype, which another engine's array lacks; use"),
-    "COERCING": ({"engine_neutral"}, "the kernel converted its array argument to a NumPy array (np.asarray"),
+    # (and dask's arrays refuse the conversion: the engine never gathers silently)
+    "COERCING": ({"engine_neutral", "dask_engine"}, "the kernel converted its array argument to a NumPy array (np"),
     "NUMPY_RESULT": ({"engine_neutral"}, "given duck arrays, the kernel returned a numpy.ndarray: it made a new"),
     "MIXED": ({"engine_neutral"}, "the kernel passed a NumPy array of its own making (float64["),
     "SHIFT_DECLARED_LINEAR": (
@@ -237,7 +243,7 @@ def test_plugins_of_one_package_share_its_expected_failure_file(pytester):
         "-p",
         "no:cacheprovider",
     )
-    result.assert_outcomes(passed=22, xfailed=2, skipped=2)  # skipped: no error_inputs
+    result.assert_outcomes(passed=24, xfailed=2, skipped=2)  # skipped: no error_inputs
 
 
 def test_the_dev_profile_is_randomised_in_a_ci_environment_too():
@@ -295,16 +301,16 @@ def test_expected_failures_are_strict(pytester):
         "-p",
         "no:cacheprovider",
     )
-    result.assert_outcomes(passed=9, xfailed=2, failed=1, skipped=1)  # skipped: no error_inputs
+    result.assert_outcomes(passed=10, xfailed=2, failed=1, skipped=1)  # skipped: no error_inputs
     result.stdout.fnmatch_lines(["FAILED offplugin::sin_off::forward - [[]XPASS(strict)[]] claimed, but it passes"])
 
 
 def test_python_api(pytester):
     outcomes = check_op(default_registry()["sin"], rt=RT, max_examples=3)
-    assert {o.status for o in outcomes} == {"passed"} and len(outcomes) == 26  # 16, 10 also on complex samples
+    assert {o.status for o in outcomes} == {"passed"} and len(outcomes) == 28  # 17, 11 also on complex samples
     assert outcomes[0].id == "elementwise::sin::forward"
     broken = conformance_runtime([("vjp_off", broken_plugins.VJP_OFF)])
-    with pytest.raises(ConformanceFailure, match="2 of 13 checks failed") as info:
+    with pytest.raises(ConformanceFailure, match="2 of 14 checks failed") as info:
         check_plugin("vjp_off", rt=broken, max_examples=5)
     assert "vjp_off::sin_off::vjp_fd failed" in str(info.value)
     with pytest.raises(ConformanceFailure, match="no plugin named 'nope' is loaded"):
@@ -341,7 +347,7 @@ def test_checks_a_spec_cannot_run_are_skipped_with_the_reason(pytester):
     saying what is missing, not a crash ('NoneType' is not callable) or a silent gap."""
     rt = conformance_runtime([("bare", broken_plugins.BARE)])
     outcomes = {o.check: o for o in check_plugin("bare", rt=rt, max_examples=3)}
-    assert len(outcomes) == 13 and {o.status for o in outcomes.values()} == {"skipped"}
+    assert len(outcomes) == 14 and {o.status for o in outcomes.values()} == {"skipped"}
     no_sample = "the spec declares no sample (a strategy of valid inputs; see tenferro.testing.strategies)"
     assert outcomes["vjp_fd"].message == f"bare::bare_neg::vjp_fd: {no_sample}"
     assert outcomes["forward"].message.endswith("; no reference (an independent NumPy implementation)")
@@ -356,7 +362,7 @@ def test_checks_a_spec_cannot_run_are_skipped_with_the_reason(pytester):
         "-rs",
         "--no-fold-skipped",
     )
-    result.assert_outcomes(skipped=13)
+    result.assert_outcomes(skipped=14)
     result.stdout.fnmatch_lines([f"SKIPPED bare::bare_neg::vjp_shapes - Skipped: {no_sample}"])
 
 
@@ -531,3 +537,15 @@ def test_the_sweeps_examples_follow_the_profile_hypothesis_has_loaded():
         assert SWEEP_EXAMPLES.get(current_profile()) == 6
     finally:
         settings.load_profile(before)
+
+
+def test_the_dask_engine_check_is_a_skip_with_the_extra_to_install_where_dask_is_missing(monkeypatch):
+    """Without the dask extra the check cannot run: each op reports it skipped, saying what
+    to install, so a plugin's expected-failure entry for it stays valid there."""
+    for name in ("dask_engine", "complex_dask_engine"):
+        monkeypatch.setitem(CHECKS, name, dataclasses.replace(CHECKS[name], requires=("dask", lambda: False)))
+    outcomes = {o.check: o for o in check_op(default_registry()["sin"], rt=RT, max_examples=2)}
+    reason = "dask is not installed (the dask extra: pip install -e '.[dask]')"
+    for name in ("dask_engine", "complex_dask_engine"):
+        assert outcomes[name].status == "skipped" and outcomes[name].message.endswith(reason), outcomes[name]
+    assert outcomes["engine_neutral"].status == "passed"

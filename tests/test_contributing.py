@@ -56,6 +56,7 @@ ON_COMPLEX = {
     "complex_forward",
     "complex64",
     "complex_engine_neutral",
+    "complex_dask_engine",
     "complex_vjp_fd",
     "complex_vjp2_fd",
     "complex_vjp_shapes",
@@ -72,7 +73,7 @@ def test_the_guide_plugin_passes_the_suite(guide_dir):
     expected = {(op, check) for op in OPS for check in EVERY_OP}
     expected |= {("leaky_relu", "kinks"), ("lerp", "linear"), ("lerp", "jvp")}
     expected |= {("clogcosh", check) for check in ON_COMPLEX}
-    assert {(o.op, o.check) for o in outcomes} == expected  # 5 × 14 + 3 + 9 = 82, none skipped
+    assert {(o.op, o.check) for o in outcomes} == expected  # 5 × 15 + 3 + 10 = 88, none skipped
     assert {o.status for o in outcomes} == {"passed"}
 
 

@@ -41,8 +41,8 @@ OPS = {"logit", "xlogy", "soft_threshold", "entropy"}
 def test_example_plugin_passes_the_suite(mathx_rt):
     outcomes = check_plugin("mathx_source", rt=mathx_rt, max_examples=5)
     expected = {(op, check) for op in OPS for check in EVERY_OP} | {("soft_threshold", "kinks")}
-    assert {(o.op, o.check) for o in outcomes} == expected  # 4 × 14 + 1 = 57, none skipped
-    assert len(outcomes) == 57 and {o.status for o in outcomes} == {"passed"}
+    assert {(o.op, o.check) for o in outcomes} == expected  # 4 × 15 + 1 = 61, none skipped
+    assert len(outcomes) == 61 and {o.status for o in outcomes} == {"passed"}
 
 
 def test_example_op_names_are_not_builtin_op_names(mathx_rt):
@@ -93,7 +93,7 @@ def test_tenferro_check_and_plugins_commands():
         [*run, "check", "reduce", "--max-examples", "2", "-q", "-k", "reduce_sum"], capture_output=True, text=True
     )
     assert ok.returncode == 0, ok.stdout + ok.stderr
-    assert "28 passed" in ok.stdout  # 17 checks, 11 of them also on complex samples
+    assert "30 passed" in ok.stdout  # 18 checks, 12 of them also on complex samples
     listing = subprocess.run([*run, "plugins"], capture_output=True, text=True, check=True).stdout
     assert listing.splitlines()[0].startswith("core ")
     assert any(line.startswith("reduce ") and "reduce_sum" in line for line in listing.splitlines())

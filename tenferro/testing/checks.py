@@ -26,6 +26,7 @@ from .derivative_checks import (
     check_vjp_shapes,
     check_zero_cotangent,
 )
+from .engine_check import check_dask_engine, dask_installed
 from .exact_checks import check_jvp, check_linear, check_multilinear
 from .harness import NOT_SCALABLE, NOTHING_TO_DIFFERENTIATE, CheckFailed, Tally, is_differentiable
 from .jit_check import check_jit
@@ -54,13 +55,16 @@ DECLARATIONS = {
 @dataclass(frozen=True)
 class Check:
     """One property: its name (the last part of a test id), the function that checks it,
-    which specs it applies to, and the optional spec fields it needs: on a spec without
-    them it is reported as skipped, with the reason, never silently left out."""
+    which specs it applies to, the optional spec fields it needs and the optional package
+    it needs (``requires``: its name and whether it is installed): on a spec without them,
+    or without the package, it is reported as skipped, with the reason, never silently left
+    out (so an expected failure listed for it stays valid where the package is missing)."""
 
     name: str
     run: Callable[[EagerRuntime, OpSpec, Any, Tally], None]
     applies: Callable[[OpSpec], bool] = lambda spec: True
     needs: tuple[str, ...] = ("sample",)
+    requires: tuple[str, Callable[[], bool]] | None = None
 
     @property
     def doc(self) -> str:
@@ -72,6 +76,9 @@ class Check:
 
     def skip_reason(self, spec: OpSpec) -> str | None:
         """Why this check cannot run on ``spec`` (the declarations it lacks), or None."""
+        if self.requires is not None and not self.requires[1]():
+            extra = self.requires[0]
+            return f"{extra} is not installed (the {extra} extra: pip install -e '.[{extra}]')"
         absent = [DECLARATIONS[name] for name in self.needs if getattr(spec, name) is None]
         return f"the spec declares no {'; no '.join(absent)}" if absent else None
 
@@ -82,6 +89,7 @@ CHECKS: dict[str, Check] = {
         Check("forward", check_forward, needs=("sample", "reference")),
         Check("float32", check_float32),
         Check("engine_neutral", check_engine_neutral),
+        Check("dask_engine", check_dask_engine, requires=("dask", dask_installed)),
         Check("vjp_fd", check_vjp_fd, is_differentiable),
         Check("vjp2_fd", check_vjp2_fd, is_differentiable),
         Check("vjp_shapes", check_vjp_shapes, is_differentiable),
@@ -111,6 +119,7 @@ _ON_COMPLEX = (
     "forward",
     "float32",
     "engine_neutral",
+    "dask_engine",
     "vjp_fd",
     "vjp2_fd",
     "vjp_shapes",
@@ -130,6 +139,7 @@ CHECKS.update(
             on_complex_samples(CHECKS[name].run),
             lambda spec, applies=CHECKS[name].applies: accepts_complex(spec) and applies(spec),
             CHECKS[name].needs,
+            CHECKS[name].requires,
         )
         for name in _ON_COMPLEX
     )

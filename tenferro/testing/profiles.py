@@ -36,6 +36,9 @@ settings.register_profile("nightly", _DEFAULTS, max_examples=500, **_COMMON)
 #: listed (the one hypothesis has loaded: see current_profile) runs its own number there too, as
 #: ``tenferro check`` and third-party runs always do.
 SWEEP_EXAMPLES = {"dev": 6, "ci": 6}
+#: Examples of the ``dask_engine`` check in that sweep under the same profiles: each builds
+#: and computes dask graphs (40 ms an example), and two find an op without a path.
+ENGINE_SWEEP_EXAMPLES = {"dev": 2, "ci": 2}
 
 #: The profile names, for the command-line options that choose one.
 PROFILES = ("dev", "ci", "thorough", "nightly")
