@@ -345,6 +345,25 @@ def test_vector_norm_of_complex_is_real_and_matches_numpy_and_fd(rt, ord):
     assert out.dtype == np.float32
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.complex128])
+@pytest.mark.parametrize("axis", [None, 0, 1])
+def test_vector_norm_of_a_general_order_is_the_same_number_on_every_engine(dtype, axis):
+    """NumPy raises a 0-d sum to 1/p with Python's scalar pow, where an engine's array has
+    the ufunc only (its last bit can differ): the kernel takes the ufunc on NumPy's arrays
+    too, in the sum's dtype (a float32 norm stays float32)."""
+    from tenferro.core.loading import default_registry
+    from tenferro.testing.duck import DuckArray
+
+    forward = default_registry()["vector_norm"].forward
+    x = np.array([[0.5625, 0.8125, -0.25], [1.5, 0.0, 2.0]]).astype(dtype)
+    on_numpy, on_duck = forward(x, axis=axis, ord=3), forward(DuckArray(x), axis=axis, ord=3).unwrap()
+    assert on_numpy.dtype == on_duck.dtype == np.real(x).dtype
+    np.testing.assert_array_equal(on_numpy, on_duck)
+    np.testing.assert_allclose(
+        on_numpy, np.linalg.vector_norm(x, axis=axis, ord=3), rtol=4 * np.finfo(on_numpy.dtype).eps
+    )
+
+
 @pytest.mark.parametrize("ord", ["fro", 1, -1, np.inf, -np.inf])
 def test_matrix_norm_of_complex_is_real_and_matches_numpy_and_fd(rt, ord):
     x = _complex(2, 3, 3)
