@@ -759,6 +759,41 @@ def test_index_updates_without_a_sum_are_refused_on_the_cluster(deng):
         x[x > 3]
 
 
+def test_an_op_named_in_gather_runs_on_its_gathered_inputs_and_no_other_does(client):
+    """DaskEngine(gather=...) is the one way a value leaves the cluster uncalled-for: the ops
+    it names run their NumPy kernel here on the computed inputs (a mask's count, updates
+    that land by position), their results enter the engine again, and gradients flow; an
+    op it does not name still refuses, its message naming the argument."""
+    values, mask = np.arange(12.0).reshape(3, 4), (np.arange(12) % 3 == 0).reshape(3, 4)
+
+    def program(engine):
+        rt = EagerRuntime(engine=engine)
+        x = rt.variable_from(values)
+        picked = rt.with_eager_session(engine, lambda s: s.boolean_mask(x, rt.constant_from(mask)))
+        loss = tnp.sum(picked * picked) + tnp.sum(x.at[np.array([0, 2])].set(1.0) ** 2)
+        loss.backward(engine)
+        return picked, float(loss), np.asarray(x.grad())
+
+    engine = DaskEngine(client, chunks=2, gather=("boolean_mask", "argwhere", "scatter"))
+    picked, loss, grad = program(engine)
+    assert is_dask(picked) and picked.shape == (4,)
+    want_picked, want_loss, want_grad = program(CpuEngine.serial())
+    np.testing.assert_array_equal(np.asarray(picked), np.asarray(want_picked))
+    assert loss == want_loss
+    np.testing.assert_array_equal(grad, want_grad)
+    opt_ins = ((("argwhere", "scatter"), "boolean_mask"), (("boolean_mask", "scatter"), "argwhere"))
+    for gather, missing in (*opt_ins, (("boolean_mask", "argwhere"), "scatter")):
+        with pytest.raises(EngineError, match=rf"{missing} .* DaskEngine\(\.\.\., gather=\('{missing}',\)\)"):
+            program(DaskEngine(client, chunks=2, gather=gather))
+    assert "gather=('scatter',)" in repr(DaskEngine(client, gather="scatter"))
+
+
+@pytest.mark.parametrize("gather", [3, [1, "scatter"], None])
+def test_gather_that_names_no_ops_is_refused_when_the_engine_is_made(gather):
+    with pytest.raises(tf.ArgumentError, match=r"DaskEngine: gather=.* must name the ops that may gather their inputs"):
+        DaskEngine(gather=gather)
+
+
 # -- the programs a cluster user writes, each CpuEngine's on a LocalCluster ------------------
 def _logistic_regression(rt, rng):
     data, labels = rng.standard_normal((400, 8)), (rng.random(400) > 0.5).astype(float)

@@ -22,7 +22,7 @@ import contextvars
 import math
 import sys
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Any
 
 import numpy as np
@@ -151,6 +151,21 @@ def _checked_chunks(da: Any, chunks: Any) -> Any:
     return given
 
 
+def _checked_gather(gather: Any) -> tuple[str, ...]:
+    """``gather`` as a tuple of op names (one name alone is taken too), or ArgumentError."""
+    names = (gather,) if isinstance(gather, str) else gather
+    try:
+        names = tuple(names)
+    except TypeError:
+        names = None
+    if names is None or not all(isinstance(name, str) for name in names):
+        raise ArgumentError(
+            f"DaskEngine: gather={gather!r} must name the ops that may gather their inputs, e.g. "
+            f"gather=('boolean_mask', 'argwhere')"
+        )
+    return names
+
+
 def _kept(array: Any) -> Any:
     """A new dask Array object on the same graph: ``a[i] = v`` rebinds the caller's object
     (dask's setitem), never this one, and no data is copied (``a.copy()`` of one chunk would)."""
@@ -187,18 +202,26 @@ class DaskEngine(Engine):
     reading a gradient computes the forward pieces it needs once, as a hand-written dask
     gradient does); ``True`` persists each result as it is made, so the trace holds
     computed chunks on the workers (memory: every value the trace keeps, on the cluster).
+    ``gather``: names of ops that may gather their inputs into this process where they have
+    no path on dask (an op whose result's shape is its values', ``boolean_mask``,
+    ``argwhere``, ``nonzero``; ``scatter``'s modes other than add): their NumPy kernel runs
+    here on the computed inputs, and the results enter the engine again. No other op ever
+    gathers; each gathered call costs its inputs' transfer (docs/engines.md).
     """
 
-    __slots__ = ("client", "chunks", "persist", "_dask", "_da")
+    __slots__ = ("client", "chunks", "persist", "gather", "_dask", "_da")
 
     native = False
 
-    def __init__(self, client: Any = None, chunks: Any = "auto", persist: bool = False):
+    def __init__(
+        self, client: Any = None, chunks: Any = "auto", persist: bool = False, gather: Collection[str] = ()
+    ) -> None:
         super().__init__("dask")
         self._dask, self._da = _dask()
         self.client = client
         self.chunks = _checked_chunks(self._da, chunks)
         self.persist = bool(persist)
+        self.gather = _checked_gather(gather)
 
     def context(self) -> contextlib.AbstractContextManager[Any]:
         """NumPy's floating-point warnings off (as CpuEngine) for what runs in this process."""
@@ -233,6 +256,7 @@ class DaskEngine(Engine):
 
         def run(*values: Any, **params: Any) -> Any:
             asked: list[str] = []
+            refused: str | None = None  # why dask refused the kernel's call, if it did
 
             def refuse(*args: Any, **kwargs: Any) -> Any:
                 asked.append(_gathering())
@@ -243,47 +267,65 @@ class DaskEngine(Engine):
                 with dask.config.set(scheduler=refuse), warnings.catch_warnings():
                     warnings.filterwarnings("ignore", _FALLBACK_WARNING, FutureWarning)
                     out = forward(*values, **params)
+            except EngineError as exc:  # the kernel's own word that it has no path here
+                if spec.name not in engine.gather:
+                    raise EngineError(f"{exc}; or let the engine gather its inputs: {_opt_in(spec)}") from None
+                refused = str(exc)
             except TenferroError:
                 raise
             except Exception as exc:
-                if asked:
-                    stacked = _per_matrix(engine._da, spec, values, params)
-                    if stacked is not None:
-                        return stacked
-                    raise _no_path(spec, engine, asked[0]) from None
-                # The op's explain (what the session would call) sees dask values too: it may
-                # not compute them either, so it runs here, under the refusing scheduler.
-                with dask.config.set(scheduler=refuse):
-                    explained = _explained(spec, values, params)
-                if explained is not None:  # the arguments are wrong on any engine
-                    raise explained from None
-                if asked or _raised_by_dask(exc):
-                    stacked = _per_matrix(engine._da, spec, values, params)
-                    if stacked is not None:
-                        return stacked
-                if _raised_by_dask(exc):  # dask refuses (chunking, an unsupported argument): no path here
-                    raise _no_path(spec, engine, f"dask refused it ({type(exc).__name__}: {exc})") from None
-                raise KernelError(
-                    f"{spec.name} (plugin {spec.plugin!r}) failed on {engine!r}: {type(exc).__name__}: {exc}; "
-                    f"check its arguments against its signature {spec.signature}"
-                ) from None
+                if not asked:
+                    # The op's explain (what the session would call) sees dask values too: it
+                    # may not compute them either, so it runs here, under the refusing scheduler.
+                    with dask.config.set(scheduler=refuse):
+                        explained = _explained(spec, values, params)
+                    if explained is not None:  # the arguments are wrong on any engine
+                        raise explained from None
+                    if not _raised_by_dask(exc):
+                        raise KernelError(
+                            f"{spec.name} (plugin {spec.plugin!r}) failed on {engine!r}: {type(exc).__name__}: "
+                            f"{exc}; check its arguments against its signature {spec.signature}"
+                        ) from None
+                    refused = f"dask refused it ({type(exc).__name__}: {exc})"  # chunking, an unsupported argument
             finally:
                 _KERNEL_CHUNKS.reset(token)
             if asked:
-                stacked = _per_matrix(engine._da, spec, values, params)
-                if stacked is None:
-                    raise _no_path(spec, engine, asked[0])
-                out = stacked
+                return engine._without_path(spec, values, params, asked[0])
+            if refused is not None:
+                return engine._without_path(spec, values, params, refused)
             for item in out if isinstance(out, (tuple, list)) else (out,):
                 if isinstance(item, array_type) and any(math.isnan(d) for d in item.shape):
-                    raise _no_path(spec, engine, "the shape of its result depends on the values")
+                    return engine._without_path(spec, values, params, "the shape of its result depends on the values")
             return out
 
         return run
 
+    def _without_path(self, spec: Any, values: tuple[Any, ...], params: dict[str, Any], why: str) -> Any:
+        """An op whose kernel has no path on dask arrays (``why``): per matrix where its
+        spec says it maps over leading batch axes, gathered where ``gather`` names it, else
+        the EngineError that says so."""
+        stacked = _per_matrix(self._da, spec, values, params)
+        if stacked is not None:
+            return stacked
+        if spec.name not in self.gather:
+            raise _no_path(spec, self, why)
+        arrays = [i for i, v in enumerate(values) if isinstance(v, self._da.Array)]
+        pending = [values[i] for i in arrays]
+        client = self.client
+        computed = client.gather(client.compute(pending)) if client is not None else self._dask.compute(*pending)
+        given = list(values)
+        for i, value in zip(arrays, computed):
+            given[i] = value
+        with self.context():
+            out = spec.forward(*given, **params)
+        if isinstance(out, (tuple, list)):
+            return type(out)(self.enter(np.asarray(item)) for item in out)
+        return self.enter(np.asarray(out))
+
     def __repr__(self) -> str:
         client = "None" if self.client is None else type(self.client).__name__
-        return f"DaskEngine(client={client}, chunks={self.chunks!r}, persist={self.persist})"
+        gather = f", gather={self.gather!r}" if self.gather else ""
+        return f"DaskEngine(client={client}, chunks={self.chunks!r}, persist={self.persist}{gather})"
 
 
 #: The batching rules that say an op maps over leading batch axes by itself (linalg's):
@@ -387,9 +429,13 @@ def _raised_by_dask(exc: BaseException) -> bool:
 def _no_path(spec: Any, engine: DaskEngine, why: str) -> EngineError:
     return EngineError(
         f"{spec.name} (plugin {spec.plugin!r}) has no path on {engine!r}: {why}; tenferro never gathers a dask "
-        f"value silently. Run this op on CpuEngine with values read first (x.value()), or apply it to a "
-        f"part that fits in memory"
+        f"value silently. Run this op on CpuEngine with values read first (x.value()), apply it to a part "
+        f"that fits in memory, or let the engine gather its inputs: {_opt_in(spec)}"
     )
+
+
+def _opt_in(spec: Any) -> str:
+    return f"DaskEngine(..., gather=({spec.name!r},))"
 
 
 def _discover(value: Any) -> bool:
