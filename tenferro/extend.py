@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 
 from . import batching
-from .chunked import checked, copied, is_chunked, reshaped, whole
+from .chunked import accumulated, broadcast, cast, checked, copied, is_chunked, reduced, reshaped, whole
 from .core.eager import EagerTensor, derived, is_broadcast_ones
 from .core.errors import (
     ArgumentError,
@@ -75,7 +75,10 @@ __all__ = [
     "TenferroError",
     "Unbroadcast",
     "WholeRule",
+    "accumulated",
+    "broadcast",
     "broadcastable",
+    "cast",
     "check_shape",
     "check_values",
     "checked",
@@ -88,6 +91,7 @@ __all__ = [
     "is_chunked",
     "is_immutable",
     "normalize_axes",
+    "reduced",
     "reshaped",
     "tangent_sum",
     "unbroadcast",

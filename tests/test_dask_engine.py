@@ -14,6 +14,7 @@ import pathlib
 import re
 import subprocess
 import sys
+import textwrap
 import warnings
 
 import numpy as np
@@ -870,3 +871,37 @@ def test_a_cluster_program_gives_cpu_engines_loss_and_gradients(client, program)
     within_summation_bound(loss, cpu_loss, 10_000, abs(cpu_loss) + 1)
     for on_dask, on_numpy in zip(gradients, cpu_gradients):
         within_summation_bound(on_dask, on_numpy, 10_000, np.abs(on_numpy) + 1)
+
+
+def test_a_dask_engine_changes_nothing_in_dask():
+    """In a fresh process: dask's Array class, its module's functions and its dispatch
+    table are the same objects after an engine ran a gradient (reductions, casts and
+    broadcasts included) as before it was made, and np.add.reduce of a dask array still
+    gets dask's own answer (a TypeError), not one tenferro taught it."""
+    program = textwrap.dedent(
+        """
+        import numpy as np, dask, dask.array as da
+        from dask.array import core
+        before = (dict(vars(da.Array)), dict(vars(da)), dict(core._HANDLED_FUNCTIONS))
+        import tenferro as tf
+        from tenferro import DaskEngine, EagerRuntime
+        engine = DaskEngine(chunks=3)
+        rt = EagerRuntime(engine=engine)
+        x = rt.variable_from(np.linspace(0.0, 1.0, 12).reshape(4, 3).astype(np.float32))
+        loss = rt.with_eager_session(
+            engine, lambda s: s.reduce_sum(s.mul(s.astype(x, "float64"), s.logsumexp(x, (1,))[:, None]), None)
+        )
+        loss.backward(engine)
+        with dask.config.set(scheduler="synchronous"):
+            assert np.isfinite(float(loss)) and np.asarray(x.grad()).shape == (4, 3)
+        after = (dict(vars(da.Array)), dict(vars(da)), dict(core._HANDLED_FUNCTIONS))
+        for was, now in zip(before, after):
+            assert was.keys() == now.keys() and all(was[k] is now[k] for k in was), set(now) ^ set(was)
+        try:
+            np.add.reduce(da.ones(4), axis=0)
+        except TypeError:
+            print("untouched")
+        """
+    )
+    run = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, cwd=ROOT)
+    assert run.returncode == 0 and run.stdout.strip() == "untouched", run.stdout + run.stderr

@@ -18,7 +18,6 @@ See docs/engines.md for the policy, its memory cost and what was measured.
 from __future__ import annotations
 
 import contextlib
-import contextvars
 import math
 import sys
 import warnings
@@ -28,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from tenferro import batching
+from tenferro.chunked import RUNNING
 from tenferro.core.engine import Engine, discover_array_types, register_array_type
 from tenferro.core.errors import ArgumentError, EngineError, KernelError, TenferroError
 
@@ -35,90 +35,8 @@ from tenferro.core.errors import ArgumentError, EngineError, KernelError, Tenfer
 _FALLBACK_WARNING = r".*is not implemented by Dask array"
 
 
-#: The engine's chunks while one of its kernels runs (see :func:`_teach_broadcasts`).
-_KERNEL_CHUNKS: contextvars.ContextVar[Any] = contextvars.ContextVar("tenferro_dask_chunks", default=None)
-
-
 class _Gathered(Exception):
     """Raised by the scheduler in force while a kernel runs: the kernel asked for a value."""
-
-
-#: ``ufunc.reduce``/``ufunc.accumulate`` of NumPy ufuncs as dask's own reductions and scans.
-_REDUCTIONS = {np.add: "sum", np.multiply: "prod", np.maximum: "max", np.minimum: "min"}
-_REDUCTIONS |= {np.logical_and: "all", np.logical_or: "any"}
-_SCANS = {np.add: "cumsum", np.multiply: "cumprod"}
-_TAKE_DTYPE = {"sum", "prod", "cumsum", "cumprod"}
-
-
-def _teach_reductions(da: Any) -> None:
-    """Let dask arrays answer ``np.add.reduce(x, axis)`` and ``np.add.accumulate(x, axis)``
-    (and the other ufuncs of the tables above) with dask's own ``sum``/``cumsum``/...
-
-    NumPy dispatches a ufunc's ``reduce`` method through ``__array_ufunc__`` (NEP 13), but
-    dask answers only ``__call__`` and ``outer``; the reduce family's kernels use
-    ``ufunc.reduce`` (cheaper than ``np.sum`` on NumPy). This adds the missing methods to
-    ``dask.array.Array`` once, where dask would have returned NotImplemented (a TypeError):
-    it changes no call that worked before. Other methods (``at``, ``reduceat``) stay
-    refused, and the ops that use them raise on this engine."""
-    original = da.Array.__array_ufunc__
-    if getattr(original, "_tenferro", False):
-        return
-
-    def __array_ufunc__(self: Any, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
-        name = (_REDUCTIONS if method == "reduce" else _SCANS if method == "accumulate" else {}).get(ufunc)
-        if name is None or len(inputs) != 1 or not set(kwargs) <= {"axis", "keepdims", "dtype", "initial"}:
-            return original(self, ufunc, method, *inputs, **kwargs)
-        x = inputs[0] if isinstance(inputs[0], da.Array) else da.asarray(inputs[0])
-        axis = kwargs.get("axis", 0)  # NumPy's default for ufunc.reduce and accumulate is axis 0
-        dtype, initial = kwargs.get("dtype"), kwargs.get("initial")
-        axes = range(x.ndim) if axis is None else (axis,) if isinstance(axis, int) else axis
-        if (dtype is not None and name not in _TAKE_DTYPE) or (
-            initial is not None and (name not in ("max", "min") or any(x.shape[a] == 0 for a in axes))
-        ):
-            return original(self, ufunc, method, *inputs, **kwargs)
-        given = {"dtype": dtype} if dtype is not None else {}
-        if method == "accumulate":
-            return getattr(da, name)(x, axis=axis, **given)
-        out = getattr(da, name)(x, axis=axis, keepdims=kwargs.get("keepdims", False), **given)
-        return out if initial is None else ufunc(out, initial)  # max with initial: the larger of the two
-
-    __array_ufunc__._tenferro = True  # type: ignore[attr-defined]
-    da.Array.__array_ufunc__ = __array_ufunc__
-    # NumPy 2's np.astype (the elementwise family's cast, and so every mixed-precision
-    # unbroadcast) is the array's own astype; dask would gather it otherwise.
-    handled = sys.modules["dask.array.core"]._HANDLED_FUNCTIONS
-    if hasattr(np, "astype"):
-        handled.setdefault(np.astype, lambda x, dtype, /, *, copy=True, device=None: x.astype(dtype, copy=copy))
-    # Metadata, known without computing anything (dask would gather the array for them).
-    handled.setdefault(np.size, lambda a, axis=None: a.size if axis is None else a.shape[axis])
-    handled.setdefault(np.ndim, lambda a: a.ndim)
-    handled.setdefault(np.shape, lambda a: a.shape)
-
-
-def _teach_broadcasts(da: Any) -> None:
-    """Inside a DaskEngine kernel, ``np.broadcast_to`` (dask's ``broadcast_to``) chunks the
-    axes it creates with the engine's chunks, where dask would make each one a single
-    chunk: the cotangent of a sum (its seed broadcast to the input's shape) then has the
-    input's chunks, each made where it is used, instead of one chunk of N elements split
-    and sent between workers. Values are unchanged; outside a kernel, nothing changes."""
-    original = da.broadcast_to
-    if getattr(original, "_tenferro", False):
-        return
-
-    def broadcast_to(x: Any, shape: Any, chunks: Any = None, meta: Any = None) -> Any:
-        engine_chunks = _KERNEL_CHUNKS.get()
-        if chunks is None and engine_chunks is not None:
-            x, shape = da.asarray(x), tuple(shape)
-            new = len(shape) - x.ndim
-            if new >= 0 and shape != x.shape and all(o in (1, s) for o, s in zip(x.shape, shape[new:])):
-                target = da.core.normalize_chunks(fitted(engine_chunks, len(shape)), shape, dtype=x.dtype)
-                chunks = tuple(
-                    target[i] if i < new or x.shape[i - new] == 1 else x.chunks[i - new] for i in range(len(shape))
-                )
-        return original(x, shape, chunks=chunks, meta=meta)
-
-    broadcast_to._tenferro = True  # type: ignore[attr-defined]
-    da.broadcast_to = broadcast_to
 
 
 def fitted(chunks: Any, ndim: int) -> Any:
@@ -183,8 +101,6 @@ def _dask() -> tuple[Any, Any]:
             f"in a clone of tenferro"
         ) from None
     register_array_type(da.Array, _kept)
-    _teach_reductions(da)
-    _teach_broadcasts(da)
     return dask, da
 
 
@@ -247,6 +163,20 @@ class DaskEngine(Engine):
     def zeros(self, shape: tuple[int, ...], dtype: np.dtype) -> Any:
         return self._da.zeros(shape, dtype=dtype, chunks=fitted(self.chunks, len(shape)) if shape else ())
 
+    def broadcast_to(self, x: Any, shape: tuple[int, ...]) -> Any:
+        """``np.broadcast_to(x, shape)`` of a dask array in a kernel of this engine, the
+        axes it makes or stretches chunked as this engine chunks a new array, where dask
+        would make each one chunk: the cotangent of a sum (its seed broadcast to the input's
+        shape) then has the input's chunks, each made where it is used, instead of one chunk
+        of N elements split and sent between workers. Values are np.broadcast_to's."""
+        da = self._da
+        new = len(shape) - x.ndim
+        if new < 0 or shape == x.shape or not all(o in (1, n) for o, n in zip(x.shape, shape[new:])):
+            return np.broadcast_to(x, shape)  # (nothing to chunk, or NumPy's error)
+        target = da.core.normalize_chunks(fitted(self.chunks, len(shape)), shape, dtype=x.dtype)
+        chunks = tuple(target[i] if i < new or x.shape[i - new] == 1 else x.chunks[i - new] for i in range(len(shape)))
+        return da.broadcast_to(x, shape, chunks=chunks)
+
     def kernel(self, spec: Any) -> Callable[..., Any]:
         """``spec.forward`` run so that it cannot compute a dask value: while it runs, dask's
         scheduler is one that refuses (a gather would happen in this process), and a
@@ -262,7 +192,7 @@ class DaskEngine(Engine):
                 asked.append(_gathering())
                 raise _Gathered
 
-            token = _KERNEL_CHUNKS.set(engine.chunks)
+            token = RUNNING.set(engine)  # (tenferro.chunked.broadcast asks it for chunks)
             try:
                 with dask.config.set(scheduler=refuse), warnings.catch_warnings():
                     warnings.filterwarnings("ignore", _FALLBACK_WARNING, FutureWarning)
@@ -288,7 +218,7 @@ class DaskEngine(Engine):
                         ) from None
                     refused = f"dask refused it ({type(exc).__name__}: {exc})"  # chunking, an unsupported argument
             finally:
-                _KERNEL_CHUNKS.reset(token)
+                RUNNING.reset(token)
             if asked:
                 return engine._without_path(spec, values, params, asked[0])
             if refused is not None:

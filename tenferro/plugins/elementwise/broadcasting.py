@@ -21,7 +21,10 @@ from tenferro.extend import (
     SampleInput,
     ShapeMismatch,
     batching,
+    broadcast,
+    cast,
     check_shape,
+    reduced,
     unbroadcast,  # noqa: F401 - importable here, as plugins written before tenferro.extend did
 )
 
@@ -66,7 +69,7 @@ def _sum_to(x: np.ndarray, shape: Any) -> np.ndarray:
         if key is not None and len(_SUMMED) < 4096:  # (bounded: a program has few shapes)
             _SUMMED[key] = found
     target, axes = found
-    summed = np.add.reduce(x, axis=axes) if x.dtype.kind == "f" else np.sum(x, axis=axes)
+    summed = reduced(np.add, x, axis=axes) if x.dtype.kind == "f" else np.sum(x, axis=axes)
     if isinstance(summed, (np.ndarray, np.generic)):
         return summed.reshape(target)  # 1-3 µs less than np.reshape: sum_to is on every broadcasting VJP
     return np.reshape(summed, target)
@@ -78,7 +81,7 @@ def _broadcast_to(x: np.ndarray, shape: Any) -> np.ndarray:
         raise ShapeMismatch(
             f"broadcast_to: the argument of shape {list(x.shape)} cannot be broadcast to {list(target)}"
         )
-    return np.broadcast_to(x, target)
+    return broadcast(x, target)
 
 
 def _astype(x: np.ndarray, dtype: Any) -> np.ndarray:
@@ -92,7 +95,7 @@ def _astype(x: np.ndarray, dtype: Any) -> np.ndarray:
         raise DTypeError(f"astype: cannot cast to {target}; supported targets are bool, integer, float and complex")
     if x.dtype.kind == "c" and target.kind in "iuf":
         x = np.real(x)  # complex to real keeps the real part (NumPy's cast, without its ComplexWarning)
-    return np.astype(x, target)
+    return cast(x, target)
 
 
 def _shape_pair_sample(array_is_larger: bool) -> Any:

@@ -71,7 +71,7 @@ def _constant(
 
 def _scalar_reference(fn: Callable[[float], float]) -> Callable[[Any], Any]:
     """Reference from Python's scalar function (kept float for float inputs, as NumPy does)."""
-    return lambda x: np.vectorize(fn, otypes=[np.asarray(x).dtype])(x) if np.size(x) else np.asarray(x)
+    return lambda x: np.vectorize(fn, otypes=[np.asarray(x).dtype])(x) if 0 not in np.shape(x) else np.asarray(x)
 
 
 def _round_half_even(v: float) -> float:

@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from tenferro.extend import is_chunked, reshaped
+from tenferro.extend import broadcast, is_chunked, reshaped
 
 from .positions import in_range
 
@@ -111,7 +111,7 @@ def scatter_flat(shape: tuple[int, ...], where: tuple[Any, ...], updates: Any) -
     after = np.reshape(np.arange(math.prod(back), like=updates), (1,) * (lead + position.ndim) + back)
     middle = np.reshape(position, (1,) * lead + tuple(position.shape) + (1,) * len(back))
     flat = np.add(np.multiply(np.add(np.multiply(before, size), middle), math.prod(back)), after)
-    updates = np.broadcast_to(updates, front + tuple(position.shape) + back)  # a 0-d update too
+    updates = broadcast(updates, front + tuple(position.shape) + back)  # a 0-d update too
     flat = reshaped(np.broadcast_to(flat, updates.shape).rechunk(updates.chunks), (updates.size,))
     weights = reshaped(updates, (updates.size,))
     total = math.prod(shape)

@@ -29,6 +29,7 @@ from tenferro.extend import (
     ErrorInput,
     OpSpec,
     ShapeMismatch,
+    broadcast,
     check_shape,
     checked,
     copied,
@@ -109,7 +110,7 @@ def broadcast_updates(updates: Any, target: tuple[int, ...]) -> Any:
     (``np.add.at(zeros(4), (arange(4).reshape(2, 2),), [1., 2.])`` gives 1, 2 and garbage)."""
     if np.ndim(updates) == 0 or tuple(np.shape(updates)) == tuple(target):
         return updates
-    return np.broadcast_to(updates, target)
+    return broadcast(updates, target)
 
 
 def summed_at(shape: tuple[int, ...], where: tuple[Any, ...], updates: Any) -> Any:

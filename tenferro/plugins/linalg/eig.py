@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from tenferro.extend import ArgumentError, ErrorInput, OpSpec, conj
+from tenferro.extend import ArgumentError, ErrorInput, OpSpec, cast, conj
 from tenferro.extend import batching as vmap_rules
 
 from .batching import SQUARE, check_matrix, diag_embed, explain_nonfinite, lazy, mH, scale_columns
@@ -238,7 +238,7 @@ def _eig(a: Any) -> tuple[Any, Any]:
     check_matrix("eig", "a", a, square=True)
     w, v = np.linalg.eig(a)  # real arrays when every eigenvalue of a real a is real: made complex
     dtype = _complex_of(a)
-    w, v = np.astype(w, dtype), np.astype(v, dtype)
+    w, v = cast(w, dtype), cast(v, dtype)
     if np.shape(v)[-1] == 0:
         return w, v
     order = _sorted(w)
@@ -345,7 +345,7 @@ EIG = OpSpec(
 
 def _eigvals(a: Any) -> Any:
     check_matrix("eigvals", "a", a, square=True)
-    w = np.astype(np.linalg.eigvals(a), _complex_of(a))
+    w = cast(np.linalg.eigvals(a), _complex_of(a))
     return np.take_along_axis(w, _sorted(w), axis=-1)
 
 

@@ -24,9 +24,11 @@ from tenferro.extend import (
     Kink,
     OpSpec,
     ShapeMismatch,
+    cast,
     conj,
     explain_broadcast,
     normalize_axes,
+    reduced,
     unbroadcast,
 )
 from tenferro.extend import batching as vmap_rules
@@ -177,17 +179,17 @@ def _engine_vector_norm(x: Any, axes: tuple[int, ...], keepdims: bool, p: float)
     rest = tuple(i for i in range(x.ndim) if i not in axes)
     x = np.reshape(np.transpose(x, axes + rest), (math.prod(shape[i] for i in axes), *(shape[i] for i in rest)))
     if x.dtype.kind not in "fc":
-        x = np.astype(x, np.float64)
+        x = cast(x, np.float64)
     if p == 2:
         result = _root_sum_squares(x, 0)
     elif p == 0:
-        result = np.add.reduce(np.astype(np.not_equal(x, 0), np.real(x).dtype), axis=0)
+        result = reduced(np.add, cast(np.not_equal(x, 0), np.real(x).dtype), axis=0)
     elif p == 1:
-        result = np.add.reduce(np.abs(x), axis=0)
+        result = reduced(np.add, np.abs(x), axis=0)
     elif math.isinf(p):
-        result = _extreme(p).reduce(np.abs(x), axis=0)
+        result = reduced(_extreme(p), np.abs(x), axis=0)
     else:
-        total = np.add.reduce(np.power(np.abs(x), p), axis=0)
+        total = reduced(np.add, np.power(np.abs(x), p), axis=0)
         result = np.power(total, np.reciprocal(p, dtype=total.dtype))  # (numpy.linalg's: in the sum's dtype)
     if keepdims:
         result = np.reshape(result, tuple(1 if i in axes else n for i, n in enumerate(shape)))
@@ -202,13 +204,13 @@ def _engine_matrix_norm(x: Any, ord: Any, keepdims: bool) -> Any:  # noqa: A002
         result = _root_sum_squares(x, (row, col))
     else:  # ±1: the extreme column sum of |x|; ±inf: the extreme row sum
         summed, then = (row, col - 1) if ord in (1, -1) else (col, row)
-        result = _extreme(ord).reduce(np.add.reduce(np.abs(x), axis=summed), axis=then)
+        result = reduced(_extreme(ord), reduced(np.add, np.abs(x), axis=summed), axis=then)
     return np.reshape(result, (*x.shape[:-2], 1, 1)) if keepdims else result
 
 
 def _root_sum_squares(x: Any, axis: Any) -> Any:
     """numpy.linalg's 2-norm and Frobenius norm: sqrt of the sum of (conj(x)·x).real."""
-    return np.sqrt(np.add.reduce(np.real(np.multiply(np.conj(x), x)), axis=axis))
+    return np.sqrt(reduced(np.add, np.real(np.multiply(np.conj(x), x)), axis=axis))
 
 
 def _extreme(order: Any) -> np.ufunc:
@@ -299,7 +301,7 @@ def _cross(a: Any, b: Any, axis: int = -1) -> Any:
     # an engine's array (dask has no cross): NumPy's steps, each component a1·b2 - a2·b1 of
     # the operands cast to their common dtype first, so the numbers are NumPy's bitwise
     dtype = np.promote_types(a.dtype, b.dtype)
-    u, w = (np.moveaxis(np.astype(t, dtype), axis, -1) for t in (a, b))
+    u, w = (np.moveaxis(cast(t, dtype), axis, -1) for t in (a, b))
     parts = [u[..., i] * w[..., j] - u[..., j] * w[..., i] for i, j in ((1, 2), (2, 0), (0, 1))]
     return np.moveaxis(np.stack(parts, axis=-1), -1, axis)
 

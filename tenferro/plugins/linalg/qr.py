@@ -37,7 +37,7 @@ def _qr(a: Any) -> tuple[Any, Any]:
 def _rank_deficient(r: np.ndarray) -> None:
     """NotDifferentiable where R has a (nearly) zero on its diagonal (a check_values check)."""
     diag = np.abs(np.diagonal(r, axis1=-2, axis2=-1))
-    if np.size(diag) == 0:  # no column: nothing to divide by (np.max without initial=, as dask's takes none)
+    if 0 in np.shape(diag):  # no column: nothing to divide by (np.max without initial=: dask's has none)
         return
     if np.any(diag <= np.sqrt(np.finfo(r.dtype).eps) * np.max(diag, axis=-1, keepdims=True)):
         raise NotDifferentiable(

@@ -35,6 +35,7 @@ from tenferro.extend import (
     explain_broadcast,
     is_chunked,
     normalize_axes,
+    reduced,
     reshaped,
     tangent_sum,
     unbroadcast,
@@ -83,7 +84,7 @@ def _row_sums_of_squares(y: np.ndarray, axis: tuple[int, ...]) -> np.ndarray:
     if axis == tuple(range(y.ndim - k, y.ndim)):
         rows = whole(reshaped(y, (math.prod(y.shape[: y.ndim - k]), _count(y.shape, axis))), -1)
         return reshaped(np.vecdot(rows, rows), y.shape[: y.ndim - k] + (1,) * k)
-    return np.add.reduce(np.multiply(y, y), axis=axis, keepdims=True)
+    return reduced(np.add, np.multiply(y, y), axis=axis, keepdims=True)
 
 
 def _in_place(ufunc: Any, y: np.ndarray, other: Any) -> np.ndarray:
@@ -102,7 +103,7 @@ def _layer_norm(
 ) -> np.ndarray:
     axis = norm_axes(x, normalized_shape, axes, "layer_norm")
     n = _count(np.shape(x), axis)
-    mean = np.divide(np.add.reduce(x, axis=axis, keepdims=True), n)
+    mean = np.divide(reduced(np.add, x, axis=axis, keepdims=True), n)
     y = np.subtract(x, mean)  # the one full-size buffer: centred, scaled, shifted in place
     var = np.divide(_row_sums_of_squares(y, axis), n)
     # overflowed (|x| ~ 1e154 and up): nan, as PyTorch, not 0 (always replaced on an engine's

@@ -28,6 +28,7 @@ from tenferro.extend import (
     batching,
     explain_broadcast,
     normalize_axes,
+    reduced,
     unbroadcast,
 )
 
@@ -51,7 +52,7 @@ def _replaced(x: Any, where: Any, value: float) -> Any:
 
 def _top(x: Any, axes: tuple[int, ...]) -> Any:
     """The max per slice, that of an all -inf slice taken as 0 (so x - top is not nan)."""
-    top = np.maximum.reduce(x, axis=axes, keepdims=True)
+    top = reduced(np.maximum, x, axis=axes, keepdims=True)
     return _replaced(top, ~np.isfinite(top), 0.0)
 
 
@@ -62,27 +63,27 @@ def _shifted_exp(x: np.ndarray, axes: tuple[int, ...]) -> tuple[np.ndarray, np.n
 
 
 def _normalized(e: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
-    total = np.add.reduce(e, axis=axes, keepdims=True)
+    total = reduced(np.add, e, axis=axes, keepdims=True)
     # an empty slice (all -inf or masked): 0/1 = 0 there, not 0/0
     return np.divide(e, _replaced(total, total == 0, 1.0))
 
 
 def _softmax(x: np.ndarray, axis: Any = -1) -> np.ndarray:
     axes = _axes(x, axis, "softmax")
-    if np.size(x) == 0:  # no slice to take a max of: the empty result (PyTorch's)
+    if 0 in np.shape(x):  # no slice to take a max of: the empty result (PyTorch's)
         return np.copy(x)
     return _normalized(_shifted_exp(x, axes)[1], axes)
 
 
 def _log_softmax(x: np.ndarray, axis: Any = -1) -> np.ndarray:
     axes = _axes(x, axis, "log_softmax")
-    if np.size(x) == 0:
+    if 0 in np.shape(x):
         return np.copy(x)
     top = _top(x, axes)
     e = np.subtract(x, top)
     numpy = type(e) is np.ndarray  # (an engine's array, dask's, takes no out=)
     e = np.exp(e, out=e) if numpy else np.exp(e)  # in place: the exponentials are only summed
-    log_total = np.log(np.add.reduce(e, axis=axes, keepdims=True))
+    log_total = np.log(reduced(np.add, e, axis=axes, keepdims=True))
     log_total = _replaced(log_total, np.isneginf(log_total), 0.0)  # an all -inf slice: -inf - 0, not -inf - -inf
     # x - (max + log(sum)), as PyTorch's kernel, written into the same buffer
     return np.subtract(x, np.add(top, log_total), out=e) if numpy else np.subtract(x, np.add(top, log_total))
@@ -91,7 +92,7 @@ def _log_softmax(x: np.ndarray, axis: Any = -1) -> np.ndarray:
 def _masked_softmax(x: np.ndarray, mask: np.ndarray, axis: Any = -1) -> np.ndarray:
     x, mask = np.broadcast_arrays(x, mask)
     axes = _axes(x, axis, "masked_softmax")
-    if np.size(x) == 0:
+    if 0 in np.shape(x):
         return np.copy(x)
     return _normalized(_shifted_exp(np.where(mask, x, -np.inf), axes)[1], axes)
 

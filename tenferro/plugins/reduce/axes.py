@@ -18,6 +18,7 @@ from tenferro.extend import (
     SampleInput,
     ShapeMismatch,
     batching,
+    broadcast,
     normalize_axes,
 )
 
@@ -72,7 +73,7 @@ def _expand_to(x: np.ndarray, shape: Any, axes: Any, keepdims: Any = False) -> n
         return np.ndarray(shape, x.dtype, x, 0, strides)
     if not keepdims:
         x = np.expand_dims(x, tuple(i for i, r in enumerate(reduced) if r))
-    return np.broadcast_to(x, shape)
+    return broadcast(x, shape)
 
 
 def _expand_sample() -> Any:

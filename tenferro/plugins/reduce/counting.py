@@ -24,6 +24,7 @@ from tenferro.extend import (
     SampleInput,
     ShapeMismatch,
     batching,
+    reduced,
 )
 
 from .axes import check_keepdims
@@ -46,7 +47,7 @@ def _arg_extremum(name: str, fn: Callable[..., np.ndarray]) -> Callable[..., np.
         keep = check_keepdims(keepdims, name)
         if axis is not None:
             axis = normalize_axis(axis, x.ndim, name)
-        if (np.size(x) == 0) if axis is None else (np.shape(x)[axis] == 0):
+        if (0 in np.shape(x)) if axis is None else (np.shape(x)[axis] == 0):
             raise ShapeMismatch(f"{name}: cannot take the position of an extremum over an axis of size 0")
         return fn(x, axis=axis, keepdims=keep)
 
@@ -171,7 +172,7 @@ def _logical(
 
 def _count(x: np.ndarray, axis: tuple[int, ...], keepdims: bool) -> np.ndarray:
     # np.count_nonzero returns a NumPy int for a full reduction, even of another engine's array
-    return np.add.reduce(np.not_equal(x, 0), axis=axis, keepdims=keepdims, dtype=np.intp)
+    return reduced(np.add, np.not_equal(x, 0), axis=axis, keepdims=keepdims, dtype=np.intp)
 
 
 def _loop_reference(combine: Callable[[list[Any]], Any], dtype: Any) -> Callable[..., np.ndarray]:

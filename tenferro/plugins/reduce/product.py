@@ -183,7 +183,7 @@ def _with_zeros_sample(cotangent: bool, keepdims: bool = False, complex_: bool =
 SPECS = [
     reduction(
         "reduce_prod",
-        ufunc_reduce_for_floats(np.multiply.reduce, np.prod),
+        ufunc_reduce_for_floats(np.multiply, np.prod),
         _prod_rule,
         sequential_reference(lambda x, a: np.multiply.reduce(x, axis=a)),
         "Product over `axes`. Its gradient is exact where elements are zero (to second order); "

@@ -27,7 +27,9 @@ from tenferro.extend import (
     ShapeMismatch,
     TenferroError,
     batching,
+    cast,
     normalize_axes,
+    reduced,
 )
 
 from .axes import check_keepdims, kept_shape
@@ -98,13 +100,13 @@ def _logsumexp(x: np.ndarray, axis: tuple[int, ...]) -> np.ndarray:
     """log(sum(exp(x))) shifted by the max so that nothing overflows; -inf over no elements.
     Integers are taken as float64 (like np.mean's result)."""
     if x.dtype.kind != "f":
-        x = np.astype(x, np.float64)
+        x = cast(x, np.float64)
     # (initial=, for a slice of no elements, only where there is one: dask's max takes none;
     # the ufunc's method is np.max's 3 µs of dispatch less)
     if 0 in x.shape:
-        shift = np.maximum.reduce(x, axis=axis, keepdims=True, initial=-np.inf)
+        shift = reduced(np.maximum, x, axis=axis, keepdims=True, initial=-np.inf)
     else:
-        shift = np.maximum.reduce(x, axis=axis, keepdims=True)
+        shift = reduced(np.maximum, x, axis=axis, keepdims=True)
     shift = np.where(np.isfinite(shift), shift, 0.0)
     return np.log(np.sum(np.exp(x - shift), axis=axis)) + np.squeeze(shift, axis=axis)
 
@@ -113,18 +115,25 @@ def _mean(x: np.ndarray, axis: tuple[int, ...]) -> np.ndarray:
     """np.mean's value (the same sum, then one division) without its "Mean of empty slice"
     warning: the mean over no elements is nan, silently, like every other IEEE result."""
     count = math.prod(x.shape[a] for a in axis)
-    total = np.add.reduce(x, axis=axis, dtype=None if x.dtype.kind in "fc" else np.float64)
+    total = reduced(np.add, x, axis=axis, dtype=None if x.dtype.kind in "fc" else np.float64)
     return np.true_divide(total, count)
 
 
-def ufunc_reduce_for_floats(
-    ufunc_reduce: Callable[..., np.ndarray], general: Callable[..., np.ndarray]
-) -> Callable[..., np.ndarray]:
+def ufunc_reduce_for_floats(ufunc: np.ufunc, general: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
     """``ufunc.reduce`` for floats (np.sum and np.prod add ~2 µs of dispatch per call on
     small tensors); the NumPy function for integers, which it widens to the platform int."""
 
     def kernel(x: np.ndarray, axis: tuple[int, ...]) -> np.ndarray:
-        return ufunc_reduce(x, axis=axis) if x.dtype.kind in "fc" else general(x, axis=axis)
+        return reduced(ufunc, x, axis=axis) if x.dtype.kind in "fc" else general(x, axis=axis)
+
+    return kernel
+
+
+def _extremum(ufunc: np.ufunc) -> Callable[..., np.ndarray]:
+    """reduce_max's or reduce_min's kernel: ``ufunc.reduce`` over ``axis``."""
+
+    def kernel(x: np.ndarray, axis: tuple[int, ...]) -> np.ndarray:
+        return reduced(ufunc, x, axis=axis)
 
     return kernel
 
@@ -257,7 +266,7 @@ def sequential_reference(fn: Callable[..., np.ndarray]) -> Callable[..., np.ndar
 SPECS = [
     reduction(
         "reduce_sum",
-        ufunc_reduce_for_floats(np.add.reduce, np.sum),
+        ufunc_reduce_for_floats(np.add, np.sum),
         _sum_rule,
         sequential_reference(lambda x, a: np.add.reduce(x, axis=a)),
         "Sum over `axes` (None = all). Bools count: the sum of a bool tensor is an integer, as in NumPy.",
@@ -275,7 +284,7 @@ SPECS = [
     ),
     reduction(
         "reduce_max",
-        np.maximum.reduce,
+        _extremum(np.maximum),
         _extremum_rule("reduce_max"),
         sequential_reference(lambda x, a: np.maximum.reduce(x, axis=a)),
         "Max over `axes`. Convention: the cotangent is split evenly among the elements tied for the max.",
@@ -288,7 +297,7 @@ SPECS = [
     ),
     reduction(
         "reduce_min",
-        np.minimum.reduce,
+        _extremum(np.minimum),
         _extremum_rule("reduce_min"),
         sequential_reference(lambda x, a: np.minimum.reduce(x, axis=a)),
         "Min over `axes`. Convention: the cotangent is split evenly among the elements tied for the min.",

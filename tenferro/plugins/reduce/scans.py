@@ -27,7 +27,9 @@ from tenferro.extend import (
     OpSpec,
     SampleInput,
     ShapeMismatch,
+    accumulated,
     batching,
+    cast,
     conj,
     copied,
     is_chunked,
@@ -69,7 +71,7 @@ def _scanned(ufunc: np.ufunc, x: Any, axis: int, include_initial: bool) -> Any:
     if type(x) is np.ndarray:
         scan = np.cumulative_sum if ufunc is np.add else np.cumulative_prod
         return scan(x, axis=axis, include_initial=include_initial)
-    out = ufunc.accumulate(x, axis=axis)
+    out = accumulated(ufunc, x, axis)
     if not include_initial:
         return out
     one = _along_shape(np.shape(x), axis, 1)  # (x may have no first element)
@@ -251,7 +253,7 @@ def _samples(zeros: bool = False, pair: str = "", complex_: bool = False) -> Cal
 
 def _rows(x: np.ndarray, axis: Any) -> tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]]:
     x = np.asarray(x)
-    x = x if x.dtype.kind in "fc" else np.astype(x, np.float64)
+    x = x if x.dtype.kind in "fc" else cast(x, np.float64)
     axis = 0 if axis is None else axis % x.ndim
     moved = np.moveaxis(x, axis, -1)
     return moved.reshape(-1, moved.shape[-1]), lambda y: np.moveaxis(y.reshape(*moved.shape[:-1], -1), -1, axis)

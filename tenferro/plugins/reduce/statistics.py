@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from tenferro.extend import ArgumentError, ErrorInput, Kink, OpSpec, SampleInput, normalize_axes
+from tenferro.extend import ArgumentError, ErrorInput, Kink, OpSpec, SampleInput, cast, normalize_axes, reduced
 
 from .axes import check_keepdims, kept_shape
 from .reductions import count_of, reduction_errors, spread
@@ -33,16 +33,16 @@ def _var(x: np.ndarray, axes: Any = None, correction: Any = 0, keepdims: bool = 
     keep = check_keepdims(keepdims, op)
     correction = _correction(correction, op)
     if x.dtype.kind not in "fc":
-        x = np.astype(x, np.float64)
+        x = cast(x, np.float64)
     count = count_of(x.shape, axis)
-    mean = np.divide(np.add.reduce(x, axis=axis, keepdims=True), count)
+    mean = np.divide(reduced(np.add, x, axis=axis, keepdims=True), count)
     centered = np.subtract(x, mean)
     if x.dtype.kind == "c":  # |c|² = re² + im², a real result
         real, imag = np.real(centered), np.imag(centered)
         squares = np.add(np.multiply(real, real), np.multiply(imag, imag))
     else:
         squares = np.multiply(centered, centered)
-    total = np.add.reduce(squares, axis=axis, keepdims=keep)
+    total = reduced(np.add, squares, axis=axis, keepdims=keep)
     with np.errstate(divide="ignore", invalid="ignore"):  # N - correction <= 0: inf or nan, as NumPy
         return np.divide(total, squares.dtype.type(_dof(count, correction)))
 
@@ -131,7 +131,7 @@ def _reference(root: bool) -> Callable[..., np.ndarray]:
     def reference(x: np.ndarray, axes: Any = None, correction: Any = 0, keepdims: bool = False) -> np.ndarray:
         axis = normalize_axes(axes, np.ndim(x), "reference")
         x = np.asarray(x)
-        x = x if x.dtype.kind == "c" else np.astype(x, np.float64)
+        x = x if x.dtype.kind == "c" else cast(x, np.float64)
         out = np.var(x, axis=axis, ddof=correction, keepdims=keepdims)
         return np.sqrt(out) if root else out
 

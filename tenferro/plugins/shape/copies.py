@@ -18,6 +18,7 @@ from tenferro.extend import (
     OpSpec,
     ShapeMismatch,
     batching,
+    cast,
     check_shape,
     is_chunked,
     reshaped,
@@ -301,7 +302,7 @@ def _pad(x: Any, pad_width: Any, mode: str = "constant", constant_values: Any = 
         raise ArgumentError(f"pad: constant_values must be a number, got {constant_values!r}")
     pairs = _pad_pairs(pad_width, np.ndim(x))
     if np.iscomplexobj(constant_values) and x.dtype.kind != "c":  # promote, never drop the imaginary part
-        x = np.astype(x, np.result_type(x.dtype, constant_values, np.float32))
+        x = cast(x, np.result_type(x.dtype, constant_values, np.float32))
     return np.pad(x, pairs or 0, mode="constant", constant_values=constant_values)  # np.pad refuses () for 0-d
 
 

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import scipy.special
 
-from tenferro.extend import DTypeError, ErrorInput, Kink, ShapeMismatch
+from tenferro.extend import DTypeError, ErrorInput, Kink, ShapeMismatch, cast
 
 from .rules import partials, refused, shifted, times
 from .specs import domain, pairs, reference, shape_params, special, weak_scalars
@@ -57,7 +57,7 @@ def _half(s: Any, a: Any, b: Any, op: str) -> Any:
 def _yn(n: Any, x: Any) -> Any:
     """scipy's yn, in float32 for float32 x (its integer-order loop returns float64)."""
     if getattr(x, "dtype", None) == np.float32:
-        n = np.astype(n, np.float32) if hasattr(n, "dtype") else np.float32(n)
+        n = cast(n, np.float32) if hasattr(n, "dtype") else np.float32(n)
     return scipy.special.yn(n, x)
 
 
@@ -125,7 +125,7 @@ def _orders(ufunc: Callable[..., Any]) -> Callable[..., Any]:
             return kernel(0.0 if abs(v) < _TINY else v, x)
         if v.dtype.kind in "iu":
             dtype = getattr(x, "dtype", None)
-            v = np.astype(v, dtype if dtype is not None and dtype.kind == "f" else np.float64)
+            v = cast(v, dtype if dtype is not None and dtype.kind == "f" else np.float64)
         return kernel(np.where(np.abs(v) < _TINY, np.zeros_like(v), v), x)
 
     return ordered

@@ -21,6 +21,8 @@ import numpy as np
 import scipy.integrate
 import scipy.special
 
+from tenferro.extend import cast
+
 from .rules import partials, refused
 from .specs import reference, shape_params, special
 
@@ -65,7 +67,7 @@ def _in_precision(ufunc: Callable[..., Any]) -> Callable[..., Any]:
         kinds = [a.dtype for a in args if hasattr(a, "dtype") and a.dtype.kind == "f"]
         if kinds and all(k == np.float32 for k in kinds):
             args = tuple(
-                (np.astype(a, np.float32) if a.dtype.kind != "f" else a) if hasattr(a, "dtype") else np.float32(a)
+                (cast(a, np.float32) if a.dtype.kind != "f" else a) if hasattr(a, "dtype") else np.float32(a)
                 for a in args
             )
         return ufunc(*args)
