@@ -459,6 +459,32 @@ def test_a_transform_on_a_dask_engine_leaves_a_numpy_tensor_of_another_runtime_a
     assert type(x._value) is np.ndarray and np.array_equal(np.asarray(x * 2), [2.0, 4.0])
 
 
+def test_per_example_gradients_by_vmap_stay_on_the_cluster_and_jit_is_refused(deng):
+    """tf.vmap(tf.grad(loss), in_axes=(None, 0, 0)) on a DaskEngine runtime batches (the two
+    traces it compares hold the engine's constants, equal by their graphs' tokens, not
+    computed) and its gradients are dask arrays, CpuEngine's to the summation bound (a
+    matmul per example); tf.jit, which replays NumPy kernels, refuses the engine by name."""
+    rng = np.random.default_rng(3)
+    w0, data, labels = rng.standard_normal(4), rng.standard_normal((6, 4)), rng.standard_normal(6)
+
+    def loss(w, x, y):
+        return (tnp.tanh(x @ w) - y) ** 2
+
+    def per_example(engine):
+        rt = EagerRuntime(engine=engine)
+        with rt:
+            return tf.vmap(tf.grad(loss), in_axes=(None, 0, 0))(*(rt.constant_from(a) for a in (w0, data, labels)))
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", tf.BatchingFallback)  # batched, as on CpuEngine: not a loop per example
+        on_dask = per_example(deng)
+    on_cpu = per_example(CpuEngine.serial())
+    assert is_dask(on_dask) and on_dask.shape == (6, 4)
+    within_summation_bound(np.asarray(on_dask), np.asarray(on_cpu), 4, 4 * np.abs(data).max() ** 2)
+    with EagerRuntime(engine=deng) as rt, pytest.raises(EngineError, match=r"tf\.jit runs on a CpuEngine"):
+        tf.jit(lambda w: tnp.sum(w * w))(rt.constant_from(w0))
+
+
 def test_the_conversions_compute_a_dask_value(deng):
     rd = EagerRuntime(engine=deng)
     s = tnp.sum(rd.variable_from(np.arange(4.0)) * 2)
