@@ -97,7 +97,7 @@ CAUGHT = {
     # forward mode transposes the VJP, so a VJP that is not differentiable in g is wrong there too
     "SOMETIMES_WRONG_SECOND_ORDER": ({"vjp2_fd", "jvp_fd"}, "second order along the cotangent u: AD"),
     "UNDECLARED_RESIDUAL": ({"residuals", "jvp_fd"}, "residuals=('out',) does not list it"),
-    "ASTYPE_METHOD": ({"engine_neutral"}, "the kernel used ndarray.astype, which another engine's array lacks; use"),
+    "ASTYPE_METHOD": ({"engine_neutral"}, "ndarray.astype, which another engine's array lacks; use tenferro.extend.ca"),
     # (and dask's arrays refuse the conversion: the engine never gathers silently)
     "COERCING": ({"engine_neutral", "dask_engine"}, "the kernel converted its array argument to a NumPy array (np"),
     "NUMPY_RESULT": ({"engine_neutral"}, "given duck arrays, the kernel returned a numpy.ndarray: it made a new"),

@@ -85,6 +85,8 @@ class DuckArray(NDArrayOperatorsMixin):
         if not name.startswith("__") and hasattr(np.ndarray, name):
             dispatching = callable(getattr(np, name, None))
             instead = f"use np.{name}(x, …)" if dispatching else "guard it by type(x) is np.ndarray"
+            if name == "astype":  # (np.astype dispatches, but dask's arrays do not implement it)
+                instead = "use tenferro.extend.cast(x, dtype), which every engine's array takes"
             raise AttributeError(f"the kernel used ndarray.{name}, which another engine's array lacks; {instead}")
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
