@@ -291,6 +291,29 @@ def _kernel_calling(function):
     return OpSpec(name="one_matrix", inputs=("a",), forward=function, doc="a kernel that calls one NumPy function")
 
 
+def test_another_thread_computing_while_a_kernel_runs_is_not_refused():
+    """The refusing scheduler is in dask's process-wide config while a kernel runs: a dask
+    value another thread computes meanwhile gets dask's default scheduler, not the
+    kernel's refusal (and the kernel is not blamed for it)."""
+    import threading
+
+    computed = []
+
+    def kernel_with_a_neighbour(a):
+        neighbour = threading.Thread(target=lambda: computed.append(float(da.ones(4, chunks=2).sum().compute())))
+        neighbour.start()
+        neighbour.join()
+        return np.negative(a)
+
+    spec = _kernel_calling(kernel_with_a_neighbour)
+    rt = EagerRuntime(plugins=[("mine", plugin_of("mine", spec))])
+    engine = DaskEngine(chunks=2)
+    out = rt.with_eager_session(engine, lambda s: s.one_matrix(rt.constant_from(np.eye(3))))
+    assert computed == [4.0] and is_dask(out)
+    with dask.config.set(scheduler="synchronous"):
+        np.testing.assert_array_equal(np.asarray(out), -np.eye(3))
+
+
 def test_an_op_without_a_dask_path_raises_naming_op_and_engine(deng):
     rt = EagerRuntime(plugins=[("mine", plugin_of("mine", _kernel_calling(np.linalg.det)))])
     a = rt.variable_from(np.eye(3) + 0.5)

@@ -189,10 +189,12 @@ class DaskEngine(Engine):
             refused: str | None = None  # why dask refused the kernel's call, if it did
 
             def refuse(*args: Any, **kwargs: Any) -> Any:
+                if RUNNING.get() is not engine:  # another thread computing meanwhile: not this kernel's gather
+                    return _unrefused_scheduler()(*args, **kwargs)
                 asked.append(_gathering())
                 raise _Gathered
 
-            token = RUNNING.set(engine)  # (tenferro.chunked.broadcast asks it for chunks)
+            token = RUNNING.set(engine)  # (and tenferro.chunked.broadcast asks it for chunks)
             try:
                 with dask.config.set(scheduler=refuse), warnings.catch_warnings():
                     warnings.filterwarnings("ignore", _FALLBACK_WARNING, FutureWarning)
@@ -319,6 +321,20 @@ def _per_matrix(da: Any, spec: Any, values: tuple[Any, ...], params: dict[str, A
         allow_rechunk=True,
     )
     return tuple(out) if spec.multiple_results else out
+
+
+def _unrefused_scheduler() -> Callable[..., Any]:
+    """The scheduler dask picks when none is configured (the refusing one is, for the few
+    microseconds a kernel runs, process-wide): the default distributed Client's, else
+    dask's threads."""
+    try:
+        from distributed import get_client  # noqa: PLC0415
+
+        return get_client().get
+    except (ImportError, ValueError):  # no distributed, or no client
+        import dask.threaded  # noqa: PLC0415
+
+        return dask.threaded.get
 
 
 def _gathering() -> str:
