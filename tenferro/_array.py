@@ -160,6 +160,9 @@ def _indexed(x: EagerTensor, key: Any) -> EagerTensor:
     """``x[key]`` for any key: its plan as ops (which check the index arrays' range)."""
     rt = x._rt
     session = rt.current_session()
+    mask = _tnp._keys.engine_mask(key)
+    if mask is not None:
+        return session.boolean_mask(x, mask)
     traced = _tnp._keys.followed_indices(key)  # (integer tensors a trace follows, or an engine holds)
     p = plan(x.shape, key if traced is None else traced[0], bounds=False)
     if p.mask is not None:

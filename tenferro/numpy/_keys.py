@@ -90,7 +90,8 @@ def _item(item: Any, where: str, key: Any, shape: tuple[int, ...]) -> Any:
             raise EngineError(
                 f"{where}[{shown(key)}]: a boolean mask held on an engine ({type(item).__module__}) picks a number of "
                 f"elements that depends on its values, which eager semantics must know now (reading it here "
-                f"would gather it); use tnp.where(mask, x, 0) to keep x's shape, or read the mask first"
+                f"would gather it); use tnp.where(mask, x, 0) to keep x's shape, read the mask first, or let the "
+                f"engine gather it: DaskEngine(..., gather=('boolean_mask', 'argwhere'))"
             )
     elif kind is bool or kind is np.bool_:
         return np.asarray(item)  # a 0-d mask
@@ -172,6 +173,15 @@ def _followed(item: Any) -> bool:
         and item.dtype.kind in "iu"
         and (item.tracks_grad() or isinstance(held(item), engines.ENGINE_ARRAYS))
     )
+
+
+def engine_mask(key: Any) -> EagerTensor | None:
+    """The key itself when it is a boolean mask an engine holds (``x[mask]``), else None:
+    the boolean_mask op's input, so that the engine decides (it gathers it only where told
+    to, ``DaskEngine(gather=...)``), where the key's plan would read its values."""
+    if isinstance(key, EagerTensor) and key.dtype == np.bool_ and isinstance(held(key), engines.ENGINE_ARRAYS):
+        return key
+    return None
 
 
 def followed_indices(key: Any) -> tuple[tuple[Any, ...], list[Any]] | None:
