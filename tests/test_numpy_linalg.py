@@ -579,3 +579,76 @@ def test_pinv_with_an_rtol_of_a_matrix_without_entries_is_numpys(shape):
     assert got.shape == np.linalg.pinv(a, rtol=0.1).shape
     with pytest.raises(tf.ArgumentError, match=r"tnp.linalg.pinv: rtol must be a real number"):
         tnp.linalg.pinv(np.zeros(shape, np.float32), rtol="x")
+
+
+# -- tnp.linalg.lstsq --------------------------------------------------------------------------
+def _lstsq_cases():
+    rng = np.random.default_rng(7)
+    deficient = np.outer(rng.normal(size=5), rng.normal(size=3))  # rank 1
+    complex_a = rng.normal(size=(4, 2)) + 1j * rng.normal(size=(4, 2))
+    return [
+        ("tall", rng.normal(size=(5, 3)), rng.normal(size=5)),
+        ("tall, columns", rng.normal(size=(5, 3)), rng.normal(size=(5, 2))),
+        ("wide", rng.normal(size=(2, 4)), rng.normal(size=2)),
+        ("square", rng.normal(size=(3, 3)) + 3 * np.eye(3), rng.normal(size=3)),
+        ("rank-deficient", deficient, rng.normal(size=5)),
+        ("complex", complex_a, rng.normal(size=4) + 1j * rng.normal(size=4)),
+        ("zero matrix", np.zeros((3, 2)), np.ones(3)),
+    ]
+
+
+@pytest.mark.parametrize("a, b", [case[1:] for case in _lstsq_cases()], ids=[case[0] for case in _lstsq_cases()])
+def test_lstsq_is_numpys_solution_residuals_rank_and_singular_values(a, b):
+    """(x, residuals, rank, s) as np.linalg.lstsq's: the least-norm x where a is
+    rank-deficient or wide, residuals only where rank = N < M, the rank an int; and
+    np.linalg.lstsq of a tracked tenferro array dispatches to it."""
+    x, residuals, rank, s = tnp.linalg.lstsq(a, b)
+    want = np.linalg.lstsq(a, b, rcond=None)
+    np.testing.assert_allclose(np.asarray(x), want[0], rtol=1e-10, atol=1e-12)
+    assert np.asarray(residuals).shape == want[1].shape and np.asarray(residuals).dtype == want[1].dtype
+    np.testing.assert_allclose(np.asarray(residuals), want[1], rtol=1e-10, atol=1e-12)
+    assert type(rank) is int and rank == want[2]
+    np.testing.assert_allclose(np.asarray(s), want[3], rtol=1e-12, atol=1e-14)
+    dispatched = np.linalg.lstsq(tf.variable(a), b)
+    assert dispatched[0].tracks_grad() and np.array_equal(np.asarray(dispatched[0]), np.asarray(x))
+
+
+def test_lstsq_cuts_singular_values_at_rcond_as_numpy():
+    a = np.diag([1.0, 1e-3, 0.0])[:, :2] + 0.0
+    b = np.array([1.0, 1.0, 1.0])
+    for rcond in (1e-2, 1e-4):
+        got, want = tnp.linalg.lstsq(a, b, rcond=rcond), np.linalg.lstsq(a, b, rcond=rcond)
+        assert got[2] == want[2]
+        np.testing.assert_allclose(np.asarray(got[0]), want[0], rtol=1e-12)
+
+
+def test_lstsq_differentiates_its_solution_and_residuals():
+    rng = np.random.default_rng(11)
+    a, b = rng.normal(size=(6, 3)), rng.normal(size=6)
+
+    def loss(a, b):
+        x, residuals, _, s = tnp.linalg.lstsq(a, b)
+        return tnp.sum(x * x) + tnp.sum(residuals) + tnp.sum(s)
+
+    def numeric(a, b):
+        x, residuals, _, s = np.linalg.lstsq(a, b, rcond=None)
+        return np.sum(x * x) + np.sum(residuals) + np.sum(s)
+
+    ga, gb = tf.grad(loss, argnums=(0, 1))(a, b)
+    np.testing.assert_allclose(np.asarray(ga), fd_gradient(lambda t: numeric(t, b), a), rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(np.asarray(gb), fd_gradient(lambda t: numeric(a, t), b), rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize(
+    "a, b, kwargs, error, message",
+    [
+        (np.ones((2, 3, 3)), np.ones(3), {}, ArgumentError, "a has shape [2, 3, 3] and b [3]; a must be a matrix"),
+        (np.ones((3, 2)), np.ones(4), {}, ArgumentError, "a has shape [3, 2] and b [4]; a must be a matrix"),
+        (np.ones((3, 2), np.int64), np.ones(3), {}, tf.DTypeError, "a has dtype int64; it must be a float or complex"),
+        (np.ones((3, 2)), np.ones(3), {"rcond": "x"}, ArgumentError, "rcond must be a number or None, got 'x'"),
+    ],
+    ids=["batched", "rows", "integer", "rcond"],
+)
+def test_lstsq_refuses_what_numpy_refuses_naming_the_argument(a, b, kwargs, error, message):
+    with pytest.raises(error, match=re.escape(f"tnp.linalg.lstsq: {message}")):
+        tnp.linalg.lstsq(a, b, **kwargs)

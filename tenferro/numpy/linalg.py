@@ -1,7 +1,8 @@
 """``tnp.linalg``: the array API's linalg extension (2024.12) on the linalg ops, plus
-NumPy's ``norm``, ``eig`` and ``eigvals``.
+NumPy's ``norm``, ``eig``, ``eigvals`` and ``lstsq``.
 
-Every function records and differentiates except ``matrix_rank`` (an integer constant).
+Every function records and differentiates except ``matrix_rank`` (an integer constant)
+and ``lstsq``'s rank (an int).
 The decompositions return the standard's named tuples (``EighResult``, ``QRResult``,
 ``SlogdetResult``, ``SVDResult``), NumPy's field names. Pinned choices (DESIGN §11):
 ``eigh``/``eigvalsh`` give ascending eigenvalues; ``svd`` has ``full_matrices=True`` by
@@ -21,7 +22,7 @@ from ..core.eager import EagerTensor, held
 from ..core.errors import ArgumentError, AxisError, DTypeError, TenferroError, UnknownName
 from ..core.tracing import note_read
 from ..plugins.linalg.batching import NotPositiveDefinite, SingularMatrix
-from ._dispatch import OPERANDS, X, array_arg, array_pair, as_array, renamed, run, unary
+from ._dispatch import OPERANDS, X, array_arg, array_pair, as_array, renamed, run, runtime_of, unary
 from ._linear import matmul, matrix_transpose, outer, tensordot, vecdot
 
 __all__ = [
@@ -41,6 +42,7 @@ __all__ = [
     "eigvals",
     "eigvalsh",
     "inv",
+    "lstsq",
     "matmul",
     "matrix_norm",
     "matrix_power",
@@ -217,6 +219,52 @@ def matrix_rank(x: Any, /, *, rtol: float | Any | None = None) -> EagerTensor:
         rtol = _real(held(rtol) if type(rtol) is EagerTensor else rtol, "tnp.linalg.matrix_rank", "rtol")[..., None]
     tol = rtol * (s.max(axis=-1, keepdims=True) if s.shape[-1] else 0.0)
     return x.runtime.constant_from(np.count_nonzero(s > tol, axis=-1).astype(np.int64))
+
+
+def lstsq(a: Any, b: Any, rcond: float | None = None) -> tuple[EagerTensor, EagerTensor, int, EagerTensor]:
+    """NumPy's ``lstsq`` for a (M, N) and b (M,) or (M, K): (x, residuals, rank, s). x
+    minimises ‖b - a·x‖, the one of least norm where a's rank is below N: the lstsq op
+    (QR, and its derivative) where a has full rank, else the pseudo-inverse of a with the
+    singular values at or below ``rcond``·max(s) cut, times b. residuals: the squared norm
+    of each column of b - a·x where rank = N < M, else empty (NumPy's); rank: an int, read
+    (no derivative); s: a's singular values. ``rcond=None`` is NumPy's eps·max(M, N). The
+    rank-deficient solution differentiates as ``pinv`` with an rtol does (through svd:
+    distinct singular values)."""
+    function = "tnp.linalg.lstsq"
+    rt = runtime_of((a, b))
+    a, b = as_array(rt, a, function, "a"), as_array(rt, b, function, "b")
+    if a.ndim != 2 or b.ndim not in (1, 2) or b.shape[0] != a.shape[0]:
+        raise ArgumentError(
+            f"{function}: a has shape {list(a.shape)} and b {list(b.shape)}; a must be a matrix (M, N) and b of "
+            f"shape (M,) or (M, K) with a's M rows (NumPy's lstsq takes no batch axes)"
+        )
+    if a.dtype.kind not in "fc":
+        raise DTypeError(f"{function}: a has dtype {a.dtype}; it must be a float or complex array")
+    if rcond is not None and (isinstance(rcond, bool) or not isinstance(rcond, (int, float))):
+        raise ArgumentError(f"{function}: rcond must be a number or None, got {rcond!r}")
+    rows, columns = a.shape
+    s = rt.current_session()
+    singular = run(function, None, s.svdvals, a)
+    note_read(singular, function)  # (the rank is read: it chooses the formula)
+    values = held(singular)
+    rtol = max(rows, columns) * np.finfo(values.dtype).eps if rcond is None else float(rcond)
+    rank = int(np.count_nonzero(values > rtol * values.max(initial=0.0)))
+    x = None
+    if rank == min(rows, columns):
+        try:
+            x = run(function, None, s.lstsq, a, b)
+        except SingularMatrix:  # (the op's own rank test is a hair stricter: then the cut pseudo-inverse)
+            x = None
+    if x is None:
+        x = matmul(pinv(a, rtol=rtol), b)
+    if rank == columns < rows:
+        r = s.sub(b, matmul(a, x))
+        squares = s.real(s.mul(s.conj(r), r)) if r.dtype.kind == "c" else s.mul(r, r)
+        residuals = s.reduce_sum(squares, axes=0)
+        residuals = s.reshape(residuals, (1,)) if b.ndim == 1 else residuals
+    else:
+        residuals = rt.constant_from(np.zeros(0, values.dtype))
+    return x, residuals, rank, singular
 
 
 def pinv(x: Any, /, *, rtol: float | Any | None = None) -> EagerTensor:
