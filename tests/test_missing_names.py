@@ -17,7 +17,7 @@ from tenferro import UnknownName
         (lambda: tnp.put, r"tnp has no 'put'; write x\.at\[indices\]\.set\(values\)"),
         (lambda: tnp.sinn, r"tnp has no 'sinn'; did you mean tnp\.sin or"),
         (lambda: tnp.i0, r"tnp has no 'i0' yet; NumPy's numpy\.i0 is not in tenferro\.numpy"),
-        (lambda: tnp.linalg.cond, r"tnp\.linalg has no 'cond' yet; NumPy's numpy\.linalg\.cond"),
+        (lambda: tnp.linalg.choleski, r"tnp\.linalg has no 'choleski'; did you mean tnp\.linalg\.cholesky\?"),
         (lambda: tnp.fft.fftt, r"tnp\.fft has no 'fftt'; did you mean tnp\.fft\.fft"),
         (lambda: tf.no_gard, r"tf has no 'no_gard'; did you mean tf\.no_grad\?"),
         (lambda: tf.tensor, r"tf has no 'tensor'; write tf\.variable\(a\) \(requires grad\) or tf\.constant\(a\)"),

@@ -174,7 +174,7 @@ def test_numpy_calls_inside_a_session_record_on_it():
 
 REFUSED = [
     ("np.real_if_close", lambda x: np.real_if_close(x), ["np.real_if_close", "np.asarray(x)", "gradient"]),
-    ("np.linalg.cond", lambda x: np.linalg.cond(x), ["np.linalg.cond(np.asarray(x))"]),
+    ("np.i0", lambda x: np.i0(x), ["np.i0(np.asarray(x))"]),
     ("np.fix", lambda x: np.fix(x), ["np.fix", "np.asarray(x)"]),
     ("out=", lambda x: np.sin(x, out=np.empty(X.shape)), ["np.sin", "out=", "immutable"]),
     ("a += x", lambda x: np.add(A.copy(), x, out=A.copy()), ["np.add", "out=", "a = a + x"]),

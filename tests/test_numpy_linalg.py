@@ -652,3 +652,82 @@ def test_lstsq_differentiates_its_solution_and_residuals():
 def test_lstsq_refuses_what_numpy_refuses_naming_the_argument(a, b, kwargs, error, message):
     with pytest.raises(error, match=re.escape(f"tnp.linalg.lstsq: {message}")):
         tnp.linalg.lstsq(a, b, **kwargs)
+
+
+# -- tnp.linalg.cond, multi_dot, tensorsolve, tensorinv ---------------------------------------
+@pytest.mark.parametrize("p", [None, 2, -2, 1, -1, np.inf, -np.inf, "fro"])
+def test_cond_is_numpys_for_every_order_and_differentiates(p):
+    rng = np.random.default_rng(5)
+    stack = rng.normal(size=(2, 3, 3)) + 2 * np.eye(3)
+    np.testing.assert_allclose(np.asarray(tnp.linalg.cond(stack, p)), np.linalg.cond(stack, p), rtol=1e-12)
+    a = stack[0]
+    got = tf.grad(lambda m: tnp.linalg.cond(m, p))(a)
+    np.testing.assert_allclose(np.asarray(got), fd_gradient(lambda m: np.linalg.cond(m, p), a), rtol=1e-5, atol=1e-7)
+
+
+def test_cond_of_a_singular_matrix_is_inf_and_refused_where_it_tracks_a_gradient():
+    singular = np.array([[1.0, 2.0], [2.0, 4.0]])
+    for p in (1, "fro", np.inf):  # (p None divides by a singular value of rounding noise, as NumPy's)
+        assert float(tnp.linalg.cond(singular, p)) == np.inf == np.linalg.cond(singular, p)
+    for p in (None, 1, "fro", np.inf):  # (0/0 made inf, as NumPy makes it)
+        assert float(tnp.linalg.cond(np.zeros((2, 2)), p)) == np.inf == np.linalg.cond(np.zeros((2, 2)), p)
+    with pytest.raises(tf.TenferroError, match=r"tnp\.linalg\.cond: x holds a singular matrix, .* no derivative"):
+        tnp.linalg.cond(tf.variable(singular), 1)
+    with pytest.raises(ArgumentError, match=r"tnp\.linalg\.cond: x has shape \[0, 0\]; cond needs matrices"):
+        tnp.linalg.cond(np.zeros((0, 0)))
+
+
+@pytest.mark.parametrize(
+    "shapes",
+    [[(3, 4), (4, 2)], [(10, 100), (100, 5), (5, 50)], [(4,), (4, 6), (6, 2), (2, 5), (5,)], [(3,), (3, 2)]],
+    ids=["two", "three", "vectors at both ends", "vector first"],
+)
+def test_multi_dot_is_numpys_product_in_numpys_order(shapes):
+    rng = np.random.default_rng(9)
+    arrays = [rng.normal(size=shape) for shape in shapes]
+    got, want = tnp.linalg.multi_dot(arrays), np.linalg.multi_dot(arrays)
+    assert got.shape == np.shape(want)
+    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-12)
+    grads = tf.grad(lambda *xs: tnp.sum(tnp.linalg.multi_dot(list(xs)) ** 2), argnums=tuple(range(len(arrays))))(
+        *arrays
+    )
+    for i, grad in enumerate(grads):
+        numeric = fd_gradient(
+            lambda t, i=i: np.sum(np.linalg.multi_dot([*arrays[:i], t, *arrays[i + 1 :]]) ** 2), arrays[i]
+        )
+        np.testing.assert_allclose(np.asarray(grad), numeric, rtol=1e-5, atol=1e-7 * np.abs(numeric).max())
+
+
+def test_multi_dot_refuses_what_does_not_chain_naming_the_arrays():
+    with pytest.raises(ShapeMismatch, match=r"arrays\[1\] of shape \[4, 2\] and arrays\[2\] of shape \[3, 2\] do not"):
+        tnp.linalg.multi_dot([np.ones((2, 4)), np.ones((4, 2)), np.ones((3, 2))])
+    with pytest.raises(ArgumentError, match=r"tnp\.linalg\.multi_dot: arrays must be a list of two or more"):
+        tnp.linalg.multi_dot([np.ones((2, 2))])
+    with pytest.raises(ArgumentError, match=r"arrays\[1\] has shape \[2, 2, 2\]; it must be 2-D"):
+        tnp.linalg.multi_dot([np.ones((2, 2)), np.ones((2, 2, 2))])
+
+
+@pytest.mark.parametrize("shape, axes", [((6, 2, 3), None), ((3, 6, 2), (0, 2))])
+def test_tensorsolve_is_numpys_and_differentiates(shape, axes):
+    rng = np.random.default_rng(4)
+    a, b = rng.normal(size=shape), rng.normal(size=6)
+    np.testing.assert_allclose(
+        np.asarray(tnp.linalg.tensorsolve(a, b, axes)), np.linalg.tensorsolve(a, b, axes), rtol=1e-10
+    )
+    got = tf.grad(lambda t: tnp.sum(tnp.linalg.tensorsolve(t, b, axes) ** 2))(a)
+    numeric = fd_gradient(lambda t: np.sum(np.linalg.tensorsolve(t, b, axes) ** 2), a)
+    np.testing.assert_allclose(np.asarray(got), numeric, rtol=1e-5, atol=1e-6)
+    with pytest.raises(ShapeMismatch, match=r"tnp\.linalg\.tensorsolve: a has shape \[6, 2, 3\] and b \[5\]"):
+        tnp.linalg.tensorsolve(np.ones((6, 2, 3)), np.ones(5))
+
+
+@pytest.mark.parametrize("shape, ind", [((4, 6, 8, 3), 2), ((24, 8, 3), 1)])
+def test_tensorinv_is_numpys_and_refuses_a_non_square_split(shape, ind):
+    t = np.random.default_rng(8).normal(size=shape)
+    got = tnp.linalg.tensorinv(t, ind)
+    assert got.shape == np.linalg.tensorinv(t, ind).shape
+    np.testing.assert_allclose(np.asarray(got), np.linalg.tensorinv(t, ind), rtol=1e-9)
+    with pytest.raises(ShapeMismatch, match=r"tnp\.linalg\.tensorinv: a has shape \[2, 3\]; prod\(a\.shape\[:ind\]\)"):
+        tnp.linalg.tensorinv(np.ones((2, 3)), 1)
+    with pytest.raises(ArgumentError, match=r"tnp\.linalg\.tensorinv: ind must be a positive int, got 0"):
+        tnp.linalg.tensorinv(t, 0)

@@ -1,5 +1,6 @@
 """``tnp.linalg``: the array API's linalg extension (2024.12) on the linalg ops, plus
-NumPy's ``norm``, ``eig``, ``eigvals`` and ``lstsq``.
+NumPy's ``norm``, ``eig`` and ``eigvals``, and NumPy's other names (``lstsq``, ``cond``,
+``multi_dot``, ``tensorsolve``, ``tensorinv``: :mod:`._linalg_more`).
 
 Every function records and differentiates except ``matrix_rank`` (an integer constant)
 and ``lstsq``'s rank (an int).
@@ -22,7 +23,7 @@ from ..core.eager import EagerTensor, held
 from ..core.errors import ArgumentError, AxisError, DTypeError, TenferroError, UnknownName
 from ..core.tracing import note_read
 from ..plugins.linalg.batching import NotPositiveDefinite, SingularMatrix
-from ._dispatch import OPERANDS, X, array_arg, array_pair, as_array, renamed, run, runtime_of, unary
+from ._dispatch import OPERANDS, X, array_arg, array_pair, as_array, renamed, run, unary
 from ._linear import matmul, matrix_transpose, outer, tensordot, vecdot
 
 __all__ = [
@@ -34,6 +35,7 @@ __all__ = [
     "SVDResult",
     "SlogdetResult",
     "cholesky",
+    "cond",
     "cross",
     "det",
     "diagonal",
@@ -48,6 +50,7 @@ __all__ = [
     "matrix_power",
     "matrix_rank",
     "matrix_transpose",
+    "multi_dot",
     "norm",
     "outer",
     "pinv",
@@ -57,6 +60,8 @@ __all__ = [
     "svd",
     "svdvals",
     "tensordot",
+    "tensorinv",
+    "tensorsolve",
     "trace",
     "vecdot",
     "vector_norm",
@@ -219,52 +224,6 @@ def matrix_rank(x: Any, /, *, rtol: float | Any | None = None) -> EagerTensor:
         rtol = _real(held(rtol) if type(rtol) is EagerTensor else rtol, "tnp.linalg.matrix_rank", "rtol")[..., None]
     tol = rtol * (s.max(axis=-1, keepdims=True) if s.shape[-1] else 0.0)
     return x.runtime.constant_from(np.count_nonzero(s > tol, axis=-1).astype(np.int64))
-
-
-def lstsq(a: Any, b: Any, rcond: float | None = None) -> tuple[EagerTensor, EagerTensor, int, EagerTensor]:
-    """NumPy's ``lstsq`` for a (M, N) and b (M,) or (M, K): (x, residuals, rank, s). x
-    minimises ‖b - a·x‖, the one of least norm where a's rank is below N: the lstsq op
-    (QR, and its derivative) where a has full rank, else the pseudo-inverse of a with the
-    singular values at or below ``rcond``·max(s) cut, times b. residuals: the squared norm
-    of each column of b - a·x where rank = N < M, else empty (NumPy's); rank: an int, read
-    (no derivative); s: a's singular values. ``rcond=None`` is NumPy's eps·max(M, N). The
-    rank-deficient solution differentiates as ``pinv`` with an rtol does (through svd:
-    distinct singular values)."""
-    function = "tnp.linalg.lstsq"
-    rt = runtime_of((a, b))
-    a, b = as_array(rt, a, function, "a"), as_array(rt, b, function, "b")
-    if a.ndim != 2 or b.ndim not in (1, 2) or b.shape[0] != a.shape[0]:
-        raise ArgumentError(
-            f"{function}: a has shape {list(a.shape)} and b {list(b.shape)}; a must be a matrix (M, N) and b of "
-            f"shape (M,) or (M, K) with a's M rows (NumPy's lstsq takes no batch axes)"
-        )
-    if a.dtype.kind not in "fc":
-        raise DTypeError(f"{function}: a has dtype {a.dtype}; it must be a float or complex array")
-    if rcond is not None and (isinstance(rcond, bool) or not isinstance(rcond, (int, float))):
-        raise ArgumentError(f"{function}: rcond must be a number or None, got {rcond!r}")
-    rows, columns = a.shape
-    s = rt.current_session()
-    singular = run(function, None, s.svdvals, a)
-    note_read(singular, function)  # (the rank is read: it chooses the formula)
-    values = held(singular)
-    rtol = max(rows, columns) * np.finfo(values.dtype).eps if rcond is None else float(rcond)
-    rank = int(np.count_nonzero(values > rtol * values.max(initial=0.0)))
-    x = None
-    if rank == min(rows, columns):
-        try:
-            x = run(function, None, s.lstsq, a, b)
-        except SingularMatrix:  # (the op's own rank test is a hair stricter: then the cut pseudo-inverse)
-            x = None
-    if x is None:
-        x = matmul(pinv(a, rtol=rtol), b)
-    if rank == columns < rows:
-        r = s.sub(b, matmul(a, x))
-        squares = s.real(s.mul(s.conj(r), r)) if r.dtype.kind == "c" else s.mul(r, r)
-        residuals = s.reduce_sum(squares, axes=0)
-        residuals = s.reshape(residuals, (1,)) if b.ndim == 1 else residuals
-    else:
-        residuals = rt.constant_from(np.zeros(0, values.dtype))
-    return x, residuals, rank, singular
 
 
 def pinv(x: Any, /, *, rtol: float | Any | None = None) -> EagerTensor:
@@ -444,6 +403,9 @@ def _vectors(x1: EagerTensor, x2: EagerTensor, axis: int) -> None:
 def _matrix(x: EagerTensor, label: str) -> None:
     if x.ndim < 2:
         raise ArgumentError(f"{label}: x has shape {list(x.shape)}; it needs at least two axes (..., M, N)")
+
+
+from ._linalg_more import cond, lstsq, multi_dot, tensorinv, tensorsolve  # noqa: E402  (they use the above)
 
 
 def __getattr__(name: str) -> object:
