@@ -644,7 +644,7 @@ def test_lstsq_differentiates_its_solution_and_residuals():
     [
         (np.ones((2, 3, 3)), np.ones(3), {}, ArgumentError, "a has shape [2, 3, 3] and b [3]; a must be a matrix"),
         (np.ones((3, 2)), np.ones(4), {}, ArgumentError, "a has shape [3, 2] and b [4]; a must be a matrix"),
-        (np.ones((3, 2), np.int64), np.ones(3), {}, tf.DTypeError, "a has dtype int64; it must be a float or complex"),
+        (np.ones((3, 2), np.int64), np.ones(3), {}, tf.DTypeError, "argument 'a' has dtype int64; it must be a float"),
         (np.ones((3, 2)), np.ones(3), {"rcond": "x"}, ArgumentError, "rcond must be a number or None, got 'x'"),
     ],
     ids=["batched", "rows", "integer", "rcond"],
@@ -675,6 +675,12 @@ def test_cond_of_a_singular_matrix_is_inf_and_refused_where_it_tracks_a_gradient
         tnp.linalg.cond(tf.variable(singular), 1)
     with pytest.raises(ArgumentError, match=r"tnp\.linalg\.cond: x has shape \[0, 0\]; cond needs matrices"):
         tnp.linalg.cond(np.zeros((0, 0)))
+    with pytest.raises(ArgumentError, match=r"tnp\.linalg\.cond: p must be one of None, 1, -1, 2, .*, got 3"):
+        tnp.linalg.cond(np.eye(2), 3)
+    with pytest.raises(ShapeMismatch, match=r"tnp\.linalg\.cond: x has shape \[2, 3\]; cond of order 1 needs square"):
+        tnp.linalg.cond(np.ones((2, 3)), 1)
+    with pytest.raises(tf.DTypeError, match=r"tnp\.linalg\.cond: argument 'x' has dtype int64; it must be a float"):
+        tnp.linalg.cond(np.eye(2, dtype=np.int64))
 
 
 @pytest.mark.parametrize(

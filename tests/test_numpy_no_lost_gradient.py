@@ -100,6 +100,8 @@ SAMPLES: dict[str, list[tuple[tuple[Any, ...], dict[str, Any]]]] = {
     "tnp.linalg.pinv": [((R,), {"rtol": 1e-3})],
     "tnp.linalg.qr": [((R.T,), {})],
     "tnp.linalg.solve": [((M, V), {})],
+    "tnp.linalg.multi_dot": [(([M, R.T, R],), {})],
+    "tnp.linalg.tensorinv": [((M,), {"ind": 1})],
     "tnp.linalg.svd": [((R,), {"full_matrices": False})],
     "tnp.linalg.svdvals": [((R,), {})],
     "tnp.linalg.tensordot": [((M, SPD), {})],

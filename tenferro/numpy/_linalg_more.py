@@ -12,12 +12,32 @@ from typing import Any
 import numpy as np
 
 from ..core.eager import EagerTensor, held
-from ..core.errors import ArgumentError, DTypeError, ShapeMismatch
+from ..core.errors import ArgumentError, AxisError, ContextMismatch, DTypeError, ShapeMismatch
 from ..core.tracing import note_read
 from ..plugins.linalg.batching import SingularMatrix
 from ._dispatch import as_array, run, runtime_of
 from ._linear import matmul
 from .linalg import inv, norm, pinv, solve, svdvals
+
+
+def _arrays(function: str, floating: bool = True, **given: Any) -> list[EagerTensor]:
+    """The array arguments as tensors of one runtime (the first tensor's), in order, float
+    or complex ones where ``floating`` (the solvers', as tnp.linalg's): ContextMismatch or
+    DTypeError naming the argument otherwise."""
+    rt = runtime_of(tuple(given.values()))
+    arrays = [as_array(rt, value, function, name) for name, value in given.items()]
+    for name, array in zip(given, arrays):
+        if array.runtime is not rt:
+            raise ContextMismatch(
+                f"{function}: argument {name!r} is a tensor of another runtime ({array.runtime!r}, not {rt!r}); "
+                f"{rt.mixed_with(array.runtime)}"
+            )
+        if floating and array.dtype.kind not in "fc":
+            raise DTypeError(
+                f"{function}: argument {name!r} has dtype {array.dtype}; it must be a float or complex array "
+                f"(tnp.astype(x, float) first)"
+            )
+    return arrays
 
 
 def lstsq(a: Any, b: Any, rcond: float | None = None) -> tuple[EagerTensor, EagerTensor, int, EagerTensor]:
@@ -30,15 +50,13 @@ def lstsq(a: Any, b: Any, rcond: float | None = None) -> tuple[EagerTensor, Eage
     rank-deficient solution differentiates as ``pinv`` with an rtol does (through svd:
     distinct singular values)."""
     function = "tnp.linalg.lstsq"
-    rt = runtime_of((a, b))
-    a, b = as_array(rt, a, function, "a"), as_array(rt, b, function, "b")
+    a, b = _arrays(function, a=a, b=b)
+    rt = a.runtime
     if a.ndim != 2 or b.ndim not in (1, 2) or b.shape[0] != a.shape[0]:
         raise ArgumentError(
             f"{function}: a has shape {list(a.shape)} and b {list(b.shape)}; a must be a matrix (M, N) and b of "
             f"shape (M,) or (M, K) with a's M rows (NumPy's lstsq takes no batch axes)"
         )
-    if a.dtype.kind not in "fc":
-        raise DTypeError(f"{function}: a has dtype {a.dtype}; it must be a float or complex array")
     if rcond is not None and (isinstance(rcond, bool) or not isinstance(rcond, (int, float))):
         raise ArgumentError(f"{function}: rcond must be a number or None, got {rcond!r}")
     rows, columns = a.shape
@@ -66,22 +84,31 @@ def lstsq(a: Any, b: Any, rcond: float | None = None) -> tuple[EagerTensor, Eage
     return x, residuals, rank, singular
 
 
+#: The orders of cond (those of a matrix norm).
+_ORDERS = (None, 1, -1, 2, -2, math.inf, -math.inf, "fro", "nuc")
+
+
 def cond(x: Any, p: int | float | str | None = None) -> EagerTensor:
     """NumPy's ``cond``, the condition number of each matrix of x: for ``p`` None, 2 or -2
     the ratio of its extreme singular values, else ``norm(x, p)·norm(inv(x), p)`` (square
     matrices); inf where x is singular (nan made inf unless x holds a nan), as NumPy's. A
     singular matrix that tracks a gradient is an error: its condition has no derivative."""
     function = "tnp.linalg.cond"
-    x = as_array(runtime_of((x,)), x, function, "x")
+    number = isinstance(p, (int, float, np.integer, np.floating)) and not isinstance(p, bool)
+    if not (p is None or (isinstance(p, str) and p in _ORDERS) or (number and p in _ORDERS)):
+        raise ArgumentError(f"{function}: p must be one of None, 1, -1, 2, -2, inf, -inf, 'fro', 'nuc', got {p!r}")
+    (x,) = _arrays(function, x=x)
     if x.ndim < 2 or 0 in x.shape[-2:]:
         raise ArgumentError(f"{function}: x has shape {list(x.shape)}; cond needs matrices with entries (..., M, N)")
+    if p not in (None, 2, -2) and x.shape[-1] != x.shape[-2]:
+        raise ShapeMismatch(f"{function}: x has shape {list(x.shape)}; cond of order {p!r} needs square matrices")
     if p is None or p == 2 or p == -2:
         s = svdvals(x)
         extremes = (s[..., -1], s[..., 0]) if p == -2 else (s[..., 0], s[..., -1])
         r = extremes[0] / extremes[1]  # (a zero singular value gives inf, as NumPy's)
     else:
         try:
-            inverse = inv(x)
+            inverse = run(function, None, inv, x)
         except SingularMatrix:
             if x.tracks_grad():
                 raise SingularMatrix(
@@ -105,8 +132,8 @@ def multi_dot(arrays: Sequence[Any]) -> EagerTensor:
     function = "tnp.linalg.multi_dot"
     if not isinstance(arrays, (list, tuple)) or len(arrays) < 2:
         raise ArgumentError(f"{function}: arrays must be a list of two or more arrays, got {type(arrays).__name__}")
-    rt = runtime_of(tuple(arrays))
-    xs = [as_array(rt, a, function, f"arrays[{i}]") for i, a in enumerate(arrays)]
+    xs = _arrays(function, floating=False, **{f"arrays[{i}]": a for i, a in enumerate(arrays)})
+    shapes = [list(x.shape) for x in xs]
     first, last = xs[0].ndim, xs[-1].ndim
     xs[0] = xs[0][None, :] if first == 1 else xs[0]
     xs[-1] = xs[-1][:, None] if last == 1 else xs[-1]
@@ -118,8 +145,8 @@ def multi_dot(arrays: Sequence[Any]) -> EagerTensor:
     for i in range(len(xs) - 1):
         if xs[i].shape[1] != xs[i + 1].shape[0]:
             raise ShapeMismatch(
-                f"{function}: arrays[{i}] of shape {list(arrays[i].shape)} and arrays[{i + 1}] of shape "
-                f"{list(np.shape(arrays[i + 1]))} do not chain (columns must equal the next one's rows)"
+                f"{function}: arrays[{i}] of shape {shapes[i]} and arrays[{i + 1}] of shape {shapes[i + 1]} do not "
+                f"chain (columns must equal the next one's rows)"
             )
     split = _chain_order([x.shape for x in xs])
     result = _chained(xs, split, 0, len(xs) - 1)
@@ -164,11 +191,10 @@ def tensorsolve(a: Any, b: Any, axes: Sequence[int] | None = None) -> EagerTenso
     a.shape[b.ndim:] (after ``axes`` of a are moved to the end), by one solve of a reshaped
     to a square matrix."""
     function = "tnp.linalg.tensorsolve"
-    rt = runtime_of((a, b))
-    a, b = as_array(rt, a, function, "a"), as_array(rt, b, function, "b")
+    a, b = _arrays(function, a=a, b=b)
     if axes is not None:
-        order = [k for k in range(a.ndim) if k not in {axis % a.ndim for axis in axes}]
-        a = a.transpose([*order, *(axis % a.ndim for axis in axes)])
+        moved = _axes(axes, a.ndim, function)
+        a = a.transpose([*(k for k in range(a.ndim) if k not in moved), *moved])
     shape = a.shape[b.ndim :]
     size = math.prod(shape)
     if b.ndim > a.ndim or math.prod(a.shape) != size * size or math.prod(b.shape) != size:
@@ -176,14 +202,25 @@ def tensorsolve(a: Any, b: Any, axes: Sequence[int] | None = None) -> EagerTenso
             f"{function}: a has shape {list(a.shape)} and b {list(b.shape)}; prod(a.shape[b.ndim:]) must equal "
             f"prod(a.shape[:b.ndim]) and b's size (a square system)"
         )
-    return solve(a.reshape(size, size), b.reshape(size)).reshape(shape)
+    return run(function, {"x1": "a", "x2": "b"}, solve, a.reshape(size, size), b.reshape(size)).reshape(shape)
+
+
+def _axes(axes: Any, ndim: int, function: str) -> list[int]:
+    """``axes``, distinct ints within ``ndim`` axes (negative ones from the end), or AxisError."""
+    if isinstance(axes, (str, bytes)) or not isinstance(axes, Sequence):
+        raise AxisError(f"{function}: axes must be None or a sequence of ints, got {axes!r}")
+    if not all(isinstance(k, (int, np.integer)) and not isinstance(k, bool) for k in axes):
+        raise AxisError(f"{function}: axes must be None or a sequence of ints, got {axes!r}")
+    if any(not -ndim <= k < ndim for k in axes) or len({int(k) % ndim for k in axes}) != len(axes):
+        raise AxisError(f"{function}: axes {list(axes)} must be distinct axes of a's {ndim}")
+    return [int(k) % ndim for k in axes]
 
 
 def tensorinv(a: Any, ind: int = 2) -> EagerTensor:
     """NumPy's ``tensorinv``: the inverse of a as a map from its first ``ind`` axes to the
     rest, of shape a.shape[ind:] + a.shape[:ind] (one inv of a reshaped square)."""
     function = "tnp.linalg.tensorinv"
-    a = as_array(runtime_of((a,)), a, function, "a")
+    (a,) = _arrays(function, a=a)
     if isinstance(ind, bool) or not isinstance(ind, int) or ind <= 0:
         raise ArgumentError(f"{function}: ind must be a positive int, got {ind!r}")
     rows, columns = math.prod(a.shape[:ind]), math.prod(a.shape[ind:])
