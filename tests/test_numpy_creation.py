@@ -2,6 +2,8 @@
 values and dtypes against NumPy, default dtypes, devices, errors, and which runtime a new
 array belongs to."""
 
+import warnings
+
 import numpy as np
 import pytest
 from conftest import fd_gradient
@@ -99,6 +101,18 @@ def test_astype_records_and_differentiates():
     (g,) = rt.grad(rt.current_session().reduce_sum(tnp.real(tnp.astype(x, tnp.complex128) * (2 + 1j))), [x])
     np.testing.assert_allclose(np.asarray(g), np.full(3, 2.0))
     np.testing.assert_array_equal(np.asarray(tnp.astype(x, tnp.int8)), x0.astype(np.int8))
+
+
+@pytest.mark.parametrize("k", [-(2**63), -(2**62), -4, -3, 4, 5, 2**62, 2**63 - 1])
+def test_tril_and_triu_of_a_diagonal_beyond_the_matrix_keep_all_or_nothing(k):
+    """Found by the bad-input fuzz: a k near the int64 bounds overflowed inside NumPy's tril
+    (a KernelError, or an overflow warning); beyond the matrix it keeps all or nothing."""
+    a0 = np.arange(1.0, 13.0).reshape(3, 4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        lower, upper = np.asarray(tnp.tril(a0, k=k)), np.asarray(tnp.triu(a0, k=k))
+    np.testing.assert_array_equal(lower, a0 if k > 0 else np.zeros_like(a0))
+    np.testing.assert_array_equal(upper, np.zeros_like(a0) if k > 0 else a0)
 
 
 def test_tril_triu_meshgrid_record_and_differentiate():

@@ -369,7 +369,10 @@ def _triangle(name: str, kernel: Any, keeps: str) -> OpSpec:
             )
         if not is_int(k):
             raise ArgumentError(f"{name}: k must be an int, got {k!r}")
-        return kernel(x, int(k))
+        rows, columns = np.shape(x)[-2:]
+        # (a diagonal beyond the matrix keeps all or nothing, as the one just past its edge:
+        # NumPy's arange(-k, ...) would overflow on a k near the int64 bounds)
+        return kernel(x, min(max(int(k), -rows), columns))
 
     return OpSpec(
         name=name,
