@@ -10,7 +10,10 @@ a backward pass) becomes a dask array with the engine's ``chunks`` and stays one
 tensor keeps it). A kernel that would gather its dask arguments to this process (NumPy's
 fallback for a function dask does not implement, ``np.asarray`` or ``bool`` of a dask
 array inside a kernel) or whose result has a shape that depends on the values (boolean
-masks, ``nonzero``) raises :class:`~tenferro.EngineError` naming the op and the engine.
+masks, ``nonzero``) runs per matrix where its spec maps over leading batch axes (linalg's),
+gathers where the engine's ``gather`` names it, and else raises
+:class:`~tenferro.EngineError` naming the op and the engine. Making an engine changes
+nothing in dask: what kernels need of it they ask through :mod:`tenferro.chunked`.
 
 See docs/engines.md for the policy, its memory cost and what was measured.
 """
@@ -179,8 +182,9 @@ class DaskEngine(Engine):
 
     def kernel(self, spec: Any) -> Callable[..., Any]:
         """``spec.forward`` run so that it cannot compute a dask value: while it runs, dask's
-        scheduler is one that refuses (a gather would happen in this process), and a
-        refusal, or a result whose shape depends on the values, is an EngineError."""
+        scheduler is one that refuses in this context (a gather would happen in this
+        process); a refusal, or a result whose shape depends on the values, goes to
+        :meth:`_without_path` (per matrix, gathered where asked, or an EngineError)."""
         forward, dask, array_type = spec.forward, self._dask, self._da.Array
         engine = self
 
