@@ -115,6 +115,18 @@ def test_tril_and_triu_of_a_diagonal_beyond_the_matrix_keep_all_or_nothing(k):
     np.testing.assert_array_equal(upper, np.zeros_like(a0) if k > 0 else a0)
 
 
+@pytest.mark.parametrize("k", [-(2**63), -(2**63) + 3, -(2**62), -5, -1, 0, 2, 2**62, 2**63 - 5, 2**63 - 1])
+def test_tri_of_any_k_is_the_matrix_of_that_diagonal_without_overflow(k):
+    """NumPy's np.tri(3, 4, -2**63 + 3) overflows in M - k and has ones (a wrong matrix,
+    silently): tnp.tri clamps k to the matrix's edges first, so every k is right."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = np.asarray(tnp.tri(3, 4, k))
+    want = np.tri(3, 4, min(max(k, -3), 4))
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(np.asarray(tnp.tri(3, M=4, k=k)), want)
+
+
 def test_tril_triu_meshgrid_record_and_differentiate():
     a0 = np.arange(9.0).reshape(3, 3) / 3
     a = tf.variable(a0)

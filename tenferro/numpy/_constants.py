@@ -129,9 +129,28 @@ def _checked_size(function: Callable[..., Any], copies: int) -> Callable[..., An
                 f"tnp.{name}: an array of {count:.3g} elements needs about {count * 8 * copies:.3g} bytes as NumPy "
                 f"computes it, more than half this machine's memory ({_MEMORY:.3g} bytes); pass a smaller length"
             )
+        if name == "tri":
+            args, kwargs = _tri_within(args, kwargs)
         return function(*args, **kwargs)
 
     return sized
+
+
+def _tri_within(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    """np.tri's ``k`` clamped to the matrix's edges (-N and M): the same ones and zeros,
+    where NumPy's ``M - k`` overflows for a k near the int64 bounds and gives a wrong
+    matrix silently (np.tri(3, 4, -2**63 + 3) has ones)."""
+    integer = lambda v: isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))  # noqa: E731
+    n = args[0] if args else kwargs.get("N")
+    m = args[1] if len(args) > 1 else kwargs.get("M")
+    m = n if m is None else m
+    if not (integer(n) and integer(m)):
+        return args, kwargs
+    if len(args) > 2 and integer(args[2]):
+        return (*args[:2], min(max(int(args[2]), -int(n)), int(m)), *args[3:]), kwargs
+    if integer(kwargs.get("k")):
+        return args, {**kwargs, "k": min(max(int(kwargs["k"]), -int(n)), int(m))}
+    return args, kwargs
 
 
 #: The machine's physical memory, in bytes (os.sysconf; without it, no check).
