@@ -116,15 +116,22 @@ def test_tril_and_triu_of_a_diagonal_beyond_the_matrix_keep_all_or_nothing(k):
 
 
 @pytest.mark.parametrize("k", [-(2**63), -(2**63) + 3, -(2**62), -5, -1, 0, 2, 2**62, 2**63 - 5, 2**63 - 1])
-def test_tri_of_any_k_is_the_matrix_of_that_diagonal_without_overflow(k):
+def test_tri_and_the_triangle_indices_of_any_k_are_that_diagonals_without_overflow(k):
     """NumPy's np.tri(3, 4, -2**63 + 3) overflows in M - k and has ones (a wrong matrix,
-    silently): tnp.tri clamps k to the matrix's edges first, so every k is right."""
+    silently), and so do tril_indices and triu_indices, which call it: tnp's clamp k to the
+    matrix's edges first, so every k is right."""
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         got = np.asarray(tnp.tri(3, 4, k))
     want = np.tri(3, 4, min(max(k, -3), 4))
     np.testing.assert_array_equal(got, want)
     np.testing.assert_array_equal(np.asarray(tnp.tri(3, M=4, k=k)), want)
+    edge = min(max(k, -3), 4)  # (the same diagonal for NumPy, which overflows beyond it)
+    for name in ("tril_indices", "triu_indices"):
+        for got, want in zip(getattr(tnp, name)(3, k, 4), getattr(np, name)(3, edge, 4)):
+            np.testing.assert_array_equal(np.asarray(got), want)
+        for got, want in zip(getattr(tnp, f"{name}_from")(np.ones((3, 4)), k=k), getattr(np, name)(3, edge, 4)):
+            np.testing.assert_array_equal(np.asarray(got), want)
 
 
 def test_tril_triu_meshgrid_record_and_differentiate():

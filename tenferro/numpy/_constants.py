@@ -129,28 +129,67 @@ def _checked_size(function: Callable[..., Any], copies: int) -> Callable[..., An
                 f"tnp.{name}: an array of {count:.3g} elements needs about {count * 8 * copies:.3g} bytes as NumPy "
                 f"computes it, more than half this machine's memory ({_MEMORY:.3g} bytes); pass a smaller length"
             )
-        if name == "tri":
-            args, kwargs = _tri_within(args, kwargs)
         return function(*args, **kwargs)
 
     return sized
 
 
-def _tri_within(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[tuple[Any, ...], dict[str, Any]]:
-    """np.tri's ``k`` clamped to the matrix's edges (-N and M): the same ones and zeros,
-    where NumPy's ``M - k`` overflows for a k near the int64 bounds and gives a wrong
-    matrix silently (np.tri(3, 4, -2**63 + 3) has ones)."""
-    integer = lambda v: isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))  # noqa: E731
-    n = args[0] if args else kwargs.get("N")
-    m = args[1] if len(args) > 1 else kwargs.get("M")
-    m = n if m is None else m
-    if not (integer(n) and integer(m)):
-        return args, kwargs
-    if len(args) > 2 and integer(args[2]):
-        return (*args[:2], min(max(int(args[2]), -int(n)), int(m)), *args[3:]), kwargs
-    if integer(kwargs.get("k")):
-        return args, {**kwargs, "k": min(max(int(kwargs["k"]), -int(n)), int(m))}
-    return args, kwargs
+def _argument(args: tuple[Any, ...], kwargs: dict[str, Any], position: int, name: str) -> Any:
+    return args[position] if len(args) > position else kwargs.get(name)
+
+
+def _integer(value: Any) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
+def _tri_shape(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, Any]:
+    rows, columns = _argument(args, kwargs, 0, "N"), _argument(args, kwargs, 1, "M")
+    return rows, rows if columns is None else columns
+
+
+def _indices_shape(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, Any]:
+    rows, columns = _argument(args, kwargs, 0, "n"), _argument(args, kwargs, 2, "m")
+    return rows, rows if columns is None else columns
+
+
+def _from_shape(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, Any]:
+    try:
+        shape = np.shape(_argument(args, kwargs, 0, "arr"))
+    except Exception:  # not an array: the function's own check names it
+        return None, None
+    return tuple(shape[-2:]) if isinstance(shape, tuple) and len(shape) >= 2 else (None, None)
+
+
+#: NumPy's functions of a matrix's k-th diagonal: where their k is (its position) and the
+#: matrix's (rows, columns) from their arguments.
+_DIAGONALS = {
+    "tri": (2, _tri_shape),
+    "tril_indices": (1, _indices_shape),
+    "triu_indices": (1, _indices_shape),
+    "tril_indices_from": (1, _from_shape),
+    "triu_indices_from": (1, _from_shape),
+}
+
+
+def _within_edges(function: Callable[..., Any]) -> Callable[..., Any]:
+    """``function`` with its ``k`` clamped to the matrix's edges (-rows and columns): the
+    same diagonal's ones or indices, where NumPy's ``M - k`` overflows for a k near the
+    int64 bounds and gives a wrong result silently (np.tri(3, 4, -2**63 + 3) has ones)."""
+    position, shape_of = _DIAGONALS[function.__name__]
+
+    @functools.wraps(function)
+    def within(*args: Any, **kwargs: Any) -> Any:
+        rows, columns = shape_of(args, kwargs)
+        k = _argument(args, kwargs, position, "k")
+        if _integer(rows) and _integer(columns) and _integer(k):
+            k = min(max(int(k), -int(rows)), int(columns))
+            if len(args) > position:
+                args = (*args[:position], k, *args[position + 1 :])
+            else:
+                kwargs = {**kwargs, "k": k}
+        return function(*args, **kwargs)
+
+    return within
 
 
 #: The machine's physical memory, in bytes (os.sysconf; without it, no check).
@@ -163,6 +202,7 @@ for _name, _why in _NO_DERIVATIVE.items():
     _function = on_values(
         getattr(np, _name), f"no derivative ({_why}); arrays come back as constants.", _name not in _REFUSE_TRACKED
     )
+    _function = _within_edges(_function) if _name in _DIAGONALS else _function
     globals()[_name] = _checked_size(_function, _SIZED[_name]) if _name in _SIZED else _function
 for _name in _NUMPY_OWN:
     globals()[_name] = getattr(np, _name)
