@@ -126,7 +126,10 @@ def test_tri_and_the_triangle_indices_of_any_k_are_that_diagonals_without_overfl
     want = np.tri(3, 4, min(max(k, -3), 4))
     np.testing.assert_array_equal(got, want)
     np.testing.assert_array_equal(np.asarray(tnp.tri(3, M=4, k=k)), want)
+    if -(2**63) <= k < 2**63:  # a 0-d int64 array, as NumPy takes one
+        np.testing.assert_array_equal(np.asarray(tnp.tri(3, 4, np.array(k))), want)
     edge = min(max(k, -3), 4)  # (the same diagonal for NumPy, which overflows beyond it)
+    np.testing.assert_array_equal(np.asarray(tnp.tri(3, 4, np.array(2**64 - 1, np.uint64))), np.ones((3, 4)))
     for name in ("tril_indices", "triu_indices"):
         for got, want in zip(getattr(tnp, name)(3, k, 4), getattr(np, name)(3, edge, 4)):
             np.testing.assert_array_equal(np.asarray(got), want)

@@ -139,6 +139,9 @@ def _argument(args: tuple[Any, ...], kwargs: dict[str, Any], position: int, name
 
 
 def _integer(value: Any) -> bool:
+    """An integer NumPy takes as one: a Python or NumPy int, or a 0-d integer array."""
+    if isinstance(value, np.ndarray):
+        return value.ndim == 0 and value.dtype.kind in "iu"
     return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
 
 
