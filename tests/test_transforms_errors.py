@@ -59,6 +59,13 @@ ERRORS = [
         "jvp: got 2 primals and 1 tangents",
     ),
     ("jvp-not-tuples", lambda: tf.jvp(tnp.sin, X, X), ArgumentError, r"jvp: primals and tangents must be tuples"),
+    # (the bad-input fuzz: two lists read as two primals of a one-argument function)
+    (
+        "jvp-arity",
+        lambda: tf.jvp(tnp.sin, ([1.0], [2.0, 3.0]), ([1.0], [2.0, 3.0])),
+        ArgumentError,
+        r"jvp: got 2 primals, but fun cannot take 2 positional argument\(s\)",
+    ),
     (
         "vjp_fn-structure",
         lambda: _value_error_case()((np.ones(3),)),

@@ -376,6 +376,7 @@ def _jvp(
     """``jvp``, its errors naming ``transform`` (what the user called)."""
     _options(transform, engine, has_aux=has_aux)
     primals, tangents = _sequences(primals, tangents, transform)
+    _check_arity(fun, len(primals), transform)
     call = Call(transform, fun, primals, tuple(range(len(primals))), engine, has_aux, borrows=True)
 
     def pushed() -> tuple[Any, ...]:
@@ -530,6 +531,23 @@ def _sequences(primals: Any, tangents: Any, transform: str) -> tuple[tuple[Any, 
             f"{transform}: got {len(primals)} primals and {len(tangents)} tangents; give one tangent per primal"
         )
     return tuple(primals), tuple(tangents)
+
+
+def _check_arity(fun: Callable[..., Any], count: int, transform: str) -> None:
+    """ArgumentError where ``fun`` cannot take ``count`` positional arguments (its signature
+    says so; a function without one is called as it is): the primals are fun's arguments,
+    one each, so a wrong count is the caller's, named here rather than as fun's TypeError."""
+    if not callable(fun):
+        return  # (the transform's own check names that)
+    try:
+        inspect.signature(fun).bind(*range(count))
+    except TypeError as exc:
+        raise ArgumentError(
+            f"{transform}: got {count} primals, but fun cannot take {count} positional argument(s) ({exc}); "
+            f"give one primal per argument of fun"
+        ) from None
+    except ValueError:  # (no signature to read: a builtin)
+        return
 
 
 def _tangents(call: Call, tangents: Sequence[Any], transform: str) -> list[EagerTensor]:
