@@ -957,3 +957,28 @@ def test_a_dask_engine_changes_nothing_in_dask():
     )
     run = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, cwd=ROOT)
     assert run.returncode == 0 and run.stdout.strip() == "untouched", run.stdout + run.stderr
+
+
+@pytest.mark.parametrize(
+    "index, shape",
+    [
+        ((0, slice(None, None, -1)), (1, 1, 2)),
+        ((0, slice(None, None, -1)), (1, 1)),
+        ((slice(None, None, -2), slice(1, None, -1)), (5, 4)),
+        ((slice(3, 0, -1),), (6,)),
+    ],
+)
+def test_the_gradient_of_a_reversed_slice_is_cpu_engines_bitwise(index, shape):
+    """Found by the dask_engine check (dev profile): slice's VJP assigned the cotangent
+    through a negative-step slice, which dask's assignment misplaces (the values landed
+    reversed) or refuses (IndexError); it now assigns through the positive-step slice
+    over the same elements, the cotangent flipped."""
+    grads = []
+    for engine in (CpuEngine.serial(), DaskEngine(chunks=2)):
+        rt = EagerRuntime(engine=engine)
+        x = rt.variable_from(np.arange(float(np.prod(shape))).reshape(shape))
+        y = rt.with_eager_session(engine, lambda s, x=x: s.slice(x, index))
+        cotangent = np.random.default_rng(0).standard_normal(y.shape)
+        with dask.config.set(scheduler="synchronous"):
+            grads.append(np.asarray(y.backward_with(Tensor.from_numpy(cotangent), engine=engine)[x]))
+    np.testing.assert_array_equal(grads[1], grads[0])

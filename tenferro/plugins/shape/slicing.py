@@ -124,9 +124,25 @@ def _slice_scatter(g: Any, shape: Any, index: Any) -> Any:
     if is_chunked(g):  # dask's assignment takes no new axes: g without the ones None adds
         if g.size == 0:
             return out
-        key, g = _without_new_axes(key, g, shape)
+        key, g = _forward_steps(*_without_new_axes(key, g, shape), shape)
     out[key] = g
     return out
+
+
+def _forward_steps(key: tuple[Any, ...], g: Any, shape: tuple[int, ...]) -> tuple[tuple[Any, ...], Any]:
+    """``key`` with each slice of negative step as the positive-step slice over the same
+    elements, and ``g`` flipped along those axes: dask's assignment through a reversed
+    slice misplaces the values or fails. (``key``: ints and slices, then one Ellipsis.)"""
+    items, flips, g_axis = [], [], 0
+    for axis, item in enumerate(key):
+        if type(item) is slice:
+            picked = range(*item.indices(shape[axis]))
+            if picked.step < 0:
+                item = slice(picked[-1], picked[0] + 1, -picked.step) if len(picked) else slice(0, 0)
+                flips.append(g_axis)
+            g_axis += 1
+        items.append(item)
+    return tuple(items), np.flip(g, axis=tuple(flips)) if flips else g
 
 
 def _without_new_axes(key: tuple[Any, ...], g: Any, shape: tuple[int, ...]) -> tuple[tuple[Any, ...], Any]:
