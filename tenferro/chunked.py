@@ -40,7 +40,7 @@ def reduced(ufunc: np.ufunc, x: Any, axis: Any = 0, keepdims: bool = False, **kw
     """``ufunc.reduce(x, axis, keepdims=keepdims, dtype=..., initial=...)``: the ufunc's own
     method on NumPy's arrays (2-3 µs cheaper than ``np.sum``), the reduction's NumPy function
     on a chunked one; ``initial`` (max and min) is applied after it, as dask's take none."""
-    if not is_chunked(x):
+    if type(x) is np.ndarray or not is_chunked(x):  # (the first test alone on the hot path)
         return ufunc.reduce(x, axis=axis, keepdims=keepdims, **kwargs)
     initial = kwargs.pop("initial", None)
     out = _REDUCTIONS[ufunc](x, axis=axis, keepdims=keepdims, **kwargs)
@@ -56,7 +56,7 @@ def accumulated(ufunc: np.ufunc, x: Any, axis: int) -> Any:
 def cast(x: Any, dtype: Any) -> Any:
     """``np.astype(x, dtype)``, which dask does not implement (it would gather): a chunked
     array's own ``astype`` method."""
-    return x.astype(dtype) if is_chunked(x) else np.astype(x, dtype)
+    return np.astype(x, dtype) if type(x) is np.ndarray or not is_chunked(x) else x.astype(dtype)
 
 
 def broadcast(x: Any, shape: tuple[int, ...]) -> Any:
@@ -64,7 +64,7 @@ def broadcast(x: Any, shape: tuple[int, ...]) -> Any:
     how (its ``broadcast_to``), the axes the broadcast makes are chunked as that engine
     chunks a new array, where dask would make each one chunk (a sum's cotangent of N
     elements in one chunk, split and sent between workers)."""
-    engine = RUNNING.get() if is_chunked(x) else None
+    engine = None if type(x) is np.ndarray or not is_chunked(x) else RUNNING.get()
     if engine is None or not hasattr(engine, "broadcast_to"):
         return np.broadcast_to(x, shape)
     return engine.broadcast_to(x, tuple(shape))

@@ -123,8 +123,12 @@ def ufunc_reduce_for_floats(ufunc: np.ufunc, general: Callable[..., np.ndarray])
     """``ufunc.reduce`` for floats (np.sum and np.prod add ~2 µs of dispatch per call on
     small tensors); the NumPy function for integers, which it widens to the platform int."""
 
+    method = ufunc.reduce  # (called directly on NumPy's arrays: every reduction's hot path)
+
     def kernel(x: np.ndarray, axis: tuple[int, ...]) -> np.ndarray:
-        return reduced(ufunc, x, axis=axis) if x.dtype.kind in "fc" else general(x, axis=axis)
+        if x.dtype.kind not in "fc":
+            return general(x, axis=axis)
+        return method(x, axis=axis) if type(x) is np.ndarray else reduced(ufunc, x, axis=axis)
 
     return kernel
 
@@ -132,8 +136,10 @@ def ufunc_reduce_for_floats(ufunc: np.ufunc, general: Callable[..., np.ndarray])
 def _extremum(ufunc: np.ufunc) -> Callable[..., np.ndarray]:
     """reduce_max's or reduce_min's kernel: ``ufunc.reduce`` over ``axis``."""
 
+    method = ufunc.reduce
+
     def kernel(x: np.ndarray, axis: tuple[int, ...]) -> np.ndarray:
-        return reduced(ufunc, x, axis=axis)
+        return method(x, axis=axis) if type(x) is np.ndarray else reduced(ufunc, x, axis=axis)
 
     return kernel
 
